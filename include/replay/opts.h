@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Command-line options.  One table (src/opts.c) is the single source of the
+ * parser and of --help; every long option in it also appears in
+ * man/replay.1 and README.md (a unit test checks).  Each row binds an option
+ * to a field of struct opts by offsetof, with a typed parser.
+ */
+#ifndef REPLAY_OPTS_H
+#define REPLAY_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sched.h"
+
+struct opts {
+	/* input */
+	char **files;              /* trace files, in order; points into argv */
+	int nfiles;
+
+	/* timing */
+	enum sched_mode mode;      /* trace timing or --topspeed */
+
+	/* transmission */
+	const char *intf1;         /* -i: interface to send on */
+	const char *write_path;    /* -w: write the would-be wire stream here instead */
+
+	/* loops and limits */
+	uint64_t loop;             /* passes over the file list; 0 = forever */
+	uint64_t limit;            /* stop after this many packets sent; 0 = no limit */
+
+	/* statistics and output */
+	const char *stats_json;    /* --stats-json: file, or "-" for stdout */
+	bool quiet;                /* no summary, no warnings */
+	int verbose;               /* -v count */
+
+	bool help;
+	bool version;
+};
+
+enum opt_group {
+	OPT_GRP_INPUT,
+	OPT_GRP_TIMING,
+	OPT_GRP_TX,
+	OPT_GRP_EDIT,
+	OPT_GRP_LOOP,
+	OPT_GRP_STATS,
+	OPT_GRP_MISC,
+	OPT_GRP_MAX
+};
+
+enum opt_type {
+	OPT_T_FLAG,   /* bool field set to true */
+	OPT_T_SET,    /* int-sized enum field set to .val */
+	OPT_T_COUNT,  /* int field incremented */
+	OPT_T_STR,    /* const char * field = the argument */
+	OPT_T_U64,    /* uint64_t field, decimal, within [min, max] */
+	OPT_T_DOUBLE, /* double field, finite, > 0 */
+	OPT_T_MAX
+};
+
+struct opt_def {
+	const char *name;      /* long name, without "--" */
+	int key;               /* short option letter, or 0 */
+	enum opt_type type;
+	size_t off;            /* offsetof(struct opts, field) */
+	long val;              /* OPT_T_SET: the value stored */
+	uint64_t min, max;     /* OPT_T_U64: accepted range */
+	const char *metavar;   /* argument name in --help; NULL = no argument */
+	enum opt_group group;
+	const char *help;      /* one line */
+};
+
+/* opts_table() - the option table and, in *@n, its length. */
+const struct opt_def *opts_table(size_t *n);
+
+/*
+ * opts_parse() - fill @o from @argv (argv[0] is skipped) after setting the
+ * defaults.  Returns 0, or -EINVAL with a one-line reason (without the
+ * program name) in @err.  The parsed options are also checked as a whole
+ * (-i or -w, at least one file) unless --help or --version was given.
+ */
+int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen);
+
+/* opts_usage() - print --help to @f. */
+void opts_usage(FILE *f, const char *prog);
+
+#endif

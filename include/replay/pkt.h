@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * struct pkt: the packet view every module passes along.  A view never owns
+ * its bytes: they belong to the trace reader (its mapping or buffer) or to an
+ * edit chain's scratch buffer, and stay valid until the owner's next call
+ * (see trace_next() and edit_chain_apply()).
+ */
+#ifndef REPLAY_PKT_H
+#define REPLAY_PKT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Link-layer header types, as registered at tcpdump.org (LINKTYPE_*). */
+enum {
+	LINKTYPE_NULL = 0,          /* BSD loopback, host-order AF_ value */
+	LINKTYPE_ETHERNET = 1,      /* IEEE 802.3 Ethernet */
+	LINKTYPE_RAW = 101,         /* raw IPv4 or IPv6, version nibble decides */
+	LINKTYPE_LOOP = 108,        /* OpenBSD loopback, network-order AF_ value */
+	LINKTYPE_LINUX_SLL = 113,   /* Linux cooked capture v1 */
+	LINKTYPE_IPV4 = 228,        /* raw IPv4 */
+	LINKTYPE_IPV6 = 229,        /* raw IPv6 */
+	LINKTYPE_LINUX_SLL2 = 276,  /* Linux cooked capture v2 */
+};
+
+#define ETH_HDR_BYTES 14u /* destination, source, EtherType */
+
+struct pkt {
+	const uint8_t *data; /* first captured byte; not owned */
+	uint32_t caplen;     /* bytes at data */
+	uint32_t wirelen;    /* length of the packet on the wire, bytes (>= caplen normally) */
+	uint64_t ts_ns;      /* trace timestamp, ns since the epoch; tsresol/tsoffset applied */
+	uint64_t sched_ns;   /* scheduled send time on the run clock, ns; set by the scheduler */
+	uint32_t ifidx;      /* interface within the trace (pcapng IDB, ERF port); 0 for pcap */
+	uint16_t linktype;   /* LINKTYPE_* of data */
+	uint16_t flags;      /* PKT_F_* */
+	uint64_t recno;      /* record number in its file, from 1 */
+	uint64_t off;        /* byte offset of the record in its file */
+};
+
+enum {
+	PKT_F_TRUNCATED = 1u << 0, /* caplen < wirelen: the capture cut the packet short */
+};
+
+/*
+ * pkt_bytes() - pointer to @len bytes at offset @off of the view, or NULL if
+ * they are not all captured.  Every header walk goes through this, so a
+ * malformed or truncated packet can never be over-read.
+ */
+static inline const uint8_t *pkt_bytes(const struct pkt *p, size_t off, size_t len)
+{
+	if (off > p->caplen || len > p->caplen - off)
+		return NULL;
+	return p->data + off;
+}
+
+/* pkt_get_be16() - big-endian 16-bit field at @off into *@v; 0, or -1 if not captured. */
+static inline int pkt_get_be16(const struct pkt *p, size_t off, uint16_t *v)
+{
+	const uint8_t *b = pkt_bytes(p, off, 2);
+
+	if (!b)
+		return -1;
+	*v = (uint16_t)(b[0] << 8 | b[1]);
+	return 0;
+}
+
+/* linktype_name() - short name of a LINKTYPE_* value, or NULL if unknown. */
+const char *linktype_name(unsigned linktype);
+
+#endif

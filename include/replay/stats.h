@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Run statistics: counters, the send-time error histogram, and the summary
+ * in human and JSON form.
+ */
+#ifndef REPLAY_STATS_H
+#define REPLAY_STATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/*
+ * struct hist - log-linear histogram of non-negative ns values in fixed
+ * memory: exact below 2^HIST_SUB_BITS, then 2^HIST_SUB_BITS buckets per power of two, so
+ * any reported percentile is within 1/2^HIST_SUB_BITS (3.1 %) of the true value.
+ */
+#define HIST_SUB_BITS 5
+#define HIST_BUCKETS  ((64 - HIST_SUB_BITS + 1) << HIST_SUB_BITS)
+
+struct hist {
+	uint64_t count;              /* values added */
+	uint64_t min, max;           /* exact extremes, ns */
+	long double sum;             /* for the mean, ns */
+	uint64_t bucket[HIST_BUCKETS];
+};
+
+/* hist_init() - empty @h. */
+void hist_init(struct hist *h);
+
+/* hist_bucket() - index of the bucket holding @v. */
+static inline unsigned hist_bucket(uint64_t v)
+{
+	unsigned e;
+
+	if (v < (1u << HIST_SUB_BITS))
+		return (unsigned)v;
+	e = 63u - (unsigned)__builtin_clzll(v); /* floor(log2 v) >= HIST_SUB_BITS */
+	return ((e - HIST_SUB_BITS + 1) << HIST_SUB_BITS) +
+	       (unsigned)((v >> (e - HIST_SUB_BITS)) - (1u << HIST_SUB_BITS));
+}
+
+/* hist_add() - count one value. */
+static inline void hist_add(struct hist *h, uint64_t v)
+{
+	if (!h->count || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->count++;
+	h->sum += (long double)v;
+	h->bucket[hist_bucket(v)]++;
+}
+
+/*
+ * hist_pct() - the @q quantile (0..1) of the values: the midpoint of the bucket holding it,
+ * clamped to [min, max]; 0 when empty.
+ */
+uint64_t hist_pct(const struct hist *h, double q);
+
+/* hist_mean() - arithmetic mean, ns; 0 when empty. */
+double hist_mean(const struct hist *h);
+
+struct stats {
+	uint64_t read;       /* records read from the traces (not counting one interrupted by a signal) */
+	uint64_t sent;       /* packets the backend accepted */
+	uint64_t failed;     /* packets that could not be sent, each with a reason logged */
+	uint64_t retried;    /* send attempts repeated after back-pressure (ENOBUFS, EAGAIN, full ring) */
+	uint64_t filtered;   /* packets the edit chain dropped on purpose */
+	uint64_t bytes_sent; /* frame bytes accepted by the backend */
+	uint64_t start_ns;   /* run clock at the start, ns */
+	uint64_t end_ns;     /* run clock after the last send, ns */
+	uint64_t early;      /* sends that returned before their deadline (counted as 0 error) */
+	struct hist send_err; /* actual minus scheduled send time, ns (NetVCR's epsilon) */
+	const char *method;  /* backend name */
+	const char *dev;     /* interface or output file */
+};
+
+/* stats_init() - zero @s and its histogram. */
+void stats_init(struct stats *s);
+
+/* stats_elapsed_ns() - end minus start, ns. */
+static inline uint64_t stats_elapsed_ns(const struct stats *s)
+{
+	return s->end_ns > s->start_ns ? s->end_ns - s->start_ns : 0;
+}
+
+/* stats_pps() / stats_mbps() - average rates over the elapsed time; 0 when no time passed. */
+double stats_pps(const struct stats *s);
+double stats_mbps(const struct stats *s);
+
+/* stats_print() - the human summary, tcpreplay's in spirit, to @f. */
+void stats_print(const struct stats *s, FILE *f);
+
+/* stats_write_json() - one JSON object and a newline to @f; 0 or -errno. */
+int stats_write_json(const struct stats *s, FILE *f);
+
+#endif

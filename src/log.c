@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "replay/log.h"
+
+static const char *log_prog = "replay";
+static enum log_level log_max = LOG_LVL_WARN;
+
+void log_init(const char *prog, enum log_level max_level)
+{
+	log_prog = prog;
+	log_max = max_level;
+}
+
+int log_level_enabled(enum log_level lvl)
+{
+	return lvl <= log_max;
+}
+
+void log_msg(enum log_level lvl, const char *fmt, ...)
+{
+	static const char *const tag[LOG_LVL_MAX] = {
+		[LOG_LVL_ERR] = "",
+		[LOG_LVL_WARN] = "warning: ",
+		[LOG_LVL_INFO] = "",
+		[LOG_LVL_DEBUG] = "debug: ",
+	};
+	char line[1024];
+	va_list ap;
+
+	if (lvl > log_max)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	/* One fprintf per line: lines from concurrent writers never interleave mid-line. */
+	fprintf(stderr, "%s: %s%s\n", log_prog, tag[lvl], line);
+}

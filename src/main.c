@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* argv -> options -> replay_main(); the only caller of exit codes. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "replay.h"
+#include "replay/log.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa;
+	struct opts o;
+	char err[512];
+
+	log_init("replay", LOG_LVL_WARN);
+	if (opts_parse(&o, argc, argv, err, sizeof(err)) < 0) {
+		log_err("%s", err);
+		return EXIT_USAGE;
+	}
+	if (o.help) {
+		opts_usage(stdout, "replay");
+		return EXIT_DONE;
+	}
+	if (o.version) {
+		printf("replay %s\n", REPLAY_VERSION);
+		return EXIT_DONE;
+	}
+	log_init("replay", o.quiet ? LOG_LVL_ERR
+				   : o.verbose >= 2 ? LOG_LVL_DEBUG
+				   : o.verbose ? LOG_LVL_INFO
+					       : LOG_LVL_WARN);
+
+	/* No SA_RESTART: a signal must cut a sleep short so the run can stop. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* A closed output pipe (-w - | head) is a write error we report, not a silent death. */
+	signal(SIGPIPE, SIG_IGN);
+
+	return replay_main(&o, &stop_signal);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef REPLAY_REPLAY_H
+#define REPLAY_REPLAY_H
+
+#include <signal.h>
+
+#include "replay/opts.h"
+#include "replay/sched.h"
+#include "replay/tx.h"
+
+/* Exit statuses, documented in replay(1). */
+enum {
+	EXIT_DONE = 0,    /* every packet sent */
+	EXIT_FAIL = 1,    /* a runtime or input error, or a packet failed */
+	EXIT_USAGE = 2,   /* bad options */
+};
+
+/*
+ * replay_main() - run the replay @o describes: open and check every input
+ * and the output before sending anything, send, drain, report.  *@stop is set
+ * to the signal number by a SIGINT/SIGTERM handler; the run then ends after
+ * the current packet.  Returns the process exit status.
+ */
+int replay_main(const struct opts *o, volatile sig_atomic_t *stop);
+
+/* What tests substitute: a mock backend, a fake clock.  NULL members mean the real ones. */
+struct replay_hooks {
+	const struct tx_ops *tx_ops; /* used instead of the backend the options name */
+	struct clock *clock;         /* used instead of the monotonic (or virtual) clock */
+};
+
+/* replay_main_hooked() - replay_main() with @hooks (which may be NULL). */
+int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
+		       const struct replay_hooks *hooks);
+
+#endif

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Run counters and their summaries: human (tcpreplay's shape) and JSON. */
+#include <errno.h>
+#include <string.h>
+
+#include "replay/compiler.h"
+#include "replay/stats.h"
+
+void stats_init(struct stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	hist_init(&s->send_err);
+}
+
+double stats_pps(const struct stats *s)
+{
+	uint64_t ns = stats_elapsed_ns(s);
+
+	return ns ? (double)s->sent * 1e9 / (double)ns : 0.0;
+}
+
+double stats_mbps(const struct stats *s)
+{
+	uint64_t ns = stats_elapsed_ns(s);
+
+	return ns ? (double)s->bytes_sent * 8.0 * 1e3 / (double)ns : 0.0;
+}
+
+/* A duration in ns, printed with a unit a person reads at a glance. */
+static void fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 10000)
+		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+	else if (ns < 10000000)
+		snprintf(buf, len, "%.1f us", (double)ns / 1e3);
+	else
+		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
+}
+
+void stats_print(const struct stats *s, FILE *f)
+{
+	uint64_t ns = stats_elapsed_ns(s);
+
+	fprintf(f, "Actual: %llu packets (%llu bytes) sent in %.6f seconds\n",
+		(unsigned long long)s->sent, (unsigned long long)s->bytes_sent, (double)ns / 1e9);
+	fprintf(f, "Rated: %.1f Bps, %.3f Mbps, %.2f pps\n",
+		ns ? (double)s->bytes_sent * 1e9 / (double)ns : 0.0, stats_mbps(s), stats_pps(s));
+	fprintf(f, "Method: %s on %s\n", s->method ? s->method : "none", s->dev ? s->dev : "-");
+	fprintf(f, "Packets: read %llu, sent %llu, filtered %llu, failed %llu, retried %llu\n",
+		(unsigned long long)s->read, (unsigned long long)s->sent,
+		(unsigned long long)s->filtered, (unsigned long long)s->failed,
+		(unsigned long long)s->retried);
+	if (s->send_err.count) {
+		static const struct {
+			const char *name;
+			double q;
+		} pct[] = { { "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 }, { "p99.9", 0.999 } };
+		char v[32];
+
+		fprintf(f, "Send error (actual - scheduled):");
+		for (size_t i = 0; i < ARRAY_SIZE(pct); i++) {
+			fmt_ns(v, sizeof(v), hist_pct(&s->send_err, pct[i].q));
+			fprintf(f, " %s %s,", pct[i].name, v);
+		}
+		fmt_ns(v, sizeof(v), s->send_err.max);
+		fprintf(f, " max %s\n", v);
+	}
+}
+
+/* JSON string with the escapes RFC 8259 requires. */
+static void json_str(FILE *f, const char *str)
+{
+	fputc('"', f);
+	for (const unsigned char *c = (const unsigned char *)(str ? str : ""); *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(f, "\\%c", *c);
+		else if (*c < 0x20)
+			fprintf(f, "\\u%04x", *c);
+		else
+			fputc(*c, f);
+	}
+	fputc('"', f);
+}
+
+int stats_write_json(const struct stats *s, FILE *f)
+{
+	const struct hist *h = &s->send_err;
+
+	fprintf(f, "{\"method\":");
+	json_str(f, s->method);
+	fprintf(f, ",\"interface\":");
+	json_str(f, s->dev);
+	fprintf(f,
+		",\"packets_read\":%llu,\"packets_sent\":%llu,\"packets_failed\":%llu,"
+		"\"packets_retried\":%llu,\"packets_filtered\":%llu,\"bytes_sent\":%llu,"
+		"\"elapsed_ns\":%llu,\"pps\":%.3f,\"mbps\":%.6f",
+		(unsigned long long)s->read, (unsigned long long)s->sent,
+		(unsigned long long)s->failed, (unsigned long long)s->retried,
+		(unsigned long long)s->filtered, (unsigned long long)s->bytes_sent,
+		(unsigned long long)stats_elapsed_ns(s), stats_pps(s), stats_mbps(s));
+	fprintf(f,
+		",\"send_error_ns\":{\"count\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,"
+		"\"p999\":%llu,\"max\":%llu,\"mean\":%.1f}",
+		(unsigned long long)h->count, (unsigned long long)hist_pct(h, 0.5),
+		(unsigned long long)hist_pct(h, 0.9), (unsigned long long)hist_pct(h, 0.99),
+		(unsigned long long)hist_pct(h, 0.999), (unsigned long long)h->max, hist_mean(h));
+	fprintf(f, "}\n");
+	if (fflush(f) != 0 || ferror(f))
+		return -(errno ? errno : EIO);
+	return 0;
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Classic libpcap savefiles: https://datatracker.ietf.org/doc/draft-ietf-opsawg-pcap/
+ *
+ * File header (24 bytes): magic, version major/minor, thiszone, sigfigs,
+ * snaplen, link type + FCS bits.  Record header (16 bytes): seconds,
+ * micro- or nanoseconds, captured length, original length.  Four magics:
+ * microsecond and nanosecond timestamps, each in either byte order; plus
+ * Alexey Kuznetzov's "modified" format, whose record headers carry 8 more
+ * bytes (ifindex, protocol, pkt_type), which we skip.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_int.h"
+
+#define PCAP_MAGIC_USEC     0xa1b2c3d4u
+#define PCAP_MAGIC_NSEC     0xa1b23c4du
+#define PCAP_MAGIC_MODIFIED 0xa1b2cd34u /* Kuznetzov's patched libpcap, µs */
+
+#define PCAP_FILE_HDR_BYTES 24u
+#define PCAP_REC_HDR_BYTES  16u
+#define PCAP_MOD_EXTRA_BYTES 8u
+
+/* Link-type field: low 16 bits are the type; bit 26 says the top 4 bits give the FCS length in 16-bit words (draft §4). */
+#define PCAP_LT_FCS_PRESENT 0x04000000u
+
+struct pcap_state {
+	bool swapped;        /* file byte order differs from ours */
+	uint32_t frac_ns;    /* ns per unit of the fraction field: 1000 (µs) or 1 (ns) */
+	uint32_t frac_max;   /* exclusive bound of the fraction field */
+	uint32_t rec_hdr;    /* record header bytes: 16, or 24 for the modified format */
+	uint32_t snaplen;    /* from the file header */
+	uint32_t fcs_bytes;  /* FCS bytes at the end of each frame, to strip (0 usually) */
+	uint16_t linktype;
+	bool frac_warned;
+};
+
+static uint32_t rd32(const uint8_t *b, bool swapped)
+{
+	uint32_t v;
+
+	memcpy(&v, b, 4);
+	return swapped ? __builtin_bswap32(v) : v;
+}
+
+static uint16_t rd16(const uint8_t *b, bool swapped)
+{
+	uint16_t v;
+
+	memcpy(&v, b, 2);
+	return swapped ? __builtin_bswap16(v) : v;
+}
+
+static bool magic_known(uint32_t m)
+{
+	return m == PCAP_MAGIC_USEC || m == PCAP_MAGIC_NSEC || m == PCAP_MAGIC_MODIFIED;
+}
+
+static bool pcap_probe(const uint8_t *head, size_t len)
+{
+	uint32_t m;
+
+	if (len < 4)
+		return false;
+	memcpy(&m, head, 4);
+	return magic_known(m) || magic_known(__builtin_bswap32(m));
+}
+
+static int pcap_open(struct trace *t)
+{
+	struct pcap_state *s;
+	const uint8_t *h;
+	size_t got;
+	uint32_t magic, lt_field;
+	uint16_t vmaj, vmin;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return trace_err(t, -ENOMEM, "out of memory");
+	t->priv = s;
+	h = trace_peek(t, PCAP_FILE_HDR_BYTES, &got);
+	if (!h)
+		return trace_err(t, -EINVAL, "truncated pcap file header (%zu of %u bytes)", got,
+				 PCAP_FILE_HDR_BYTES);
+	memcpy(&magic, h, 4);
+	if (!magic_known(magic)) {
+		s->swapped = true;
+		magic = __builtin_bswap32(magic);
+	}
+	s->frac_ns = magic == PCAP_MAGIC_NSEC ? 1 : 1000;
+	s->frac_max = magic == PCAP_MAGIC_NSEC ? 1000000000u : 1000000u;
+	s->rec_hdr = PCAP_REC_HDR_BYTES + (magic == PCAP_MAGIC_MODIFIED ? PCAP_MOD_EXTRA_BYTES : 0);
+	vmaj = rd16(h + 4, s->swapped);
+	vmin = rd16(h + 6, s->swapped);
+	if (vmaj != 2)
+		return trace_err(t, -EINVAL, "unsupported pcap version %u.%u (only 2.x exists)", vmaj,
+				 vmin);
+	s->snaplen = rd32(h + 16, s->swapped);
+	lt_field = rd32(h + 20, s->swapped);
+	s->linktype = (uint16_t)(lt_field & 0xffff);
+	if (lt_field & PCAP_LT_FCS_PRESENT)
+		s->fcs_bytes = 2 * (lt_field >> 28);
+	t->linktype = s->linktype;
+	trace_consume(t, PCAP_FILE_HDR_BYTES);
+	return 0;
+}
+
+static int pcap_next(struct trace *t, struct pkt *p)
+{
+	struct pcap_state *s = t->priv;
+	uint64_t off = trace_offset(t);
+	uint64_t recno = t->recno + 1;
+	const uint8_t *h, *data;
+	uint32_t sec, frac, caplen, wirelen;
+	size_t got;
+
+	h = trace_peek(t, s->rec_hdr, &got);
+	if (!h) {
+		if (got == 0)
+			return 0;
+		/* A capture killed mid-write: keep what came before it. */
+		trace_rec_warn(t, recno, off, "truncated record header (%zu of %u bytes); stopping here",
+			       got, s->rec_hdr);
+		trace_consume(t, got);
+		return 0;
+	}
+	sec = rd32(h, s->swapped);
+	frac = rd32(h + 4, s->swapped);
+	caplen = rd32(h + 8, s->swapped);
+	wirelen = rd32(h + 12, s->swapped);
+	if (caplen > TRACE_RECORD_MAX_BYTES)
+		return trace_rec_err(t, -EINVAL, recno, off,
+				     "captured length %u is absurd (limit %u); the file is corrupt",
+				     caplen, TRACE_RECORD_MAX_BYTES);
+	data = trace_peek(t, s->rec_hdr + (size_t)caplen, &got);
+	if (!data) {
+		trace_rec_warn(t, recno, off,
+			       "truncated record (%zu of %u captured bytes present); stopping here",
+			       got - s->rec_hdr, caplen);
+		trace_consume(t, got);
+		return 0;
+	}
+	/* Odd but usable: libpcap and tcpdump read these too, so we send them, and say so. */
+	if (caplen > s->snaplen && s->snaplen)
+		trace_rec_warn(t, recno, off, "captured length %u exceeds the snap length %u",
+			       caplen, s->snaplen);
+	else if (caplen > wirelen)
+		trace_rec_warn(t, recno, off, "captured length %u exceeds the wire length %u", caplen,
+			       wirelen);
+	if (frac >= s->frac_max)
+		trace_rec_warn(t, recno, off, "timestamp fraction %u out of range", frac);
+
+	p->data = data + s->rec_hdr;
+	p->caplen = caplen;
+	p->wirelen = wirelen;
+	if (s->fcs_bytes) {
+		/* The NIC appends its own FCS; a captured one would be sent as payload. */
+		p->wirelen = wirelen > s->fcs_bytes ? wirelen - s->fcs_bytes : 0;
+		if (p->caplen > p->wirelen)
+			p->caplen = p->wirelen;
+	}
+	p->ts_ns = (uint64_t)sec * NSEC_PER_SEC + (uint64_t)frac * s->frac_ns;
+	p->sched_ns = 0;
+	p->ifidx = 0;
+	p->linktype = s->linktype;
+	p->flags = p->caplen < p->wirelen ? PKT_F_TRUNCATED : 0;
+	p->recno = recno;
+	p->off = off;
+	t->recno = recno;
+	trace_consume(t, s->rec_hdr + (size_t)caplen);
+	return 1;
+}
+
+static void pcap_close(struct trace *t)
+{
+	free(t->priv);
+	t->priv = NULL;
+}
+
+const struct trace_ops trace_pcap_ops = {
+	.name = "pcap",
+	.probe = pcap_probe,
+	.open = pcap_open,
+	.next = pcap_next,
+	.close = pcap_close,
+};

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Backends through their ops: the file writer round-trips, wire backends refuse cleanly. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "replay/trace.h"
+#include "replay/tx.h"
+#include "tracebuf.h"
+
+static char dir[] = "/tmp/test_tx.XXXXXX";
+static char out[256];
+
+static int setup(void **state)
+{
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/out.pcap", dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(out);
+	rmdir(dir);
+	return 0;
+}
+
+static void test_unknown_method(void **state)
+{
+	struct tx *tx;
+
+	(void)state;
+	assert_int_equal(tx_open(&tx, "carrier-pigeon", &(struct tx_cfg){ 0 }), -ENOENT);
+	assert_string_equal(tx_strerror(tx), "no transmit method 'carrier-pigeon'");
+	tx_close(tx);
+	tx_close(NULL);
+}
+
+static void test_file_roundtrip(void **state)
+{
+	struct tx_cfg cfg = { .path = out, .linktype = LINKTYPE_ETHERNET, .clock_to_real_ns = 1000 };
+	uint8_t f[3][200];
+	struct pkt v[3];
+	struct trace *t;
+	struct tx *tx;
+	struct pkt p;
+
+	(void)state;
+	for (unsigned i = 0; i < 3; i++) {
+		tb_frame(f[i], 60 + 70 * i, i);
+		v[i] = (struct pkt){ .data = f[i], .caplen = 60 + 70 * i, .wirelen = 1500,
+				     .sched_ns = 7000000000ull + i * 123456789ull };
+	}
+	assert_int_equal(tx_open(&tx, "file", &cfg), 0);
+	assert_string_equal(tx_name(tx), "file");
+	assert_true(tx_virtual_time(tx));
+	assert_int_equal(tx_send(tx, v, 2), 2);
+	assert_int_equal(tx_send(tx, v + 2, 1), 1);
+	/* Nothing under the final name until the run drains. */
+	assert_int_equal(access(out, F_OK), -1);
+	assert_int_equal(tx_drain(tx), 0);
+	tx_close(tx);
+
+	assert_int_equal(trace_open(&t, out, NULL), 0);
+	assert_int_equal(trace_linktype(t), LINKTYPE_ETHERNET);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(trace_next(t, &p), 1);
+		assert_int_equal(p.caplen, v[i].caplen);
+		/* What the wire carries: the captured bytes, so both lengths are caplen. */
+		assert_int_equal(p.wirelen, v[i].caplen);
+		assert_memory_equal(p.data, f[i], p.caplen);
+		assert_int_equal(p.ts_ns, v[i].sched_ns + 1000);
+	}
+	assert_int_equal(trace_next(t, &p), 0);
+	trace_close(t);
+}
+
+static void test_file_discarded_without_drain(void **state)
+{
+	struct tx_cfg cfg = { .path = out, .linktype = LINKTYPE_ETHERNET };
+	uint8_t f[60];
+	struct pkt v = { .data = f, .caplen = sizeof(f) };
+	struct tx *tx;
+	struct stat st;
+
+	(void)state;
+	unlink(out);
+	tb_frame(f, sizeof(f), 1);
+	assert_int_equal(tx_open(&tx, "file", &cfg), 0);
+	assert_int_equal(tx_send(tx, &v, 1), 1);
+	tx_close(tx); /* a failed run: no output, and no temporary file left over */
+	assert_int_equal(stat(out, &st), -1);
+	assert_int_equal(rmdir(dir), 0);
+	assert_non_null(mkdtemp(strcpy(dir, "/tmp/test_tx.XXXXXX")));
+	snprintf(out, sizeof(out), "%s/out.pcap", dir);
+}
+
+static void test_file_unwritable(void **state)
+{
+	struct tx_cfg cfg = { .path = "/nonexistent-dir/out.pcap", .linktype = 1 };
+	struct tx *tx;
+
+	(void)state;
+	assert_int_equal(tx_open(&tx, "file", &cfg), -ENOENT);
+	assert_string_equal(tx_strerror(tx),
+			    "/nonexistent-dir/out.pcap: cannot create: No such file or directory");
+	tx_close(tx);
+}
+
+static void test_packet_missing_interface(void **state)
+{
+	struct tx_cfg cfg = { .ifname = "nosuchif0", .linktype = LINKTYPE_ETHERNET };
+	struct tx *tx;
+	int rc;
+
+	(void)state;
+	rc = tx_open(&tx, "packet", &cfg);
+	if (geteuid() == 0) {
+		assert_int_equal(rc, -ENODEV);
+		assert_string_equal(tx_strerror(tx), "nosuchif0: no such interface");
+	} else {
+		assert_int_equal(rc, -EPERM);
+		assert_string_equal(tx_strerror(tx),
+				    "nosuchif0: cannot open a packet socket: permission denied (needs root or CAP_NET_RAW)");
+	}
+	tx_close(tx);
+
+	cfg.ifname = "this-name-is-far-too-long";
+	rc = tx_open(&tx, "packet", &cfg);
+	assert_true(rc == -ENODEV || rc == -EPERM);
+	tx_close(tx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unknown_method),
+		cmocka_unit_test(test_file_roundtrip),
+		cmocka_unit_test(test_file_discarded_without_drain),
+		cmocka_unit_test(test_file_unwritable),
+		cmocka_unit_test(test_packet_missing_interface),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
