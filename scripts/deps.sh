@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Install what building and testing replay needs, from Debian's packages,
+# if any of it is missing.  Idempotent; quiet when everything is there.
+set -euo pipefail
+
+PKGS=(
+	# build
+	meson ninja-build pkg-config gcc clang libclang-rt-14-dev
+	libpcap-dev libnet1-dev liburing-dev libbpf-dev libxdp-dev libcmocka-dev
+	# tests and comparisons
+	iproute2 tcpdump tshark tcpreplay netsniff-ng ethtool util-linux mandoc librsvg2-bin
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing packages: ${missing[*]}" >&2
+	echo "deps: run as root, or: sudo apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; answer for it.
+echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

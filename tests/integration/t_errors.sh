@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Bad input gets one clear line naming what and where, a non-zero exit, and
+# nothing half-done: no output file, no frame on the wire.
+. "$(dirname "$0")/lib.sh"
+: "${GENTRACE:?}"
+
+bad() { "$GENTRACE" malformed "$1" -o "$WORK/$1.pcap" >/dev/null; echo "$WORK/$1.pcap"; }
+
+test_usage() {
+	expect_fail 2 "^replay: no output: give an interface" "$REPLAY" "$TRACES/dns.pcap"
+	expect_fail 2 "^replay: no trace file given" "$REPLAY" -w "$WORK/o.pcap"
+	expect_fail 2 "^replay: unknown option '--bogus'" "$REPLAY" --bogus -w x "$TRACES/dns.pcap"
+	expect_fail 2 "^replay: --loop: 'x' is not a non-negative integer" \
+		"$REPLAY" --loop x -w "$WORK/o.pcap" "$TRACES/dns.pcap"
+	"$REPLAY" --help | grep -q -- "--topspeed" || die "--help lacks --topspeed"
+	"$REPLAY" --version | grep -qE "^replay [0-9]" || die "--version"
+}
+
+test_input_errors() {
+	local o="$WORK/o.pcap"
+	expect_fail 1 "^replay: $WORK/none.pcap: cannot open: No such file or directory$" \
+		"$REPLAY" -w "$o" "$WORK/none.pcap"
+	expect_fail 1 "^replay: $WORK: is a directory, not a trace$" "$REPLAY" -w "$o" "$WORK"
+	expect_fail 1 "empty.pcap: empty file, not a trace$" "$REPLAY" -w "$o" "$(bad empty)"
+	expect_fail 1 "not-trace.pcap: not a trace file \(unknown magic" "$REPLAY" -w "$o" "$(bad not-trace)"
+	expect_fail 1 "bad-magic.pcap: not a trace file \(unknown magic" "$REPLAY" -w "$o" "$(bad bad-magic)"
+	expect_fail 1 "short-header.pcap: truncated pcap file header \(10 of 24 bytes\)$" \
+		"$REPLAY" -w "$o" "$(bad short-header)"
+	expect_fail 1 "bad-version.pcap: unsupported pcap version 3\." "$REPLAY" -w "$o" "$(bad bad-version)"
+	expect_fail 1 "pcapng.pcap: pcapng traces are not supported yet$" "$REPLAY" -w "$o" "$(bad pcapng)"
+	expect_fail 1 "absurd-caplen.pcap: record [0-9]+ at offset 0x[0-9a-f]+: captured length 300000 is absurd" \
+		"$REPLAY" -w "$o" "$(bad absurd-caplen)"
+	[ "$(wc -l <"$WORK/err")" -eq 1 ] || die "more than one line for one error: $(cat "$WORK/err")"
+	# Unreadable: drop root for this one (root reads anything).
+	cp "$TRACES/dns.pcap" "$WORK/secret.pcap"
+	chmod 000 "$WORK/secret.pcap"
+	chmod 755 "$WORK"
+	expect_fail 1 "secret.pcap: cannot open: Permission denied$" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$REPLAY" -w /dev/null "$WORK/secret.pcap"
+}
+
+test_warnings_are_not_errors() {
+	local o="$WORK/o.pcap"
+	"$REPLAY" -w "$o" "$(bad caplen-over-snaplen)" >/dev/null 2>"$WORK/err" ||
+		die "caplen over snaplen must only warn: $(cat "$WORK/err")"
+	grep -q "^replay: warning: .*record 1 at offset 0x18: captured length 100 exceeds the snap length 64" \
+		"$WORK/err" || die "no warning: $(cat "$WORK/err")"
+	"$REPLAY" -w "$o" "$(bad caplen-over-wirelen)" >/dev/null 2>"$WORK/err" || die "caplen over wirelen"
+	grep -q "^replay: warning: .*exceeds the wire length" "$WORK/err" || die "no warning: $(cat "$WORK/err")"
+	for k in truncated-record truncated-rechdr; do
+		"$REPLAY" -w "$o" --stats-json "$WORK/s.json" "$(bad $k)" >/dev/null 2>"$WORK/err" ||
+			die "$k: a capture cut short must stop cleanly: $(cat "$WORK/err")"
+		grep -q "^replay: warning: .*record 2 at offset .*truncated record.*stopping here" "$WORK/err" ||
+			die "$k: no warning: $(cat "$WORK/err")"
+		[ "$(json_get "$WORK/s.json" packets_sent)" = 1 ] || die "$k: the good record was not sent"
+	done
+}
+
+test_nothing_half_done() {
+	local o="$WORK/half.pcap" tx0
+	rm -f "$o"
+	# The second file is bad: nothing is written, not even the first file's frames.
+	expect_fail 1 "empty.pcap: empty file" "$REPLAY" -w "$o" "$TRACES/dns.pcap" "$(bad empty)"
+	[ ! -e "$o" ] || die "a failed dry run left $o behind"
+	ls "$WORK" | grep -q "half.pcap.tmp" && die "a failed dry run left a temporary file"
+	tx0=$(ifstat "$NS_A" "$IF_A" tx_packets)
+	expect_fail 1 "empty.pcap: empty file" in_a "$REPLAY" -i "$IF_A" "$TRACES/dns.pcap" "$(bad empty)"
+	[ "$(ifstat "$NS_A" "$IF_A" tx_packets)" -eq "$tx0" ] || die "frames left before the bad file was noticed"
+	expect_fail 1 "^replay: /nonexistent/s.json: cannot write statistics" \
+		in_a "$REPLAY" -i "$IF_A" --stats-json /nonexistent/s.json "$TRACES/dns.pcap"
+	[ "$(ifstat "$NS_A" "$IF_A" tx_packets)" -eq "$tx0" ] || die "frames left before the stats file was checked"
+}
+
+test_interface_errors() {
+	expect_fail 1 "^replay: nosuch0: no such interface$" in_a "$REPLAY" -i nosuch0 "$TRACES/dns.pcap"
+	ip -n "$NS_A" link add name down0 type veth peer name down1
+	expect_fail 1 "^replay: down0: interface is down \(ip link set down0 up\)$" \
+		in_a "$REPLAY" -i down0 "$TRACES/dns.pcap"
+	ip -n "$NS_A" link set down0 up
+	expect_fail 1 "^replay: down0: interface is up but has no carrier" in_a "$REPLAY" -i down0 "$TRACES/dns.pcap"
+	ip -n "$NS_A" link del down0
+	expect_fail 1 "^replay: $IF_A: cannot open a packet socket: permission denied \(needs root or CAP_NET_RAW\)$" \
+		in_a setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$REPLAY" -i "$IF_A" "$TRACES/dns.pcap"
+}
+
+test_frame_errors_counted() {
+	local js="$WORK/j.json" tx0
+	tx0=$(ifstat "$NS_A" "$IF_A" tx_packets)
+	expect_fail 1 "jumbo.pcap: record 1 at offset 0x18: frame of 9000 bytes exceeds $IF_A's MTU 1500" \
+		in_a "$REPLAY" -i "$IF_A" --stats-json "$js" "$(bad jumbo)" "$TRACES/dns.pcap"
+	check_invariant "$js"
+	[ "$(json_get "$js" packets_failed)" = 1 ] || die "the jumbo frame was not counted as failed"
+	[ "$(ifstat "$NS_A" "$IF_A" tx_packets)" -eq $((tx0 + $(json_get "$js" packets_sent))) ] ||
+		die "TX counter disagrees"
+	expect_fail 1 "runt.pcap: record 1 at offset 0x18: frame of 10 bytes is shorter than an Ethernet header" \
+		in_a "$REPLAY" -i "$IF_A" --stats-json "$js" "$(bad runt)"
+	[ "$(json_get "$js" packets_failed)" = 1 ] || die "the runt was not counted as failed"
+	# With a larger MTU the jumbo frame goes out whole.
+	ip -n "$NS_A" link set dev "$IF_A" mtu 9000
+	ip -n "$NS_B" link set dev "$IF_B" mtu 9000
+	in_a "$REPLAY" -q -i "$IF_A" "$(bad jumbo)" || die "jumbo frame with MTU 9000"
+	ip -n "$NS_A" link set dev "$IF_A" mtu 1500
+	ip -n "$NS_B" link set dev "$IF_B" mtu 1500
+}
+
+require_root
+init_ns
+run_tests test_usage test_input_errors test_warnings_are_not_errors test_nothing_half_done \
+	test_interface_errors test_frame_errors_counted
