@@ -39,6 +39,9 @@ int main(int argc, char **argv)
 				   : o.verbose ? LOG_LVL_INFO
 					       : LOG_LVL_WARN);
 
+	if (o.prep_cmd)
+		return prep_main(&o);
+
 	/* No SA_RESTART: a signal must cut a sleep short so the run can stop. */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

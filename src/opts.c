@@ -30,6 +30,62 @@ static const struct opt_def table[] = {
 	{ "write", 'w', OPT_T_STR, F(write_path), 0, 0, 0, "FILE", OPT_GRP_TX,
 	  "dry run: write the frames to a nanosecond pcap FILE ('-' = stdout) instead" },
 
+	/* editing: tcprewrite's names and meanings, so pasted command lines work */
+	{ "filter", 0, OPT_T_STR, F(edit.filter), 0, 0, 0, "EXPR", OPT_GRP_EDIT,
+	  "send only packets matching the libpcap filter EXPR" },
+	{ "include", 0, OPT_T_FUNC, F(edit.include), 0, 0, 0, "P:LIST", OPT_GRP_EDIT,
+	  "send only packets numbered in LIST (P:1-5,9,72-)", edit_parse_pktlist },
+	{ "exclude", 0, OPT_T_FUNC, F(edit.exclude), 0, 0, 0, "P:LIST", OPT_GRP_EDIT,
+	  "do not send packets numbered in LIST", edit_parse_pktlist },
+	{ "enet-dmac", 0, OPT_T_FUNC, F(edit.dmac), 0, 0, 0, "MAC[,MAC]", OPT_GRP_EDIT,
+	  "rewrite destination MACs (client->server,server->client)", edit_parse_macs },
+	{ "dmac", 0, OPT_T_FUNC, F(edit.dmac), 0, 0, 0, "MAC[,MAC]", OPT_GRP_EDIT,
+	  "same as --enet-dmac", edit_parse_macs },
+	{ "enet-smac", 0, OPT_T_FUNC, F(edit.smac), 0, 0, 0, "MAC[,MAC]", OPT_GRP_EDIT,
+	  "rewrite source MACs (client->server,server->client)", edit_parse_macs },
+	{ "smac", 0, OPT_T_FUNC, F(edit.smac), 0, 0, 0, "MAC[,MAC]", OPT_GRP_EDIT,
+	  "same as --enet-smac", edit_parse_macs },
+	{ "enet-vlan", 0, OPT_T_FUNC, F(edit.vlan), 0, 0, 0, "add|del", OPT_GRP_EDIT,
+	  "push an 802.1Q tag, or pop the outermost one", edit_parse_vlan },
+	{ "enet-vlan-tag", 0, OPT_T_U64, F(edit.vlan_tag), 0, 0, 4095, "N", OPT_GRP_EDIT,
+	  "VLAN ID of the pushed tag (0-4095)" },
+	{ "enet-vlan-pri", 0, OPT_T_U64, F(edit.vlan_pri), 0, 0, 7, "N", OPT_GRP_EDIT,
+	  "priority (PCP) of the pushed tag (0-7)" },
+	{ "enet-vlan-cfi", 0, OPT_T_U64, F(edit.vlan_cfi), 0, 0, 1, "N", OPT_GRP_EDIT,
+	  "CFI/DEI bit of the pushed tag (0-1)" },
+	{ "enet-vlan-proto", 0, OPT_T_FUNC, F(edit.vlan_proto), 0, 0, 0, "802.1q|802.1ad",
+	  OPT_GRP_EDIT, "TPID of the pushed tag (default 802.1q)", edit_parse_vlan_proto },
+	{ "pnat", 'N', OPT_T_FUNC, F(edit.pnat), 0, 0, 0, "FROM:TO,...", OPT_GRP_EDIT,
+	  "map addresses between CIDR blocks (twice: clients, then servers)", edit_parse_pnat },
+	{ "srcipmap", 'S', OPT_T_FUNC, F(edit.srcipmap), 0, 0, 0, "FROM:TO,...", OPT_GRP_EDIT,
+	  "map source addresses between CIDR blocks", edit_parse_cidrmap },
+	{ "dstipmap", 'D', OPT_T_FUNC, F(edit.dstipmap), 0, 0, 0, "FROM:TO,...", OPT_GRP_EDIT,
+	  "map destination addresses between CIDR blocks", edit_parse_cidrmap },
+	{ "portmap", 'r', OPT_T_FUNC, F(edit.portmap), 0, 0, 0, "P[-Q]:NEW,...", OPT_GRP_EDIT,
+	  "rewrite TCP/UDP ports (repeatable)", edit_parse_portmap },
+	{ "seed", 's', OPT_T_U64, F(edit.seed), 0, 0, UINT32_MAX, "N", OPT_GRP_EDIT,
+	  "scramble IP addresses with seed N, as tcprewrite does" },
+	{ "skipbroadcast", 'b', OPT_T_FLAG, F(edit.skipbroadcast), 0, 0, 0, NULL, OPT_GRP_EDIT,
+	  "leave broadcast and multicast addresses alone in --seed/--pnat" },
+	{ "ttl", 0, OPT_T_FUNC, F(edit.ttl), 0, 0, 0, "[+-]N", OPT_GRP_EDIT,
+	  "set, raise or lower the IPv4 TTL / IPv6 hop limit", edit_parse_ttl },
+	{ "tos", 0, OPT_T_U64, F(edit.tos), 0, 0, 255, "N", OPT_GRP_EDIT,
+	  "set the IPv4 TOS/DiffServ byte" },
+	{ "mtu", 0, OPT_T_U64, F(edit.mtu), 0, 1, 262144, "N", OPT_GRP_EDIT,
+	  "layer-3 size limit for --mtu-trunc (default 1500)" },
+	{ "mtu-trunc", 0, OPT_T_FLAG, F(edit.mtu_trunc), 0, 0, 0, NULL, OPT_GRP_EDIT,
+	  "truncate packets larger than --mtu" },
+	{ "fixlen", 'F', OPT_T_FUNC, F(edit.fixlen), 0, 0, 0, "pad|trunc|del", OPT_GRP_EDIT,
+	  "for packets the capture cut short: pad, fix IP length, or drop", edit_parse_fixlen },
+	{ "fixcsum", 'C', OPT_T_FLAG, F(edit.fixcsum), 0, 0, 0, NULL, OPT_GRP_EDIT,
+	  "recompute IPv4, TCP, UDP, ICMP and ICMPv6 checksums" },
+	{ "pad-payload", 0, OPT_T_FLAG, F(edit.pad_payload), 0, 0, 0, NULL, OPT_GRP_EDIT,
+	  "send each packet at its wire length: headers, then zeros" },
+	{ "prep", 0, OPT_T_STR, F(prep_path), 0, 0, 0, "FILE", OPT_GRP_EDIT,
+	  "take offsets and checksums from FILE, made by 'replay prep'" },
+	{ "output", 'o', OPT_T_STR, F(prep_out), 0, 0, 0, "FILE", OPT_GRP_EDIT,
+	  "with 'replay prep TRACE': write the sidecar to FILE" },
+
 	/* loops and limits */
 	{ "loop", 'l', OPT_T_U64, F(loop), 0, 0, UINT64_MAX, "N", OPT_GRP_LOOP,
 	  "play the file list N times (0 = forever; default 1)" },
@@ -62,6 +118,7 @@ static const char *const group_title[OPT_GRP_MAX] = {
 
 static const struct opts defaults = {
 	.mode = SCHED_MODE_TRACE,
+	.edit = EDIT_CFG_DEFAULTS,
 	.loop = 1,
 };
 
@@ -131,6 +188,13 @@ static int apply(struct opts *o, const struct opt_def *d, const char *arg, char 
 		*(double *)field = v;
 		return 0;
 	}
+	case OPT_T_FUNC: {
+		char why[256];
+
+		if (d->parse(field, arg, why, sizeof(why)) < 0)
+			return fail(err, len, "--%s: %s", d->name, why);
+		return 0;
+	}
 	case OPT_T_MAX:
 		break;
 	}
@@ -142,6 +206,21 @@ static int check(const struct opts *o, char *err, size_t len)
 {
 	if (o->help || o->version)
 		return 0;
+	if (edit_cfg_check(&o->edit, err, len) < 0)
+		return -EINVAL;
+	if (o->prep_cmd) {
+		if (o->intf1 || o->write_path || o->prep_path)
+			return fail(err, len, "replay prep writes a sidecar: no -i, -w or --prep");
+		if (!o->prep_out)
+			return fail(err, len, "replay prep: give the sidecar's name with -o FILE");
+		if (o->nfiles != 1)
+			return fail(err, len, "replay prep: give exactly one trace file");
+		return 0;
+	}
+	if (o->prep_out)
+		return fail(err, len, "-o is for 'replay prep TRACE -o FILE'; to write frames use -w");
+	if (o->prep_path && o->nfiles != 1)
+		return fail(err, len, "--prep: a sidecar belongs to one trace; give exactly one file");
 	if (o->intf1 && o->write_path)
 		return fail(err, len, "-i and -w exclude each other: send on an interface or write a file");
 	if (!o->intf1 && !o->write_path)
@@ -176,6 +255,11 @@ int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen)
 	sopts[ns] = '\0';
 	lopts[ARRAY_SIZE(table)] = (struct option){ 0 };
 
+	if (argc > 1 && !strcmp(argv[1], "prep")) {
+		o->prep_cmd = true;
+		argc--;
+		argv++;
+	}
 	optind = 0; /* full reset of getopt's state: opts_parse may run more than once */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, sopts, lopts, &idx)) != -1) {
@@ -210,6 +294,7 @@ int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen)
 void opts_usage(FILE *f, const char *prog)
 {
 	fprintf(f, "Usage: %s [options] FILE...\n", prog);
+	fprintf(f, "       %s prep TRACE -o TRACE.prep [edit options]\n", prog);
 	fprintf(f, "Replay packet traces onto a network interface, at their recorded timing or a chosen rate.\n");
 	for (int g = 0; g < OPT_GRP_MAX; g++) {
 		bool header = false;

@@ -2,7 +2,7 @@
 /*
  * The send loop: the only file that knows every module.
  *
- *   trace_next -> sched_deadline -> sched_wait -> tx_send -> stats
+ *   trace_next -> edit_chain_apply -> sched_deadline -> sched_wait -> tx_send -> stats
  *
  * Every packet read ends up sent, filtered, or failed with a reason logged;
  * back-pressure is waited out and counted as a retry, never a drop.
@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "replay.h"
+#include "replay/edit.h"
 #include "replay/log.h"
 #include "replay/stats.h"
 #include "replay/trace.h"
@@ -32,6 +33,9 @@ struct replay {
 	const struct opts *o;
 	volatile sig_atomic_t *stop;
 	struct trace **traces;       /* one per input file, all opened before sending */
+	struct edit_chain *chain;    /* NULL when no edit was asked for */
+	struct edit_prep *prep;      /* --prep sidecar, checked against the trace */
+	uint64_t edit_fails_logged;
 	struct tx *tx;
 	struct sched sched;
 	struct clock_virtual vclock;
@@ -77,6 +81,31 @@ static int open_inputs(struct replay *r)
 				o->files[i], trace_linktype(t), n ? n : "unknown");
 			return -ENOTSUP;
 		}
+	}
+	return 0;
+}
+
+/* Build the edit chain (and map the sidecar) before sending: a bad filter is reported first. */
+static int open_edits(struct replay *r)
+{
+	const struct opts *o = r->o;
+	char err[512];
+	int rc;
+
+	if (!edit_cfg_any(&o->edit) && !o->prep_path)
+		return 0;
+	rc = edit_chain_new(&r->chain, &o->edit);
+	if (rc < 0) {
+		log_err("%s", edit_chain_strerror(r->chain));
+		return rc;
+	}
+	if (o->prep_path) {
+		rc = edit_prep_open(&r->prep, o->prep_path, o->files[0], &o->edit, err, sizeof(err));
+		if (rc < 0) {
+			log_err("%s", err);
+			return rc;
+		}
+		edit_chain_use_prep(r->chain, r->prep);
 	}
 	return 0;
 }
@@ -175,6 +204,23 @@ static enum step send_one(struct replay *r, const struct trace *t, struct pkt *p
 	return STEP_NEXT;
 }
 
+/* An edit error: the packet is counted failed, with its file and record named. */
+static enum step edit_failed(struct replay *r, const struct trace *t, const struct pkt *p)
+{
+	r->st.read++;
+	r->st.failed++;
+	if (r->edit_fails_logged < FAIL_LOG_MAX)
+		log_err("%s: record %llu at offset 0x%llx: %s", trace_name(t),
+			(unsigned long long)p->recno, (unsigned long long)p->off,
+			edit_chain_strerror(r->chain));
+	else if (r->edit_fails_logged == FAIL_LOG_MAX)
+		log_err("further edit failures are counted but not shown");
+	r->edit_fails_logged++;
+	if (*r->stop || (r->o->limit && r->st.sent + r->st.failed >= r->o->limit))
+		return STEP_STOP;
+	return STEP_NEXT;
+}
+
 static void report_warnings(const struct trace *t)
 {
 	const char *first;
@@ -208,6 +254,25 @@ static int run(struct replay *r)
 				return -1;
 			}
 			while ((rc = trace_next(t, &p)) == 1) {
+				if (r->chain) {
+					int er = edit_chain_apply(r->chain, &p);
+
+					if (er == EDIT_DROP) {
+						r->st.read++;
+						r->st.filtered++;
+						if (*r->stop) {
+							step = STEP_STOP;
+							break;
+						}
+						continue;
+					}
+					if (er < 0) {
+						step = edit_failed(r, t, &p);
+						if (step != STEP_NEXT)
+							break;
+						continue;
+					}
+				}
 				step = send_one(r, t, &p);
 				if (step != STEP_NEXT)
 					break;
@@ -239,6 +304,8 @@ static void cleanup(struct replay *r)
 		for (int i = 0; i < r->o->nfiles; i++)
 			trace_close(r->traces[i]);
 	free(r->traces);
+	edit_chain_free(r->chain);
+	edit_prep_close(r->prep);
 	tx_close(r->tx);
 	if (r->json && r->json != stdout)
 		fclose(r->json);
@@ -261,7 +328,7 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 	if (!hooks)
 		hooks = &none;
 	stats_init(&r.st);
-	if (open_inputs(&r) < 0 || open_output(&r, hooks->tx_ops) < 0) {
+	if (open_inputs(&r) < 0 || open_edits(&r) < 0 || open_output(&r, hooks->tx_ops) < 0) {
 		cleanup(&r);
 		return EXIT_FAIL;
 	}

@@ -23,6 +23,12 @@ enum {
  */
 int replay_main(const struct opts *o, volatile sig_atomic_t *stop);
 
+/*
+ * prep_main() - "replay prep TRACE -o OUT [edit options]": write the prep
+ * sidecar for @o->files[0].  Returns the process exit status.
+ */
+int prep_main(const struct opts *o);
+
 /* What tests substitute: a mock backend, a fake clock.  NULL members mean the real ones. */
 struct replay_hooks {
 	const struct tx_ops *tx_ops; /* used instead of the backend the options name */

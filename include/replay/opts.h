@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "edit.h"
 #include "sched.h"
 
 struct opts {
@@ -26,6 +27,12 @@ struct opts {
 	/* transmission */
 	const char *intf1;         /* -i: interface to send on */
 	const char *write_path;    /* -w: write the would-be wire stream here instead */
+
+	/* editing */
+	struct edit_cfg edit;      /* every edit option; see replay/edit.h */
+	const char *prep_path;     /* --prep: sidecar from 'replay prep' */
+	const char *prep_out;      /* -o: where 'replay prep' writes the sidecar */
+	bool prep_cmd;             /* the 'prep' subcommand was given */
 
 	/* loops and limits */
 	uint64_t loop;             /* passes over the file list; 0 = forever */
@@ -58,6 +65,7 @@ enum opt_type {
 	OPT_T_STR,    /* const char * field = the argument */
 	OPT_T_U64,    /* uint64_t field, decimal, within [min, max] */
 	OPT_T_DOUBLE, /* double field, finite, > 0 */
+	OPT_T_FUNC,   /* .parse(field, arg, err, len) fills the field */
 	OPT_T_MAX
 };
 
@@ -71,6 +79,8 @@ struct opt_def {
 	const char *metavar;   /* argument name in --help; NULL = no argument */
 	enum opt_group group;
 	const char *help;      /* one line */
+	/* OPT_T_FUNC: parse @arg into @field; 0, or -EINVAL with the reason in @err. */
+	int (*parse)(void *field, const char *arg, char *err, size_t errlen);
 };
 
 /* opts_table() - the option table and, in *@n, its length. */
@@ -81,6 +91,8 @@ const struct opt_def *opts_table(size_t *n);
  * defaults.  Returns 0, or -EINVAL with a one-line reason (without the
  * program name) in @err.  The parsed options are also checked as a whole
  * (-i or -w, at least one file) unless --help or --version was given.
+ * "replay prep TRACE -o OUT [edit options]" (argv[1] == "prep") sets
+ * o->prep_cmd and is checked for that instead.
  */
 int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen);
 

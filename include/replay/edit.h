@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The edit chain: what happens to a packet between the reader and the
+ * scheduler.  An ordered array of edits (one ops table per file in
+ * src/edit/), built once from the options: selection (--include/--exclude,
+ * --filter), tcprewrite-compatible rewrites (MACs, addresses, ports, VLAN,
+ * TTL, TOS, lengths), NetVCR's zero-filled payloads, and checksum repair.
+ *
+ * A packet nobody changes is never copied: its view keeps pointing at the
+ * reader's bytes.  The first edit that writes copies it into the chain's own
+ * buffer, and the view then points there until the next edit_chain_apply().
+ *
+ * Errors: functions return -errno; the text is kept in the chain and read
+ * with edit_chain_strerror().  Nothing here prints.
+ */
+#ifndef REPLAY_EDIT_H
+#define REPLAY_EDIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pkt.h"
+
+/* Limits on option lists; each is far above what a command line holds. */
+#define EDIT_LIST_MAX 64 /* ranges in one --include/--exclude list */
+#define EDIT_MAP_MAX 32  /* netblock pairs in one address map, entries in --portmap */
+
+/* A packet-number list, tcpreplay's "P:1-5,9,72-" syntax. */
+struct edit_pktlist {
+	unsigned n;                   /* ranges; 0 = option not given */
+	struct {
+		uint64_t lo, hi;      /* packet numbers, from 1, inclusive; hi = UINT64_MAX: open */
+	} r[EDIT_LIST_MAX];
+};
+
+/* --enet-dmac / --enet-smac: one MAC for every frame, or a client,server pair. */
+struct edit_macs {
+	unsigned n;                   /* 0 = not given, 1 or 2 */
+	uint8_t mac[2][6];            /* [0] client->server (or all), [1] server->client */
+};
+
+struct edit_cidr {
+	uint8_t family;               /* 4 or 6 */
+	uint8_t plen;                 /* prefix length, bits */
+	uint8_t addr[16];             /* network byte order; IPv4 in the first 4 */
+};
+
+/* An address map: netblock pairs, tried in order. */
+struct edit_cidrmap {
+	unsigned n;                   /* pairs; 0 = not given */
+	struct {
+		struct edit_cidr from, to;
+	} e[EDIT_MAP_MAX];
+};
+
+/* --pnat may be given twice: the first map for clients, the second for servers. */
+struct edit_pnat {
+	unsigned n;                   /* maps given: 0, 1 or 2 */
+	struct edit_cidrmap map[2];
+};
+
+struct edit_portmap {
+	unsigned n;                   /* entries; 0 = not given */
+	struct {
+		uint16_t lo, hi, to;  /* ports lo..hi (host order) become to */
+	} e[EDIT_MAP_MAX];
+};
+
+enum edit_ttl_mode { EDIT_TTL_NONE, EDIT_TTL_SET, EDIT_TTL_ADD, EDIT_TTL_SUB, EDIT_TTL_MAX };
+
+struct edit_ttl {
+	enum edit_ttl_mode mode;
+	uint8_t val;                  /* the value set, added or subtracted */
+};
+
+enum edit_vlan_mode { EDIT_VLAN_NONE, EDIT_VLAN_ADD, EDIT_VLAN_DEL, EDIT_VLAN_MAX };
+enum edit_fixlen_mode { EDIT_FIXLEN_NONE, EDIT_FIXLEN_PAD, EDIT_FIXLEN_TRUNC, EDIT_FIXLEN_DEL,
+			EDIT_FIXLEN_MAX };
+
+/* Every edit option; filled by the option parser (src/opts.c) with the parsers below. */
+struct edit_cfg {
+	/* selection */
+	const char *filter;           /* --filter: libpcap expression, or NULL */
+	struct edit_pktlist include;  /* --include */
+	struct edit_pktlist exclude;  /* --exclude */
+
+	/* layer 2 */
+	struct edit_macs dmac;        /* --enet-dmac, --dmac */
+	struct edit_macs smac;        /* --enet-smac, --smac */
+	enum edit_vlan_mode vlan;     /* --enet-vlan */
+	uint64_t vlan_tag;            /* --enet-vlan-tag, 0..4095; EDIT_UNSET if not given */
+	uint64_t vlan_pri;            /* --enet-vlan-pri, 0..7; EDIT_UNSET if not given */
+	uint64_t vlan_cfi;            /* --enet-vlan-cfi, 0..1; EDIT_UNSET if not given */
+	uint16_t vlan_proto;          /* --enet-vlan-proto: 0x8100 or 0x88a8 */
+
+	/* layer 3 and 4 */
+	struct edit_pnat pnat;        /* --pnat */
+	struct edit_cidrmap srcipmap; /* --srcipmap */
+	struct edit_cidrmap dstipmap; /* --dstipmap */
+	struct edit_portmap portmap;  /* --portmap */
+	uint64_t seed;                /* --seed; EDIT_UNSET if not given */
+	bool skipbroadcast;           /* --skipbroadcast */
+	struct edit_ttl ttl;          /* --ttl */
+	uint64_t tos;                 /* --tos, 0..255; EDIT_UNSET if not given */
+
+	/* lengths and checksums */
+	uint64_t mtu;                 /* --mtu: layer-3 size limit, bytes (default 1500) */
+	bool mtu_trunc;               /* --mtu-trunc */
+	enum edit_fixlen_mode fixlen; /* --fixlen */
+	bool fixcsum;                 /* --fixcsum */
+	bool pad_payload;             /* --pad-payload: NetVCR's zero-filled payloads */
+};
+
+#define EDIT_UNSET UINT64_MAX
+
+/* Defaults for struct edit_cfg (a designated initialiser). */
+#define EDIT_CFG_DEFAULTS                                                                          \
+	{                                                                                          \
+		.vlan_tag = EDIT_UNSET, .vlan_pri = EDIT_UNSET, .vlan_cfi = EDIT_UNSET,            \
+		.vlan_proto = 0x8100, .seed = EDIT_UNSET, .tos = EDIT_UNSET, .mtu = 1500,          \
+	}
+
+/*
+ * Option parsers, one per argument syntax.  Each reads @arg into @field (the
+ * struct named) and returns 0, or -EINVAL with a one-line reason (without the
+ * option's name) in @err.  Their signature is the option table's OPT_T_FUNC.
+ */
+int edit_parse_pktlist(void *field, const char *arg, char *err, size_t errlen);  /* edit_pktlist */
+int edit_parse_macs(void *field, const char *arg, char *err, size_t errlen);     /* edit_macs */
+int edit_parse_pnat(void *field, const char *arg, char *err, size_t errlen);     /* edit_pnat (appends) */
+int edit_parse_cidrmap(void *field, const char *arg, char *err, size_t errlen);  /* edit_cidrmap */
+int edit_parse_portmap(void *field, const char *arg, char *err, size_t errlen);  /* edit_portmap (appends) */
+int edit_parse_ttl(void *field, const char *arg, char *err, size_t errlen);      /* edit_ttl */
+int edit_parse_vlan(void *field, const char *arg, char *err, size_t errlen);     /* edit_vlan_mode */
+int edit_parse_vlan_proto(void *field, const char *arg, char *err, size_t errlen); /* uint16_t */
+int edit_parse_fixlen(void *field, const char *arg, char *err, size_t errlen);   /* edit_fixlen_mode */
+
+/*
+ * edit_cfg_check() - checks that need several edit options at once (--pnat
+ * excludes --srcipmap/--dstipmap, the VLAN details need --enet-vlan add...).
+ * Returns 0, or -EINVAL with the reason in @err.
+ */
+int edit_cfg_check(const struct edit_cfg *cfg, char *err, size_t errlen);
+
+/* edit_cfg_any() - true if @cfg asks for any edit at all. */
+bool edit_cfg_any(const struct edit_cfg *cfg);
+
+/*
+ * edit_cfg_hash() - a 64-bit digest of every option that changes packet
+ * bytes, so a prep sidecar made with other options is refused.
+ */
+uint64_t edit_cfg_hash(const struct edit_cfg *cfg);
+
+/* What edit_chain_apply() returns besides -errno. */
+enum { EDIT_KEEP = 0, EDIT_DROP = 1 };
+
+struct edit_chain;
+struct edit_prep;
+
+/*
+ * edit_chain_new() - build the chain @cfg asks for (compiling the filter,
+ * allocating the packet buffer and the client/server table).  *@cp is set
+ * even on failure (unless memory ran out) so edit_chain_strerror() can say
+ * why; the caller always calls edit_chain_free().  Returns 0 or -errno.
+ */
+int edit_chain_new(struct edit_chain **cp, const struct edit_cfg *cfg);
+
+/*
+ * edit_chain_apply() - run every edit on *@p.  Returns EDIT_KEEP (the view
+ * may now point at the chain's buffer, valid until the next call; caplen and
+ * wirelen may have changed), EDIT_DROP (selected out, or --fixlen del), or a
+ * negative errno with the reason, naming nothing but the packet's problem,
+ * in edit_chain_strerror().  No allocation, no I/O.
+ */
+int edit_chain_apply(struct edit_chain *c, struct pkt *p);
+
+/* edit_chain_strerror() - the last error. */
+const char *edit_chain_strerror(const struct edit_chain *c);
+
+/*
+ * edit_chain_use_prep() - take layer offsets and checksums from @prep (opened
+ * for the trace being sent; still owned by the caller, who keeps it open)
+ * instead of computing them.  NULL goes back to computing.
+ */
+void edit_chain_use_prep(struct edit_chain *c, const struct edit_prep *prep);
+
+/* edit_chain_free() - release; accepts NULL. */
+void edit_chain_free(struct edit_chain *c);
+
+/*
+ * The prep sidecar (replay prep TRACE -o TRACE.prep).  Version 1 layout,
+ * little-endian:
+ *   header (64 bytes): magic "RPLYPREP", u32 version, u32 record size,
+ *     u64 trace size, i64 trace mtime (ns), u64 FNV-1a of the trace's first
+ *     4096 bytes, u64 edit_cfg_hash(), u64 records, 8 reserved bytes;
+ *   then one record per trace record, in order (record n at index n - 1).
+ */
+#define EDIT_PREP_VERSION 1u
+
+struct edit_prep_writer;
+
+/*
+ * edit_prep_create() - start a sidecar for the trace at @trace_path (its size,
+ * mtime and header hash are taken now) made by chain @c (built from @cfg;
+ * from now on it walks every packet's layers for the sidecar), to be written to
+ * @out_path on commit (a temporary file renamed into place, so a failed prep
+ * leaves nothing behind).  Returns 0 or -errno with the reason in @err.
+ */
+int edit_prep_create(struct edit_prep_writer **wp, const char *out_path, const char *trace_path,
+		     struct edit_chain *c, const struct edit_cfg *cfg, char *err, size_t errlen);
+
+/*
+ * edit_prep_add() - record what @c's last edit_chain_apply() did to record
+ * number @recno (from 1, in order; a dropped packet is recorded as such).
+ * Returns 0 or -errno (with the reason in @err).
+ */
+int edit_prep_add(struct edit_prep_writer *w, const struct edit_chain *c, uint64_t recno,
+		  char *err, size_t errlen);
+
+/* edit_prep_commit() - write and rename into place; frees @w.  0 or -errno with @err. */
+int edit_prep_commit(struct edit_prep_writer *w, char *err, size_t errlen);
+
+/* edit_prep_abort() - discard; accepts NULL. */
+void edit_prep_abort(struct edit_prep_writer *w);
+
+/*
+ * edit_prep_open() - map the sidecar at @path and check it against the trace
+ * at @trace_path (size, mtime, header hash) and against @cfg.  A stale or
+ * foreign sidecar is refused: -ESTALE (or -EINVAL for one that is not a
+ * sidecar) with the reason in @err.  Returns 0 and *@pp on success.
+ */
+int edit_prep_open(struct edit_prep **pp, const char *path, const char *trace_path,
+		   const struct edit_cfg *cfg, char *err, size_t errlen);
+
+/* edit_prep_close() - unmap; accepts NULL. */
+void edit_prep_close(struct edit_prep *prep);
+
+#endif

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The chain: builds the edits the options ask for, in a fixed order, and runs
+ * them on each packet.  It owns the one buffer edited packets live in, so a
+ * packet no edit writes to is never copied, and it does the checksum work
+ * that several edits share: one full recomputation at the end when a length
+ * or the payload changed, or the values from a prep sidecar instead.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "edit_int.h"
+#include "replay/compiler.h"
+
+/* The order edits run in: selection first (on the packet as captured), then layer 2,
+ * layer 3/4 rewrites, lengths, padding, and last the checksums. */
+static const struct edit_ops *const edit_order[] = {
+	&edit_select_ops, &edit_filter_ops, &edit_mac_ops,   &edit_vlan_ops,  &edit_seed_ops,
+	&edit_ipmap_ops,  &edit_portmap_ops, &edit_ttl_ops,  &edit_tos_ops,   &edit_mtu_ops,
+	&edit_fixlen_ops, &edit_pad_ops,     &edit_fixcsum_ops,
+};
+
+/* Client/server roles learned from addresses, for the pair forms of --enet-*mac and --pnat. */
+#define HOSTS_MAX (1u << 18) /* open addressing, power of two; ~5 MiB */
+struct host {
+	uint8_t used;         /* 0 = empty slot */
+	uint8_t server;       /* first seen as a destination */
+	uint8_t len;          /* 4 or 16 */
+	uint8_t addr[16];
+};
+
+struct edit_chain {
+	struct edit_cfg cfg;          /* our copy: edits keep pointers to it */
+	struct edit edits[ARRAY_SIZE(edit_order)];
+	unsigned nedits;
+	uint8_t *buf;                 /* EDIT_HEADROOM + EDIT_FRAME_MAX bytes */
+	uint8_t *dirty_lo, *dirty_hi; /* bytes of buf earlier packets may have left non-zero */
+	struct host *hosts;           /* NULL unless a pair form needs directions */
+	unsigned nhosts;
+	const struct edit_prep *prep;
+	struct edit_ctx ctx;          /* the packet being edited */
+	struct layers orig;           /* its layers as read, for the sidecar */
+	bool orig_valid;
+	bool recording;               /* a prep writer wants every packet's layers */
+	int last_rc;
+	char err[320];
+};
+
+static bool needs_direction(const struct edit_cfg *cfg)
+{
+	return cfg->dmac.n == 2 || cfg->smac.n == 2 || cfg->pnat.n == 2;
+}
+
+int edit_chain_new(struct edit_chain **cp, const struct edit_cfg *cfg)
+{
+	struct edit_chain *c = calloc(1, sizeof(*c));
+	int rc;
+
+	*cp = c;
+	if (!c)
+		return -ENOMEM;
+	c->cfg = *cfg;
+	c->buf = calloc(1, EDIT_HEADROOM + EDIT_FRAME_MAX);
+	if (!c->buf)
+		goto nomem;
+	c->dirty_lo = c->dirty_hi = c->buf + EDIT_HEADROOM;
+	if (needs_direction(cfg)) {
+		c->hosts = calloc(HOSTS_MAX, sizeof(*c->hosts));
+		if (!c->hosts)
+			goto nomem;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(edit_order); i++) {
+		struct edit *e = &c->edits[c->nedits];
+
+		if (!edit_order[i]->wanted(&c->cfg))
+			continue;
+		e->ops = edit_order[i];
+		e->cfg = &c->cfg;
+		c->nedits++;
+		if (e->ops->init && (rc = e->ops->init(e, &c->cfg, c->err, sizeof(c->err))) < 0)
+			return rc;
+	}
+	return 0;
+nomem:
+	snprintf(c->err, sizeof(c->err), "out of memory for the edit chain");
+	return -ENOMEM;
+}
+
+void edit_chain_free(struct edit_chain *c)
+{
+	if (!c)
+		return;
+	for (unsigned i = 0; i < c->nedits; i++)
+		if (c->edits[i].ops->free)
+			c->edits[i].ops->free(&c->edits[i]);
+	free(c->hosts);
+	free(c->buf);
+	free(c);
+}
+
+const char *edit_chain_strerror(const struct edit_chain *c)
+{
+	return c ? c->err : "out of memory";
+}
+
+void edit_chain_use_prep(struct edit_chain *c, const struct edit_prep *prep)
+{
+	c->prep = prep;
+}
+
+int edit_fail(struct edit_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->err, sizeof(c->err), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+uint8_t *edit_wr(struct edit_ctx *c)
+{
+	struct edit_chain *ch = c->chain;
+
+	if (!c->writable) {
+		/* caplen <= TRACE_RECORD_MAX_BYTES (the readers' limit) <= EDIT_FRAME_MAX. */
+		memcpy(c->base, c->p->data, c->p->caplen);
+		c->p->data = c->base;
+		c->writable = true;
+		if (c->base < ch->dirty_lo)
+			ch->dirty_lo = c->base;
+		if (c->base + c->p->caplen > ch->dirty_hi)
+			ch->dirty_hi = c->base + c->p->caplen;
+	}
+	return (uint8_t *)c->p->data;
+}
+
+void edit_zero_tail(struct edit_ctx *c, uint8_t *start, uint32_t from, uint32_t len)
+{
+	struct edit_chain *ch = c->chain;
+	uint8_t *z = start + from, *end = start + len;
+
+	/* Only what an earlier packet dirtied needs clearing: the rest of buf is still zero. */
+	if (z < ch->dirty_hi)
+		memset(z, 0, (size_t)(MIN(end, ch->dirty_hi) - z));
+	if (start < ch->dirty_lo)
+		ch->dirty_lo = start;
+	if (ch->dirty_hi <= end)
+		ch->dirty_hi = z > ch->dirty_lo ? z : ch->dirty_lo;
+}
+
+void edit_patch(struct edit_ctx *c, uint32_t off, const uint8_t *nw, unsigned n, int csum_off,
+		bool udp)
+{
+	uint8_t *d = edit_wr(c), old[16], *f;
+
+	memcpy(old, d + off, n);
+	memcpy(d + off, nw, n);
+	if (c->from_prep || csum_off < 0 || (uint32_t)csum_off + 2 > c->p->caplen)
+		return;
+	f = d + csum_off;
+	if (udp && !f[0] && !f[1])
+		return;
+	csum_replace(f, old, nw, n);
+	if (udp && !f[0] && !f[1])
+		f[0] = f[1] = 0xff;
+}
+
+void edit_addr(struct edit_ctx *c, uint32_t off, const uint8_t *nw, unsigned n)
+{
+	const struct layers *l = edit_layers(c);
+	uint8_t *d = edit_wr(c), old[16];
+
+	if (!memcmp(d + off, nw, n))
+		return;
+	memcpy(old, d + off, n);
+	edit_patch(c, off, nw, n, l->ipver == 4 ? l->l3off + 10 : -1, false);
+	if (!c->from_prep)
+		csum_l4_update(d, c->p->caplen, l, old, nw, n);
+}
+
+uint8_t *edit_push(struct edit_ctx *c, uint32_t at, uint32_t n)
+{
+	struct edit_chain *ch = c->chain;
+	uint8_t *d = edit_wr(c);
+
+	if (d - n < ch->buf || at > c->p->caplen)
+		return NULL;
+	memmove(d - n, d, at);
+	d -= n;
+	c->p->data = d;
+	c->p->caplen += n;
+	c->p->wirelen += n;
+	if (c->zero_from != UINT32_MAX)
+		c->zero_from += n;
+	if (d < ch->dirty_lo)
+		ch->dirty_lo = d;
+	return d;
+}
+
+void edit_pull(struct edit_ctx *c, uint32_t at, uint32_t n)
+{
+	uint8_t *d = edit_wr(c);
+
+	memmove(d + n, d, at);
+	c->p->data = d + n;
+	c->p->caplen -= n;
+	c->p->wirelen = c->p->wirelen >= n ? c->p->wirelen - n : 0;
+	if (c->zero_from != UINT32_MAX)
+		c->zero_from = c->zero_from >= n ? c->zero_from - n : 0;
+}
+
+void edit_chain_record(struct edit_chain *c)
+{
+	c->recording = true;
+}
+
+const struct layers *edit_layers(struct edit_ctx *c)
+{
+	if (!c->parsed) {
+		layers_parse(c->p->data, c->p->caplen, &c->l);
+		c->parsed = true;
+		if (!c->chain->orig_valid) {
+			c->chain->orig = c->l;
+			c->chain->orig_valid = true;
+		}
+	}
+	return &c->l;
+}
+
+static uint32_t host_hash(const uint8_t *a, unsigned len)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (unsigned i = 0; i < len; i++)
+		h = (h ^ a[i]) * 16777619u;
+	return h;
+}
+
+/* The host entry for @a, created with role @server if new; NULL when the table is full. */
+static struct host *host_get(struct edit_chain *ch, const uint8_t *a, unsigned len, bool server)
+{
+	uint32_t i = host_hash(a, len) & (HOSTS_MAX - 1);
+
+	for (;;) {
+		struct host *h = &ch->hosts[i];
+
+		if (!h->used) {
+			/* Keep a quarter free so probes stay short. */
+			if (ch->nhosts >= HOSTS_MAX / 4 * 3)
+				return NULL;
+			h->used = 1;
+			h->server = server;
+			h->len = (uint8_t)len;
+			memcpy(h->addr, a, len);
+			ch->nhosts++;
+			return h;
+		}
+		if (h->len == len && !memcmp(h->addr, a, len))
+			return h;
+		i = (i + 1) & (HOSTS_MAX - 1);
+	}
+}
+
+int edit_direction(struct edit_ctx *c)
+{
+	const struct layers *l;
+	struct host *s, *d;
+	const uint8_t *ip;
+	unsigned alen;
+
+	if (c->dir >= 0)
+		return c->dir;
+	l = edit_layers(c);
+	/* Frames that are not IP go the server's way, as tcpprep sends them by default. */
+	c->dir = DIR_S2C;
+	if (!(l->flags & L_IP) || !c->chain->hosts)
+		return c->dir;
+	ip = c->p->data + l->l3off;
+	alen = l->ipver == 4 ? 4 : 16;
+	ip += l->ipver == 4 ? 12 : 8;
+	/* An address first seen as a source is a client, first seen as a destination a server. */
+	s = host_get(c->chain, ip, alen, false);
+	d = host_get(c->chain, ip + alen, alen, true);
+	(void)d;
+	if (s && !s->server)
+		c->dir = DIR_C2S;
+	return c->dir;
+}
+
+/* With a sidecar: the record's layers instead of a walk, after checking it is this packet's. */
+static int from_sidecar(struct edit_chain *ch, struct pkt *p, struct prep_rec *r)
+{
+	struct edit_ctx *c = &ch->ctx;
+
+	if (prep_lookup(ch->prep, p->recno, r) < 0 || !(r->flags & PREP_R_SEEN))
+		return edit_fail(c, "not in the prep sidecar (it was made for another trace?)");
+	if (r->caplen != p->caplen || r->wirelen != p->wirelen)
+		return edit_fail(c, "the prep sidecar says %u/%u bytes, the trace %u/%u: it belongs to another trace",
+				 r->caplen, r->wirelen, p->caplen, p->wirelen);
+	c->l = r->l;
+	c->parsed = true;
+	c->from_prep = true;
+	return 0;
+}
+
+static void put16(uint8_t *b, uint16_t v)
+{
+	b[0] = (uint8_t)(v >> 8);
+	b[1] = (uint8_t)v;
+}
+
+int edit_chain_apply(struct edit_chain *ch, struct pkt *p)
+{
+	struct edit_ctx *c = &ch->ctx;
+	struct prep_rec r;
+	int rc = EDIT_KEEP;
+
+	c->p = p;
+	c->chain = ch;
+	c->base = ch->buf + EDIT_HEADROOM;
+	c->writable = c->parsed = c->csum_full = c->from_prep = false;
+	c->zero_from = UINT32_MAX;
+	c->dir = -1;
+	c->err[0] = '\0';
+	ch->orig_valid = false;
+	if (ch->prep && (rc = from_sidecar(ch, p, &r)) < 0)
+		goto out;
+	if (ch->recording)
+		edit_layers(c);
+	for (unsigned i = 0; i < ch->nedits; i++) {
+		rc = ch->edits[i].ops->apply(&ch->edits[i], c);
+		if (rc != EDIT_KEEP)
+			goto out;
+	}
+	if (c->writable && c->from_prep) {
+		uint8_t *d = (uint8_t *)p->data;
+
+		/* The sidecar was made by this same chain: its offsets are inside this frame. */
+		if ((r.flags & PREP_R_IP4) && r.ip4_off + 2u <= p->caplen)
+			put16(d + r.ip4_off, r.ip4_csum);
+		if ((r.flags & PREP_R_L4) && r.l4_off + 2u <= p->caplen)
+			put16(d + r.l4_off, r.l4_csum);
+	} else if (c->csum_full && !c->from_prep && (edit_layers(c)->flags & L_IP)) {
+		csum_fix_all(edit_wr(c), p->caplen, MIN(c->zero_from, p->caplen), &c->l, NULL);
+	}
+out:
+	ch->last_rc = rc;
+	if (rc < 0)
+		snprintf(ch->err, sizeof(ch->err), "%s: %s", "edit", c->err);
+	return rc;
+}
+
+void edit_chain_last(const struct edit_chain *ch, struct prep_rec *r)
+{
+	const struct edit_ctx *c = &ch->ctx;
+	const struct pkt *p = c->p;
+	struct layers out;
+
+	memset(r, 0, sizeof(*r));
+	r->flags = PREP_R_SEEN;
+	if (ch->last_rc != EDIT_KEEP)
+		r->flags |= PREP_R_DROP;
+	if (ch->orig_valid)
+		r->l = ch->orig;
+	r->caplen = p->caplen;
+	r->wirelen = p->wirelen;
+	if (ch->last_rc != EDIT_KEEP || !c->writable)
+		return;
+	/* The edited frame's checksum fields, wherever the edits left them. */
+	layers_parse(p->data, p->caplen, &out);
+	if (out.ipver == 4) {
+		r->flags |= PREP_R_IP4;
+		r->ip4_off = (uint16_t)(out.l3off + 10);
+		r->ip4_csum = (uint16_t)(p->data[r->ip4_off] << 8 | p->data[r->ip4_off + 1]);
+	}
+	if ((out.flags & L_L4) && !(out.flags & L_NONFIRST) && csum_l4_offset(out.l4proto) >= 0) {
+		r->flags |= PREP_R_L4;
+		r->l4_off = (uint16_t)(out.l4off + csum_l4_offset(out.l4proto));
+		r->l4_csum = (uint16_t)(p->data[r->l4_off] << 8 | p->data[r->l4_off + 1]);
+	}
+}

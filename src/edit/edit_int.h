@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Inside the edit chain: the per-packet context every edit works on, the
+ * bounds-checked header walk and the checksum arithmetic (net.c), and the
+ * ops table each edit file exports.
+ */
+#ifndef REPLAY_EDIT_INT_H
+#define REPLAY_EDIT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replay/edit.h"
+#include "replay/pkt.h"
+
+/* Room in front of the copied frame for VLAN tags pushed by --enet-vlan add. */
+#define EDIT_HEADROOM 64u
+/* The largest frame the chain builds: a padded packet goes out at its wire length. */
+#define EDIT_FRAME_MAX (256u * 1024u)
+/* VLAN tags and IPv6 extension headers walked before giving up on a packet. */
+#define EDIT_VLAN_MAX 8
+#define EDIT_IP6_EXT_MAX 8
+
+enum {
+	L_IP = 1u << 0,        /* an IPv4 or IPv6 header is fully captured at l3off */
+	L_FRAG = 1u << 1,      /* a fragment (first or not): its L4 checksum covers bytes we lack */
+	L_NONFIRST = 1u << 2,  /* a non-first fragment: no L4 header here */
+	L_L4 = 1u << 3,        /* the L4 header (up to and including its checksum) is captured */
+};
+
+/* Where the headers are, found by layers_parse(); offsets in bytes from the frame start. */
+struct layers {
+	uint16_t l3off;      /* first byte after Ethernet and VLAN tags */
+	uint16_t ethertype;  /* innermost EtherType; 0 for 802.3 length frames */
+	uint8_t nvlan;       /* VLAN tags walked */
+	uint8_t ipver;       /* 4, 6, or 0 */
+	uint8_t l4proto;     /* IPPROTO_* of the L4 header (after IPv6 extensions) */
+	uint8_t flags;       /* L_* */
+	uint16_t l4off;      /* first byte of the L4 header; valid with L_IP and not L_NONFIRST */
+	uint16_t l4hdr;      /* L4 header length in bytes (TCP with options, UDP 8, ICMP 8); 0 = other */
+	uint32_t l3len;      /* IP datagram length per its header (IPv4 total length, IPv6 40 + payload) */
+};
+
+/* Client/server direction of a packet, for the two-value forms of --enet-*mac and --pnat. */
+enum edit_dir { DIR_C2S = 0, DIR_S2C = 1 };
+
+struct edit_chain;
+
+/* What every edit sees: the packet and how to change it. */
+struct edit_ctx {
+	struct pkt *p;           /* the view being edited */
+	struct edit_chain *chain;
+	uint8_t *base;           /* chain buffer + EDIT_HEADROOM: where copies start */
+	bool writable;           /* p->data points into the chain buffer */
+	bool parsed;             /* l is valid */
+	bool csum_full;          /* lengths or payload changed: recompute checksums at the end */
+	bool from_prep;          /* checksums come from the sidecar: compute none */
+	uint32_t zero_from;      /* bytes from here to wirelen are known to be zero (padding) */
+	struct layers l;
+	int dir;                 /* enum edit_dir, or -1 until asked for */
+	char err[256];           /* this packet's error, when an edit fails */
+};
+
+struct edit;
+
+struct edit_ops {
+	const char *name;
+	/* wanted() - true if @cfg asks for this edit. */
+	bool (*wanted)(const struct edit_cfg *cfg);
+	/* init() - build from @cfg; 0 or -errno with the reason in @err. */
+	int (*init)(struct edit *e, const struct edit_cfg *cfg, char *err, size_t errlen);
+	/* apply() - EDIT_KEEP, EDIT_DROP, or -errno with the reason in c->err. */
+	int (*apply)(struct edit *e, struct edit_ctx *c);
+	/* free() - release what init() allocated; also after a failed init(). */
+	void (*free)(struct edit *e);
+};
+
+struct edit {
+	const struct edit_ops *ops;
+	const struct edit_cfg *cfg; /* the chain's copy of the options */
+	void *priv;                 /* the edit's own state */
+};
+
+/* The edits, in the order the chain runs them (chain.c lists them). */
+extern const struct edit_ops edit_select_ops;
+extern const struct edit_ops edit_filter_ops;
+extern const struct edit_ops edit_mac_ops;
+extern const struct edit_ops edit_vlan_ops;
+extern const struct edit_ops edit_seed_ops;
+extern const struct edit_ops edit_ipmap_ops;
+extern const struct edit_ops edit_portmap_ops;
+extern const struct edit_ops edit_ttl_ops;
+extern const struct edit_ops edit_tos_ops;
+extern const struct edit_ops edit_mtu_ops;
+extern const struct edit_ops edit_fixlen_ops;
+extern const struct edit_ops edit_pad_ops;
+extern const struct edit_ops edit_fixcsum_ops;
+
+/* --- chain.c: services for edits --- */
+
+/* edit_wr() - make the packet writable (copy it into the chain buffer once) and return its bytes. */
+uint8_t *edit_wr(struct edit_ctx *c);
+
+/* edit_layers() - the packet's layers, parsed on first use. */
+const struct layers *edit_layers(struct edit_ctx *c);
+
+/* edit_direction() - DIR_C2S or DIR_S2C for the packet (learned from the addresses seen so far). */
+int edit_direction(struct edit_ctx *c);
+
+/* edit_fail() - set the packet's error text; returns -EINVAL. */
+int edit_fail(struct edit_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * edit_patch() - write @n bytes (@n even, @off even from the start of the
+ * checksummed header) at @off and update the checksum at @csum_off (-1: none;
+ * @udp: a zero UDP checksum means none and stays zero) per RFC 1624.
+ * edit_addr() - the same for an IP address in the IP header: the IPv4 header
+ * checksum and the L4 checksum through the pseudo-header.  With a prep
+ * sidecar neither computes anything.
+ */
+void edit_patch(struct edit_ctx *c, uint32_t off, const uint8_t *nw, unsigned n, int csum_off,
+		bool udp);
+void edit_addr(struct edit_ctx *c, uint32_t off, const uint8_t *nw, unsigned n);
+
+/* edit_ipv4_multicast() etc. - address classes that --skipbroadcast leaves alone. */
+static inline bool edit_v4_special(const uint8_t *a)
+{
+	/* Multicast 224/4, and the limited broadcast (which tcprewrite forgets). */
+	return (a[0] & 0xf0) == 0xe0 || (a[0] == 255 && a[1] == 255 && a[2] == 255 && a[3] == 255);
+}
+static inline bool edit_v6_multicast(const uint8_t *a)
+{
+	return a[0] == 0xff;
+}
+
+/*
+ * edit_push() - open @n bytes at offset @at of the (writable) frame by moving
+ * the first @at bytes into the headroom; returns the new start, or NULL if the
+ * headroom is used up.  edit_pull() - close @n bytes at @at the same way.
+ */
+uint8_t *edit_push(struct edit_ctx *c, uint32_t at, uint32_t n);
+void edit_pull(struct edit_ctx *c, uint32_t at, uint32_t n);
+
+/* edit_zero_tail() - after the chain buffer holds @len bytes of frame at @start, the bytes
+ * from @from to @len must read as zero: clear only what earlier packets left there. */
+void edit_zero_tail(struct edit_ctx *c, uint8_t *start, uint32_t from, uint32_t len);
+
+/* --- net.c: header walks and checksums --- */
+
+/*
+ * layers_parse() - walk Ethernet, VLAN/QinQ tags, IPv4 (with options) or IPv6
+ * (with up to EDIT_IP6_EXT_MAX extension headers) and find the L4 header, never
+ * reading past @caplen.  Anything it cannot follow is left as "no more layers".
+ */
+void layers_parse(const uint8_t *d, uint32_t caplen, struct layers *l);
+
+/* csum_add() - one's-complement sum of @n bytes at @b added to @sum (32-bit accumulator). */
+uint32_t csum_add(uint32_t sum, const uint8_t *b, size_t n);
+
+/* csum_fold() - fold a 32-bit accumulator to 16 bits (not complemented). */
+uint16_t csum_fold(uint32_t sum);
+
+/*
+ * csum_replace() - RFC 1624 eqn. 3: update the checksum at @field (big-endian)
+ * for @n bytes (even) changing from @old to @new.
+ */
+void csum_replace(uint8_t *field, const uint8_t *old, const uint8_t *new, size_t n);
+
+/*
+ * csum_l4_update() - after @n bytes of the pseudo-header (an address) changed
+ * from @old to @new, update the L4 checksum of the packet at @d if it carries
+ * one that covers them (TCP, UDP unless 0, ICMPv6; not non-first fragments).
+ */
+void csum_l4_update(uint8_t *d, uint32_t caplen, const struct layers *l, const uint8_t *old,
+		    const uint8_t *new, size_t n);
+
+/* Where the checksums of a packet are, for the sidecar: offsets from the frame start, 0 = none. */
+struct csum_pos {
+	uint16_t ip4;        /* IPv4 header checksum */
+	uint16_t l4;         /* TCP/UDP/ICMP/ICMPv6 checksum */
+};
+
+/*
+ * csum_fix_all() - recompute the IPv4 header checksum and the L4 checksum of
+ * the packet at @d, if it is complete: captured to its IP length (bytes at
+ * and after @zero_from count as zero without being read), and not a
+ * fragment.  Returns how many checksums were written and their offsets in
+ * *@pos (may be NULL).
+ */
+int csum_fix_all(uint8_t *d, uint32_t caplen, uint32_t zero_from, const struct layers *l,
+		 struct csum_pos *pos);
+
+/*
+ * One sidecar record (little-endian, PREP_REC_BYTES on disk): what the chain
+ * needs to send record n without parsing it or computing a checksum.
+ */
+#define PREP_REC_BYTES 40u
+enum {
+	PREP_R_SEEN = 1u << 0,  /* the record was walked */
+	PREP_R_DROP = 1u << 1,  /* the chain dropped it */
+	PREP_R_IP4 = 1u << 2,   /* write ip4_csum at ip4_off */
+	PREP_R_L4 = 1u << 3,    /* write l4_csum at l4_off */
+};
+struct prep_rec {
+	uint32_t caplen, wirelen; /* of the trace record: a mismatch means a foreign sidecar */
+	struct layers l;          /* the record's layers, as read */
+	uint8_t flags;            /* PREP_R_* */
+	uint16_t ip4_off, ip4_csum; /* offsets in the edited frame; checksum big-endian value */
+	uint16_t l4_off, l4_csum;
+};
+
+/* prep_encode()/prep_decode() - a record to/from its PREP_REC_BYTES on-disk form. */
+void prep_encode(uint8_t *b, const struct prep_rec *r);
+void prep_decode(const uint8_t *b, struct prep_rec *r);
+
+/* prep_lookup() - record @recno (from 1) of an open sidecar into *@r; 0, or -ERANGE. */
+int prep_lookup(const struct edit_prep *prep, uint64_t recno, struct prep_rec *r);
+
+/* edit_chain_last() - what the last edit_chain_apply() did, as a sidecar record. */
+void edit_chain_last(const struct edit_chain *c, struct prep_rec *r);
+
+/* edit_chain_record() - walk every packet's layers even when no edit needs them (prep). */
+void edit_chain_record(struct edit_chain *c);
+
+/* csum_l4_offset() - offset of the L4 checksum field within its header, or -1 for none. */
+int csum_l4_offset(uint8_t proto);
+
+#endif

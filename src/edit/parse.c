@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Parsers for the edit options' argument syntaxes, which are tcprewrite's and
+ * tcpreplay's so that users' command lines carry over: MAC pairs, CIDR maps
+ * with bracketed IPv6, port maps with lists and ranges, packet-number lists,
+ * TTL deltas.  Each fills a plain struct: no allocation, nothing to free.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "edit_int.h"
+
+static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* A decimal number in [0, max] from *@s, advancing it; -1 if there is none or it is too big. */
+static int64_t number(const char **s, uint64_t max)
+{
+	uint64_t v = 0;
+	const char *p = *s;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	while (*p >= '0' && *p <= '9') {
+		v = v * 10 + (uint64_t)(*p++ - '0');
+		if (v > max)
+			return -1;
+	}
+	*s = p;
+	return (int64_t)v;
+}
+
+int edit_parse_pktlist(void *field, const char *arg, char *err, size_t errlen)
+{
+	struct edit_pktlist *l = field;
+	const char *s = arg;
+
+	l->n = 0;
+	if (!strncasecmp(s, "P:", 2))
+		s += 2;
+	else if (s[0] && s[1] == ':')
+		return fail(err, errlen, "'%s': only packet-number lists (P:1-5,9,72-) are supported; use --filter for expressions",
+			    arg);
+	for (;;) {
+		int64_t lo = number(&s, UINT64_MAX / 2), hi;
+
+		if (lo < 1)
+			return fail(err, errlen, "'%s': expected a packet number from 1 at '%s'", arg, s);
+		hi = lo;
+		if (*s == '-') {
+			s++;
+			if (!*s || *s == ',')
+				hi = INT64_MAX; /* open range: to the end */
+			else if ((hi = number(&s, UINT64_MAX / 2)) < lo)
+				return fail(err, errlen, "'%s': a range must go from low to high", arg);
+		}
+		if (l->n == EDIT_LIST_MAX)
+			return fail(err, errlen, "'%s': more than %d ranges", arg, EDIT_LIST_MAX);
+		l->r[l->n].lo = (uint64_t)lo;
+		l->r[l->n].hi = hi == INT64_MAX ? UINT64_MAX : (uint64_t)hi;
+		l->n++;
+		if (!*s)
+			return 0;
+		if (*s++ != ',')
+			return fail(err, errlen, "'%s': unexpected '%c'", arg, s[-1]);
+	}
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)(c | 0x20);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* One MAC, xx:xx:xx:xx:xx:xx (one or two hex digits each), ending at @end. */
+static int mac(const char *s, const char *end, uint8_t out[6])
+{
+	for (int i = 0; i < 6; i++) {
+		int v = hexval(*s), w;
+
+		if (s >= end || v < 0)
+			return -1;
+		s++;
+		if (s < end && (w = hexval(*s)) >= 0) {
+			v = v * 16 + w;
+			s++;
+		}
+		out[i] = (uint8_t)v;
+		if (i < 5 && (s >= end || *s++ != ':'))
+			return -1;
+	}
+	return s == end ? 0 : -1;
+}
+
+int edit_parse_macs(void *field, const char *arg, char *err, size_t errlen)
+{
+	struct edit_macs *m = field;
+	const char *comma = strchr(arg, ',');
+	const char *end = arg + strlen(arg);
+
+	m->n = 0;
+	if (mac(arg, comma ? comma : end, m->mac[0]) < 0)
+		return fail(err, errlen, "'%s' is not a MAC address (xx:xx:xx:xx:xx:xx)", arg);
+	m->n = 1;
+	if (comma) {
+		if (mac(comma + 1, end, m->mac[1]) < 0)
+			return fail(err, errlen, "'%s': the second MAC address is not one", arg);
+		m->n = 2;
+	}
+	return 0;
+}
+
+/* One netblock, "a.b.c.d[/n]" or "[v6addr[/n]]" or "[v6addr]/n", from *@s up to a ':' or ',' (IPv4). */
+static int cidr(const char **s, struct edit_cidr *c)
+{
+	char buf[INET6_ADDRSTRLEN + 8];
+	const char *p = *s, *end;
+	size_t n;
+	char *slash;
+	int64_t plen;
+
+	memset(c, 0, sizeof(*c));
+	if (*p == '[') {
+		end = strchr(p, ']');
+		if (!end)
+			return -1;
+		n = (size_t)(end - p - 1);
+		if (n >= sizeof(buf))
+			return -1;
+		memcpy(buf, p + 1, n);
+		buf[n] = '\0';
+		p = end + 1;
+		c->family = 6;
+		plen = 128;
+		slash = strchr(buf, '/');
+		if (slash) {
+			const char *q = slash + 1;
+
+			*slash = '\0';
+			if ((plen = number(&q, 128)) < 0 || *q)
+				return -1;
+		} else if (*p == '/') {
+			p++;
+			if ((plen = number(&p, 128)) < 0)
+				return -1;
+		}
+		if (inet_pton(AF_INET6, buf, c->addr) != 1)
+			return -1;
+	} else {
+		end = p + strcspn(p, ":,/");
+		n = (size_t)(end - p);
+		if (n >= sizeof(buf))
+			return -1;
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+		p = end;
+		c->family = 4;
+		plen = 32;
+		if (*p == '/') {
+			p++;
+			if ((plen = number(&p, 32)) < 0)
+				return -1;
+		}
+		if (inet_pton(AF_INET, buf, c->addr) != 1)
+			return -1;
+	}
+	c->plen = (uint8_t)plen;
+	*s = p;
+	return 0;
+}
+
+int edit_parse_cidrmap(void *field, const char *arg, char *err, size_t errlen)
+{
+	struct edit_cidrmap *m = field;
+	const char *s = arg;
+
+	m->n = 0;
+	for (;;) {
+		struct edit_cidr from, to;
+
+		if (cidr(&s, &from) < 0 || *s++ != ':' || cidr(&s, &to) < 0)
+			return fail(err, errlen,
+				    "'%s' is not a list of FROM:TO netblock pairs (10.0.0.0/8:192.168.0.0/16, [2001:db8::/32]:[fd00::/32])",
+				    arg);
+		if (from.family != to.family)
+			return fail(err, errlen, "'%s': a pair maps IPv4 to IPv4 or IPv6 to IPv6", arg);
+		if (m->n == EDIT_MAP_MAX)
+			return fail(err, errlen, "'%s': more than %d pairs", arg, EDIT_MAP_MAX);
+		m->e[m->n].from = from;
+		m->e[m->n].to = to;
+		m->n++;
+		if (!*s)
+			return 0;
+		if (*s++ != ',')
+			return fail(err, errlen, "'%s': pairs are separated by commas", arg);
+	}
+}
+
+int edit_parse_pnat(void *field, const char *arg, char *err, size_t errlen)
+{
+	struct edit_pnat *p = field;
+	int rc;
+
+	if (p->n == 2)
+		return fail(err, errlen, "given more than twice (once for clients, once for servers)");
+	rc = edit_parse_cidrmap(&p->map[p->n], arg, err, errlen);
+	if (rc == 0)
+		p->n++;
+	return rc;
+}
+
+int edit_parse_portmap(void *field, const char *arg, char *err, size_t errlen)
+{
+	struct edit_portmap *m = field;
+	const char *s = arg;
+	unsigned pending = m->n; /* entries still waiting for their ":TO" */
+
+	for (;;) {
+		int64_t lo = number(&s, 65535), hi, to;
+
+		if (lo < 0)
+			return fail(err, errlen, "'%s': expected a port (0-65535) at '%s'", arg, s);
+		hi = lo;
+		if (*s == '-') {
+			s++;
+			if ((hi = number(&s, 65535)) < lo)
+				return fail(err, errlen, "'%s': a port range must go from low to high", arg);
+		}
+		if (m->n == EDIT_MAP_MAX)
+			return fail(err, errlen, "more than %d port mappings", EDIT_MAP_MAX);
+		m->e[m->n].lo = (uint16_t)lo;
+		m->e[m->n].hi = (uint16_t)hi;
+		m->n++;
+		if (*s == ':') {
+			s++;
+			if ((to = number(&s, 65535)) < 0)
+				return fail(err, errlen, "'%s': expected the new port after ':'", arg);
+			for (unsigned i = pending; i < m->n; i++)
+				m->e[i].to = (uint16_t)to;
+			pending = m->n;
+		}
+		if (!*s)
+			break;
+		if (*s++ != ',')
+			return fail(err, errlen, "'%s': unexpected '%c'", arg, s[-1]);
+	}
+	if (pending != m->n)
+		return fail(err, errlen, "'%s': ports without a ':NEW' port to map them to", arg);
+	return 0;
+}
+
+int edit_parse_ttl(void *field, const char *arg, char *err, size_t errlen)
+{
+	struct edit_ttl *t = field;
+	const char *s = arg;
+	int64_t v;
+
+	t->mode = EDIT_TTL_SET;
+	if (*s == '+' || *s == '-')
+		t->mode = *s++ == '+' ? EDIT_TTL_ADD : EDIT_TTL_SUB;
+	v = number(&s, 255);
+	if (v < 0 || *s || (t->mode == EDIT_TTL_SET && v < 1))
+		return fail(err, errlen, "'%s' is not N, +N or -N with N in 1..255", arg);
+	t->val = (uint8_t)v;
+	return 0;
+}
+
+int edit_parse_vlan(void *field, const char *arg, char *err, size_t errlen)
+{
+	enum edit_vlan_mode *m = field;
+
+	if (!strcmp(arg, "add"))
+		*m = EDIT_VLAN_ADD;
+	else if (!strcmp(arg, "del"))
+		*m = EDIT_VLAN_DEL;
+	else
+		return fail(err, errlen, "'%s' is not 'add' or 'del'", arg);
+	return 0;
+}
+
+int edit_parse_vlan_proto(void *field, const char *arg, char *err, size_t errlen)
+{
+	uint16_t *p = field;
+
+	if (!strcasecmp(arg, "802.1q"))
+		*p = 0x8100;
+	else if (!strcasecmp(arg, "802.1ad"))
+		*p = 0x88a8;
+	else
+		return fail(err, errlen, "'%s' is not '802.1q' or '802.1ad'", arg);
+	return 0;
+}
+
+int edit_parse_fixlen(void *field, const char *arg, char *err, size_t errlen)
+{
+	enum edit_fixlen_mode *m = field;
+
+	if (!strcmp(arg, "pad"))
+		*m = EDIT_FIXLEN_PAD;
+	else if (!strcmp(arg, "trunc"))
+		*m = EDIT_FIXLEN_TRUNC;
+	else if (!strcmp(arg, "del"))
+		*m = EDIT_FIXLEN_DEL;
+	else
+		return fail(err, errlen, "'%s' is not 'pad', 'trunc' or 'del'", arg);
+	return 0;
+}
+
+int edit_cfg_check(const struct edit_cfg *c, char *err, size_t errlen)
+{
+	if (c->pnat.n && (c->srcipmap.n || c->dstipmap.n))
+		return fail(err, errlen, "--pnat excludes --srcipmap and --dstipmap (as in tcprewrite)");
+	if (c->vlan != EDIT_VLAN_ADD &&
+	    (c->vlan_tag != EDIT_UNSET || c->vlan_pri != EDIT_UNSET || c->vlan_cfi != EDIT_UNSET))
+		return fail(err, errlen, "--enet-vlan-tag, -pri and -cfi need --enet-vlan add");
+	if (c->vlan != EDIT_VLAN_ADD && c->vlan_proto != 0x8100)
+		return fail(err, errlen, "--enet-vlan-proto needs --enet-vlan add");
+	if (c->vlan == EDIT_VLAN_ADD && c->vlan_tag == EDIT_UNSET)
+		return fail(err, errlen, "--enet-vlan add needs --enet-vlan-tag");
+	if (c->pad_payload && (c->fixlen == EDIT_FIXLEN_PAD || c->fixlen == EDIT_FIXLEN_TRUNC))
+		return fail(err, errlen, "--pad-payload and --fixlen pad/trunc both set the length; give one");
+	return 0;
+}
+
+bool edit_cfg_any(const struct edit_cfg *c)
+{
+	const struct edit_cfg d = EDIT_CFG_DEFAULTS;
+
+	return c->filter || c->include.n || c->exclude.n || c->dmac.n || c->smac.n ||
+	       c->vlan != EDIT_VLAN_NONE || c->pnat.n || c->srcipmap.n || c->dstipmap.n ||
+	       c->portmap.n || c->seed != EDIT_UNSET || c->ttl.mode != EDIT_TTL_NONE ||
+	       c->tos != EDIT_UNSET || c->mtu_trunc || c->fixlen != EDIT_FIXLEN_NONE || c->fixcsum ||
+	       c->pad_payload || c->skipbroadcast != d.skipbroadcast;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return h;
+}
+
+#define H(x) (h = fnv(h, &(x), sizeof(x)))
+
+static uint64_t hash_map(uint64_t h, const struct edit_cidrmap *m)
+{
+	H(m->n);
+	for (unsigned i = 0; i < m->n; i++) {
+		H(m->e[i].from.family), H(m->e[i].from.plen), H(m->e[i].from.addr);
+		H(m->e[i].to.family), H(m->e[i].to.plen), H(m->e[i].to.addr);
+	}
+	return h;
+}
+
+uint64_t edit_cfg_hash(const struct edit_cfg *c)
+{
+	uint64_t h = 14695981039346656037ull;
+	unsigned v;
+
+	/* Field by field: struct padding holds no meaning and must not change the digest. */
+	h = c->filter ? fnv(h, c->filter, strlen(c->filter) + 1) : fnv(h, "", 1);
+	H(c->include.n);
+	for (unsigned i = 0; i < c->include.n; i++)
+		H(c->include.r[i].lo), H(c->include.r[i].hi);
+	H(c->exclude.n);
+	for (unsigned i = 0; i < c->exclude.n; i++)
+		H(c->exclude.r[i].lo), H(c->exclude.r[i].hi);
+	H(c->dmac.n), H(c->dmac.mac), H(c->smac.n), H(c->smac.mac);
+	v = c->vlan, H(v);
+	H(c->vlan_tag), H(c->vlan_pri), H(c->vlan_cfi), H(c->vlan_proto);
+	H(c->pnat.n);
+	for (unsigned i = 0; i < c->pnat.n; i++)
+		h = hash_map(h, &c->pnat.map[i]);
+	h = hash_map(h, &c->srcipmap);
+	h = hash_map(h, &c->dstipmap);
+	H(c->portmap.n);
+	for (unsigned i = 0; i < c->portmap.n; i++)
+		H(c->portmap.e[i].lo), H(c->portmap.e[i].hi), H(c->portmap.e[i].to);
+	H(c->seed), H(c->skipbroadcast);
+	v = c->ttl.mode, H(v);
+	H(c->ttl.val), H(c->tos), H(c->mtu), H(c->mtu_trunc);
+	v = c->fixlen, H(v);
+	H(c->fixcsum), H(c->pad_payload);
+	return h;
+}

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The prep sidecar: NetVCR's preparation step (seed 003, §III-C).  `replay
+ * prep` walks a trace once through the same edit chain the replay will use
+ * and writes, for every record, its layer offsets and the checksums its
+ * edited (padded, rewritten) form carries; `replay --prep` maps the file and
+ * the chain copies those values instead of parsing and summing.
+ *
+ * The sidecar is bound to its trace (size, mtime, a hash of the first 4096
+ * bytes) and to the edit options (edit_cfg_hash()); anything else is refused,
+ * since stale checksums would go on the wire looking valid to us.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "edit_int.h"
+
+#define PREP_MAGIC "RPLYPREP"
+#define PREP_HDR_BYTES 64u
+#define PREP_HEAD_HASHED 4096u
+
+struct edit_prep {
+	const uint8_t *map; /* the whole file */
+	size_t len;
+	uint64_t nrec;
+};
+
+struct edit_prep_writer {
+	FILE *f;
+	char *tmp, *out;
+	uint8_t hdr[PREP_HDR_BYTES];
+	uint64_t nrec;
+	struct edit_chain *chain;
+};
+
+static void put_le(uint8_t *b, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *b, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v |= (uint64_t)b[i] << (8 * i);
+	return v;
+}
+
+void prep_encode(uint8_t *b, const struct prep_rec *r)
+{
+	memset(b, 0, PREP_REC_BYTES);
+	put_le(b + 0, r->caplen, 4);
+	put_le(b + 4, r->wirelen, 4);
+	put_le(b + 8, r->l.l3off, 2);
+	put_le(b + 10, r->l.ethertype, 2);
+	b[12] = r->l.nvlan;
+	b[13] = r->l.ipver;
+	b[14] = r->l.l4proto;
+	b[15] = r->l.flags;
+	put_le(b + 16, r->l.l4off, 2);
+	put_le(b + 18, r->l.l4hdr, 2);
+	put_le(b + 20, r->l.l3len, 4);
+	b[24] = r->flags;
+	put_le(b + 26, r->ip4_off, 2);
+	put_le(b + 28, r->ip4_csum, 2);
+	put_le(b + 30, r->l4_off, 2);
+	put_le(b + 32, r->l4_csum, 2);
+}
+
+void prep_decode(const uint8_t *b, struct prep_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->caplen = (uint32_t)get_le(b + 0, 4);
+	r->wirelen = (uint32_t)get_le(b + 4, 4);
+	r->l.l3off = (uint16_t)get_le(b + 8, 2);
+	r->l.ethertype = (uint16_t)get_le(b + 10, 2);
+	r->l.nvlan = b[12];
+	r->l.ipver = b[13];
+	r->l.l4proto = b[14];
+	r->l.flags = b[15];
+	r->l.l4off = (uint16_t)get_le(b + 16, 2);
+	r->l.l4hdr = (uint16_t)get_le(b + 18, 2);
+	r->l.l3len = (uint32_t)get_le(b + 20, 4);
+	r->flags = b[24];
+	r->ip4_off = (uint16_t)get_le(b + 26, 2);
+	r->ip4_csum = (uint16_t)get_le(b + 28, 2);
+	r->l4_off = (uint16_t)get_le(b + 30, 2);
+	r->l4_csum = (uint16_t)get_le(b + 32, 2);
+}
+
+int prep_lookup(const struct edit_prep *prep, uint64_t recno, struct prep_rec *r)
+{
+	if (recno < 1 || recno > prep->nrec)
+		return -ERANGE;
+	prep_decode(prep->map + PREP_HDR_BYTES + (recno - 1) * PREP_REC_BYTES, r);
+	return 0;
+}
+
+/* The trace's identity: size, mtime and FNV-1a of its first PREP_HEAD_HASHED bytes. */
+static int trace_identity(const char *path, uint64_t *size, int64_t *mtime_ns, uint64_t *hash,
+			  char *err, size_t errlen)
+{
+	uint8_t head[PREP_HEAD_HASHED];
+	struct stat st;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
+		if (fd >= 0)
+			close(fd);
+		return -e;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(err, errlen, "%s: a prep sidecar needs a regular trace file", path);
+		return -EINVAL;
+	}
+	n = pread(fd, head, sizeof(head), 0);
+	close(fd);
+	if (n < 0) {
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		return -EIO;
+	}
+	*size = (uint64_t)st.st_size;
+	*mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	*hash = 14695981039346656037ull;
+	for (ssize_t i = 0; i < n; i++)
+		*hash = (*hash ^ head[i]) * 1099511628211ull;
+	return 0;
+}
+
+int edit_prep_create(struct edit_prep_writer **wp, const char *out_path, const char *trace_path,
+		     struct edit_chain *c, const struct edit_cfg *cfg, char *err, size_t errlen)
+{
+	struct edit_prep_writer *w = calloc(1, sizeof(*w));
+	uint64_t size, hash;
+	int64_t mtime;
+	int fd, rc;
+
+	*wp = w;
+	if (!w || !(w->out = strdup(out_path)) || asprintf(&w->tmp, "%s.tmpXXXXXX", out_path) < 0) {
+		if (w)
+			w->tmp = NULL;
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = trace_identity(trace_path, &size, &mtime, &hash, err, errlen);
+	if (rc < 0)
+		return rc;
+	fd = mkstemp(w->tmp);
+	if (fd < 0 || !(w->f = fdopen(fd, "wb"))) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: cannot create: %s", out_path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(w->tmp);
+		}
+		free(w->tmp);
+		w->tmp = NULL;
+		return rc;
+	}
+	memcpy(w->hdr, PREP_MAGIC, 8);
+	put_le(w->hdr + 8, EDIT_PREP_VERSION, 4);
+	put_le(w->hdr + 12, PREP_REC_BYTES, 4);
+	put_le(w->hdr + 16, size, 8);
+	put_le(w->hdr + 24, (uint64_t)mtime, 8);
+	put_le(w->hdr + 32, hash, 8);
+	put_le(w->hdr + 40, edit_cfg_hash(cfg), 8);
+	/* The record count (offset 48) is filled in by commit. */
+	if (fwrite(w->hdr, 1, PREP_HDR_BYTES, w->f) != PREP_HDR_BYTES) {
+		snprintf(err, errlen, "%s: cannot write: %s", out_path, strerror(errno));
+		return -EIO;
+	}
+	w->chain = c;
+	edit_chain_record(c);
+	return 0;
+}
+
+int edit_prep_add(struct edit_prep_writer *w, const struct edit_chain *c, uint64_t recno,
+		  char *err, size_t errlen)
+{
+	uint8_t b[PREP_REC_BYTES];
+	struct prep_rec r;
+
+	if (recno != w->nrec + 1) {
+		snprintf(err, errlen, "record %llu out of order (expected %llu)",
+			 (unsigned long long)recno, (unsigned long long)w->nrec + 1);
+		return -EINVAL;
+	}
+	edit_chain_last(c, &r);
+	prep_encode(b, &r);
+	if (fwrite(b, 1, sizeof(b), w->f) != sizeof(b)) {
+		snprintf(err, errlen, "%s: cannot write: %s", w->out, strerror(errno));
+		return -EIO;
+	}
+	w->nrec++;
+	return 0;
+}
+
+int edit_prep_commit(struct edit_prep_writer *w, char *err, size_t errlen)
+{
+	uint8_t n[8];
+	int rc = 0;
+
+	put_le(n, w->nrec, 8);
+	if (fseek(w->f, 48, SEEK_SET) < 0 || fwrite(n, 1, 8, w->f) != 8 || fflush(w->f) ||
+	    fsync(fileno(w->f)) < 0) {
+		rc = -errno ? -errno : -EIO;
+		snprintf(err, errlen, "%s: cannot write: %s", w->out, strerror(errno));
+	}
+	if (fclose(w->f) && !rc) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: cannot write: %s", w->out, strerror(errno));
+	}
+	w->f = NULL;
+	if (!rc && rename(w->tmp, w->out) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: cannot rename into place: %s", w->out, strerror(errno));
+	}
+	if (rc)
+		unlink(w->tmp);
+	free(w->tmp);
+	w->tmp = NULL;
+	edit_prep_abort(w);
+	return rc;
+}
+
+void edit_prep_abort(struct edit_prep_writer *w)
+{
+	if (!w)
+		return;
+	if (w->f)
+		fclose(w->f);
+	if (w->tmp) {
+		unlink(w->tmp);
+		free(w->tmp);
+	}
+	free(w->out);
+	free(w);
+}
+
+int edit_prep_open(struct edit_prep **pp, const char *path, const char *trace_path,
+		   const struct edit_cfg *cfg, char *err, size_t errlen)
+{
+	struct edit_prep *p = calloc(1, sizeof(*p));
+	uint64_t size, hash, nrec;
+	int64_t mtime;
+	struct stat st;
+	void *m;
+	int fd, rc;
+
+	*pp = NULL;
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		goto fail_fd;
+	}
+	if (!S_ISREG(st.st_mode) || (size_t)st.st_size < PREP_HDR_BYTES) {
+		snprintf(err, errlen, "%s: not a replay prep sidecar (too short)", path);
+		rc = -EINVAL;
+		goto fail_fd;
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	fd = -1;
+	if (m == MAP_FAILED) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: cannot map: %s", path, strerror(errno));
+		goto fail_fd;
+	}
+	p->map = m;
+	p->len = (size_t)st.st_size;
+	if (memcmp(p->map, PREP_MAGIC, 8)) {
+		snprintf(err, errlen, "%s: not a replay prep sidecar (bad magic)", path);
+		rc = -EINVAL;
+		goto fail;
+	}
+	if (get_le(p->map + 8, 4) != EDIT_PREP_VERSION || get_le(p->map + 12, 4) != PREP_REC_BYTES) {
+		snprintf(err, errlen, "%s: sidecar version %u, this replay reads version %u; run 'replay prep' again", path,
+			 (unsigned)get_le(p->map + 8, 4), EDIT_PREP_VERSION);
+		rc = -EINVAL;
+		goto fail;
+	}
+	nrec = get_le(p->map + 48, 8);
+	if (nrec > (p->len - PREP_HDR_BYTES) / PREP_REC_BYTES ||
+	    p->len != PREP_HDR_BYTES + nrec * PREP_REC_BYTES) {
+		snprintf(err, errlen, "%s: truncated or corrupt sidecar (%llu records in %zu bytes)", path,
+			 (unsigned long long)nrec, p->len);
+		rc = -EINVAL;
+		goto fail;
+	}
+	p->nrec = nrec;
+	rc = trace_identity(trace_path, &size, &mtime, &hash, err, errlen);
+	if (rc < 0)
+		goto fail;
+	if (get_le(p->map + 16, 8) != size || (int64_t)get_le(p->map + 24, 8) != mtime ||
+	    get_le(p->map + 32, 8) != hash) {
+		snprintf(err, errlen,
+			 "%s: stale or foreign sidecar: it was made for a trace of %llu bytes with another modification time or header than %s (%llu bytes); run 'replay prep' again",
+			 path, (unsigned long long)get_le(p->map + 16, 8), trace_path,
+			 (unsigned long long)size);
+		rc = -ESTALE;
+		goto fail;
+	}
+	if (get_le(p->map + 40, 8) != edit_cfg_hash(cfg)) {
+		snprintf(err, errlen,
+			 "%s: the sidecar was made with other edit options; run 'replay prep' with the same ones",
+			 path);
+		rc = -ESTALE;
+		goto fail;
+	}
+	*pp = p;
+	return 0;
+fail_fd:
+	if (fd >= 0)
+		close(fd);
+fail:
+	edit_prep_close(p);
+	return rc;
+}
+
+void edit_prep_close(struct edit_prep *p)
+{
+	if (!p)
+		return;
+	if (p->map)
+		munmap((void *)p->map, p->len);
+	free(p);
+}

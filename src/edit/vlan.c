@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * --enet-vlan add|del: push an 802.1Q (or 802.1ad) tag outside whatever tags
+ * the frame has, or pop the outermost one.  Tags are moved in the chain
+ * buffer's headroom, so neither direction copies the payload twice.
+ */
+#include "edit_int.h"
+
+static bool vlan_wanted(const struct edit_cfg *cfg)
+{
+	return cfg->vlan != EDIT_VLAN_NONE;
+}
+
+static void shift_layers(struct edit_ctx *c, int by)
+{
+	if (!c->parsed)
+		return;
+	c->l.l3off = (uint16_t)(c->l.l3off + by);
+	if (c->l.l4off)
+		c->l.l4off = (uint16_t)(c->l.l4off + by);
+	c->l.nvlan = (uint8_t)(c->l.nvlan + (by > 0 ? 1 : -1));
+}
+
+static int vlan_apply(struct edit *e, struct edit_ctx *c)
+{
+	const struct edit_cfg *cfg = e->cfg;
+	const uint8_t *d = c->p->data;
+	uint16_t type;
+
+	if (c->p->linktype != LINKTYPE_ETHERNET || c->p->caplen < ETH_HDR_BYTES)
+		return EDIT_KEEP;
+	type = (uint16_t)(d[12] << 8 | d[13]);
+	if (cfg->vlan == EDIT_VLAN_ADD) {
+		uint16_t tci = (uint16_t)(cfg->vlan_tag & 0xfff);
+		uint8_t *w;
+
+		if (cfg->vlan_pri != EDIT_UNSET)
+			tci |= (uint16_t)(cfg->vlan_pri << 13);
+		if (cfg->vlan_cfi != EDIT_UNSET)
+			tci |= (uint16_t)(cfg->vlan_cfi << 12);
+		w = edit_push(c, 12, 4);
+		if (!w)
+			return edit_fail(c, "no room to add another VLAN tag");
+		w[12] = (uint8_t)(cfg->vlan_proto >> 8);
+		w[13] = (uint8_t)cfg->vlan_proto;
+		w[14] = (uint8_t)(tci >> 8);
+		w[15] = (uint8_t)tci;
+		shift_layers(c, 4);
+		return EDIT_KEEP;
+	}
+	if ((type != 0x8100 && type != 0x88a8 && type != 0x9100) || c->p->caplen < ETH_HDR_BYTES + 4)
+		return EDIT_KEEP;
+	edit_pull(c, 12, 4);
+	shift_layers(c, -4);
+	return EDIT_KEEP;
+}
+
+const struct edit_ops edit_vlan_ops = {
+	.name = "vlan",
+	.wanted = vlan_wanted,
+	.apply = vlan_apply,
+};
