@@ -322,7 +322,7 @@ int edit_chain_apply(struct edit_chain *ch, struct pkt *p)
 	c->p = p;
 	c->chain = ch;
 	c->base = ch->buf + EDIT_HEADROOM;
-	c->writable = c->parsed = c->csum_full = c->from_prep = false;
+	c->writable = c->parsed = c->csum_full = c->from_prep = c->zero_payload = false;
 	c->zero_from = UINT32_MAX;
 	c->dir = -1;
 	c->err[0] = '\0';
@@ -345,7 +345,8 @@ int edit_chain_apply(struct edit_chain *ch, struct pkt *p)
 		if ((r.flags & PREP_R_L4) && r.l4_off + 2u <= p->caplen)
 			put16(d + r.l4_off, r.l4_csum);
 	} else if (c->csum_full && !c->from_prep && (edit_layers(c)->flags & L_IP)) {
-		csum_fix_all(edit_wr(c), p->caplen, MIN(c->zero_from, p->caplen), &c->l, NULL);
+		csum_fix_all(edit_wr(c), p->caplen, MIN(c->zero_from, p->caplen), c->zero_payload,
+			     &c->l, NULL);
 	}
 out:
 	ch->last_rc = rc;

@@ -56,6 +56,7 @@ struct edit_ctx {
 	bool parsed;             /* l is valid */
 	bool csum_full;          /* lengths or payload changed: recompute checksums at the end */
 	bool from_prep;          /* checksums come from the sidecar: compute none */
+	bool zero_payload;       /* --pad-payload zeroed every payload byte */
 	uint32_t zero_from;      /* bytes from here to wirelen are known to be zero (padding) */
 	struct layers l;
 	int dir;                 /* enum edit_dir, or -1 until asked for */
@@ -185,11 +186,13 @@ struct csum_pos {
  * csum_fix_all() - recompute the IPv4 header checksum and the L4 checksum of
  * the packet at @d, if it is complete: captured to its IP length (bytes at
  * and after @zero_from count as zero without being read), and not a
- * fragment.  Returns how many checksums were written and their offsets in
+ * fragment -- except the first fragment of a UDP datagram whose every payload
+ * byte is zero (@zero_payload: --pad-payload), whose checksum needs only its
+ * headers.  Returns how many checksums were written and their offsets in
  * *@pos (may be NULL).
  */
-int csum_fix_all(uint8_t *d, uint32_t caplen, uint32_t zero_from, const struct layers *l,
-		 struct csum_pos *pos);
+int csum_fix_all(uint8_t *d, uint32_t caplen, uint32_t zero_from, bool zero_payload,
+		 const struct layers *l, struct csum_pos *pos);
 
 /*
  * One sidecar record (little-endian, PREP_REC_BYTES on disk): what the chain

@@ -44,8 +44,17 @@ static int mtu_apply(struct edit *e, struct edit_ctx *c)
 	c->p->wirelen = (uint32_t)max;
 	if (c->p->caplen > max)
 		c->p->caplen = (uint32_t)max;
-	if ((l->flags & L_IP) && e->cfg->mtu >= (l->ipver == 4 ? 20u : 40u) && l->l3len > e->cfg->mtu)
+	if ((l->flags & L_IP) && e->cfg->mtu >= (l->ipver == 4 ? 20u : 40u) && l->l3len > e->cfg->mtu) {
 		set_lengths(c, (uint32_t)e->cfg->mtu);
+		/* A cut first fragment of a UDP datagram can never match its checksum again: say
+		 * "no checksum" (IPv4 allows it), as tcprewrite does. */
+		if (l->ipver == 4 && (l->flags & L_FRAG) && !(l->flags & L_NONFIRST) &&
+		    l->l4proto == IPPROTO_UDP && (l->flags & L_L4)) {
+			uint8_t *d = edit_wr(c);
+
+			d[l->l4off + 6] = d[l->l4off + 7] = 0;
+		}
+	}
 	return EDIT_KEEP;
 }
 

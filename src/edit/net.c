@@ -231,8 +231,8 @@ static uint32_t sum_range(uint32_t sum, const uint8_t *d, uint32_t off, uint32_t
 	return csum_add(sum, d + off, end - off);
 }
 
-int csum_fix_all(uint8_t *d, uint32_t caplen, uint32_t zero_from, const struct layers *l,
-		 struct csum_pos *pos)
+int csum_fix_all(uint8_t *d, uint32_t caplen, uint32_t zero_from, bool zero_payload,
+		 const struct layers *l, struct csum_pos *pos)
 {
 	uint32_t avail = caplen > zero_from ? caplen : zero_from; /* bytes that exist */
 	uint32_t l3 = l->l3off, end, l4len, sum;
@@ -258,11 +258,24 @@ int csum_fix_all(uint8_t *d, uint32_t caplen, uint32_t zero_from, const struct l
 		n++;
 	}
 	end = l3 + l->l3len;
-	/* The L4 checksum needs the whole datagram and no fragmentation. */
-	if ((l->flags & L_FRAG) || !(l->flags & L_L4) || end > avail || l->l4off > end ||
-	    (co = csum_l4_offset(l->l4proto)) < 0 || l->l4off + (uint32_t)co + 2 > end)
+	if (!(l->flags & L_L4) || (co = csum_l4_offset(l->l4proto)) < 0)
 		return n;
-	l4len = end - l->l4off;
+	if ((l->flags & L_FRAG) && zero_payload && l->l4proto == IPPROTO_UDP &&
+	    !(l->flags & L_NONFIRST)) {
+		/* The first fragment of a padded UDP datagram: every fragment's payload is zeros,
+		 * so the datagram's checksum is the pseudo-header and the UDP header alone, with
+		 * the length the UDP header states. */
+		l4len = be16(d + l->l4off + 4);
+		if (l4len < 8)
+			return n;
+		end = l->l4off + l4len;
+	} else if ((l->flags & L_FRAG) || end > avail || l->l4off > end ||
+		   l->l4off + (uint32_t)co + 2 > end) {
+		/* Otherwise the L4 checksum needs the whole datagram and no fragmentation. */
+		return n;
+	} else {
+		l4len = end - l->l4off;
+	}
 	f = d + l->l4off + co;
 	f[0] = f[1] = 0;
 	if (l->l4proto == IPPROTO_ICMP) {

@@ -54,6 +54,7 @@ static int pad_apply(struct edit *e, struct edit_ctx *c)
 	edit_zero_tail(c, d, keep, len);
 	p->caplen = p->wirelen = len;
 	c->zero_from = keep;
+	c->zero_payload = true;
 	c->csum_full = true;
 	return EDIT_KEEP;
 }

@@ -31,13 +31,14 @@ static int vlan_apply(struct edit *e, struct edit_ctx *c)
 		return EDIT_KEEP;
 	type = (uint16_t)(d[12] << 8 | d[13]);
 	if (cfg->vlan == EDIT_VLAN_ADD) {
-		uint16_t tci = (uint16_t)(cfg->vlan_tag & 0xfff);
+		uint16_t tci = (uint16_t)(cfg->vlan_tag & 0xfff), old = 0;
 		uint8_t *w;
 
-		if (cfg->vlan_pri != EDIT_UNSET)
-			tci |= (uint16_t)(cfg->vlan_pri << 13);
-		if (cfg->vlan_cfi != EDIT_UNSET)
-			tci |= (uint16_t)(cfg->vlan_cfi << 12);
+		/* Priority and CFI not given: keep those of the tag already there (as tcprewrite). */
+		if ((type == 0x8100 || type == 0x88a8 || type == 0x9100) && c->p->caplen >= 16)
+			old = (uint16_t)(d[14] << 8 | d[15]);
+		tci |= cfg->vlan_pri != EDIT_UNSET ? (uint16_t)(cfg->vlan_pri << 13) : (old & 0xe000);
+		tci |= cfg->vlan_cfi != EDIT_UNSET ? (uint16_t)(cfg->vlan_cfi << 12) : (old & 0x1000);
 		w = edit_push(c, 12, 4);
 		if (!w)
 			return edit_fail(c, "no room to add another VLAN tag");
