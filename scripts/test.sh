@@ -36,6 +36,7 @@ check_no_skips() {
 run_suites() {
 	local dir=$1
 	meson test -C "$dir" --suite unit --print-errorlogs
+	meson test -C "$dir" --suite golden --print-errorlogs
 	meson test -C "$dir" --suite integration --print-errorlogs --num-processes 1
 	check_no_skips "$dir"
 }

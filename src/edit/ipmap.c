@@ -96,8 +96,12 @@ static int ipmap_apply(struct edit *e, struct edit_ctx *c)
 	    d[l->l3off + 2] == 0x08 && d[l->l3off + 3] == 0x00 && d[l->l3off + 4] == 6 &&
 	    d[l->l3off + 5] == 4 && d[l->l3off + 6] == 0 &&
 	    (d[l->l3off + 7] == 1 || d[l->l3off + 7] == 2)) {
-		map_one(cfg, c, smap, l->l3off + 14, 4, true);
-		map_one(cfg, c, dmap, l->l3off + 24, 4, true);
+		bool request = d[l->l3off + 7] == 1;
+
+		/* As tcprewrite pairs them: a request's sender takes the destination map and its
+		 * target the source map; a reply the other way round. */
+		map_one(cfg, c, request ? dmap : smap, l->l3off + 14, 4, true);
+		map_one(cfg, c, request ? smap : dmap, l->l3off + 24, 4, true);
 	}
 	return EDIT_KEEP;
 }

@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# One golden case: replay -w with REPLAY_ARGS must write, frame for frame, what
+# the reference tool writes for the equivalent command line, and every
+# checksum in our output must verify.
+#
+#   golden.sh NAME TRACE REF REF_ARGS REPLAY_ARGS [EXCEPT WHY]
+#
+# REF is tcprewrite (REF_ARGS are its options), tcpdump (REF_ARGS is a filter
+# expression), editcap (REF_ARGS are its options and packet ranges), or
+# tcprewrite+tcpprep (a tcpprep --auto=first cache drives the client/server
+# split, as our pair forms do).  EXCEPT lists frames the reference gets wrong
+# (WHY says how); every other frame must be identical.  The table of cases is
+# tests/meson.build; case names and reasons are what meson prints.
+set -euo pipefail
+: "${REPLAY:?}" "${PCAPDIFF:?}" "${CSUMCHECK:?}" "${TRACES:?}"
+name=$1 trace=$TRACES/$2 ref=$3 ref_args=$4 replay_args=$5 except=${6:-} why=${7:-}
+WORK=$(mktemp -d /tmp/golden.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+die() { echo "FAIL: $name: $*" >&2; exit 1; }
+
+for tool in tcprewrite tcpdump editcap tshark; do
+	if ! command -v "$tool" >/dev/null; then
+		[ "${CI:-}" = true ] && die "$tool is missing (scripts/deps.sh installs it)"
+		echo "SKIP: $tool missing"; exit 77
+	fi
+done
+
+# shellcheck disable=SC2086 # the argument strings are word lists on purpose
+case $ref in
+tcprewrite) tcprewrite $ref_args -i "$trace" -o "$WORK/ref.pcap" ;;
+tcprewrite+tcpprep)
+	tcpprep --auto=first --pcap="$trace" --cachefile="$WORK/c.cache"
+	tcprewrite --cachefile="$WORK/c.cache" $ref_args -i "$trace" -o "$WORK/ref.pcap" ;;
+tcpdump) tcpdump -r "$trace" -w "$WORK/ref.pcap" "$ref_args" 2>/dev/null ;;
+editcap) # REF_ARGS: [-r] RANGES; -r keeps the ranges, without it they are deleted
+	opt=() ranges=$ref_args
+	[[ $ranges == "-r "* ]] && opt=(-r) ranges=${ranges#-r }
+	editcap -F pcap "${opt[@]}" "$trace" "$WORK/ref.pcap" $ranges ;;
+*) die "unknown reference $ref" ;;
+esac
+# Our replay arguments may hold a quoted filter expression: let the shell split them.
+eval "set -- $replay_args"
+"$REPLAY" -q -w "$WORK/ours.pcap" "$@" "$trace" || die "replay failed"
+
+diff_args=()
+case $ref in tcprewrite*) diff_args+=(--skip-mac6) ;; esac
+[ -n "$except" ] && diff_args+=(--except "$except")
+out=$("$PCAPDIFF" "${diff_args[@]}" "$WORK/ref.pcap" "$WORK/ours.pcap") || die "$out"
+echo "$name: $out"
+[ -n "$except" ] && echo "$name: frames $except differ on purpose: $why"
+
+# tcprewrite 4.4.3 overwrites the MACs of every IPv6 frame (pcapdiff --skip-mac6 left
+# them out): ours must be the input's, or the one address --dmac/--smac gave.
+case $ref in tcprewrite*)
+	mac_of() { # FILE -> "dst src" of each IPv6 frame
+		tshark -r "$1" -Y ipv6 -T fields -e eth.dst -e eth.src 2>/dev/null
+	}
+	dst=$(sed -n 's/.*--dmac \([0-9a-f:]*\)\( .*\)\?$/\1/p' <<<"$replay_args")
+	src=$(sed -n 's/.*--smac \([0-9a-f:]*\)\( .*\)\?$/\1/p' <<<"$replay_args")
+	mac_of "$trace" | awk -v d="$dst" -v s="$src" -F'\t' \
+		'{ print (d != "" ? d : $1) "\t" (s != "" ? s : $2) }' >"$WORK/want"
+	mac_of "$WORK/ours.pcap" >"$WORK/got"
+	cmp -s "$WORK/want" "$WORK/got" || die "IPv6 frames' MACs: $(diff "$WORK/want" "$WORK/got" | head -3)"
+	echo "$name: $(wc -l <"$WORK/got") IPv6 frames' MACs checked"
+esac
+
+# Every checksum we wrote must verify (frames the capture cut short are counted, not checked).
+csum_args=()
+[[ $replay_args == *--pad-payload* ]] && csum_args+=(--zero-frag-payload)
+out=$("$CSUMCHECK" "${csum_args[@]}" "$WORK/ours.pcap") || die "checksum: $out"
+echo "$name: $out"
