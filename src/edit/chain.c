@@ -45,6 +45,7 @@ struct edit_chain {
 	struct layers orig;           /* its layers as read, for the sidecar */
 	bool orig_valid;
 	bool recording;               /* a prep writer wants every packet's layers */
+	uint32_t in_caplen, in_wirelen; /* the packet's lengths as read */
 	int last_rc;
 	char err[320];
 };
@@ -327,6 +328,8 @@ int edit_chain_apply(struct edit_chain *ch, struct pkt *p)
 	c->dir = -1;
 	c->err[0] = '\0';
 	ch->orig_valid = false;
+	ch->in_caplen = p->caplen;
+	ch->in_wirelen = p->wirelen;
 	if (ch->prep && (rc = from_sidecar(ch, p, &r)) < 0)
 		goto out;
 	if (ch->recording)
@@ -367,8 +370,8 @@ void edit_chain_last(const struct edit_chain *ch, struct prep_rec *r)
 		r->flags |= PREP_R_DROP;
 	if (ch->orig_valid)
 		r->l = ch->orig;
-	r->caplen = p->caplen;
-	r->wirelen = p->wirelen;
+	r->caplen = ch->in_caplen;
+	r->wirelen = ch->in_wirelen;
 	if (ch->last_rc != EDIT_KEEP || !c->writable)
 		return;
 	/* The edited frame's checksum fields, wherever the edits left them. */

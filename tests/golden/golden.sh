@@ -7,7 +7,9 @@
 #   golden.sh NAME TRACE REF REF_ARGS REPLAY_ARGS [EXCEPT WHY]
 #
 # REF is tcprewrite (REF_ARGS are its options), tcpdump (REF_ARGS is a filter
-# expression), editcap (REF_ARGS are its options and packet ranges), or
+# expression), editcap (REF_ARGS are its options and packet ranges), prep (the
+# reference is our own run computing everything, ours uses a sidecar made by
+# 'replay prep' with the same REPLAY_ARGS: they must not differ by a byte), or
 # tcprewrite+tcpprep (a tcpprep --auto=first cache drives the client/server
 # split, as our pair forms do).  EXCEPT lists frames the reference gets wrong
 # (WHY says how); every other frame must be identical.  The table of cases is
@@ -33,6 +35,11 @@ tcprewrite+tcpprep)
 	tcpprep --auto=first --pcap="$trace" --cachefile="$WORK/c.cache"
 	tcprewrite --cachefile="$WORK/c.cache" $ref_args -i "$trace" -o "$WORK/ref.pcap" ;;
 tcpdump) tcpdump -r "$trace" -w "$WORK/ref.pcap" "$ref_args" 2>/dev/null ;;
+prep)
+	eval "set -- $replay_args"
+	"$REPLAY" prep -q "$trace" -o "$WORK/s.prep" "$@" || die "replay prep failed"
+	"$REPLAY" -q -w "$WORK/ref.pcap" "$@" "$trace" || die "replay failed"
+	replay_args="$replay_args --prep $WORK/s.prep" ;;
 editcap) # REF_ARGS: [-r] RANGES; -r keeps the ranges, without it they are deleted
 	opt=() ranges=$ref_args
 	[[ $ranges == "-r "* ]] && opt=(-r) ranges=${ranges#-r }
@@ -64,6 +71,14 @@ case $ref in tcprewrite*)
 	cmp -s "$WORK/want" "$WORK/got" || die "IPv6 frames' MACs: $(diff "$WORK/want" "$WORK/got" | head -3)"
 	echo "$name: $(wc -l <"$WORK/got") IPv6 frames' MACs checked"
 esac
+
+# Padding: every frame goes out at its recorded wire length.
+if [[ $replay_args == *--pad-payload* && $replay_args != *--mtu-trunc* ]]; then
+	tshark -r "$trace" -T fields -e frame.len 2>/dev/null >"$WORK/want"
+	tshark -r "$WORK/ours.pcap" -T fields -e frame.cap_len 2>/dev/null >"$WORK/got"
+	cmp -s "$WORK/want" "$WORK/got" || die "padded lengths differ from wire lengths"
+	echo "$name: $(wc -l <"$WORK/got") frames at their wire length"
+fi
 
 # Every checksum we wrote must verify (frames the capture cut short are counted, not checked).
 csum_args=()
