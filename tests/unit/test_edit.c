@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The edit chain on packets built here: option parsers (good and bad input),
+ * no copy for untouched packets, bounds on truncated headers, incremental
+ * checksums equal to full recomputation, padding, selection, and the prep
+ * sidecar (same bytes as computing, stale and foreign sidecars refused).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "replay/edit.h"
+
+/* Ethernet + IPv4 + UDP 1.2.3.4:1000 -> 5.6.7.8:53, @plen payload bytes, valid checksums. */
+static size_t udp4(uint8_t *b, size_t plen)
+{
+	static const uint8_t hdr[] = {
+		2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00,
+		0x45, 0, 0, 0, 0, 1, 0, 0, 64, 17, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8,
+		0x03, 0xe8, 0, 53, 0, 0, 0, 0,
+	};
+	uint32_t s = 0;
+	size_t n = sizeof(hdr) + plen;
+
+	memcpy(b, hdr, sizeof(hdr));
+	for (size_t i = 0; i < plen; i++)
+		b[sizeof(hdr) + i] = (uint8_t)(i * 7 + 1);
+	b[16] = (uint8_t)((n - 14) >> 8), b[17] = (uint8_t)(n - 14);
+	b[38] = (uint8_t)((n - 34) >> 8), b[39] = (uint8_t)(n - 34);
+	for (int i = 14; i < 34; i += 2)
+		s += (uint32_t)(b[i] << 8 | b[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	b[24] = (uint8_t)(~s >> 8), b[25] = (uint8_t)~s;
+	s = 17 + (uint32_t)(n - 34);
+	for (size_t i = 26; i < n; i += 2)
+		s += (uint32_t)(b[i] << 8 | (i + 1 < n ? b[i + 1] : 0));
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	b[40] = (uint8_t)(~s >> 8), b[41] = (uint8_t)~s;
+	return n;
+}
+
+/* Does the checksum over [off, off+len) plus @pseudo fold to 0xffff? */
+static int csum_ok(const uint8_t *b, size_t off, size_t len, uint32_t pseudo)
+{
+	uint32_t s = pseudo;
+
+	for (size_t i = 0; i < len; i += 2)
+		s += (uint32_t)(b[off + i] << 8 | (i + 1 < len ? b[off + i + 1] : 0));
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff;
+}
+
+static int udp4_ok(const uint8_t *b, size_t n)
+{
+	uint32_t ph = 17 + (uint32_t)(n - 34);
+
+	for (int i = 26; i < 34; i += 2)
+		ph += (uint32_t)(b[i] << 8 | b[i + 1]);
+	return csum_ok(b, 14, 20, 0) && csum_ok(b, 34, n - 34, ph);
+}
+
+static struct edit_cfg cfg_with(const char *opt, const char *arg)
+{
+	struct edit_cfg c = EDIT_CFG_DEFAULTS;
+	char err[256];
+
+	if (!strcmp(opt, "pnat"))
+		assert_int_equal(edit_parse_pnat(&c.pnat, arg, err, sizeof(err)), 0);
+	else if (!strcmp(opt, "portmap"))
+		assert_int_equal(edit_parse_portmap(&c.portmap, arg, err, sizeof(err)), 0);
+	else if (!strcmp(opt, "dmac"))
+		assert_int_equal(edit_parse_macs(&c.dmac, arg, err, sizeof(err)), 0);
+	else if (!strcmp(opt, "ttl"))
+		assert_int_equal(edit_parse_ttl(&c.ttl, arg, err, sizeof(err)), 0);
+	else if (!strcmp(opt, "pad"))
+		c.pad_payload = true;
+	else if (!strcmp(opt, "exclude"))
+		assert_int_equal(edit_parse_pktlist(&c.exclude, arg, err, sizeof(err)), 0);
+	else if (!strcmp(opt, "filter"))
+		c.filter = arg;
+	return c;
+}
+
+static void test_parsers(void **state)
+{
+	struct edit_pktlist l;
+	struct edit_macs m;
+	struct edit_cidrmap cm;
+	struct edit_portmap pm = { 0 };
+	struct edit_ttl t;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(edit_parse_pktlist(&l, "P:1-5,9,72-", err, sizeof(err)), 0);
+	assert_int_equal(l.n, 3);
+	assert_true(l.r[2].lo == 72 && l.r[2].hi == UINT64_MAX);
+	assert_int_equal(edit_parse_pktlist(&l, "P:0", err, sizeof(err)), -EINVAL);
+	assert_int_equal(edit_parse_pktlist(&l, "P:5-2", err, sizeof(err)), -EINVAL);
+	assert_int_equal(edit_parse_pktlist(&l, "S:10.0.0.0/8", err, sizeof(err)), -EINVAL);
+	assert_int_equal(edit_parse_macs(&m, "00:11:22:33:44:55,0:a:b:c:d:e", err, sizeof(err)), 0);
+	assert_int_equal(m.n, 2);
+	assert_int_equal(m.mac[1][1], 0x0a);
+	assert_int_equal(edit_parse_macs(&m, "00:11:22:33:44", err, sizeof(err)), -EINVAL);
+	assert_int_equal(edit_parse_macs(&m, "00:11:22:33:44:55:66", err, sizeof(err)), -EINVAL);
+	assert_int_equal(edit_parse_cidrmap(&cm, "10.0.0.0/8:192.168.0.0/16,[2001:db8::/32]:[fd00::]/16",
+					    err, sizeof(err)), 0);
+	assert_int_equal(cm.n, 2);
+	assert_int_equal(cm.e[1].to.plen, 16);
+	assert_int_equal(edit_parse_cidrmap(&cm, "10.0.0.0/8:[fd00::/16]", err, sizeof(err)), -EINVAL);
+	assert_int_equal(edit_parse_cidrmap(&cm, "10.0.0.0/33:1.2.3.4", err, sizeof(err)), -EINVAL);
+	assert_int_equal(edit_parse_portmap(&pm, "8000,8080:80,9000-9999:90", err, sizeof(err)), 0);
+	assert_int_equal(pm.n, 3);
+	assert_int_equal(pm.e[0].to, 80);
+	assert_int_equal(pm.e[2].hi, 9999);
+	assert_int_equal(edit_parse_portmap(&pm, "70000:1", err, sizeof(err)), -EINVAL);
+	pm.n = 0;
+	assert_int_equal(edit_parse_portmap(&pm, "80", err, sizeof(err)), -EINVAL);
+	assert_int_equal(edit_parse_ttl(&t, "-5", err, sizeof(err)), 0);
+	assert_int_equal(t.mode, EDIT_TTL_SUB);
+	assert_int_equal(edit_parse_ttl(&t, "0", err, sizeof(err)), -EINVAL);
+	assert_int_equal(edit_parse_ttl(&t, "256", err, sizeof(err)), -EINVAL);
+}
+
+static void test_cfg_check(void **state)
+{
+	struct edit_cfg c = cfg_with("pnat", "10.0.0.0/8:11.0.0.0/8");
+	char err[256];
+
+	(void)state;
+	assert_int_equal(edit_cfg_check(&c, err, sizeof(err)), 0);
+	assert_int_equal(edit_parse_cidrmap(&c.srcipmap, "1.0.0.0/8:2.0.0.0/8", err, sizeof(err)), 0);
+	assert_int_equal(edit_cfg_check(&c, err, sizeof(err)), -EINVAL);
+	c = (struct edit_cfg)EDIT_CFG_DEFAULTS;
+	c.vlan = EDIT_VLAN_ADD;
+	assert_int_equal(edit_cfg_check(&c, err, sizeof(err)), -EINVAL); /* no tag */
+	c.vlan_tag = 5;
+	assert_int_equal(edit_cfg_check(&c, err, sizeof(err)), 0);
+	assert_false(edit_cfg_any(&(struct edit_cfg)EDIT_CFG_DEFAULTS));
+	assert_true(edit_cfg_hash(&c) != edit_cfg_hash(&(struct edit_cfg)EDIT_CFG_DEFAULTS));
+}
+
+/* Run one packet through a chain built from @c; returns the rc and the view in *@p. */
+static int run1(const struct edit_cfg *c, struct pkt *p)
+{
+	struct edit_chain *ch;
+	int rc;
+
+	assert_int_equal(edit_chain_new(&ch, c), 0);
+	rc = edit_chain_apply(ch, p);
+	/* Copy out before freeing the chain that owns the bytes. */
+	if (rc == EDIT_KEEP && p->caplen) {
+		static uint8_t out[4096];
+
+		memcpy(out, p->data, p->caplen);
+		p->data = out;
+	}
+	edit_chain_free(ch);
+	return rc;
+}
+
+static void test_untouched_not_copied(void **state)
+{
+	uint8_t b[200];
+	struct edit_cfg c = cfg_with("dmac", "02:00:00:00:00:02"); /* already the frame's */
+	struct pkt p = { .data = b, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	struct edit_chain *ch;
+
+	(void)state;
+	p.caplen = p.wirelen = (uint32_t)udp4(b, 50);
+	assert_int_equal(edit_chain_new(&ch, &c), 0);
+	assert_int_equal(edit_chain_apply(ch, &p), EDIT_KEEP);
+	assert_ptr_equal(p.data, b);
+	edit_chain_free(ch);
+}
+
+static void test_rewrites_keep_checksums_valid(void **state)
+{
+	static const char *const opts[][2] = {
+		{ "pnat", "1.2.3.0/24:10.20.0.0/16,5.6.7.8/32:9.9.9.9" },
+		{ "portmap", "53:5353,1000:1" },
+		{ "ttl", "+7" },
+	};
+	uint8_t b[200];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		struct edit_cfg c = cfg_with(opts[i][0], opts[i][1]);
+		struct pkt p = { .data = b, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+		size_t n = udp4(b, 31);
+
+		p.caplen = p.wirelen = (uint32_t)n;
+		assert_int_equal(run1(&c, &p), EDIT_KEEP);
+		assert_ptr_not_equal(p.data, b);
+		assert_true(memcmp(p.data, b, n) != 0);
+		assert_true(udp4_ok(p.data, n));
+	}
+}
+
+static void test_pnat_maps_host_bits(void **state)
+{
+	struct edit_cfg c = cfg_with("pnat", "1.2.3.0/24:10.20.0.0/16");
+	uint8_t b[200];
+	struct pkt p = { .data = b, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+
+	(void)state;
+	p.caplen = p.wirelen = (uint32_t)udp4(b, 10);
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	/* 1.2.3.4 in 1.2.3.0/24 -> network 10.20 from the /16, host bits 3.4 kept */
+	assert_memory_equal(p.data + 26, ((uint8_t[]){ 10, 20, 3, 4 }), 4);
+	assert_memory_equal(p.data + 30, ((uint8_t[]){ 5, 6, 7, 8 }), 4);
+}
+
+static void test_truncated_headers_are_safe(void **state)
+{
+	struct edit_cfg c = cfg_with("pnat", "0.0.0.0/0:10.0.0.0/8");
+	uint8_t b[200];
+
+	(void)state;
+	c.fixcsum = true;
+	c.pad_payload = true;
+	/* Every cut of the frame: no edit may read past caplen (ASan watches the heap copy). */
+	for (uint32_t cut = 0; cut <= 60; cut++) {
+		size_t n = udp4(b, 18);
+		uint8_t *h = malloc(cut ? cut : 1);
+		struct pkt p = { .data = h, .caplen = cut, .wirelen = (uint32_t)n,
+				 .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+
+		memcpy(h, b, cut);
+		assert_int_equal(run1(&c, &p), EDIT_KEEP);
+		assert_int_equal(p.caplen, n); /* padded to the wire length */
+		free(h);
+	}
+}
+
+static void test_pad_zeroes_payload(void **state)
+{
+	struct edit_cfg c = cfg_with("pad", NULL);
+	uint8_t b[200], full[200];
+	struct pkt p = { .data = b, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	size_t n = udp4(b, 100);
+
+	(void)state;
+	memcpy(full, b, n);
+	memset(full + 42, 0, n - 42);
+	p.caplen = 60; /* captured with a short snap length */
+	p.wirelen = (uint32_t)n;
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_int_equal(p.caplen, n);
+	assert_memory_equal(p.data + 42, full + 42, n - 42);
+	assert_true(udp4_ok(p.data, n));
+}
+
+static void test_selection(void **state)
+{
+	struct edit_cfg c = cfg_with("exclude", "P:2-3");
+	struct edit_cfg f = cfg_with("filter", "udp port 53");
+	struct edit_cfg bad = cfg_with("filter", "udp prt 53");
+	uint8_t b[200];
+	struct edit_chain *ch;
+	int kept = 0;
+
+	(void)state;
+	assert_int_equal(edit_chain_new(&ch, &c), 0);
+	for (uint64_t i = 1; i <= 5; i++) {
+		struct pkt p = { .data = b, .linktype = LINKTYPE_ETHERNET, .recno = i };
+
+		p.caplen = p.wirelen = (uint32_t)udp4(b, 4);
+		kept += edit_chain_apply(ch, &p) == EDIT_KEEP;
+	}
+	edit_chain_free(ch);
+	assert_int_equal(kept, 3);
+	assert_int_equal(edit_chain_new(&ch, &f), 0);
+	{
+		struct pkt p = { .data = b, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+
+		p.caplen = p.wirelen = (uint32_t)udp4(b, 4);
+		assert_int_equal(edit_chain_apply(ch, &p), EDIT_KEEP);
+		b[37] = 54; /* destination port 54 */
+		assert_int_equal(edit_chain_apply(ch, &p), EDIT_DROP);
+	}
+	edit_chain_free(ch);
+	assert_int_equal(edit_chain_new(&ch, &bad), -EINVAL);
+	assert_non_null(strstr(edit_chain_strerror(ch), "--filter"));
+	edit_chain_free(ch);
+}
+
+static void test_prep_stale_and_foreign(void **state)
+{
+	char dir[] = "/tmp/test_edit.XXXXXX", trace[300], side[300], err[512];
+	struct edit_cfg c = cfg_with("pad", NULL), other = cfg_with("ttl", "3");
+	struct edit_prep_writer *w;
+	struct edit_prep *prep;
+	struct edit_chain *ch;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(trace, sizeof(trace), "%s/t.pcap", dir);
+	snprintf(side, sizeof(side), "%s/t.prep", dir);
+	f = fopen(trace, "wb");
+	assert_non_null(f);
+	fputs("not really a trace, but a file with an identity", f);
+	fclose(f);
+	assert_int_equal(edit_chain_new(&ch, &c), 0);
+	assert_int_equal(edit_prep_create(&w, side, trace, ch, &c, err, sizeof(err)), 0);
+	assert_int_equal(edit_prep_commit(w, err, sizeof(err)), 0);
+	edit_chain_free(ch);
+	assert_int_equal(edit_prep_open(&prep, side, trace, &c, err, sizeof(err)), 0);
+	edit_prep_close(prep);
+	assert_int_equal(edit_prep_open(&prep, side, trace, &other, err, sizeof(err)), -ESTALE);
+	assert_non_null(strstr(err, "other edit options"));
+	assert_int_equal(edit_prep_open(&prep, trace, trace, &c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a replay prep sidecar"));
+	f = fopen(trace, "ab");
+	fputs("!", f);
+	fclose(f);
+	assert_int_equal(edit_prep_open(&prep, side, trace, &c, err, sizeof(err)), -ESTALE);
+	assert_non_null(strstr(err, "stale"));
+	unlink(trace);
+	unlink(side);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parsers),
+		cmocka_unit_test(test_cfg_check),
+		cmocka_unit_test(test_untouched_not_copied),
+		cmocka_unit_test(test_rewrites_keep_checksums_valid),
+		cmocka_unit_test(test_pnat_maps_host_bits),
+		cmocka_unit_test(test_truncated_headers_are_safe),
+		cmocka_unit_test(test_pad_zeroes_payload),
+		cmocka_unit_test(test_selection),
+		cmocka_unit_test(test_prep_stale_and_foreign),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
