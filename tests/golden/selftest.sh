@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# The golden tests' checkers must be able to fail: feed each a trace that is
+# wrong in the way it looks for.
+set -euo pipefail
+: "${PCAPDIFF:?}" "${CSUMCHECK:?}" "${EDCHECK:?}" "${TRACES:?}"
+WORK=$(mktemp -d /tmp/golden-self.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+die() { echo "FAIL: $*" >&2; exit 1; }
+
+# Flip one byte in the last TCP segment's payload (the final record's last byte).
+cp "$TRACES/http.pcap" "$WORK/bad.pcap"
+size=$(stat -c %s "$WORK/bad.pcap")
+"$CSUMCHECK" "$WORK/bad.pcap" >/dev/null || die "csumcheck rejects a good trace"
+printf '\x5a' | dd of="$WORK/bad.pcap" bs=1 seek=$((size - 1)) conv=notrunc 2>/dev/null
+if out=$("$CSUMCHECK" "$WORK/bad.pcap"); then die "csumcheck missed a corrupted payload: $out"; fi
+echo "csumcheck: $out"
+if out=$("$PCAPDIFF" "$TRACES/http.pcap" "$WORK/bad.pcap"); then die "pcapdiff missed a changed byte"; fi
+echo "pcapdiff: $out"
+if out=$("$PCAPDIFF" --except 1,2 "$TRACES/http.pcap" "$WORK/bad.pcap"); then die "pcapdiff --except hid frame 40"; fi
+# A frame cut short is not at its wire length; an IPv6 frame with other MACs is caught.
+if out=$("$EDCHECK" padlen "$TRACES/mixed.pcap" "$TRACES/mixed.pcap"); then die "edcheck padlen missed frame 40"; fi
+echo "edcheck padlen: $out"
+if out=$("$EDCHECK" mac6 "$TRACES/http6.pcap" "$TRACES/http6.pcap" 00:11:22:33:44:55); then
+	die "edcheck mac6 missed the MACs"
+fi
+echo "edcheck mac6: $out"
