@@ -6,6 +6,7 @@
  * TTL deltas.  Each fills a plain struct: no allocation, nothing to free.
  */
 #include <arpa/inet.h>
+#include <pcap/pcap.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -324,6 +325,23 @@ int edit_parse_fixlen(void *field, const char *arg, char *err, size_t errlen)
 
 int edit_cfg_check(const struct edit_cfg *c, char *err, size_t errlen)
 {
+	if (c->filter) {
+		/* Compile once for Ethernet now, so a bad expression is a usage error. */
+		pcap_t *dead = pcap_open_dead(LINKTYPE_ETHERNET, 262144);
+		struct bpf_program prog;
+		int rc;
+
+		if (!dead)
+			return fail(err, errlen, "--filter: out of memory");
+		rc = pcap_compile(dead, &prog, c->filter, 1, PCAP_NETMASK_UNKNOWN);
+		if (rc < 0)
+			fail(err, errlen, "--filter '%s': %s", c->filter, pcap_geterr(dead));
+		else
+			pcap_freecode(&prog);
+		pcap_close(dead);
+		if (rc < 0)
+			return -EINVAL;
+	}
 	if (c->pnat.n && (c->srcipmap.n || c->dstipmap.n))
 		return fail(err, errlen, "--pnat excludes --srcipmap and --dstipmap (as in tcprewrite)");
 	if (c->vlan != EDIT_VLAN_ADD &&
