@@ -37,6 +37,7 @@ run_suites() {
 	local dir=$1
 	meson test -C "$dir" --suite unit --print-errorlogs
 	meson test -C "$dir" --suite golden --print-errorlogs
+	meson test -C "$dir" --suite fuzz --print-errorlogs
 	meson test -C "$dir" --suite integration --print-errorlogs --num-processes 1
 	check_no_skips "$dir"
 }
