@@ -164,9 +164,25 @@ uint32_t csum_add(uint32_t sum, const uint8_t *b, size_t n)
 	uint64_t s = sum;
 	size_t i = 0;
 
-	/* 32 bits at a time into a 64-bit accumulator: the carries are folded once at the end. */
-	for (; i + 4 <= n; i += 4)
-		s += (uint32_t)b[i] << 24 | (uint32_t)b[i + 1] << 16 | (uint32_t)b[i + 2] << 8 | b[i + 3];
+	/* 32 bits at a time into a 64-bit accumulator: the carries are folded once at the
+	 * end.  Words are summed in host order and the result swapped back (RFC 1071
+	 * §2(B): the one's-complement sum is byte-order independent). */
+	uint64_t h = 0;
+
+	for (; i + 4 <= n; i += 4) {
+		uint32_t w;
+
+		memcpy(&w, b + i, 4);
+		h += w;
+	}
+	while (h >> 32)
+		h = (h & 0xffffffffu) + (h >> 32);
+	h = (h & 0xffff) + (h >> 16);
+	h = (h & 0xffff) + (h >> 16);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	h = __builtin_bswap16((uint16_t)h);
+#endif
+	s += h;
 	for (; i + 2 <= n; i += 2)
 		s += (uint32_t)(b[i] << 8 | b[i + 1]);
 	if (i < n)
