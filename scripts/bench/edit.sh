@@ -26,9 +26,10 @@ cc -O2 -std=gnu11 -D_GNU_SOURCE -Iinclude -o "$W/edit_bench" scripts/bench/edit_
 editcap -F pcap -s 96 "$W/full.pcap" "$W/snap96.pcap"
 "$B/replay" prep "$W/snap96.pcap" -o "$W/snap96.prep" --pad-payload -q
 
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# median (min-max) of numbers on stdin
+median() { sort -n | awk '{a[NR]=$1} END {printf "%s (%s-%s)", a[int((NR+1)/2)], a[1], a[NR]}'; }
 echo "== edit chain cost per packet (20000 packets x 50 passes; median of 5; callgrind Ir inside edit_chain_apply)"
-printf "%-28s %10s %12s\n" case ns/pkt Ir/pkt
+printf "%-28s %22s %12s\n" case "ns/pkt (min-max)" Ir/pkt
 bench_case() { # NAME TRACE ARGS...
 	local name=$1 trace=$2; shift 2
 	local ns ir
@@ -36,7 +37,7 @@ bench_case() { # NAME TRACE ARGS...
 	"${LOCK[@]}" valgrind --tool=callgrind --toggle-collect=edit_chain_apply \
 		--callgrind-out-file="$W/cg.out" "$W/edit_bench" -n 1 "$trace" "$@" >/dev/null 2>"$W/cg.err"
 	ir=$(sed -n 's/^summary: \([0-9]*\).*/\1/p' "$W/cg.out")
-	printf "%-28s %10s %12.1f\n" "$name" "$ns" "$(echo "$ir / 20000" | bc -l)"
+	printf "%-28s %22s %12.1f\n" "$name" "$ns" "$(echo "$ir / 20000" | bc -l)"
 }
 bench_case "no edits" "$W/full.pcap"
 bench_case "MAC rewrite" "$W/full.pcap" --dmac 00:11:22:33:44:55
