@@ -302,6 +302,10 @@ static int from_sidecar(struct edit_chain *ch, struct pkt *p, struct prep_rec *r
 	if (r->caplen != p->caplen || r->wirelen != p->wirelen)
 		return edit_fail(c, "the prep sidecar says %u/%u bytes, the trace %u/%u: it belongs to another trace",
 				 r->caplen, r->wirelen, p->caplen, p->wirelen);
+	/* The sidecar is checked against its trace, but its records are still input: offsets
+	 * outside the packet would send the edits outside it too. */
+	if (!layers_valid(&r->l, p->caplen))
+		return edit_fail(c, "the prep sidecar's record is corrupt (layer offsets outside the packet)");
 	c->l = r->l;
 	c->parsed = true;
 	c->from_prep = true;

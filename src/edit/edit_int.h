@@ -156,6 +156,12 @@ void edit_zero_tail(struct edit_ctx *c, uint8_t *start, uint32_t from, uint32_t 
  */
 void layers_parse(const uint8_t *d, uint32_t caplen, struct layers *l);
 
+/*
+ * layers_valid() - do the layers (from a sidecar: not trusted) describe headers
+ * inside @caplen bytes, as layers_parse() would have left them?
+ */
+bool layers_valid(const struct layers *l, uint32_t caplen);
+
 /* csum_add() - one's-complement sum of @n bytes at @b added to @sum (32-bit accumulator). */
 uint32_t csum_add(uint32_t sum, const uint8_t *b, size_t n);
 

@@ -318,3 +318,22 @@ int csum_fix_all(uint8_t *d, uint32_t caplen, uint32_t zero_from, bool zero_payl
 		pos->l4 = (uint16_t)(l->l4off + co);
 	return n + 1;
 }
+
+bool layers_valid(const struct layers *l, uint32_t caplen)
+{
+	if (l->flags & ~(L_IP | L_FRAG | L_NONFIRST | L_L4))
+		return false;
+	if (l->l3off > caplen || l->nvlan > EDIT_VLAN_MAX)
+		return false;
+	if (l->flags & L_IP) {
+		if ((l->ipver != 4 && l->ipver != 6) || !have(caplen, l->l3off, l->ipver == 4 ? 20 : 40))
+			return false;
+		if (l->l4off && (l->l4off < l->l3off + (l->ipver == 4 ? 20u : 40u) || l->l4off > caplen))
+			return false;
+	} else if (l->flags || l->ipver || l->l4off || l->l4hdr) {
+		return false;
+	}
+	if (l->flags & L_L4)
+		return !(l->flags & L_NONFIRST) && l->l4hdr >= 8 && have(caplen, l->l4off, l->l4hdr);
+	return l->l4hdr == 0;
+}

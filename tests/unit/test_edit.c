@@ -332,6 +332,83 @@ static void test_prep_stale_and_foreign(void **state)
 	rmdir(dir);
 }
 
+/*
+ * A sidecar is checked against its trace, but its records are input too: flip
+ * every byte of a record to several values; the chain must refuse or cope,
+ * never step outside the packet (the ASan build watches).
+ */
+static void test_prep_corrupt_records(void **state)
+{
+	char dir[] = "/tmp/test_edit.XXXXXX", trace[300], side[300], err[512];
+	struct edit_cfg c = cfg_with("pnat", "1.2.3.0/24:10.0.0.0/8");
+	uint8_t b[200], *frame;
+	struct edit_prep_writer *w;
+	struct edit_chain *ch;
+	size_t n = udp4(b, 40);
+	long recoff = 64; /* the first record follows the 64-byte header */
+	FILE *f;
+	int refused = 0;
+
+	(void)state;
+	c.pad_payload = true;
+	assert_non_null(mkdtemp(dir));
+	snprintf(trace, sizeof(trace), "%s/t.pcap", dir);
+	snprintf(side, sizeof(side), "%s/t.prep", dir);
+	f = fopen(trace, "wb");
+	assert_non_null(f);
+	fwrite("trace identity", 1, 14, f);
+	fclose(f);
+	assert_int_equal(edit_chain_new(&ch, &c), 0);
+	assert_int_equal(edit_prep_create(&w, side, trace, ch, &c, err, sizeof(err)), 0);
+	{
+		struct pkt p = { .data = b, .caplen = 50, .wirelen = (uint32_t)n,
+				 .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+
+		assert_int_equal(edit_chain_apply(ch, &p), EDIT_KEEP);
+		assert_int_equal(edit_prep_add(w, ch, 1, err, sizeof(err)), 0);
+	}
+	assert_int_equal(edit_prep_commit(w, err, sizeof(err)), 0);
+	edit_chain_free(ch);
+	frame = malloc(50);
+	for (int pos = 0; pos < 40; pos++) {
+		for (int v = 0; v < 4; v++) {
+			static const uint8_t vals[] = { 0x00, 0xff, 0x7f, 0x28 };
+			struct edit_prep *prep;
+			uint8_t byte, orig;
+			struct pkt p = { .data = frame, .caplen = 50, .wirelen = (uint32_t)n,
+					 .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+
+			f = fopen(side, "r+b");
+			assert_non_null(f);
+			fseek(f, recoff + pos, SEEK_SET);
+			assert_int_equal(fread(&orig, 1, 1, f), 1);
+			byte = vals[v];
+			fseek(f, recoff + pos, SEEK_SET);
+			fwrite(&byte, 1, 1, f);
+			fclose(f);
+			assert_int_equal(edit_prep_open(&prep, side, trace, &c, err, sizeof(err)), 0);
+			assert_int_equal(edit_chain_new(&ch, &c), 0);
+			edit_chain_use_prep(ch, prep);
+			memcpy(frame, b, 50);
+			if (edit_chain_apply(ch, &p) < 0)
+				refused++;
+			else
+				assert_true(p.caplen <= 65536);
+			edit_chain_free(ch);
+			edit_prep_close(prep);
+			f = fopen(side, "r+b");
+			fseek(f, recoff + pos, SEEK_SET);
+			fwrite(&orig, 1, 1, f);
+			fclose(f);
+		}
+	}
+	assert_true(refused > 0); /* corrupt lengths and offsets are caught */
+	free(frame);
+	unlink(trace);
+	unlink(side);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -344,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_pad_zeroes_payload),
 		cmocka_unit_test(test_selection),
 		cmocka_unit_test(test_prep_stale_and_foreign),
+		cmocka_unit_test(test_prep_corrupt_records),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
