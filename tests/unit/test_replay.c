@@ -249,6 +249,40 @@ static void test_failed_packet_counted(void **state)
 	assert_int_equal(jget(json, "packets_failed"), 1);
 }
 
+/* The edit chain sits between reader and scheduler: what it drops counts as filtered. */
+static void test_edits_filtered(void **state)
+{
+	char json[2048];
+
+	(void)state;
+	will_return_always(mock_send, 1);
+	assert_int_equal(run(json, sizeof(json), "--exclude", "P:2,4", NULL), 0);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_read"), NPKT);
+	assert_int_equal(jget(json, "packets_sent"), NPKT - 2);
+	assert_int_equal(jget(json, "packets_filtered"), 2);
+	assert_int_equal(m.sent, NPKT - 2);
+	/* The kept packets keep their own schedule: packet 3 is still due at T0 + 2 gaps. */
+	assert_int_equal(m.sched[1], T0 + 2 * GAP_NS);
+}
+
+/* A sidecar that cannot be used stops the run before a packet leaves. */
+static void test_bad_prep_sends_nothing(void **state)
+{
+	char *argv[] = { "replay", "-i", "mock0", "-q", "--prep", trace_path, trace_path };
+	struct replay_hooks hooks = { .tx_ops = &mock_ops, .clock = &fc.clk };
+	struct opts o;
+	char err[256];
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	stop = 0;
+	fakeclock_init(&fc, T0);
+	assert_int_equal(opts_parse(&o, 7, argv, err, sizeof(err)), 0);
+	assert_int_equal(replay_main_hooked(&o, &stop, &hooks), 1);
+	assert_int_equal(m.sent, 0);
+}
+
 static void test_interface_gone_stops(void **state)
 {
 	char json[2048];
@@ -326,6 +360,8 @@ int main(void)
 		cmocka_unit_test(test_loops_continue_schedule),
 		cmocka_unit_test(test_loop_limit_forever),
 		cmocka_unit_test(test_signal_stops_after_current),
+		cmocka_unit_test(test_edits_filtered),
+		cmocka_unit_test(test_bad_prep_sends_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
