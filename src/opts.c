@@ -29,6 +29,18 @@ static const struct opt_def table[] = {
 	  "send on interface IF (AF_PACKET; needs CAP_NET_RAW)" },
 	{ "write", 'w', OPT_T_STR, F(write_path), 0, 0, 0, "FILE", OPT_GRP_TX,
 	  "dry run: write the frames to a nanosecond pcap FILE ('-' = stdout) instead" },
+	{ "method", 0, OPT_T_STR, F(method), 0, 0, 0, "NAME", OPT_GRP_TX,
+	  "transmit with NAME: auto (default), packet, mmsg, ring, uring, xdp, raw, file" },
+	{ "batch", 0, OPT_T_U64, F(batch), 0, 1, 1024, "N", OPT_GRP_TX,
+	  "hand at most N due packets to the kernel per kick (default 64)" },
+	{ "qdisc-bypass", 0, OPT_T_FLAG, F(qdisc_bypass), 0, 0, 0, NULL, OPT_GRP_TX,
+	  "skip the interface's qdisc (no tc shaping); lets auto choose xdp" },
+	{ "xdp-queue", 0, OPT_T_U64, F(xdp_queue), 0, 0, 65535, "N", OPT_GRP_TX,
+	  "xdp: bind the AF_XDP socket to device queue N (default 0)" },
+	{ "xdp-mode", 0, OPT_T_STR, F(xdp_mode), 0, 0, 0, "MODE", OPT_GRP_TX,
+	  "xdp: auto (zero-copy if the driver can, else copy), copy or zerocopy" },
+	{ "uring-sqpoll", 0, OPT_T_FLAG, F(uring_sqpoll), 0, 0, 0, NULL, OPT_GRP_TX,
+	  "uring: let a kernel thread poll the submission queue (no submit syscalls)" },
 
 	/* editing: tcprewrite's names and meanings, so pasted command lines work */
 	{ "filter", 0, OPT_T_STR, F(edit.filter), 0, 0, 0, "EXPR", OPT_GRP_EDIT,
@@ -227,6 +239,13 @@ static int check(const struct opts *o, char *err, size_t len)
 		return fail(err, len, "no output: give an interface (-i IF) or an output file (-w FILE)");
 	if (o->nfiles == 0)
 		return fail(err, len, "no trace file given");
+	if (o->write_path && o->method && strcmp(o->method, "auto") && strcmp(o->method, "file"))
+		return fail(err, len, "-w writes a file: --method %s needs an interface (-i)", o->method);
+	if (o->intf1 && o->method && !strcmp(o->method, "file"))
+		return fail(err, len, "--method file needs an output file (-w FILE), not -i");
+	if (o->xdp_mode && strcmp(o->xdp_mode, "auto") && strcmp(o->xdp_mode, "copy") &&
+	    strcmp(o->xdp_mode, "zerocopy"))
+		return fail(err, len, "--xdp-mode: '%s' is not auto, copy or zerocopy", o->xdp_mode);
 	return 0;
 }
 

@@ -2,10 +2,25 @@
 /*
  * The send loop: the only file that knows every module.
  *
- *   trace_next -> edit_chain_apply -> sched_deadline -> sched_wait -> tx_send -> stats
+ *   trace_next -> edit_chain_apply -> sched_deadline -> tx_send (stage) -> sched_wait
+ *   -> tx_flush (kick) -> stats
  *
  * Every packet read ends up sent, filtered, or failed with a reason logged;
  * back-pressure is waited out and counted as a retry, never a drop.
+ *
+ * Batching.  The trace's view of a packet lives only until the next
+ * trace_next(), so each packet is staged at once: copied into the backend's
+ * own memory (a ring frame, a UMEM frame, an sendmmsg slot).  The loop keeps
+ * a small FIFO of what is staged (record, deadline, length) until the
+ * backend reports each one handed to the kernel or failed.  When does it
+ * kick?
+ *   --topspeed            when the batch is full (large batches, few syscalls);
+ *   honouring timestamps  a packet whose deadline is still ahead is staged
+ *                         first, then waited for, then kicked at once -- the
+ *                         kick is all that stands between deadline and wire;
+ *                         before waiting, whatever is already staged (due or
+ *                         late) is kicked, so only packets that are already
+ *                         due ever share a batch.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,6 +44,14 @@ enum step {
 	STEP_ERROR, /* the run cannot go on (interface gone) */
 };
 
+/* A packet staged in the backend, remembered until it is reported handed over or failed. */
+struct staged {
+	const struct trace *t; /* for messages */
+	uint64_t recno, off;   /* for messages */
+	uint64_t deadline_ns;  /* run-clock deadline; unused untimed */
+	uint32_t caplen;       /* bytes */
+};
+
 struct replay {
 	const struct opts *o;
 	volatile sig_atomic_t *stop;
@@ -43,6 +66,9 @@ struct replay {
 	FILE *json;                  /* --stats-json output, opened before sending */
 	bool timed;                  /* deadlines are waited for and their errors measured */
 	uint64_t fails_logged;
+	struct staged *q;            /* FIFO of staged packets, qcap = the backend's batch */
+	unsigned qhead, qn, qcap;
+	char mode[160];              /* the method's details for the summary */
 };
 
 static uint64_t realtime_minus_mono_ns(void)
@@ -110,6 +136,11 @@ static int open_edits(struct replay *r)
 	return 0;
 }
 
+static void note_fallback(const char *method, const char *why)
+{
+	log_warn("method %s not used: %s; trying the next", method, why);
+}
+
 static int open_output(struct replay *r, const struct tx_ops *ops)
 {
 	const struct opts *o = r->o;
@@ -118,13 +149,38 @@ static int open_output(struct replay *r, const struct tx_ops *ops)
 		.path = o->write_path,
 		.linktype = LINKTYPE_ETHERNET,
 		.clock_to_real_ns = (int64_t)realtime_minus_mono_ns(),
+		.batch = (unsigned)o->batch,
+		.qdisc_bypass = o->qdisc_bypass,
+		.xdp_queue = (unsigned)o->xdp_queue,
+		.xdp_mode = !o->xdp_mode || !strcmp(o->xdp_mode, "auto") ? TX_XDP_AUTO
+			    : !strcmp(o->xdp_mode, "copy")                ? TX_XDP_COPY
+									  : TX_XDP_ZEROCOPY,
+		.uring_sqpoll = o->uring_sqpoll,
 	};
-	int rc = ops ? tx_open_ops(&r->tx, ops, &cfg)
-		     : tx_open(&r->tx, o->write_path ? "file" : "packet", &cfg);
+	const char *method = o->method ? o->method : "auto";
+	bool chosen = !strcmp(method, "auto");
+	int rc;
 
+	if (ops)
+		rc = tx_open_ops(&r->tx, ops, &cfg);
+	else if (o->write_path)
+		rc = tx_open(&r->tx, "file", &cfg);
+	else if (chosen)
+		rc = tx_open_auto(&r->tx, &cfg, note_fallback);
+	else
+		rc = tx_open(&r->tx, method, &cfg);
 	if (rc < 0) {
 		log_err("%s", r->tx ? tx_strerror(r->tx) : "out of memory");
 		return rc;
+	}
+	snprintf(r->mode, sizeof(r->mode), "%s%s%s", tx_mode(r->tx),
+		 chosen && !o->write_path && !ops ? (tx_mode(r->tx)[0] ? ", " : "") : "",
+		 chosen && !o->write_path && !ops ? "chosen by --method auto" : "");
+	r->qcap = r->tx->batch ? r->tx->batch : 1;
+	r->q = calloc(r->qcap, sizeof(*r->q));
+	if (!r->q) {
+		log_err("out of memory");
+		return -ENOMEM;
 	}
 	if (o->stats_json) {
 		if (!strcmp(o->stats_json, "-")) {
@@ -140,40 +196,94 @@ static int open_output(struct replay *r, const struct tx_ops *ops)
 	return 0;
 }
 
-static void log_failure(struct replay *r, const struct trace *t, const struct pkt *p)
+static void log_staged_failure(struct replay *r, const struct staged *e, const char *why)
 {
 	if (r->fails_logged < FAIL_LOG_MAX)
-		log_err("%s: record %llu at offset 0x%llx: %s", trace_name(t),
-			(unsigned long long)p->recno, (unsigned long long)p->off, tx_strerror(r->tx));
+		log_err("%s: record %llu at offset 0x%llx: %s", trace_name(e->t),
+			(unsigned long long)e->recno, (unsigned long long)e->off, why);
 	else if (r->fails_logged == FAIL_LOG_MAX)
 		log_err("further send failures are counted but not shown");
 	r->fails_logged++;
 }
 
-/* Offer @p to the backend until it is taken or cannot be: every packet ends sent or failed. */
-static enum step send_one(struct replay *r, const struct trace *t, struct pkt *p)
+static inline bool backpressure(int rc)
 {
-	uint64_t deadline = sched_deadline(&r->sched, p);
+	return rc == -EAGAIN || rc == -ENOBUFS || rc == -EINTR;
+}
 
-	if (r->timed) {
-		while (sched_wait(&r->sched, deadline) == -EINTR)
-			if (*r->stop)
-				return STEP_STOP; /* not sent, not counted: the run ended before it */
-	}
-	r->st.read++;
-	for (;;) {
-		int rc = tx_send(r->tx, p, 1);
+/* The @k oldest staged packets were handed to the kernel: count them, measure their send error. */
+static void settle_sent(struct replay *r, unsigned k)
+{
+	uint64_t now = r->timed ? sched_now(&r->sched) : 0;
 
-		if (rc == 1) {
-			r->st.sent++;
-			r->st.bytes_sent += p->caplen;
-			break;
+	for (unsigned i = 0; i < k; i++) {
+		const struct staged *e = &r->q[r->qhead];
+
+		r->st.sent++;
+		r->st.bytes_sent += e->caplen;
+		if (r->timed) {
+			if (now >= e->deadline_ns) {
+				hist_add(&r->st.send_err, now - e->deadline_ns);
+			} else {
+				r->st.early++;
+				hist_add(&r->st.send_err, 0);
+			}
 		}
-		if (rc == -EAGAIN || rc == -ENOBUFS || rc == -EINTR) {
+		r->qhead = (r->qhead + 1) % r->qcap;
+		r->qn--;
+	}
+}
+
+/* The oldest staged packet failed for @why. */
+static void settle_failed(struct replay *r, const char *why)
+{
+	log_staged_failure(r, &r->q[r->qhead], why);
+	r->st.failed++;
+	r->qhead = (r->qhead + 1) % r->qcap;
+	r->qn--;
+}
+
+/* Every staged packet fails for @why and the backend forgets them: nothing of them is sent. */
+static void fail_staged(struct replay *r, const char *why)
+{
+	if (!r->qn)
+		return;
+	if (r->qn > 1 && r->fails_logged < FAIL_LOG_MAX) {
+		const struct staged *e = &r->q[r->qhead];
+
+		log_err("%s: records from %llu: %u staged packets not sent: %s", trace_name(e->t),
+			(unsigned long long)e->recno, r->qn, why);
+		r->fails_logged++;
+		r->st.failed += r->qn;
+		r->qn = 0;
+	}
+	while (r->qn)
+		settle_failed(r, why);
+	tx_discard(r->tx);
+}
+
+/*
+ * Kick until nothing is staged: every staged packet ends handed over or
+ * failed.  Back-pressure is waited out (counted as retried) unless a signal
+ * asks to stop, which fails what is left.
+ */
+static enum step flush_all(struct replay *r)
+{
+	while (r->qn) {
+		int rc = tx_flush(r->tx);
+
+		if (rc > 0) {
+			settle_sent(r, (unsigned)rc < r->qn ? (unsigned)rc : r->qn);
+			continue;
+		}
+		if (rc == 0) {
+			/* The backend lost count of what it holds: a bug, not the network. */
+			fail_staged(r, "internal error: the backend reported nothing staged");
+			return STEP_ERROR;
+		}
+		if (backpressure(rc)) {
 			if (*r->stop) {
-				r->st.failed++;
-				log_err("%s: record %llu: stopped by a signal while waiting for room to send",
-					trace_name(t), (unsigned long long)p->recno);
+				fail_staged(r, "stopped by a signal while waiting for room to send");
 				return STEP_STOP;
 			}
 			if (rc != -EINTR)
@@ -181,30 +291,115 @@ static enum step send_one(struct replay *r, const struct trace *t, struct pkt *p
 			tx_wait(r->tx, rc);
 			continue;
 		}
-		r->st.failed++;
-		log_failure(r, t, p);
-		if (tx_fatal(rc))
+		settle_failed(r, tx_strerror(r->tx));
+		if (tx_fatal(rc)) {
+			fail_staged(r, tx_strerror(r->tx));
 			return STEP_ERROR;
-		break;
-	}
-	if (r->timed) {
-		uint64_t now = sched_now(&r->sched);
-
-		if (now >= deadline) {
-			hist_add(&r->st.send_err, now - deadline);
-		} else {
-			r->st.early++;
-			hist_add(&r->st.send_err, 0);
 		}
 	}
-	if (*r->stop)
-		return STEP_STOP;
-	if (r->o->limit && r->st.sent + r->st.failed >= r->o->limit)
-		return STEP_STOP;
+	return STEP_NEXT;
+}
+
+/*
+ * Stage @p (copy it into the backend) until it is taken or cannot be.  A
+ * full stage is kicked; a backend still full after that is waited for.
+ */
+static enum step stage_one(struct replay *r, const struct trace *t, const struct pkt *p,
+			   uint64_t deadline)
+{
+	struct staged e = { .t = t, .recno = p->recno, .off = p->off, .deadline_ns = deadline,
+			    .caplen = p->caplen };
+
+	for (;;) {
+		int rc = tx_send(r->tx, p, 1);
+
+		if (rc == 1) {
+			r->q[(r->qhead + r->qn) % r->qcap] = e;
+			r->qn++;
+			return STEP_NEXT;
+		}
+		if (backpressure(rc) && r->qn) {
+			enum step step = flush_all(r);
+
+			if (step == STEP_NEXT)
+				continue;
+			log_staged_failure(r, &e, "not sent: the run stopped before it");
+			r->st.failed++;
+			return step;
+		}
+		if (backpressure(rc)) {
+			if (*r->stop) {
+				log_staged_failure(r, &e, "stopped by a signal while waiting for room to send");
+				r->st.failed++;
+				return STEP_STOP;
+			}
+			if (rc != -EINTR)
+				r->st.retried++;
+			tx_wait(r->tx, rc);
+			continue;
+		}
+		log_staged_failure(r, &e, tx_strerror(r->tx));
+		r->st.failed++;
+		if (tx_fatal(rc)) {
+			fail_staged(r, tx_strerror(r->tx));
+			return STEP_ERROR;
+		}
+		return STEP_NEXT;
+	}
+}
+
+/*
+ * One packet from the trace: staged, and kicked when its time comes (see
+ * the top of this file).  Every packet ends sent or failed.
+ */
+static enum step send_one(struct replay *r, const struct trace *t, struct pkt *p)
+{
+	uint64_t deadline = sched_deadline(&r->sched, p);
+	enum step step;
+
+	r->st.read++;
+	if (r->timed && deadline > sched_now(&r->sched)) {
+		/* Not due yet: what is staged is, so it goes now rather than after this wait. */
+		step = flush_all(r);
+		if (step != STEP_NEXT) {
+			struct staged e = { .t = t, .recno = p->recno, .off = p->off };
+
+			log_staged_failure(r, &e, "not sent: the run stopped before it");
+			r->st.failed++;
+			return step;
+		}
+		step = stage_one(r, t, p, deadline);
+		if (step != STEP_NEXT)
+			return step;
+		/* A signal cuts the wait short; the staged packet then goes at once, as the last. */
+		while (sched_wait(&r->sched, deadline) == -EINTR)
+			if (*r->stop)
+				break;
+		step = flush_all(r);
+	} else {
+		step = stage_one(r, t, p, deadline);
+		if (step == STEP_NEXT && r->qn >= r->qcap)
+			step = flush_all(r);
+	}
+	if (step != STEP_NEXT)
+		return step;
+	if (*r->stop || limit_reached(r)) {
+		step = flush_all(r);
+		return step == STEP_NEXT ? STEP_STOP : step;
+	}
 	return STEP_NEXT;
 }
 
 /* An edit error: the packet is counted failed, with its file and record named. */
+/*
+ * --limit counts packets that end sent or failed: every one read and not
+ * filtered, including those still staged (they will end one or the other).
+ */
+static bool limit_reached(const struct replay *r)
+{
+	return r->o->limit && r->st.read - r->st.filtered >= r->o->limit;
+}
+
 static enum step edit_failed(struct replay *r, const struct trace *t, const struct pkt *p)
 {
 	r->st.read++;
@@ -216,7 +411,7 @@ static enum step edit_failed(struct replay *r, const struct trace *t, const stru
 	else if (r->edit_fails_logged == FAIL_LOG_MAX)
 		log_err("further edit failures are counted but not shown");
 	r->edit_fails_logged++;
-	if (*r->stop || (r->o->limit && r->st.sent + r->st.failed >= r->o->limit))
+	if (*r->stop || limit_reached(r))
 		return STEP_STOP;
 	return STEP_NEXT;
 }
@@ -306,6 +501,7 @@ static void cleanup(struct replay *r)
 	free(r->traces);
 	edit_chain_free(r->chain);
 	edit_prep_close(r->prep);
+	free(r->q);
 	tx_close(r->tx);
 	if (r->json && r->json != stdout)
 		fclose(r->json);
@@ -333,6 +529,7 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		return EXIT_FAIL;
 	}
 	r.st.method = tx_name(r.tx);
+	r.st.method_mode = r.mode;
 	r.st.dev = r.tx->dev;
 	if (hooks->clock) {
 		sched_init(&r.sched, &scfg, hooks->clock);
@@ -345,6 +542,9 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 	r.timed = o->mode != SCHED_MODE_TOPSPEED;
 
 	if (run(&r) < 0)
+		status = EXIT_FAIL;
+	/* The end of the traces (or a read error) leaves the last batch staged: it goes too. */
+	if (flush_all(&r) == STEP_ERROR)
 		status = EXIT_FAIL;
 	/* Drain even after an error or a signal: what was accepted must leave, and be counted. */
 	if (tx_drain(r.tx) < 0) {

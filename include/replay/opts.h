@@ -27,6 +27,12 @@ struct opts {
 	/* transmission */
 	const char *intf1;         /* -i: interface to send on */
 	const char *write_path;    /* -w: write the would-be wire stream here instead */
+	const char *method;        /* --method: transmit backend name, or "auto" */
+	uint64_t batch;            /* --batch: most packets per kick; 0 = the backend's default */
+	bool qdisc_bypass;         /* --qdisc-bypass: AF_PACKET without the qdisc layer */
+	uint64_t xdp_queue;        /* --xdp-queue: device queue the AF_XDP socket binds */
+	const char *xdp_mode;      /* --xdp-mode: auto, copy or zerocopy */
+	bool uring_sqpoll;         /* --uring-sqpoll: a kernel thread submits for io_uring */
 
 	/* editing */
 	struct edit_cfg edit;      /* every edit option; see replay/edit.h */

@@ -72,6 +72,7 @@ struct stats {
 	uint64_t early;      /* sends that returned before their deadline (counted as 0 error) */
 	struct hist send_err; /* actual minus scheduled send time, ns (NetVCR's epsilon) */
 	const char *method;  /* backend name */
+	const char *method_mode; /* how the backend runs ("copy mode, queue 0"); NULL or "" = nothing to say */
 	const char *dev;     /* interface or output file */
 };
 

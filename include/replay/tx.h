@@ -3,17 +3,33 @@
  * Transmit backends.  One const ops table per backend in src/tx/<name>.c,
  * found by name; the send loop sees only this header.
  *
- * Contract for send(): it takes up to @n views and returns how many it
- * accepted, in order, starting with the first.  If it cannot take the first
- * it returns a negative errno about that one packet, with the explanation in
- * tx_strerror():
- *   -EAGAIN, -ENOBUFS  back-pressure: call wait() and offer it again;
+ * Sending is two steps, so that a frame is ready in the backend's own memory
+ * (a TX-ring slot, a UMEM frame, an sendmmsg arena) before its deadline and
+ * only the kick stands between the deadline and the wire:
+ *
+ *   send()  stages: copies up to @n views into backend memory, in order, and
+ *           returns how many it took, starting with the first.  The views
+ *           may be reused as soon as it returns.  Nothing leaves yet.
+ *   flush() kicks: hands the staged packets to the kernel, oldest first, and
+ *           returns how many of them it handed over (a prefix; the rest stay
+ *           staged for the next flush()).
+ *
+ * Either returns a negative errno about ONE packet -- the first view offered
+ * (send) or the oldest staged packet (flush) -- when it cannot make any
+ * progress, with the explanation in tx_strerror():
+ *   -EAGAIN, -ENOBUFS  back-pressure (no free slot, queue full): call wait()
+ *                      and offer it again -- after flush() for a full stage;
  *   -EMSGSIZE, -EINVAL this packet can never be sent (too large, too short);
  *                      count it failed and go on;
  *   -ENETDOWN, -ENXIO, -ENODEV  the interface went away: stop the run;
- *   anything else      count it failed and go on.
- * A backend never drops a packet it accepted: drain() waits until every one
- * has left (rings emptied, completions reaped, files flushed).
+ *                      discard() the packets still staged, counting them failed;
+ *   anything else      count it failed and go on.  A failure reported by
+ *                      flush() removes that packet from the stage.
+ * Every staged packet is thus reported exactly once, as handed over or as
+ * failed.  A backend never drops a packet it handed over: drain() waits
+ * until every one has left (rings emptied, completions reaped, files
+ * flushed), so that the count of handed-over packets equals what the
+ * interface's own TX counter says left it.
  */
 #ifndef REPLAY_TX_H
 #define REPLAY_TX_H
@@ -25,11 +41,23 @@
 
 #include "pkt.h"
 
+enum tx_xdp_mode {
+	TX_XDP_AUTO,     /* zero-copy where the driver supports it, else copy */
+	TX_XDP_COPY,     /* copy mode: works on every interface */
+	TX_XDP_ZEROCOPY, /* zero-copy or fail */
+	TX_XDP_MAX
+};
+
 struct tx_cfg {
 	const char *ifname;        /* interface, for wire backends */
 	const char *path;          /* output file ("-" = stdout), for the file backend */
 	unsigned linktype;         /* LINKTYPE_* of every frame this run sends */
 	int64_t clock_to_real_ns;  /* add to a run-clock time to get CLOCK_REALTIME, ns */
+	unsigned batch;            /* most packets staged at once; 0 = the backend's default */
+	bool qdisc_bypass;         /* AF_PACKET backends: PACKET_QDISC_BYPASS (no qdisc, no shaping) */
+	unsigned xdp_queue;        /* xdp: the device TX queue to bind */
+	enum tx_xdp_mode xdp_mode; /* xdp: copy or zero-copy */
+	bool uring_sqpoll;         /* uring: a kernel thread polls the submission queue */
 };
 
 enum {
@@ -44,11 +72,15 @@ struct tx_ops {
 	unsigned flags; /* TX_F_* */
 	/* open() - 0, or -errno with tx->err set. */
 	int (*open)(struct tx *tx, const struct tx_cfg *cfg);
-	/* send() - see the contract above. */
+	/* send() - stage up to @n views; see the contract above. */
 	int (*send)(struct tx *tx, const struct pkt *v, unsigned n);
-	/* wait() - block until a send refused with @err (-EAGAIN, -ENOBUFS) may succeed; 0 or -errno (-EINTR). */
+	/* flush() - hand staged packets to the kernel; see the contract above. */
+	int (*flush)(struct tx *tx);
+	/* discard() - forget every staged packet (the caller counts them failed); none is sent. */
+	void (*discard)(struct tx *tx);
+	/* wait() - block until a send() or flush() refused with @err (-EAGAIN, -ENOBUFS) may succeed; 0 or -errno (-EINTR). */
 	int (*wait)(struct tx *tx, int err);
-	/* drain() - end of run: every accepted packet leaves, then outputs are committed; 0 or -errno. */
+	/* drain() - end of run: every handed-over packet leaves, then outputs are committed; 0 or -errno.  Nothing is staged. */
 	int (*drain)(struct tx *tx);
 	/* close() - release; an output not drained is discarded.  Called once, also after a failed open(). */
 	void (*close)(struct tx *tx);
@@ -59,16 +91,34 @@ struct tx {
 	void *priv;          /* backend state */
 	char dev[128];       /* interface or file name, for messages and the summary */
 	uint32_t mtu;        /* interface MTU, bytes; 0 = no limit (files) */
+	unsigned batch;      /* most packets send() can stage before a flush(); set by open() */
+	char mode[64];       /* how the backend runs, for the summary ("copy mode, queue 0"); may be empty */
 	char err[320];       /* last error text, without the program name */
 };
 
 /*
- * tx_open() - open backend @method ("packet", "file") with @cfg.  *@txp is
- * set even on failure (unless memory ran out) so tx_strerror() can say why;
- * the caller always calls tx_close().  Returns 0 or -errno (-ENOENT: no such
- * backend).
+ * tx_open() - open backend @method ("packet", "mmsg", "ring", "uring", "xdp",
+ * "raw", "file") with @cfg.  *@txp is set even on failure (unless memory ran
+ * out) so tx_strerror() can say why; the caller always calls tx_close().
+ * Returns 0 or -errno (-ENOENT: no such backend, or not built in).
  */
 int tx_open(struct tx **txp, const char *method, const struct tx_cfg *cfg);
+
+/*
+ * tx_open_auto() - open the fastest wire backend that works on @cfg->ifname
+ * with this privilege, trying them in the order written in src/tx/tx.c.
+ * For every one passed over, @note (if not NULL) is called once with its
+ * name and the reason (tx_strerror() of the failed open).  As tx_open()
+ * otherwise; on failure *@txp holds the last backend's reason.
+ */
+int tx_open_auto(struct tx **txp, const struct tx_cfg *cfg,
+		 void (*note)(const char *method, const char *why));
+
+/* tx_method_known() - true if @method names a backend built into this program (or is "auto"). */
+bool tx_method_known(const char *method);
+
+/* tx_methods() - the names of the backends built in, space separated, for messages and --help. */
+const char *tx_methods(void);
 
 /* tx_open_ops() - as tx_open() with an explicit ops table: how tests plug in a mock. */
 int tx_open_ops(struct tx **txp, const struct tx_ops *ops, const struct tx_cfg *cfg);
@@ -77,6 +127,18 @@ int tx_open_ops(struct tx **txp, const struct tx_ops *ops, const struct tx_cfg *
 static inline int tx_send(struct tx *tx, const struct pkt *v, unsigned n)
 {
 	return tx->ops->send(tx, v, n);
+}
+
+/* tx_flush() - as ops->flush(). */
+static inline int tx_flush(struct tx *tx)
+{
+	return tx->ops->flush(tx);
+}
+
+/* tx_discard() - as ops->discard(). */
+static inline void tx_discard(struct tx *tx)
+{
+	tx->ops->discard(tx);
 }
 
 /* tx_wait() - as ops->wait(). */
@@ -96,6 +158,9 @@ const char *tx_strerror(const struct tx *tx);
 
 /* tx_name() - the backend's name. */
 const char *tx_name(const struct tx *tx);
+
+/* tx_mode() - tx->mode, or "" when the backend said nothing. */
+const char *tx_mode(const struct tx *tx);
 
 /* tx_virtual_time() - true if the backend needs no waiting for deadlines. */
 static inline bool tx_virtual_time(const struct tx *tx)

@@ -45,7 +45,12 @@ void stats_print(const struct stats *s, FILE *f)
 		(unsigned long long)s->sent, (unsigned long long)s->bytes_sent, (double)ns / 1e9);
 	fprintf(f, "Rated: %.1f Bps, %.3f Mbps, %.2f pps\n",
 		ns ? (double)s->bytes_sent * 1e9 / (double)ns : 0.0, stats_mbps(s), stats_pps(s));
-	fprintf(f, "Method: %s on %s\n", s->method ? s->method : "none", s->dev ? s->dev : "-");
+	if (s->method_mode && s->method_mode[0])
+		fprintf(f, "Method: %s (%s) on %s\n", s->method ? s->method : "none", s->method_mode,
+			s->dev ? s->dev : "-");
+	else
+		fprintf(f, "Method: %s on %s\n", s->method ? s->method : "none",
+			s->dev ? s->dev : "-");
 	fprintf(f, "Packets: read %llu, sent %llu, filtered %llu, failed %llu, retried %llu\n",
 		(unsigned long long)s->read, (unsigned long long)s->sent,
 		(unsigned long long)s->filtered, (unsigned long long)s->failed,

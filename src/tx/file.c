@@ -30,6 +30,7 @@ struct file_state {
 	int64_t to_real_ns;
 	bool committed;
 	char *buf;         /* stdio buffer */
+	unsigned staged;   /* frames written since the last flush() */
 };
 
 static int put(struct tx *tx, struct file_state *s, const void *b, size_t n)
@@ -53,6 +54,7 @@ static int file_open(struct tx *tx, const struct tx_cfg *cfg)
 	tx->priv = s;
 	s->to_real_ns = cfg->clock_to_real_ns;
 	snprintf(tx->dev, sizeof(tx->dev), "%s", cfg->path);
+	tx->batch = tx_batch(cfg);
 	if (!strcmp(cfg->path, "-")) {
 		s->f = stdout;
 	} else if (stat(cfg->path, &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -117,8 +119,30 @@ static int file_send(struct tx *tx, const struct pkt *v, unsigned n)
 			rc = put(tx, s, v[i].data, v[i].caplen);
 		if (rc < 0)
 			return i ? (int)i : rc;
+		s->staged++;
 	}
 	return (int)n;
+}
+
+/* Frames are written (into the stdio buffer) as they are staged; a flush only reports them. */
+static int file_flush(struct tx *tx)
+{
+	struct file_state *s = tx->priv;
+	int n = (int)s->staged;
+
+	s->staged = 0;
+	return n;
+}
+
+/*
+ * Only called after back-pressure or a fatal error, which a file never
+ * reports, so there is never anything to take back.
+ */
+static void file_discard(struct tx *tx)
+{
+	struct file_state *s = tx->priv;
+
+	s->staged = 0;
 }
 
 static int file_wait(struct tx *tx, int err)
@@ -167,6 +191,8 @@ const struct tx_ops tx_file_ops = {
 	.flags = TX_F_VIRTUAL_TIME,
 	.open = file_open,
 	.send = file_send,
+	.flush = file_flush,
+	.discard = file_discard,
 	.wait = file_wait,
 	.drain = file_drain,
 	.close = file_close,

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Interface checks shared by the wire backends (AF_PACKET, rings, AF_XDP). */
 #include <errno.h>
+#include <linux/if_packet.h>
+#include <linux/sockios.h>
 #include <net/if.h>
 #include <net/if_arp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tx_int.h"
@@ -14,7 +17,7 @@
 #define ETH_P_8021Q_BE 0x8100
 #define VLAN_TAG_BYTES 4u
 
-int netdev_open_check(struct tx *tx, const char *ifname, struct netdev *nd)
+int netdev_query(struct tx *tx, const char *ifname, struct netdev *nd)
 {
 	struct ifreq ifr;
 	int fd, rc = 0;
@@ -60,13 +63,19 @@ int netdev_open_check(struct tx *tx, const char *ifname, struct netdev *nd)
 			    ifname);
 		goto out;
 	}
-	if (nd->type != ARPHRD_ETHER && nd->type != ARPHRD_LOOPBACK) {
-		rc = tx_err(tx, -ENOTSUP, "%s: not an Ethernet interface (ARPHRD type %u)", ifname,
-			    nd->type);
-		goto out;
-	}
 out:
 	close(fd);
+	return rc;
+}
+
+int netdev_open_check(struct tx *tx, const char *ifname, struct netdev *nd)
+{
+	int rc = netdev_query(tx, ifname, nd);
+
+	if (rc == 0 && nd->type != ARPHRD_ETHER && nd->type != ARPHRD_LOOPBACK)
+		rc = tx_err(tx, -ENOTSUP,
+			    "%s: not an Ethernet interface (ARPHRD type %u); --method raw sends IP packets on it",
+			    ifname, nd->type);
 	return rc;
 }
 
@@ -95,4 +104,104 @@ int netdev_sock_err(struct tx *tx, int err, const char *what)
 			      "%s: cannot open a packet socket: permission denied (needs root or CAP_NET_RAW)",
 			      what);
 	return tx_err(tx, err, "%s: cannot open a packet socket: %s", what, strerror(-err));
+}
+
+int netdev_packet_socket(struct tx *tx, const struct tx_cfg *cfg, struct netdev *nd)
+{
+	struct sockaddr_ll sll;
+	int fd, rc, one = 1;
+
+	if (!cfg->ifname)
+		return tx_err(tx, -EINVAL, "no interface given");
+	snprintf(tx->dev, sizeof(tx->dev), "%s", cfg->ifname);
+	if (cfg->linktype != LINKTYPE_ETHERNET)
+		return tx_err(tx, -ENOTSUP, "%s: cannot send link type %u frames on an Ethernet interface",
+			      cfg->ifname, cfg->linktype);
+	/* Permission first: without it the interface checks would mislead. */
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return netdev_sock_err(tx, -errno, cfg->ifname);
+	rc = netdev_open_check(tx, cfg->ifname, nd);
+	if (rc < 0)
+		goto fail;
+	tx->mtu = nd->mtu;
+	if (cfg->qdisc_bypass && setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)) < 0) {
+		rc = tx_err(tx, -errno, "%s: cannot bypass the qdisc: %s", cfg->ifname, strerror(errno));
+		goto fail;
+	}
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_ifindex = nd->ifindex;
+	sll.sll_protocol = 0; /* send only: bind without joining any receive path */
+	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		rc = netdev_sock_err(tx, -errno, cfg->ifname);
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return rc;
+}
+
+int netdev_send_err(struct tx *tx, int err, uint32_t len)
+{
+	switch (err) {
+	case EAGAIN:
+	case ENOBUFS:
+	case EINTR:
+		return -err;
+	case EMSGSIZE:
+		return tx_err(tx, -EMSGSIZE, "frame of %u bytes refused by %s as too large (MTU %u)", len,
+			      tx->dev, tx->mtu);
+	case ENETDOWN:
+		return tx_err(tx, -ENETDOWN, "%s: interface went down", tx->dev);
+	case ENXIO:
+	case ENODEV:
+		return tx_err(tx, -ENXIO, "%s: interface disappeared", tx->dev);
+	default:
+		return tx_err(tx, -err, "%s: send failed: %s", tx->dev, strerror(err));
+	}
+}
+
+int netdev_still_up(struct tx *tx)
+{
+	struct ifreq ifr;
+	int fd, rc = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0; /* cannot tell: let the caller go on waiting */
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%.*s", IFNAMSIZ - 1, tx->dev);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		rc = tx_err(tx, -ENXIO, "%s: interface disappeared", tx->dev);
+	else if (!(ifr.ifr_flags & IFF_UP) || !(ifr.ifr_flags & IFF_RUNNING))
+		rc = tx_err(tx, -ENETDOWN, "%s: interface went down", tx->dev);
+	close(fd);
+	return rc;
+}
+
+void netdev_sleep_ns(long ns)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = ns };
+
+	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+}
+
+int netdev_wait_outq(struct tx *tx, int fd)
+{
+	/*
+	 * send() returns once the frame is queued; SIOCOUTQ counts the bytes
+	 * of our frames the kernel has not freed yet (still in a qdisc or a
+	 * driver ring).  Wait for zero so "sent" means "left the host".
+	 */
+	for (int waited = 0; waited < TX_DRAIN_TIMEOUT_MS; waited++) {
+		int outq = 0;
+
+		if (ioctl(fd, SIOCOUTQ, &outq) < 0 || outq == 0)
+			return 0;
+		netdev_sleep_ns(1000000);
+	}
+	return tx_err(tx, -ETIMEDOUT, "%s: frames still queued after %d ms", tx->dev,
+		      TX_DRAIN_TIMEOUT_MS);
 }

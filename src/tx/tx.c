@@ -2,6 +2,7 @@
 /* Backend registry and the helpers every backend shares. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +11,46 @@
 
 static const struct tx_ops *const backends[] = {
 	&tx_packet_ops,
+	&tx_mmsg_ops,
+	&tx_ring_ops,
+#if HAVE_LIBURING
+	&tx_uring_ops,
+#endif
+#if HAVE_LIBXDP
+	&tx_xdp_ops,
+#endif
+	&tx_raw_ops,
 	&tx_file_ops,
 };
+
+/*
+ * --method auto: the fastest backend that works here, tried in this order
+ * (measured on veth, 64-byte frames at top speed; BENCHMARKS.md, "Transmit
+ * backends"):
+ *   xdp    AF_XDP in copy mode (zero-copy where the driver has it): no
+ *          qdisc, no per-frame socket accounting -- the fastest, but it
+ *          bypasses the qdisc (tc shaping would be ignored silently), needs
+ *          frames of at most 4 KiB and takes over a device queue, so auto
+ *          uses it only when the user asked for --qdisc-bypass;
+ *   ring   PACKET_TX_RING: frames filled ahead, one kick per batch, works on
+ *          every Ethernet interface with CAP_NET_RAW and honours qdiscs;
+ *   mmsg   sendmmsg batches: where a TX ring cannot be set up;
+ *   packet one send per frame: works wherever an AF_PACKET socket does.
+ * uring is not tried: on a packet socket it does the same work as mmsg with
+ * more bookkeeping (it is there for when its async model pays, by request).
+ * raw is layer 3 and changes what goes on the wire (the kernel builds the
+ * Ethernet header), so it is never picked for the user.
+ */
+static const char *const auto_bypass[] = { "xdp", "ring", "mmsg", "packet" };
+static const char *const auto_plain[] = { "ring", "mmsg", "packet" };
+
+static const struct tx_ops *find(const char *method)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(backends); i++)
+		if (!strcmp(backends[i]->name, method))
+			return backends[i];
+	return NULL;
+}
 
 int tx_err(struct tx *tx, int err, const char *fmt, ...)
 {
@@ -42,13 +81,56 @@ int tx_open_ops(struct tx **txp, const struct tx_ops *ops, const struct tx_cfg *
 
 int tx_open(struct tx **txp, const char *method, const struct tx_cfg *cfg)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(backends); i++)
-		if (!strcmp(backends[i]->name, method))
-			return tx_open_ops(txp, backends[i], cfg);
+	const struct tx_ops *ops = find(method);
+
+	if (ops)
+		return tx_open_ops(txp, ops, cfg);
 	*txp = calloc(1, sizeof(**txp));
 	if (!*txp)
 		return -ENOMEM;
-	return tx_err(*txp, -ENOENT, "no transmit method '%s'", method);
+	return tx_err(*txp, -ENOENT, "no transmit method '%s' (built in: %s)", method, tx_methods());
+}
+
+bool tx_method_known(const char *method)
+{
+	return !strcmp(method, "auto") || find(method);
+}
+
+const char *tx_methods(void)
+{
+	static char list[128];
+
+	if (!list[0])
+		for (size_t i = 0; i < ARRAY_SIZE(backends); i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? " " : "",
+				 backends[i]->name);
+	return list;
+}
+
+int tx_open_auto(struct tx **txp, const struct tx_cfg *cfg,
+		 void (*note)(const char *method, const char *why))
+{
+	const char *const *order = cfg->qdisc_bypass ? auto_bypass : auto_plain;
+	size_t n = cfg->qdisc_bypass ? ARRAY_SIZE(auto_bypass) : ARRAY_SIZE(auto_plain);
+	int rc = -ENOENT;
+
+	*txp = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct tx_ops *ops = find(order[i]);
+
+		if (!ops)
+			continue; /* not built in (library missing) */
+		tx_close(*txp);
+		rc = tx_open_ops(txp, ops, cfg);
+		if (rc == 0 || !*txp)
+			return rc;
+		/* Reasons that no other backend would get past: say it once, stop trying. */
+		if (rc == -ENODEV || rc == -ENETDOWN || rc == -EPERM || rc == -ENOTSUP || rc == -EINVAL)
+			return rc;
+		if (note && i + 1 < n)
+			note(order[i], tx_strerror(*txp));
+	}
+	return rc;
 }
 
 int tx_drain(struct tx *tx)
@@ -73,4 +155,9 @@ const char *tx_strerror(const struct tx *tx)
 const char *tx_name(const struct tx *tx)
 {
 	return tx->ops ? tx->ops->name : "none";
+}
+
+const char *tx_mode(const struct tx *tx)
+{
+	return tx->mode;
 }

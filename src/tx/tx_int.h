@@ -9,8 +9,23 @@
 #include "replay/compiler.h"
 #include "replay/tx.h"
 
+#include "config.h"
+
 extern const struct tx_ops tx_packet_ops;
+extern const struct tx_ops tx_mmsg_ops;
+extern const struct tx_ops tx_ring_ops;
+#if HAVE_LIBURING
+extern const struct tx_ops tx_uring_ops;
+#endif
+#if HAVE_LIBXDP
+extern const struct tx_ops tx_xdp_ops;
+#endif
+extern const struct tx_ops tx_raw_ops;
 extern const struct tx_ops tx_file_ops;
+
+/* Default and ceiling of tx_cfg.batch: enough to amortise a syscall (~1-2 us) to tens of ns. */
+#define TX_BATCH_DEFAULT 64u
+#define TX_BATCH_MAX 1024u
 
 /* tx_err() - set tx->err; returns @err (a negative errno). */
 int tx_err(struct tx *tx, int err, const char *fmt, ...) PRINTF_LIKE(3, 4);
@@ -31,6 +46,9 @@ struct netdev {
  */
 int netdev_open_check(struct tx *tx, const char *ifname, struct netdev *nd);
 
+/* netdev_query() - as netdev_open_check() for any link type (raw IP sends on tun, WireGuard...). */
+int netdev_query(struct tx *tx, const char *ifname, struct netdev *nd);
+
 /*
  * netdev_frame_check() - can this Ethernet frame go out of an interface with
  * @mtu?  The same rule as the kernel's packet_snd(): up to MTU + 14 bytes,
@@ -41,5 +59,106 @@ int netdev_frame_check(struct tx *tx, const struct pkt *p);
 
 /* netdev_sock_err() - the message for a failed AF_PACKET socket() or bind(), naming the capability. */
 int netdev_sock_err(struct tx *tx, int err, const char *what);
+
+/*
+ * netdev_packet_socket() - what every AF_PACKET backend does first: refuse a
+ * non-Ethernet run, open a send-only SOCK_RAW packet socket, check the
+ * interface (tx->dev, tx->mtu set), apply cfg->qdisc_bypass and bind.
+ * Returns the descriptor, or -errno with the reason in tx->err.
+ */
+int netdev_packet_socket(struct tx *tx, const struct tx_cfg *cfg, struct netdev *nd);
+
+/*
+ * netdev_send_err() - turn a failed send's errno @err (positive) about a
+ * @len-byte frame into the contract's -errno with its message: EAGAIN and
+ * ENOBUFS pass through silently; ENETDOWN/ENXIO/ENODEV name the interface.
+ */
+int netdev_send_err(struct tx *tx, int err, uint32_t len);
+
+/*
+ * netdev_still_up() - 0 if tx->dev is still up with a carrier; else
+ * -ENETDOWN or -ENXIO with the reason in tx->err.  Backends whose kernel
+ * path does not say so itself (AF_XDP) ask this when they stop making
+ * progress.
+ */
+int netdev_still_up(struct tx *tx);
+
+/*
+ * netdev_wait_outq() - wait until the socket @fd has no frame queued in
+ * the host (SIOCOUTQ reads 0: every skb we sent was freed by the driver or
+ * the peer), up to TX_DRAIN_TIMEOUT_MS.  0, or -ETIMEDOUT with tx->err set.
+ */
+#define TX_DRAIN_TIMEOUT_MS 5000
+int netdev_wait_outq(struct tx *tx, int fd);
+
+/* netdev_sleep_ns() - a short back-off, for ENOBUFS (the socket stays writable). */
+void netdev_sleep_ns(long ns);
+
+/*
+ * struct stage - a FIFO of frame copies in fixed memory, for backends whose
+ * kernel interface takes pointers (send, sendmmsg, io_uring): send() copies
+ * into the next slot so the trace's view may go, flush() hands the oldest
+ * out.  Invariant: 0 <= n <= slots; staged frames are slots head..head+n-1
+ * (mod slots).
+ */
+struct stage {
+	uint8_t *buf;        /* slots * slot_bytes */
+	uint32_t *len;       /* bytes held in each slot */
+	uint32_t slot_bytes; /* room per slot, bytes */
+	unsigned slots;      /* capacity, frames */
+	unsigned head;       /* index of the oldest staged frame */
+	unsigned n;          /* frames staged */
+};
+
+/* stage_init() - room for @slots frames of up to @slot_bytes; 0 or -ENOMEM. */
+int stage_init(struct stage *s, unsigned slots, uint32_t slot_bytes);
+
+/* stage_free() - release; accepts a zeroed or half-built stage. */
+void stage_free(struct stage *s);
+
+/* stage_push() - copy @len bytes at @data in; 0, or -EAGAIN when full.  The caller checked @len. */
+int stage_push(struct stage *s, const uint8_t *data, uint32_t len);
+
+/* stage_at() - the @i-th oldest staged frame (i < n). */
+static inline uint8_t *stage_at(const struct stage *s, unsigned i)
+{
+	return s->buf + (size_t)((s->head + i) % s->slots) * s->slot_bytes;
+}
+
+/* stage_len() - its length, bytes. */
+static inline uint32_t stage_len(const struct stage *s, unsigned i)
+{
+	return s->len[(s->head + i) % s->slots];
+}
+
+/* stage_contig() - how many staged frames lie in one run from the oldest, before the wrap. */
+static inline unsigned stage_contig(const struct stage *s)
+{
+	unsigned run = s->slots - s->head;
+
+	return s->n < run ? s->n : run;
+}
+
+/* stage_pop() - forget the @k oldest frames (k <= n). */
+static inline void stage_pop(struct stage *s, unsigned k)
+{
+	s->head = (s->head + k) % s->slots;
+	s->n -= k;
+}
+
+/* stage_slot_bytes() - room a slot needs for Ethernet frames on an interface with @mtu. */
+static inline uint32_t stage_slot_bytes(uint32_t mtu)
+{
+	/* One 802.1Q tag beyond the MTU, as netdev_frame_check() allows; 64-byte aligned. */
+	return (mtu + ETH_HDR_BYTES + 4u + 63u) & ~63u;
+}
+
+/* tx_batch() - cfg->batch, defaulted and capped. */
+static inline unsigned tx_batch(const struct tx_cfg *cfg)
+{
+	if (!cfg->batch)
+		return TX_BATCH_DEFAULT;
+	return cfg->batch > TX_BATCH_MAX ? TX_BATCH_MAX : cfg->batch;
+}
 
 #endif

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * io_uring (liburing): one IORING_OP_SEND per staged frame on an AF_PACKET
+ * socket, a whole batch submitted with one io_uring_enter() -- or none, with
+ * --uring-sqpoll, where a kernel thread picks the submissions up.
+ *
+ * Order and accounting: the sends of a batch are linked (IOSQE_IO_LINK), so
+ * the kernel runs them one after the other and, when one fails, cancels the
+ * rest (-ECANCELED) instead of sending them ahead of it.  flush() waits for
+ * the batch's completions, so it reports exactly the prefix that went and
+ * the error of the first that did not; the cancelled ones stay staged and go
+ * in the next flush().  The socket is registered (IOSQE_FIXED_FILE) to save
+ * a file lookup per send.
+ */
+#include <errno.h>
+#include <liburing.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tx_int.h"
+
+#define BACKOFF_NS 20000
+/* SQPOLL: the kernel thread sleeps after this much idle time, ms (then a submit wakes it). */
+#define SQ_IDLE_MS 200
+
+struct uring_state {
+	int fd;
+	bool ring_ok;
+	struct io_uring ring;
+	struct stage st;
+	int *res;            /* completion result per sqe of the batch in flight */
+};
+
+static int uring_open(struct tx *tx, const struct tx_cfg *cfg)
+{
+	struct io_uring_params p;
+	struct uring_state *s;
+	struct netdev nd;
+	int rc;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return tx_err(tx, -ENOMEM, "out of memory");
+	s->fd = -1;
+	tx->priv = s;
+	rc = netdev_packet_socket(tx, cfg, &nd);
+	if (rc < 0)
+		return rc;
+	s->fd = rc;
+	tx->batch = tx_batch(cfg);
+	memset(&p, 0, sizeof(p));
+	if (cfg->uring_sqpoll) {
+		p.flags |= IORING_SETUP_SQPOLL;
+		p.sq_thread_idle = SQ_IDLE_MS;
+	}
+	rc = io_uring_queue_init_params(tx->batch, &s->ring, &p);
+	if (rc < 0)
+		return tx_err(tx, rc, "%s: cannot set up io_uring%s: %s%s", tx->dev,
+			      cfg->uring_sqpoll ? " with SQPOLL" : "", strerror(-rc),
+			      rc == -EPERM ? " (kernel.io_uring_disabled?)" : "");
+	s->ring_ok = true;
+	rc = io_uring_register_files(&s->ring, &s->fd, 1);
+	if (rc < 0)
+		return tx_err(tx, rc, "%s: cannot register the socket with io_uring: %s", tx->dev,
+			      strerror(-rc));
+	s->res = calloc(tx->batch, sizeof(*s->res));
+	if (!s->res || stage_init(&s->st, tx->batch, stage_slot_bytes(tx->mtu)) < 0)
+		return tx_err(tx, -ENOMEM, "out of memory");
+	snprintf(tx->mode, sizeof(tx->mode), "%s%s", cfg->uring_sqpoll ? "SQPOLL" : "batched submit",
+		 cfg->qdisc_bypass ? ", qdisc bypassed" : "");
+	return 0;
+}
+
+static int uring_send(struct tx *tx, const struct pkt *v, unsigned n)
+{
+	struct uring_state *s = tx->priv;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		int rc = netdev_frame_check(tx, &v[i]);
+
+		if (rc == 0)
+			rc = stage_push(&s->st, v[i].data, v[i].caplen);
+		if (rc < 0)
+			return i ? (int)i : rc;
+	}
+	return (int)n;
+}
+
+static int uring_flush(struct tx *tx)
+{
+	struct uring_state *s = tx->priv;
+	unsigned run = stage_contig(&s->st), got = 0, ok = 0;
+	struct io_uring_cqe *cqe;
+	int rc;
+
+	if (!run)
+		return 0;
+	for (unsigned i = 0; i < run; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);
+
+		if (!sqe) { /* cannot happen: the queue holds a batch and nothing else is queued */
+			run = i;
+			break;
+		}
+		io_uring_prep_send(sqe, 0, stage_at(&s->st, i), stage_len(&s->st, i), 0);
+		sqe->flags |= IOSQE_FIXED_FILE | (i + 1 < run ? IOSQE_IO_LINK : 0);
+		io_uring_sqe_set_data64(sqe, i);
+		s->res[i] = -ECANCELED;
+	}
+	/*
+	 * Submit and wait for the whole batch in one syscall; every sqe
+	 * completes (sent, failed or cancelled), so collect them all.  A
+	 * submission refused for want of kernel memory (-EAGAIN, -EBUSY)
+	 * leaves the sqes queued: the next round submits them.
+	 */
+	for (unsigned want = run; got < run; want = 1) {
+		rc = io_uring_submit_and_wait(&s->ring, want);
+		if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY)
+			return tx_err(tx, rc, "%s: io_uring failed: %s", tx->dev, strerror(-rc));
+		while (got < run && io_uring_peek_cqe(&s->ring, &cqe) == 0) {
+			if (cqe->user_data < run)
+				s->res[cqe->user_data] = cqe->res;
+			io_uring_cqe_seen(&s->ring, cqe);
+			got++;
+		}
+	}
+	while (ok < run && s->res[ok] >= 0)
+		ok++;
+	if (ok) {
+		stage_pop(&s->st, ok);
+		return (int)ok;
+	}
+	rc = netdev_send_err(tx, -s->res[0], stage_len(&s->st, 0));
+	if (rc != -EAGAIN && rc != -ENOBUFS && rc != -EINTR && !tx_fatal(rc))
+		stage_pop(&s->st, 1);
+	return rc;
+}
+
+static void uring_discard(struct tx *tx)
+{
+	struct uring_state *s = tx->priv;
+
+	stage_pop(&s->st, s->st.n);
+}
+
+static int uring_wait(struct tx *tx, int err)
+{
+	/* io_uring already waits out EAGAIN itself (it polls the socket); what reaches here is ENOBUFS. */
+	(void)tx;
+	(void)err;
+	netdev_sleep_ns(BACKOFF_NS);
+	return 0;
+}
+
+static int uring_drain(struct tx *tx)
+{
+	struct uring_state *s = tx->priv;
+
+	return netdev_wait_outq(tx, s->fd);
+}
+
+static void uring_close(struct tx *tx)
+{
+	struct uring_state *s = tx->priv;
+
+	if (!s)
+		return;
+	if (s->ring_ok)
+		io_uring_queue_exit(&s->ring);
+	if (s->fd >= 0)
+		close(s->fd);
+	stage_free(&s->st);
+	free(s->res);
+	free(s);
+	tx->priv = NULL;
+}
+
+const struct tx_ops tx_uring_ops = {
+	.name = "uring",
+	.open = uring_open,
+	.send = uring_send,
+	.flush = uring_flush,
+	.discard = uring_discard,
+	.wait = uring_wait,
+	.drain = uring_drain,
+	.close = uring_close,
+};

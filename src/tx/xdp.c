@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * AF_XDP (libxdp): frames are copied into UMEM, the memory the socket shares
+ * with the kernel, and their descriptors go on the TX ring; one sendto()
+ * kicks the kernel to send them.  Zero-copy where the driver supports it
+ * (the NIC reads UMEM directly), copy mode everywhere else (the kernel
+ * builds an skb per frame and hands it straight to the driver: no qdisc).
+ * No XDP program is loaded: this socket only sends.
+ *
+ * A UMEM frame belongs to
+ *   us           on the free list, or staged (filled, not yet on the ring);
+ *   the kernel   from the moment its descriptor is submitted on the TX ring
+ *                until its address comes back on the completion ring.
+ * send() fills free frames; flush() puts them on the TX ring, kicks, and
+ * reports how many descriptors the kernel consumed (its consumer index).
+ * In copy mode the kernel consumes at most 32 per kick, so flush() reports
+ * a prefix and the loop kicks again.  A descriptor the driver refused with
+ * NET_XMIT_DROP (veth: its peer's backlog was full) is consumed but not
+ * sent; the kernel says so with EBUSY, and that packet is reported failed,
+ * never counted as sent.
+ */
+#include <errno.h>
+#include <linux/if_xdp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <xdp/xsk.h>
+
+#include "tx_int.h"
+
+#define FRAME_BYTES XSK_UMEM__DEFAULT_FRAME_SIZE
+#define NFRAMES 4096u
+#define TX_DESCS 2048u
+#define COMP_DESCS 4096u
+#define FILL_DESCS 64u /* required by the UMEM, never used: nothing is received */
+#define BACKOFF_NS 10000
+
+struct xdp_state {
+	struct xsk_umem *umem;
+	struct xsk_socket *xsk;
+	struct xsk_ring_prod fill, tx;
+	struct xsk_ring_cons comp;
+	uint8_t *area;      /* NFRAMES * FRAME_BYTES */
+	uint64_t *free;     /* free frame addresses, a stack */
+	unsigned nfree;
+	uint64_t *saddr;    /* staged (not yet on the ring): address, FIFO */
+	uint32_t *slen;     /*   and length */
+	unsigned shead, sn, scap;
+	uint32_t submitted; /* descriptors put on the TX ring, ever (mod 2^32) */
+	uint32_t seen_cons; /* the kernel's consumer index when we last looked */
+	bool drop_pending;  /* the oldest staged packet was consumed but dropped */
+	bool discarded;     /* packets on the ring were given up: do not kick them out */
+	bool zerocopy;
+};
+
+static int make_socket(struct tx *tx, struct xdp_state *s, const struct tx_cfg *cfg, bool zc)
+{
+	struct xsk_umem_config ucfg = {
+		.fill_size = FILL_DESCS,
+		.comp_size = COMP_DESCS,
+		.frame_size = FRAME_BYTES,
+		.frame_headroom = 0,
+		.flags = 0,
+	};
+	struct xsk_socket_config xcfg = {
+		.rx_size = 0,
+		.tx_size = TX_DESCS,
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+		.xdp_flags = 0,
+		.bind_flags = XDP_USE_NEED_WAKEUP | (zc ? XDP_ZEROCOPY : XDP_COPY),
+	};
+	int rc;
+
+	rc = xsk_umem__create(&s->umem, s->area, (uint64_t)NFRAMES * FRAME_BYTES, &s->fill, &s->comp,
+			      &ucfg);
+	if (rc) {
+		s->umem = NULL;
+		return tx_err(tx, rc < 0 ? rc : -rc, "%s: cannot register AF_XDP memory: %s", tx->dev,
+			      strerror(rc < 0 ? -rc : rc));
+	}
+	rc = xsk_socket__create(&s->xsk, cfg->ifname, cfg->xdp_queue, s->umem, NULL, &s->tx, &xcfg);
+	if (rc) {
+		rc = rc < 0 ? rc : -rc;
+		s->xsk = NULL;
+		xsk_umem__delete(s->umem);
+		s->umem = NULL;
+		if (rc == -EPERM || rc == -EACCES)
+			return tx_err(tx, -EPERM, "%s: cannot open an AF_XDP socket: permission denied (needs root or CAP_NET_RAW)",
+				      tx->dev);
+		return tx_err(tx, rc == -ENOTSUP ? -EPROTONOSUPPORT : rc,
+			      "%s: cannot bind an AF_XDP socket to queue %u in %s mode: %s", tx->dev,
+			      cfg->xdp_queue, zc ? "zero-copy" : "copy", strerror(-rc));
+	}
+	s->zerocopy = zc;
+	return 0;
+}
+
+static int xdp_open(struct tx *tx, const struct tx_cfg *cfg)
+{
+	struct xdp_state *s;
+	struct netdev nd;
+	int rc, fd;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return tx_err(tx, -ENOMEM, "out of memory");
+	s->area = MAP_FAILED;
+	tx->priv = s;
+	if (!cfg->ifname)
+		return tx_err(tx, -EINVAL, "no interface given");
+	snprintf(tx->dev, sizeof(tx->dev), "%s", cfg->ifname);
+	if (cfg->linktype != LINKTYPE_ETHERNET)
+		return tx_err(tx, -ENOTSUP, "%s: cannot send link type %u frames on an Ethernet interface",
+			      cfg->ifname, cfg->linktype);
+	/* Permission first, as for packet sockets: AF_XDP needs CAP_NET_RAW too. */
+	fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno == EPERM || errno == EACCES
+			       ? tx_err(tx, -EPERM, "%s: cannot open an AF_XDP socket: permission denied (needs root or CAP_NET_RAW)",
+					cfg->ifname)
+			       : tx_err(tx, -EAFNOSUPPORT, "%s: AF_XDP is not available: %s",
+					cfg->ifname, strerror(errno));
+	close(fd);
+	rc = netdev_open_check(tx, cfg->ifname, &nd);
+	if (rc < 0)
+		return rc;
+	tx->mtu = nd.mtu;
+	s->area = mmap(NULL, (size_t)NFRAMES * FRAME_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	s->free = calloc(NFRAMES, sizeof(*s->free));
+	tx->batch = tx_batch(cfg);
+	s->scap = tx->batch;
+	s->saddr = calloc(s->scap, sizeof(*s->saddr));
+	s->slen = calloc(s->scap, sizeof(*s->slen));
+	if (s->area == MAP_FAILED || !s->free || !s->saddr || !s->slen)
+		return tx_err(tx, -ENOMEM, "out of memory");
+	for (unsigned i = 0; i < NFRAMES; i++)
+		s->free[s->nfree++] = (uint64_t)i * FRAME_BYTES;
+	if (cfg->xdp_mode == TX_XDP_COPY) {
+		rc = make_socket(tx, s, cfg, false);
+	} else {
+		rc = make_socket(tx, s, cfg, true);
+		/* Zero-copy needs driver support (veth has none): copy mode works everywhere. */
+		if (rc < 0 && rc != -EPERM && cfg->xdp_mode == TX_XDP_AUTO)
+			rc = make_socket(tx, s, cfg, false);
+	}
+	if (rc < 0)
+		return rc;
+	s->seen_cons = __atomic_load_n(s->tx.consumer, __ATOMIC_ACQUIRE);
+	s->submitted = s->seen_cons;
+	snprintf(tx->mode, sizeof(tx->mode), "%s mode, queue %u",
+		 s->zerocopy ? "zero-copy" : "copy", cfg->xdp_queue);
+	return 0;
+}
+
+/* Take back the frames the kernel is done with. */
+static void reap(struct xdp_state *s)
+{
+	uint32_t idx, n = xsk_ring_cons__peek(&s->comp, COMP_DESCS, &idx);
+
+	for (uint32_t i = 0; i < n; i++)
+		s->free[s->nfree++] = *xsk_ring_cons__comp_addr(&s->comp, idx + i);
+	if (n)
+		xsk_ring_cons__release(&s->comp, n);
+}
+
+static int xdp_send(struct tx *tx, const struct pkt *v, unsigned n)
+{
+	struct xdp_state *s = tx->priv;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		int rc = netdev_frame_check(tx, &v[i]);
+		uint64_t addr;
+
+		if (rc == 0 && v[i].caplen > FRAME_BYTES)
+			rc = tx_err(tx, -EMSGSIZE, "frame of %u bytes does not fit an AF_XDP frame (%u bytes)",
+				    v[i].caplen, FRAME_BYTES);
+		if (rc == 0 && s->sn == s->scap)
+			rc = -EAGAIN;
+		if (rc == 0 && !s->nfree)
+			reap(s);
+		if (rc == 0 && !s->nfree)
+			rc = -EAGAIN; /* every frame is with the kernel */
+		if (rc < 0)
+			return i ? (int)i : rc;
+		addr = s->free[--s->nfree];
+		memcpy(s->area + addr, v[i].data, v[i].caplen);
+		s->saddr[(s->shead + s->sn) % s->scap] = addr;
+		s->slen[(s->shead + s->sn) % s->scap] = v[i].caplen;
+		s->sn++;
+	}
+	return (int)n;
+}
+
+/* Put staged frames on the TX ring, as many as it has room for. */
+static void submit(struct xdp_state *s)
+{
+	uint32_t idx, k = s->sn ? xsk_ring_prod__reserve(&s->tx, s->sn, &idx) : 0;
+
+	for (uint32_t i = 0; i < k; i++) {
+		struct xdp_desc *d = xsk_ring_prod__tx_desc(&s->tx, idx + i);
+
+		d->addr = s->saddr[s->shead];
+		d->len = s->slen[s->shead];
+		d->options = 0;
+		s->shead = (s->shead + 1) % s->scap;
+	}
+	if (k) {
+		xsk_ring_prod__submit(&s->tx, k);
+		s->sn -= k;
+		s->submitted += k;
+	}
+}
+
+/* The kick: in copy mode the kernel sends in this syscall; in zero-copy it wakes the driver. */
+static int kick(struct xdp_state *s)
+{
+	if (!s->zerocopy || xsk_ring_prod__needs_wakeup(&s->tx))
+		if (sendto(xsk_socket__fd(s->xsk), NULL, 0, MSG_DONTWAIT, NULL, 0) < 0)
+			return errno;
+	return 0;
+}
+
+static int xdp_flush(struct tx *tx)
+{
+	struct xdp_state *s = tx->priv;
+	uint32_t cons, taken;
+	int err, rc;
+
+	if (s->drop_pending) {
+		s->drop_pending = false;
+		return tx_err(tx, -EIO, "dropped by %s after the kernel took it (its queue was full)",
+			      tx->dev);
+	}
+	if (!s->sn && s->submitted == s->seen_cons)
+		return 0;
+	submit(s);
+	err = kick(s);
+	reap(s);
+	cons = __atomic_load_n(s->tx.consumer, __ATOMIC_ACQUIRE);
+	taken = cons - s->seen_cons;
+	s->seen_cons = cons;
+	if (err == EBUSY) {
+		/*
+		 * The last descriptor the kernel consumed was dropped.  If it
+		 * published nothing else in this kick, the consumer index does
+		 * not include it yet: it is the oldest we know of.
+		 */
+		if (!taken) {
+			s->seen_cons++;
+			return tx_err(tx, -EIO, "dropped by %s after the kernel took it (its queue was full)",
+				      tx->dev);
+		}
+		if (taken == 1)
+			return tx_err(tx, -EIO, "dropped by %s after the kernel took it (its queue was full)",
+				      tx->dev);
+		s->drop_pending = true;
+		return (int)taken - 1;
+	}
+	if (taken)
+		return (int)taken;
+	if (!err || err == EAGAIN) {
+		rc = netdev_still_up(tx);
+		return rc < 0 ? rc : -EAGAIN;
+	}
+	return netdev_send_err(tx, err, 0);
+}
+
+static void xdp_discard(struct xdp_state *s)
+{
+	while (s->sn) {
+		s->free[s->nfree++] = s->saddr[s->shead];
+		s->shead = (s->shead + 1) % s->scap;
+		s->sn--;
+	}
+	/* What is on the ring cannot be taken back; in copy mode it stays there unless kicked. */
+	if (s->submitted != s->seen_cons)
+		s->discarded = true;
+	s->drop_pending = false;
+}
+
+static void xdp_discard_op(struct tx *tx)
+{
+	xdp_discard(tx->priv);
+}
+
+static int xdp_wait(struct tx *tx, int err)
+{
+	struct xdp_state *s = tx->priv;
+
+	(void)err;
+	reap(s);
+	netdev_sleep_ns(BACKOFF_NS);
+	return 0;
+}
+
+static int xdp_drain(struct tx *tx)
+{
+	struct xdp_state *s = tx->priv;
+
+	/* Every frame back on the free list: sent and completed (or dropped and reported). */
+	for (int waited = 0; waited < TX_DRAIN_TIMEOUT_MS * 10; waited++) {
+		reap(s);
+		if (s->nfree + s->sn == NFRAMES)
+			return 0;
+		if (s->discarded)
+			return 0; /* frames given up on a dead interface: nothing more will come back */
+		if (s->submitted != s->seen_cons || s->zerocopy)
+			(void)kick(s);
+		s->seen_cons = __atomic_load_n(s->tx.consumer, __ATOMIC_ACQUIRE);
+		netdev_sleep_ns(100000);
+	}
+	return tx_err(tx, -ETIMEDOUT, "%s: AF_XDP frames still in flight after %d ms", tx->dev,
+		      TX_DRAIN_TIMEOUT_MS);
+}
+
+static void xdp_close(struct tx *tx)
+{
+	struct xdp_state *s = tx->priv;
+
+	if (!s)
+		return;
+	if (s->xsk)
+		xsk_socket__delete(s->xsk);
+	if (s->umem)
+		xsk_umem__delete(s->umem);
+	if (s->area != MAP_FAILED)
+		munmap(s->area, (size_t)NFRAMES * FRAME_BYTES);
+	free(s->free);
+	free(s->saddr);
+	free(s->slen);
+	free(s);
+	tx->priv = NULL;
+}
+
+const struct tx_ops tx_xdp_ops = {
+	.name = "xdp",
+	.open = xdp_open,
+	.send = xdp_send,
+	.flush = xdp_flush,
+	.discard = xdp_discard_op,
+	.wait = xdp_wait,
+	.drain = xdp_drain,
+	.close = xdp_close,
+};
