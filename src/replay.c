@@ -196,6 +196,15 @@ static int open_output(struct replay *r, const struct tx_ops *ops)
 	return 0;
 }
 
+/*
+ * --limit counts packets that end sent or failed: every one read and not
+ * filtered, including those still staged (they will end one or the other).
+ */
+static bool limit_reached(const struct replay *r)
+{
+	return r->o->limit && r->st.read - r->st.filtered >= r->o->limit;
+}
+
 static void log_staged_failure(struct replay *r, const struct staged *e, const char *why)
 {
 	if (r->fails_logged < FAIL_LOG_MAX)
@@ -246,8 +255,6 @@ static void settle_failed(struct replay *r, const char *why)
 /* Every staged packet fails for @why and the backend forgets them: nothing of them is sent. */
 static void fail_staged(struct replay *r, const char *why)
 {
-	if (!r->qn)
-		return;
 	if (r->qn > 1 && r->fails_logged < FAIL_LOG_MAX) {
 		const struct staged *e = &r->q[r->qhead];
 
@@ -391,15 +398,6 @@ static enum step send_one(struct replay *r, const struct trace *t, struct pkt *p
 }
 
 /* An edit error: the packet is counted failed, with its file and record named. */
-/*
- * --limit counts packets that end sent or failed: every one read and not
- * filtered, including those still staged (they will end one or the other).
- */
-static bool limit_reached(const struct replay *r)
-{
-	return r->o->limit && r->st.read - r->st.filtered >= r->o->limit;
-}
-
 static enum step edit_failed(struct replay *r, const struct trace *t, const struct pkt *p)
 {
 	r->st.read++;
@@ -523,6 +521,10 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 
 	if (!hooks)
 		hooks = &none;
+	if (o->method && !hooks->tx_ops && !tx_method_known(o->method)) {
+		log_err("--method: no transmit method '%s' (built in: auto %s)", o->method, tx_methods());
+		return EXIT_USAGE;
+	}
 	stats_init(&r.st);
 	if (open_inputs(&r) < 0 || open_edits(&r) < 0 || open_output(&r, hooks->tx_ops) < 0) {
 		cleanup(&r);

@@ -22,9 +22,10 @@
  *   -EMSGSIZE, -EINVAL this packet can never be sent (too large, too short);
  *                      count it failed and go on;
  *   -ENETDOWN, -ENXIO, -ENODEV  the interface went away: stop the run;
- *                      discard() the packets still staged, counting them failed;
- *   anything else      count it failed and go on.  A failure reported by
- *                      flush() removes that packet from the stage.
+ *                      discard() everything staged (that packet included),
+ *                      counting it all failed;
+ *   anything else      count it failed and go on.  A failure of this kind
+ *                      reported by flush() removes that packet from the stage.
  * Every staged packet is thus reported exactly once, as handed over or as
  * failed.  A backend never drops a packet it handed over: drain() waits
  * until every one has left (rings emptied, completions reaped, files

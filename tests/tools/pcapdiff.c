@@ -2,7 +2,7 @@
 /*
  * pcapdiff: compare two traces frame by frame with the project's readers.
  *
- *   pcapdiff [--ts | --ts-us] [--skip-mac6] [--except N,M,...] A B
+ *   pcapdiff [--ts | --ts-us] [--skip-mac6] [--except N,M,...] [--l3] A B
  *
  * --except leaves out the frames numbered (from 1): golden tests name the
  * frames a reference tool gets wrong, and why, instead of giving up on the file.
@@ -10,6 +10,9 @@
  * 86dd, after any VLAN tags): tcprewrite 4.4.3 overwrites both MACs of every
  * IPv6 frame with 33:33 and the low 32 bits of the IPv6 addresses, so golden
  * comparisons with it check those bytes separately.
+ * --l3 compares only the IP packets: each Ethernet frame's header and VLAN
+ * tags are skipped and its padding cut at the IP length (what a layer-3
+ * replay, --method raw, keeps of a frame).
  *
  * Exit 0 when both hold the same frames (bytes and captured lengths) in the
  * same order -- and, with --ts, the same timestamps (--ts-us: to the
@@ -26,8 +29,31 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: pcapdiff [--ts | --ts-us] [--skip-mac6] [--except N,M,...] A B\n");
+	fprintf(stderr, "usage: pcapdiff [--ts | --ts-us] [--skip-mac6] [--except N,M,...] [--l3] A B\n");
 	return 2;
+}
+
+/* Narrow an Ethernet frame's view to its IP packet; frames without one are left whole. */
+static void l3_view(struct pkt *p)
+{
+	uint32_t o = 12;
+	uint16_t type, len;
+
+	if (pkt_get_be16(p, o, &type))
+		return;
+	while ((type == 0x8100 || type == 0x88a8) && !pkt_get_be16(p, o + 4, &type))
+		o += 4;
+	o += 2;
+	if (type == 0x0800 && !pkt_get_be16(p, o + 2, &len))
+		;
+	else if (type == 0x86dd && !pkt_get_be16(p, o + 4, &len))
+		len = (uint16_t)(len + 40);
+	else
+		return;
+	if (len > p->caplen - o)
+		return;
+	p->data += o;
+	p->caplen = len;
 }
 
 /* Is this an IPv6 frame (behind any 802.1Q/802.1ad tags)? */
@@ -63,7 +89,7 @@ static bool excepted(const char *list, uint64_t n)
 int main(int argc, char **argv)
 {
 	uint64_t ts_div = 0, n = 0, skipped = 0;
-	bool skip_mac6 = false;
+	bool skip_mac6 = false, l3 = false;
 	const char *except = NULL;
 	struct trace *a = NULL, *b = NULL;
 	int status = 2, i = 1;
@@ -82,6 +108,10 @@ int main(int argc, char **argv)
 	if (argc > i + 1 && !strcmp(argv[i], "--except")) {
 		except = argv[i + 1];
 		i += 2;
+	}
+	if (argc > i && !strcmp(argv[i], "--l3")) {
+		l3 = true;
+		i++;
 	}
 	if (argc - i != 2)
 		return usage();
@@ -103,6 +133,10 @@ int main(int argc, char **argv)
 		status = 1;
 		if (except && excepted(except, n))
 			continue;
+		if (l3 && ra == 1 && rb == 1) {
+			l3_view(&pa);
+			l3_view(&pb);
+		}
 		if (ra != rb) {
 			printf("%s has %" PRIu64 " frames, %s has more\n", ra ? argv[i + 1] : argv[i],
 			       n - 1, ra ? argv[i] : argv[i + 1]);

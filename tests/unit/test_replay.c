@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,39 +30,105 @@ static char trace_path[256], json_path[256];
 static volatile sig_atomic_t stop;
 static struct fakeclock fc;
 
+/* flush() result: hand over everything staged. */
+#define ALL 100000
+#define QMAX 1024
+
 /* What the mock saw. */
 static struct {
-	unsigned sent;
+	unsigned batch;      /* tx->batch the mock offers (set before the run) */
+	unsigned sent;       /* packets handed over */
+	unsigned staged;     /* packets staged now */
 	unsigned waits;
-	uint64_t sched[64];
+	unsigned flushes;    /* flush() calls that handed something over */
+	unsigned sizes[64];  /* packets handed over by each of those */
+	unsigned discarded;  /* packets given up through discard() */
+	uint64_t sched[64];  /* sched_ns of each packet handed over */
 	uint64_t sent_at[64];
-	unsigned stop_after; /* raise the stop flag after this many sends (0 = never) */
+	uint32_t len[64];    /* caplen of each packet handed over: their order */
+	uint64_t q_sched[QMAX];
+	uint32_t q_len[QMAX];
+	unsigned q_head;
+	unsigned stop_after; /* raise the stop flag after this many sent (0 = never) */
+	bool stop_in_wait;   /* raise the stop flag when the loop waits */
 } m;
 
 static int mock_open(struct tx *tx, const struct tx_cfg *cfg)
 {
 	(void)cfg;
 	snprintf(tx->dev, sizeof(tx->dev), "mock0");
+	tx->batch = m.batch;
 	return 0;
 }
 
+static bool transient(int rc)
+{
+	return rc == -EAGAIN || rc == -ENOBUFS || rc == -EINTR;
+}
+
+/* Stage: the script says 1 (take it) or an error for this view. */
 static int mock_send(struct tx *tx, const struct pkt *v, unsigned n)
 {
 	int rc = mock_type(int);
 
 	assert_int_equal(n, 1);
 	if (rc < 0) {
-		snprintf(tx->err, sizeof(tx->err), "mock error %d", rc);
+		snprintf(tx->err, sizeof(tx->err), "mock send error %d", rc);
 		return rc;
 	}
-	if (m.sent < 64) {
-		m.sched[m.sent] = v->sched_ns;
-		m.sent_at[m.sent] = fc.now;
-	}
-	m.sent++;
-	if (m.stop_after && m.sent == m.stop_after)
-		stop = 2; /* SIGINT */
+	/* The loop never stages more than the batch it was offered. */
+	assert_true(m.staged < m.batch);
+	m.q_sched[(m.q_head + m.staged) % QMAX] = v->sched_ns;
+	m.q_len[(m.q_head + m.staged) % QMAX] = v->caplen;
+	m.staged++;
 	return 1;
+}
+
+/* Kick: the script says how many to hand over (ALL = every one) or an error about the oldest. */
+static int mock_flush(struct tx *tx)
+{
+	int rc = mock_type(int);
+	unsigned k;
+
+	assert_true(m.staged > 0); /* the loop kicks only with something staged */
+	if (rc < 0) {
+		snprintf(tx->err, sizeof(tx->err), "mock flush error %d", rc);
+		if (!transient(rc) && rc != -ENETDOWN) { /* that one failed: off the stage */
+			m.q_head = (m.q_head + 1) % QMAX;
+			m.staged--;
+		}
+		return rc;
+	}
+	k = (unsigned)rc < m.staged ? (unsigned)rc : m.staged;
+	for (unsigned i = 0; i < k; i++) {
+		uint64_t sched = m.q_sched[m.q_head];
+
+		/* Only packets already due may share a kick: none leaves before its deadline. */
+		if (sched)
+			assert_true(sched <= fc.now);
+		if (m.sent < 64) {
+			m.sched[m.sent] = sched;
+			m.sent_at[m.sent] = fc.now;
+			m.len[m.sent] = m.q_len[m.q_head];
+		}
+		m.q_head = (m.q_head + 1) % QMAX;
+		m.staged--;
+		m.sent++;
+		if (m.stop_after && m.sent == m.stop_after)
+			stop = 2; /* SIGINT */
+	}
+	if (m.flushes < 64)
+		m.sizes[m.flushes] = k;
+	m.flushes++;
+	return (int)k;
+}
+
+static void mock_discard(struct tx *tx)
+{
+	(void)tx;
+	m.discarded += m.staged;
+	m.q_head = (m.q_head + m.staged) % QMAX;
+	m.staged = 0;
 }
 
 static int mock_wait(struct tx *tx, int err)
@@ -69,12 +136,15 @@ static int mock_wait(struct tx *tx, int err)
 	(void)tx;
 	assert_true(err == -EAGAIN || err == -ENOBUFS);
 	m.waits++;
+	if (m.stop_in_wait)
+		stop = 15; /* SIGTERM */
 	return 0;
 }
 
 static int mock_drain(struct tx *tx)
 {
 	(void)tx;
+	assert_int_equal(m.staged, 0); /* nothing may be left staged at the end */
 	return 0;
 }
 
@@ -87,6 +157,8 @@ static const struct tx_ops mock_ops = {
 	.name = "mock",
 	.open = mock_open,
 	.send = mock_send,
+	.flush = mock_flush,
+	.discard = mock_discard,
 	.wait = mock_wait,
 	.drain = mock_drain,
 	.close = mock_close,
@@ -124,6 +196,8 @@ static int teardown(void **state)
 struct knobs {
 	uint64_t oversleep_ns; /* the fake clock wakes this late */
 	unsigned stop_after;   /* a "signal" arrives after this many sends */
+	unsigned batch;        /* the mock's batch; 0 = 64 */
+	bool stop_in_wait;     /* a "signal" arrives while waiting out back-pressure */
 };
 
 /*
@@ -149,6 +223,8 @@ static int run_k(char *json, size_t len, struct knobs k, ...)
 	argv[argc++] = trace_path;
 	memset(&m, 0, sizeof(m));
 	m.stop_after = k.stop_after;
+	m.batch = k.batch ? k.batch : 64;
+	m.stop_in_wait = k.stop_in_wait;
 	stop = 0;
 	fakeclock_init(&fc, T0);
 	fc.oversleep_ns = k.oversleep_ns;
@@ -189,6 +265,7 @@ static void test_all_sent_on_schedule(void **state)
 
 	(void)state;
 	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
 	assert_int_equal(run(json, sizeof(json), NULL), 0);
 	check_invariant(json);
 	assert_int_equal(jget(json, "packets_read"), NPKT);
@@ -209,6 +286,7 @@ static void test_late_wakeups_measured(void **state)
 
 	(void)state;
 	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
 	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .oversleep_ns = 3000 }, NULL), 0);
 	/* Every packet but the first (due at once) woke 3 us late. */
 	assert_int_equal(jget(json, "max"), 3000);
@@ -221,11 +299,12 @@ static void test_backpressure_retried(void **state)
 	char json[2048];
 
 	(void)state;
-	will_return(mock_send, 1);
-	will_return(mock_send, -EAGAIN);
-	will_return(mock_send, -ENOBUFS);
-	will_return(mock_send, -ENOBUFS);
 	will_return_always(mock_send, 1);
+	will_return(mock_flush, ALL);
+	will_return(mock_flush, -EAGAIN);
+	will_return(mock_flush, -ENOBUFS);
+	will_return(mock_flush, -ENOBUFS);
+	will_return_always(mock_flush, ALL);
 	assert_int_equal(run(json, sizeof(json), NULL), 0);
 	check_invariant(json);
 	assert_int_equal(jget(json, "packets_sent"), NPKT);
@@ -239,9 +318,10 @@ static void test_failed_packet_counted(void **state)
 	char json[2048];
 
 	(void)state;
-	will_return(mock_send, 1);
-	will_return(mock_send, -EMSGSIZE);
 	will_return_always(mock_send, 1);
+	will_return(mock_flush, ALL);
+	will_return(mock_flush, -EMSGSIZE);
+	will_return_always(mock_flush, ALL);
 	assert_int_equal(run(json, sizeof(json), NULL), 1);
 	check_invariant(json);
 	assert_int_equal(jget(json, "packets_read"), NPKT);
@@ -256,6 +336,7 @@ static void test_edits_filtered(void **state)
 
 	(void)state;
 	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
 	assert_int_equal(run(json, sizeof(json), "--exclude", "P:2,4", NULL), 0);
 	check_invariant(json);
 	assert_int_equal(jget(json, "packets_read"), NPKT);
@@ -288,9 +369,10 @@ static void test_interface_gone_stops(void **state)
 	char json[2048];
 
 	(void)state;
-	will_return(mock_send, 1);
-	will_return(mock_send, 1);
-	will_return(mock_send, -ENETDOWN);
+	will_return_always(mock_send, 1);
+	will_return(mock_flush, ALL);
+	will_return(mock_flush, ALL);
+	will_return(mock_flush, -ENETDOWN);
 	assert_int_equal(run(json, sizeof(json), NULL), 1);
 	check_invariant(json);
 	assert_int_equal(jget(json, "packets_read"), 3);
@@ -304,6 +386,7 @@ static void test_limit(void **state)
 
 	(void)state;
 	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
 	assert_int_equal(run(json, sizeof(json), "--limit", "3", NULL), 0);
 	check_invariant(json);
 	assert_int_equal(jget(json, "packets_sent"), 3);
@@ -316,6 +399,7 @@ static void test_loops_continue_schedule(void **state)
 
 	(void)state;
 	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
 	assert_int_equal(run(json, sizeof(json), "--loop", "3", NULL), 0);
 	check_invariant(json);
 	assert_int_equal(jget(json, "packets_sent"), 3 * NPKT);
@@ -331,6 +415,7 @@ static void test_loop_limit_forever(void **state)
 
 	(void)state;
 	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
 	assert_int_equal(run(json, sizeof(json), "--loop", "0", "-L", "23", NULL), 0);
 	assert_int_equal(jget(json, "packets_sent"), 23);
 	check_invariant(json);
@@ -342,10 +427,215 @@ static void test_signal_stops_after_current(void **state)
 
 	(void)state;
 	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
 	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .stop_after = 2 }, NULL), 130);
 	check_invariant(json);
 	assert_int_equal(jget(json, "packets_sent"), 2);
 	assert_int_equal(jget(json, "packets_read"), 2);
+}
+
+
+static void test_topspeed_batches(void **state)
+{
+	char json[2048];
+
+	(void)state;
+	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8 }, "-t", "--loop",
+			       "10", NULL),
+			 0);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_sent"), 10 * NPKT);
+	/* Full batches, one kick each, and the remainder at the end. */
+	assert_int_equal(m.flushes, (10 * NPKT + 7) / 8);
+	for (unsigned i = 0; i + 1 < m.flushes; i++)
+		assert_int_equal(m.sizes[i], 8);
+	assert_int_equal(m.sizes[m.flushes - 1], 10 * NPKT % 8);
+	assert_int_equal(jget(json, "packets_retried"), 0);
+}
+
+/* A kick that takes part of the batch is progress, not back-pressure: the rest follow in order. */
+static void test_partial_flush_keeps_order(void **state)
+{
+	char json[2048];
+
+	(void)state;
+	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, 3);
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8 }, "-t", "--loop",
+			       "4", NULL),
+			 0);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_sent"), 4 * NPKT);
+	assert_int_equal(jget(json, "packets_retried"), 0);
+	assert_int_equal(m.waits, 0);
+	for (unsigned i = 0; i < 4 * NPKT; i++)
+		assert_int_equal(m.len[i], 60 + i % NPKT);
+}
+
+/* One packet failing in the middle of a batch: it alone is failed, the others go, in order. */
+static void test_failure_mid_batch(void **state)
+{
+	char json[2048];
+
+	(void)state;
+	will_return_always(mock_send, 1);
+	will_return(mock_flush, 2);
+	will_return(mock_flush, -EMSGSIZE);
+	will_return_always(mock_flush, ALL);
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8 }, "-t", "--loop",
+			       "2", NULL),
+			 1);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_read"), 2 * NPKT);
+	assert_int_equal(jget(json, "packets_sent"), 2 * NPKT - 1);
+	assert_int_equal(jget(json, "packets_failed"), 1);
+	assert_int_equal(jget(json, "bytes_sent"), 2 * (60 + 61 + 62 + 63 + 64) - 62);
+	assert_int_equal(m.len[1], 61);
+	assert_int_equal(m.len[2], 63); /* 62 failed: the next one follows it */
+}
+
+/* Back-pressure in the middle of a batch: waited out, counted, nothing lost or reordered. */
+static void test_backpressure_mid_batch(void **state)
+{
+	char json[2048];
+
+	(void)state;
+	will_return_always(mock_send, 1);
+	will_return(mock_flush, 3);
+	will_return(mock_flush, -ENOBUFS);
+	will_return(mock_flush, -EAGAIN);
+	will_return(mock_flush, 1);
+	will_return(mock_flush, -ENOBUFS);
+	will_return_always(mock_flush, ALL);
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8 }, "-t", "--loop",
+			       "3", NULL),
+			 0);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_sent"), 3 * NPKT);
+	assert_int_equal(jget(json, "packets_retried"), 3);
+	assert_int_equal(m.waits, 3);
+	for (unsigned i = 0; i < 3 * NPKT; i++)
+		assert_int_equal(m.len[i], 60 + i % NPKT);
+}
+
+/* A full stage: the loop kicks what is staged and offers the packet again; no retry if that made room. */
+static void test_stage_full_kicks(void **state)
+{
+	char json[2048];
+
+	(void)state;
+	will_return(mock_send, 1);
+	will_return(mock_send, 1);
+	will_return(mock_send, -EAGAIN); /* room after a kick */
+	will_return(mock_send, 1);
+	will_return(mock_send, -ENOBUFS); /* nothing staged, still no room: wait */
+	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8 }, "-t", NULL), 0);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_sent"), NPKT);
+	assert_int_equal(m.sizes[0], 2);
+	assert_int_equal(jget(json, "packets_retried"), 0);
+}
+
+/* A stage still full after its packets were kicked: the backend's memory is busy; wait, count a retry. */
+static void test_stage_full_waits(void **state)
+{
+	char json[2048];
+
+	(void)state;
+	will_return(mock_send, 1);
+	will_return(mock_send, -EAGAIN);
+	will_return(mock_send, -ENOBUFS);
+	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, 1);
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 1 }, "-t", NULL), 0);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_sent"), NPKT);
+	assert_int_equal(jget(json, "packets_retried"), 2);
+	assert_int_equal(m.waits, 2);
+}
+
+/* A packet the backend cannot stage (too large) fails alone; the staged ones are not disturbed. */
+static void test_stage_failure_counted(void **state)
+{
+	char json[2048];
+
+	(void)state;
+	will_return(mock_send, 1);
+	will_return(mock_send, -EMSGSIZE);
+	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8 }, "-t", NULL), 1);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_sent"), NPKT - 1);
+	assert_int_equal(jget(json, "packets_failed"), 1);
+	assert_int_equal(m.len[0], 60);
+	assert_int_equal(m.len[1], 62);
+}
+
+/* Timed: late packets (already due) share a kick; one not yet due is kicked alone at its deadline. */
+static void test_only_due_packets_batch(void **state)
+{
+	char json[2048];
+
+	(void)state;
+	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
+	/* Every wake-up is 2.5 ms late, the gaps are 1 ms. */
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .oversleep_ns = 2500000 }, NULL),
+			 0);
+	check_invariant(json);
+	/* p1 (due at start) alone before waiting for p2; p2 alone; p3+p4 were due on waking; p5. */
+	assert_int_equal(m.flushes, 4);
+	assert_int_equal(m.sizes[0], 1);
+	assert_int_equal(m.sizes[1], 1);
+	assert_int_equal(m.sizes[2], 2);
+	assert_int_equal(m.sizes[3], 1);
+	assert_int_equal(m.sent_at[2], T0 + GAP_NS + 2500000);
+	assert_int_equal(m.sent_at[3], T0 + GAP_NS + 2500000);
+	assert_int_equal(jget(json, "count"), NPKT);
+}
+
+/* The interface going away fails what is still staged, and tells the backend to forget it. */
+static void test_fatal_fails_staged(void **state)
+{
+	char json[2048];
+
+	(void)state;
+	will_return_always(mock_send, 1);
+	will_return(mock_flush, 2);
+	will_return(mock_flush, -ENETDOWN);
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8 }, "-t", "--loop",
+			       "4", NULL),
+			 1);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_read"), 8);
+	assert_int_equal(jget(json, "packets_sent"), 2);
+	assert_int_equal(jget(json, "packets_failed"), 6);
+	/* The five never kicked and the one the error was about: all forgotten, none sent later. */
+	assert_int_equal(m.discarded, 6);
+}
+
+/* A signal while waiting out back-pressure: what is staged fails, is forgotten, and the run stops. */
+static void test_signal_during_backpressure(void **state)
+{
+	char json[2048];
+
+	(void)state;
+	will_return_always(mock_send, 1);
+	will_return(mock_flush, 1);
+	will_return_always(mock_flush, -EAGAIN);
+	assert_int_equal(run_k(json, sizeof(json),
+			       (struct knobs){ .batch = 4, .stop_in_wait = true }, "-t", NULL),
+			 143);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_sent"), 1);
+	assert_int_equal(jget(json, "packets_failed"), 3);
+	assert_int_equal(jget(json, "packets_retried"), 1);
+	assert_int_equal(m.discarded, 3);
 }
 
 int main(void)
@@ -362,6 +652,16 @@ int main(void)
 		cmocka_unit_test(test_signal_stops_after_current),
 		cmocka_unit_test(test_edits_filtered),
 		cmocka_unit_test(test_bad_prep_sends_nothing),
+		cmocka_unit_test(test_topspeed_batches),
+		cmocka_unit_test(test_partial_flush_keeps_order),
+		cmocka_unit_test(test_failure_mid_batch),
+		cmocka_unit_test(test_backpressure_mid_batch),
+		cmocka_unit_test(test_stage_full_kicks),
+		cmocka_unit_test(test_stage_full_waits),
+		cmocka_unit_test(test_stage_failure_counted),
+		cmocka_unit_test(test_only_due_packets_batch),
+		cmocka_unit_test(test_fatal_fails_staged),
+		cmocka_unit_test(test_signal_during_backpressure),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
