@@ -10,6 +10,7 @@ PKGS=(
 	libpcap-dev libnet1-dev liburing-dev libbpf-dev libxdp-dev libcmocka-dev
 	# tests and comparisons
 	iproute2 tcpdump tshark tcpreplay netsniff-ng ethtool util-linux mandoc librsvg2-bin
+	nftables # scripts/bench: a far-side packet counter
 )
 
 missing=()

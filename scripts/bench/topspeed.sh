@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Top-speed transmit benchmark: every replay --method against tcpreplay -t -K,
+# netsniff-ng and trafgen, in the same run, over a veth pair between two
+# network namespaces this script creates (and removes).
+#
+#   sudo scripts/bench/topspeed.sh [BUILD_DIR]     (default: build)
+#   REPS=3 SIZES="64 512 1514" METHODS="..." COUNT_64=1000000 ...
+#
+# For each frame size and tool, REPS runs; the median is printed with the
+# spread (min..max of the rate).  Per run:
+#   pps       frames that left A (A's tx_packets delta) / wall time of the command
+#   far       frames B's ingress counted (nftables netdev ingress counter), must equal what was asked
+#   cpu/pkt   (user + sys CPU of the sender) / frames, ns
+#   lost      frames asked for minus frames counted at B (softnet and veth drops
+#             are checked too and reported)
+# Then a fidelity pass: 50000 64-byte frames per tool, captured at B with
+# tcpdump and compared frame by frame (pcapdiff), for loss and reordering.
+# Every measurement holds /tmp/replay-bench.lock (other benchmarks wait).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${1:-build}
+REPLAY=$PWD/$BUILD/replay
+GENTRACE=$PWD/$BUILD/gentrace
+PCAPDIFF=$PWD/$BUILD/pcapdiff
+REPS=${REPS:-3}
+SIZES=${SIZES:-"64 512 1514"}
+METHODS=${METHODS:-"packet mmsg ring ring+bypass uring xdp"}
+ANCHORS=${ANCHORS:-"tcpreplay netsniff-ng trafgen"}
+declare -A COUNT=([64]=${COUNT_64:-1000000} [512]=${COUNT_512:-400000} [1514]=${COUNT_1514:-200000})
+[ "$(id -u)" = 0 ] || { echo "topspeed: needs root (network namespaces)" >&2; exit 1; }
+[ -x "$REPLAY" ] || { echo "topspeed: build first (ninja -C $BUILD)" >&2; exit 1; }
+
+# Hold the bench lock for the whole run (re-exec under flock once).
+if [ -z "${BENCH_LOCKED:-}" ]; then
+	export BENCH_LOCKED=1
+	exec flock /tmp/replay-bench.lock "$0" "$@"
+fi
+
+ID=$$
+NA=bn-a-$ID NB=bn-b-$ID IA=bna$ID IB=bnb$ID
+WORK=$(mktemp -d /tmp/replay-bench.XXXXXX)
+cleanup() { ip netns del "$NA" 2>/dev/null || true; ip netns del "$NB" 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+ip netns add "$NA"
+ip netns add "$NB"
+ip link add "$IA" netns "$NA" type veth peer name "$IB" netns "$NB"
+for s in "$NA $IA" "$NB $IB"; do
+	set -- $s
+	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip -n "$1" link set "$2" multicast off up
+done
+# B counts every frame that reaches its ingress hook: the far side's own count
+# (an nftables netdev counter; this kernel has no tc classifiers).
+ip netns exec "$NB" nft add table netdev bench
+ip netns exec "$NB" nft "add chain netdev bench in { type filter hook ingress device $IB priority 0; }"
+ip netns exec "$NB" nft add rule netdev bench in counter
+sleep 1
+
+far_count() { ip netns exec "$NB" nft list chain netdev bench in | awk '/counter packets/ {print $3; exit}'; }
+txp() { ip netns exec "$NA" cat /sys/class/net/$IA/statistics/tx_packets; }
+txd() { ip netns exec "$NA" cat /sys/class/net/$IA/statistics/tx_dropped; }
+softnet() { local s=0 d; while read -r _ d _; do s=$((s + 16#$d)); done </proc/net/softnet_stat; echo $s; }
+
+# trafgen sends one frame over and over: the trace's first frame, as a config.
+trafgen_cfg() {
+	od -An -v -tx1 -j 40 -N "$2" "$1" | tr -s ' \n' ' ' |
+		sed 's/^ //; s/ $//; s/\([0-9a-f][0-9a-f]\)/0x\1,/g; s/^/{ /; s/,$/ }/' >"$3"
+}
+
+# cmd_for TOOL TRACE N: the command line that sends N frames of TRACE.
+cmd_for() {
+	local tool=$1 tr=$2 n=$3 size=$4
+	case $tool in
+	tcpreplay) echo "tcpreplay -q -t -K -i $IA $tr" ;;
+	netsniff-ng) echo "netsniff-ng --in $tr --out $IA --ring-size 64MiB -A --silent" ;;
+	trafgen) echo "trafgen --dev $IA --conf $WORK/t$size.cfg --num $n --cpus 1" ;;
+	ring+bypass) echo "$REPLAY -q -i $IA --method ring --qdisc-bypass --topspeed $tr" ;;
+	*) echo "$REPLAY -q -i $IA --method $tool --topspeed $tr" ;;
+	esac
+}
+
+# measure TOOL SIZE N: one run; prints "pps far lost cpu_ns_per_pkt".
+measure() {
+	local tool=$1 size=$2 n=$3 tr="$WORK/u$2.pcap" t0 f0 d0 s0 start end tim
+	t0=$(txp) f0=$(far_count) d0=$(txd) s0=$(softnet)
+	start=$(date +%s%N)
+	# (netsniff-ng --mmap spins forever at the end of its input here: hence no --mmap, and a timeout)
+	/usr/bin/time -f "%U %S" -o "$WORK/time" timeout -s KILL 120 ip netns exec "$NA" $(cmd_for "$tool" "$tr" "$n" "$size") \
+		>"$WORK/out" 2>&1 || true
+	end=$(date +%s%N)
+	sleep 0.2 # frames in B's backlog reach its ingress counter
+	local left=$(($(txp) - t0)) far=$(($(far_count) - f0))
+	local drops=$(($(txd) - d0 + $(softnet) - s0))
+	read -r u s <"$WORK/time"
+	awk -v l="$left" -v f="$far" -v n="$n" -v ns=$((end - start)) -v u="$u" -v s="$s" -v d="$drops" \
+		'BEGIN { printf "%.0f %d %d %.0f %d\n", l * 1e9 / ns, f, n - f, (u + s) * 1e9 / (f ? f : 1), d }'
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+echo "# replay $("$REPLAY" --version | cut -d' ' -f2), kernel $(uname -r), $(nproc) CPUs, veth, $(date -u +%FT%TZ)"
+printf "%-12s %5s %9s %21s %8s %7s %8s\n" tool bytes frames "pps median (min..max)" far-lost drops "cpu ns/pkt"
+for size in $SIZES; do
+	n=${COUNT[$size]}
+	"$GENTRACE" udp --size "$size" --count "$n" -o "$WORK/u$size.pcap" >/dev/null
+	trafgen_cfg "$WORK/u$size.pcap" "$size" "$WORK/t$size.cfg"
+	for tool in $METHODS $ANCHORS; do
+		: >"$WORK/res"
+		for _ in $(seq "$REPS"); do measure "$tool" "$size" "$n" >>"$WORK/res"; done
+		pps=$(cut -d' ' -f1 <"$WORK/res" | median)
+		lo=$(cut -d' ' -f1 <"$WORK/res" | sort -n | head -n1)
+		hi=$(cut -d' ' -f1 <"$WORK/res" | sort -n | tail -n1)
+		lost=$(awk '{s += $3} END {print s}' "$WORK/res")
+		drops=$(awk '{s += $5} END {print s}' "$WORK/res")
+		cpu=$(cut -d' ' -f4 <"$WORK/res" | median)
+		printf "%-12s %5s %9s %9s (%s..%s) %8s %7s %8s\n" "$tool" "$size" "$n" "$pps" "$lo" "$hi" "$lost" "$drops" "$cpu"
+	done
+	rm -f "$WORK/u$size.pcap"
+done
+
+# Fidelity: what arrived, frame by frame, in order.
+echo
+echo "# fidelity: 50000 64-byte frames, captured at B, compared with the trace"
+"$GENTRACE" udp --size 64 --count 50000 -o "$WORK/f.pcap" >/dev/null
+for tool in $METHODS tcpreplay netsniff-ng; do
+	ip netns exec "$NB" tcpdump -i "$IB" -Q in -s 96 -B 262144 -U --immediate-mode -w "$WORK/got.pcap" \
+		2>"$WORK/td.err" &
+	cap=$!
+	for _ in $(seq 100); do grep -q "listening on" "$WORK/td.err" && break; sleep 0.05; done
+	timeout -s KILL 60 ip netns exec "$NA" $(cmd_for "$tool" "$WORK/f.pcap" 50000 64) >/dev/null 2>&1 || true
+	sleep 0.5
+	kill -TERM "$cap"
+	wait "$cap" || true
+	capdrop=$(grep -o "^[0-9]* packets dropped by kernel" "$WORK/td.err" | cut -d' ' -f1)
+	printf "%-12s %s (capture dropped %s)\n" "$tool" "$("$PCAPDIFF" "$WORK/f.pcap" "$WORK/got.pcap" || true)" "${capdrop:-?}"
+done
