@@ -146,6 +146,16 @@ test_mtu_exceeded() {
 		[ "$(json_get "$js" packets_sent)" = 5 ] || die "mtu $m: sent $(json_get "$js" packets_sent)"
 	done
 	in_a ip link set dev "$IF_A" mtu 1500
+	# AF_XDP frames hold 4096 bytes: a 5000-byte frame on a jumbo MTU fails with that reason.
+	if have xdp; then
+		"$GENTRACE" udp --size 5000 --count 2 -o "$WORK/jumbo.pcap" >/dev/null
+		in_a ip link set dev "$IF_A" mtu 9000
+		expect_fail 1 "frame of 5000 bytes does not fit an AF_XDP frame \(4096 bytes\)" \
+			in_a "$REPLAY" -i "$IF_A" --method xdp --topspeed --stats-json "$js" \
+			"$WORK/small.pcap" "$WORK/jumbo.pcap"
+		[ "$(json_get "$js" packets_failed)" = 2 ] || die "xdp jumbo: failed $(json_get "$js" packets_failed)"
+		in_a ip link set dev "$IF_A" mtu 1500
+	fi
 }
 
 wait_carrier() {
@@ -203,6 +213,13 @@ test_raw_layer3() {
 			die "raw $t: IP packets differ: $(cat "$WORK/diff")"
 		info "raw $(basename "$t"): $(cat "$WORK/diff") at layer 3"
 	done
+	# IP packets over the MTU: each fails with the reason.
+	"$GENTRACE" udp --size 1514 --count 3 -o "$WORK/raw-big.pcap" >/dev/null
+	in_a ip link set dev "$IF_A" mtu 1000
+	expect_fail 1 "IP packet of 1500 bytes exceeds $IF_A's MTU 1000" \
+		in_a "$REPLAY" -i "$IF_A" --method raw --topspeed --stats-json "$js" "$WORK/raw-big.pcap"
+	[ "$(json_get "$js" packets_failed)" = 3 ] || die "raw mtu: failed $(json_get "$js" packets_failed)"
+	in_a ip link set dev "$IF_A" mtu 1500
 	# ARP frames in a trace: each fails with the reason; the IP packets go.
 	expect_fail 1 "record 1 at offset 0x18: EtherType 0x0806 is not IP: the raw method sends only IPv4 and IPv6" \
 		in_a "$REPLAY" -i "$IF_A" --method raw --topspeed --stats-json "$js" "$TRACES/udp-1ms.pcap" \
@@ -214,8 +231,8 @@ test_raw_layer3() {
 
 test_auto_choice() {
 	in_a "$REPLAY" -i "$IF_A" --topspeed "$TRACES/dns.pcap" >"$WORK/auto.out"
-	grep -q "^Method: ring (.*chosen by --method auto) on $IF_A" "$WORK/auto.out" ||
-		die "auto did not pick ring: $(cat "$WORK/auto.out")"
+	grep -q "^Method: mmsg (chosen by --method auto) on $IF_A" "$WORK/auto.out" ||
+		die "auto did not pick mmsg: $(cat "$WORK/auto.out")"
 	if have xdp; then
 		in_a "$REPLAY" -i "$IF_A" --topspeed --qdisc-bypass "$TRACES/dns.pcap" >"$WORK/auto.out"
 		grep -q "^Method: xdp (copy mode, queue 0, chosen by --method auto)" "$WORK/auto.out" ||
