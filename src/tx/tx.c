@@ -26,10 +26,9 @@ static const struct tx_ops *const backends[] = {
 /*
  * --method auto: the fastest backend that works here, tried in this order.
  * Measured on veth (BENCHMARKS.md, "Transmit backends": sender CPU per
- * 64-byte frame from a 1 M-frame trace, median of 3): xdp 740 ns, mmsg
- * 940 ns, ring 1080 ns, uring 1220 ns, packet 3150 ns; at 512 and 1514
- * bytes the order is the same but for ring and mmsg trading places within
- * the noise.
+ * 64-byte frame from a 1 M-frame trace, median of 3, two runs): xdp
+ * 600-740 ns, mmsg 720-940 ns, ring 950-1080 ns, uring 1040-1220 ns,
+ * packet 2470-3150 ns; mmsg also led ring at 512 and 1514 bytes.
  *   xdp    AF_XDP, copy mode here (zero-copy where the driver has it): the
  *          fastest, but it bypasses the qdisc (tc shaping would be ignored
  *          silently), holds frames of at most 4 KiB and takes over a device
@@ -37,15 +36,16 @@ static const struct tx_ops *const backends[] = {
  *          --qdisc-bypass;
  *   mmsg   sendmmsg() per batch: the fastest that honours the qdisc, and
  *          it works wherever an AF_PACKET socket does;
- *   ring   PACKET_TX_RING: as fast within the noise (faster with
- *          --qdisc-bypass at 512 bytes), for when sendmmsg is refused;
+ *   ring   PACKET_TX_RING: a little slower than mmsg on every size
+ *          measured (the kernel builds page-fragment skbs and hands each
+ *          frame back through its status word), for when mmsg is refused;
  *   packet one send() per frame: the last resort.
  * uring is not tried: on a packet socket it does mmsg's work with more
  * bookkeeping and was slower (it is there by request, e.g. with SQPOLL).
  * raw is layer 3 and changes what goes on the wire (the kernel builds the
  * Ethernet header), so it is never picked for the user.
  */
-static const char *const auto_bypass[] = { "xdp", "ring", "mmsg", "packet" };
+static const char *const auto_bypass[] = { "xdp", "mmsg", "ring", "packet" };
 static const char *const auto_plain[] = { "mmsg", "ring", "packet" };
 
 static const struct tx_ops *find(const char *method)
