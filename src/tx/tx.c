@@ -129,7 +129,7 @@ int tx_open_auto(struct tx **txp, const struct tx_cfg *cfg,
 		if (rc == 0 || !*txp)
 			return rc;
 		/* Reasons that no other backend would get past: say it once, stop trying. */
-		if (rc == -ENODEV || rc == -ENETDOWN || rc == -EPERM || rc == -ENOTSUP || rc == -EINVAL)
+		if (rc == -ENODEV || rc == -ENETDOWN || rc == -EPERM || rc == -ENOTSUP)
 			return rc;
 		if (note && i + 1 < n)
 			note(order[i], tx_strerror(*txp));

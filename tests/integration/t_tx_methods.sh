@@ -238,6 +238,20 @@ test_auto_choice() {
 		grep -q "^Method: xdp (copy mode, queue 0, chosen by --method auto)" "$WORK/auto.out" ||
 			die "auto with --qdisc-bypass did not pick xdp: $(cat "$WORK/auto.out")"
 	fi
+	if have xdp; then
+		# A queue the device lacks: xdp says why, auto says it and falls back.
+		expect_fail 1 "cannot bind an AF_XDP socket to queue 5 in copy mode" \
+			in_a "$REPLAY" -i "$IF_A" --method xdp --xdp-queue 5 --topspeed "$TRACES/dns.pcap"
+		in_a "$REPLAY" -i "$IF_A" --topspeed --qdisc-bypass --xdp-queue 5 "$TRACES/dns.pcap" \
+			>"$WORK/auto.out" 2>"$WORK/auto.err" || die "auto did not fall back: $(cat "$WORK/auto.err")"
+		grep -q "^replay: warning: method xdp not used: .*queue 5.*; trying the next" "$WORK/auto.err" ||
+			die "no fallback reason: $(cat "$WORK/auto.err")"
+		grep -q "^Method: mmsg (qdisc bypassed, chosen by --method auto)" "$WORK/auto.out" ||
+			die "auto fell back to something else: $(cat "$WORK/auto.out")"
+		# veth has no zero-copy: asked for, it fails with the reason; auto mode used copy (above).
+		expect_fail 1 "cannot bind an AF_XDP socket to queue 0 in zero-copy mode: Operation not supported" \
+			in_a "$REPLAY" -i "$IF_A" --method xdp --xdp-mode zerocopy --topspeed "$TRACES/dns.pcap"
+	fi
 	expect_fail 2 "^replay: --method: no transmit method 'pigeon'" \
 		"$REPLAY" -i "$IF_A" --method pigeon "$TRACES/dns.pcap"
 }
