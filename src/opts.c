@@ -23,6 +23,28 @@ static const struct opt_def table[] = {
 	/* timing */
 	{ "topspeed", 't', OPT_T_SET, F(mode), SCHED_MODE_TOPSPEED, 0, 0, NULL, OPT_GRP_TIMING,
 	  "send as fast as the interface takes packets, ignoring timestamps" },
+	{ "speed", 'x', OPT_T_FUNC, F(speed), 0, 0, 0, "X", OPT_GRP_TIMING,
+	  "play the recorded timing X times as fast (0.5 = half speed)", sched_parse_ratio },
+	{ "multiplier", 0, OPT_T_FUNC, F(speed), 0, 0, 0, "X", OPT_GRP_TIMING,
+	  "the same as --speed (tcpreplay's name)", sched_parse_ratio },
+	{ "pps", 'p', OPT_T_FUNC, F(pps), 0, 0, 0, "N", OPT_GRP_TIMING,
+	  "send N packets per second, evenly spaced, ignoring timestamps", sched_parse_ratio },
+	{ "mbps", 'M', OPT_T_FUNC, F(mbps), 0, 0, 0, "N", OPT_GRP_TIMING,
+	  "send at N megabits per second of frame bytes, ignoring timestamps", sched_parse_ratio },
+	{ "wire-overhead", 0, OPT_T_FLAG, F(wire_overhead), 0, 0, 0, NULL, OPT_GRP_TIMING,
+	  "--mbps counts Ethernet padding, FCS, preamble and gap (24+ bytes a frame)" },
+	{ "timer", 'T', OPT_T_FUNC, F(timer), 0, 0, 0, "KIND", OPT_GRP_TIMING,
+	  "wait by hybrid (sleep, then spin; default), sleep or spin", sched_parse_timer },
+	{ "spin-us", 0, OPT_T_U64, F(spin_us), 0, 0, 1000000, "US", OPT_GRP_TIMING,
+	  "hybrid: spin the last US microseconds (default: measured at start-up)" },
+	{ "late", 0, OPT_T_FUNC, F(late), 0, 0, 0, "POLICY", OPT_GRP_TIMING,
+	  "after a stall: catchup (send late packets at once; default) or shift", sched_parse_late },
+	{ "late-threshold", 0, OPT_T_U64, F(late_threshold_us), 0, 0, 3600000000ull, "US",
+	  OPT_GRP_TIMING, "a packet later than US microseconds is a stall (default 1000)" },
+	{ "rt-priority", 0, OPT_T_U64, F(rt_priority), 0, 1, 99, "N", OPT_GRP_TIMING,
+	  "run under SCHED_FIFO priority N, memory locked (needs CAP_SYS_NICE)" },
+	{ "cpu", 0, OPT_T_U64, F(cpu), 0, 0, 1023, "N", OPT_GRP_TIMING,
+	  "run on CPU N only" },
 
 	/* transmission */
 	{ "intf1", 'i', OPT_T_STR, F(intf1), 0, 0, 0, "IF", OPT_GRP_TX,
@@ -131,6 +153,11 @@ static const char *const group_title[OPT_GRP_MAX] = {
 static const struct opts defaults = {
 	.mode = SCHED_MODE_TRACE,
 	.edit = EDIT_CFG_DEFAULTS,
+	.timer = SCHED_TIMER_HYBRID,
+	.spin_us = OPT_AUTO,
+	.late = SCHED_LATE_CATCHUP,
+	.late_threshold_us = 1000,
+	.cpu = OPT_AUTO,
 	.loop = 1,
 };
 
@@ -211,6 +238,25 @@ static int apply(struct opts *o, const struct opt_def *d, const char *arg, char 
 		break;
 	}
 	return fail(err, len, "--%s: internal error: bad option type", d->name);
+}
+
+/* The timing mode from the options that choose one; at most one may be given. */
+static int timing(struct opts *o, char *err, size_t len)
+{
+	int n = (o->mode == SCHED_MODE_TOPSPEED) + !!o->speed.num + !!o->pps.num + !!o->mbps.num;
+
+	if (n > 1)
+		return fail(err, len, "--topspeed, --speed, --pps and --mbps exclude each other: give one");
+	if (o->pps.num)
+		o->mode = SCHED_MODE_PPS;
+	else if (o->mbps.num)
+		o->mode = SCHED_MODE_MBPS;
+	if (o->wire_overhead && o->mode != SCHED_MODE_MBPS)
+		return fail(err, len, "--wire-overhead only applies to --mbps");
+	if (o->spin_us != OPT_AUTO && o->timer != SCHED_TIMER_HYBRID)
+		return fail(err, len, "--spin-us sets the hybrid timer's margin; --timer=%s has none",
+			    sched_timer_name(o->timer));
+	return 0;
 }
 
 /* Checks that need every option at once. */
@@ -307,6 +353,8 @@ int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen)
 	}
 	o->files = argv + optind;
 	o->nfiles = argc - optind;
+	if (!o->help && !o->version && timing(o, err, errlen) < 0)
+		return -EINVAL;
 	return check(o, err, errlen);
 }
 

@@ -384,6 +384,9 @@ static enum step send_one(struct replay *r, const struct trace *t, struct pkt *p
 				break;
 		step = flush_all(r);
 	} else {
+		/* Already due: returns at once, but counts a stall (and shifts) if it is late. */
+		if (r->timed)
+			sched_wait(&r->sched, deadline);
 		step = stage_one(r, t, p, deadline);
 		if (step == STEP_NEXT && r->qn >= r->qcap)
 			step = flush_all(r);
@@ -491,6 +494,58 @@ static int run(struct replay *r)
 	return 0;
 }
 
+/* The scheduler's configuration from the options. */
+static struct sched_cfg sched_config(const struct replay *r)
+{
+	const struct opts *o = r->o;
+
+	return (struct sched_cfg){
+		.mode = o->mode,
+		.speed = o->speed,
+		.rate = o->mode == SCHED_MODE_PPS ? o->pps : o->mbps,
+		.wire_overhead = o->wire_overhead,
+		.timer = o->timer,
+		.spin_fixed = o->spin_us != OPT_AUTO,
+		.spin_ns = o->spin_us != OPT_AUTO ? o->spin_us * NSEC_PER_USEC : 0,
+		.late = o->late,
+		.late_threshold_ns = o->late_threshold_us * NSEC_PER_USEC,
+		.stop = r->stop,
+	};
+}
+
+/*
+ * Real-time set-up for a run that waits on the real clock, before any trace
+ * is mapped (memory is locked as it is mapped at this point); never fatal.
+ */
+static void realtime(const struct replay *r)
+{
+	const struct opts *o = r->o;
+	struct rt_cfg cfg = {
+		.priority = (int)o->rt_priority,
+		.cpu = o->cpu == OPT_AUTO ? -1 : (int)o->cpu,
+		.timer_slack = o->mode != SCHED_MODE_TOPSPEED,
+		.timer = o->timer,
+	};
+	struct rt rt;
+
+	rt_setup(&rt, &cfg);
+	for (int i = 0; i < rt.nwarn; i++)
+		log_warn("%s", rt.warn[i]);
+	log_info("real time: %s%s%s%s", rt.fifo ? "SCHED_FIFO" : "SCHED_OTHER",
+		 rt.pinned ? ", pinned" : "", rt.locked ? ", memory locked" : "",
+		 rt.slack_set ? ", timer slack 1 ns" : "");
+}
+
+/* Measure the timer before the first packet, under the policy realtime() set. */
+static void calibrate(struct replay *r)
+{
+	if (sched_calibrate(&r->sched) < 0)
+		return; /* a signal: run() stops at once */
+	if (r->sched.timer == SCHED_TIMER_HYBRID)
+		log_info("timer: hybrid, spin margin %.1f us%s", (double)r->sched.spin_ns / 1e3,
+			 r->sched.adaptive ? " (from the wake-up lateness measured at start-up)" : "");
+}
+
 static void cleanup(struct replay *r)
 {
 	if (r->traces)
@@ -515,7 +570,7 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 {
 	const struct replay_hooks none = { 0 };
 	struct replay r = { .o = o, .stop = stop };
-	struct sched_cfg scfg = { .mode = o->mode };
+	struct sched_cfg scfg = sched_config(&r);
 	FILE *summary;
 	int status = EXIT_DONE;
 
@@ -526,6 +581,8 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		return EXIT_USAGE;
 	}
 	stats_init(&r.st);
+	if (!hooks->clock && !o->write_path)
+		realtime(&r);
 	if (open_inputs(&r) < 0 || open_edits(&r) < 0 || open_output(&r, hooks->tx_ops) < 0) {
 		cleanup(&r);
 		return EXIT_FAIL;
@@ -540,6 +597,8 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		sched_init(&r.sched, &scfg, &r.vclock.clk);
 	} else {
 		sched_init(&r.sched, &scfg, clock_monotonic());
+		if (o->mode != SCHED_MODE_TOPSPEED)
+			calibrate(&r);
 	}
 	r.timed = o->mode != SCHED_MODE_TOPSPEED;
 
@@ -554,6 +613,14 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		status = EXIT_FAIL;
 	}
 	r.st.end_ns = sched_now(&r.sched);
+	if (r.timed) {
+		r.st.timer = sched_timer_name(r.sched.timer);
+		r.st.spin_margin_ns = r.sched.timer == SCHED_TIMER_HYBRID ? r.sched.spin_ns : 0;
+		r.st.late_threshold_ns = r.sched.late_threshold_ns;
+		r.st.late_stalls = r.sched.late_stalls;
+		r.st.late_packets = r.sched.late_packets;
+		r.st.late_shifted_ns = r.sched.shifted_ns;
+	}
 	if (r.st.failed)
 		status = EXIT_FAIL;
 

@@ -22,7 +22,17 @@ struct opts {
 	int nfiles;
 
 	/* timing */
-	enum sched_mode mode;      /* trace timing or --topspeed */
+	enum sched_mode mode;      /* trace timing, --pps, --mbps or --topspeed (set from the options) */
+	struct sched_ratio speed;  /* -x: trace gaps divided by this; {0, 0} = not given */
+	struct sched_ratio pps;    /* -p: packets per second; {0, 0} = not given */
+	struct sched_ratio mbps;   /* -M: Mbit/s; {0, 0} = not given */
+	bool wire_overhead;        /* --mbps counts Ethernet padding, FCS, preamble, gap */
+	enum sched_timer timer;    /* --timer */
+	uint64_t spin_us;          /* --spin-us: hybrid margin, us; OPT_AUTO = calibrate */
+	enum sched_late late;      /* --late */
+	uint64_t late_threshold_us; /* --late-threshold: lateness that is a stall, us */
+	uint64_t rt_priority;      /* --rt-priority: SCHED_FIFO priority; 0 = none */
+	uint64_t cpu;              /* --cpu: pin to this CPU; OPT_AUTO = no pinning */
 
 	/* transmission */
 	const char *intf1;         /* -i: interface to send on */
@@ -52,6 +62,9 @@ struct opts {
 	bool help;
 	bool version;
 };
+
+/* A uint64_t option's value when it was not given and the program decides. */
+#define OPT_AUTO UINT64_MAX
 
 enum opt_group {
 	OPT_GRP_INPUT,

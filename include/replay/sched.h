@@ -1,18 +1,30 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The scheduler: when each packet is due, and waiting for it.
+ * The scheduler: when each packet is due, waiting for it, and the real-time
+ * set-up that makes the waiting accurate.
  *
- * Every deadline is absolute -- origin + (ts - ts0) on the run clock -- so
+ * Every deadline is absolute -- origin + f(progress) on the run clock -- so
  * per-packet lateness never accumulates into drift, however long the run
- * (tcpreplay 4.4's relative sleeps drift by up to 30 %, seed 000).  A run is
- * cut into segments: each pass over each file starts a new one, whose
- * origin is the previous deadline (plus any gap asked for) and whose ts0 is
- * the first timestamp of the segment.
+ * (tcpreplay 4.4's relative sleeps drift by up to 30 %, seed 000).  f() is
+ * exact integer arithmetic on the packet's trace time, its index or the
+ * bytes sent before it, never a sum of rounded gaps, so the billionth
+ * deadline is as exact as the first.  A run is cut into segments: each pass
+ * over each file starts a new one, whose origin is the previous deadline
+ * (plus any gap asked for) and whose ts0 is the first timestamp of the
+ * segment.
+ *
+ * Waiting (NetVCR's lesson, seed 003: sleep for efficiency, poll for
+ * accuracy): sleep on an absolute deadline to within a margin of it, then
+ * spin on the clock for the rest.  The margin is the timer's wake-up
+ * lateness, measured at start-up by a short probe under the scheduling
+ * policy in use (sched_calibrate()) and kept up to date from every sleep.
  */
 #ifndef REPLAY_SCHED_H
 #define REPLAY_SCHED_H
 
+#include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pkt.h"
@@ -29,6 +41,12 @@ struct clock {
 	 * a signal arrived first (the caller decides whether to go on).
 	 */
 	int (*sleep_until_ns)(struct clock *c, uint64_t deadline_ns);
+	/*
+	 * spin_until_ns() - busy-wait, without giving up the CPU, until
+	 * @deadline_ns; 0, or -EINTR as soon as *@stop (may be NULL) is set.
+	 * May be NULL: the scheduler then sleeps instead.
+	 */
+	int (*spin_until_ns)(struct clock *c, uint64_t deadline_ns, const volatile sig_atomic_t *stop);
 };
 
 /* clock_monotonic() - CLOCK_MONOTONIC with clock_nanosleep(TIMER_ABSTIME); a shared instance. */
@@ -36,9 +54,9 @@ struct clock *clock_monotonic(void);
 
 /*
  * struct clock_virtual - CLOCK_MONOTONIC plus the time skipped by sleeping:
- * sleep_until_ns() returns at once and moves the clock forward instead.  A
- * dry run (-w) thus computes the exact schedule in no time, and a
- * --topspeed dry run still measures real elapsed time.
+ * sleep_until_ns() and spin_until_ns() return at once and move the clock
+ * forward instead.  A dry run (-w) thus computes the exact schedule in no
+ * time, and a --topspeed dry run still measures real elapsed time.
  */
 struct clock_virtual {
 	struct clock clk;    /* must be first: passed as struct clock * */
@@ -49,45 +67,146 @@ struct clock_virtual {
 void clock_virtual_init(struct clock_virtual *v);
 
 enum sched_mode {
-	SCHED_MODE_TRACE,    /* the trace's own timing */
+	SCHED_MODE_TRACE,    /* the trace's own timing, scaled by cfg.speed */
 	SCHED_MODE_TOPSPEED, /* as fast as the backend takes them */
+	SCHED_MODE_PPS,      /* cfg.rate packets per second */
+	SCHED_MODE_MBPS,     /* cfg.rate megabits (10^6 bits) per second */
 	SCHED_MODE_MAX
 };
 
+/* How a deadline is waited for. */
+enum sched_timer {
+	SCHED_TIMER_HYBRID, /* sleep to deadline - margin, spin the rest (default) */
+	SCHED_TIMER_SLEEP,  /* clock_nanosleep to the deadline: least CPU, timer-late */
+	SCHED_TIMER_SPIN,   /* spin on the clock all the way: most accurate, a whole core */
+	SCHED_TIMER_MAX
+};
+
+/* What to do when a packet is found late by more than the threshold (a stall). */
+enum sched_late {
+	SCHED_LATE_CATCHUP, /* keep the absolute schedule: send what is late at once (default) */
+	SCHED_LATE_SHIFT,   /* move the rest of the schedule back by the stall: gaps kept */
+	SCHED_LATE_MAX
+};
+
+/* struct sched_ratio - num / den, exactly; a speed multiplier or a rate.  Both > 0 when set. */
+struct sched_ratio {
+	uint64_t num;
+	uint64_t den;
+};
+
+/*
+ * sched_ratio_parse() - read a positive decimal ("2", "0.5", "1000.25", at
+ * most 9 digits after the point) into @r, reduced.  0, or -EINVAL for
+ * anything else (signs, exponents, zero, too many digits, overflow).
+ */
+int sched_ratio_parse(const char *s, struct sched_ratio *r);
+
+/*
+ * Option parsers (OPT_T_FUNC in src/opts.c): each fills @field from @arg
+ * and returns 0, or -EINVAL with the reason in @err.
+ *   sched_parse_ratio()  struct sched_ratio, by sched_ratio_parse()
+ *   sched_parse_timer()  enum sched_timer: hybrid, sleep, spin (tcpreplay's
+ *                        nano and select mean sleep, gtod spin)
+ *   sched_parse_late()   enum sched_late: catchup, shift
+ */
+int sched_parse_ratio(void *field, const char *arg, char *err, size_t errlen);
+int sched_parse_timer(void *field, const char *arg, char *err, size_t errlen);
+int sched_parse_late(void *field, const char *arg, char *err, size_t errlen);
+
+/* Bytes a frame occupies on an Ethernet wire beyond its bytes in the trace. */
+#define SCHED_ETH_MIN_FRAME_BYTES 60u /* shorter frames are padded to this (before the FCS) */
+#define SCHED_ETH_OVERHEAD_BYTES  24u /* FCS 4 + preamble and SFD 8 + inter-frame gap 12 */
+
 struct sched_cfg {
 	enum sched_mode mode;
+	struct sched_ratio speed;      /* TRACE: gaps are divided by this; {0, 0} = 1 */
+	struct sched_ratio rate;       /* PPS: packets/s; MBPS: Mbit/s */
+	bool wire_overhead;            /* MBPS: count padding, FCS, preamble and gap per frame */
+	enum sched_timer timer;
+	bool spin_fixed;               /* spin_ns is the user's: no calibration, no adapting */
+	uint64_t spin_ns;              /* the hybrid margin if spin_fixed (--spin-us), ns */
+	enum sched_late late;
+	uint64_t late_threshold_ns;    /* lateness beyond this is a stall, ns; 0 = any */
+	const volatile sig_atomic_t *stop; /* spinning ends early when set (may be NULL) */
 };
+
+/* Samples of wake-up lateness per margin estimate (the p99 of a window is its 2nd largest). */
+#define SCHED_LATE_WINDOW 128u
 
 struct sched {
 	enum sched_mode mode;
+	enum sched_timer timer;
+	enum sched_late late;
 	struct clock *clk;
-	uint64_t origin_ns;  /* run-clock time the segment's first packet is due, ns */
-	uint64_t ts0_ns;     /* trace time of the segment's first packet, ns */
-	uint64_t last_ns;    /* deadline of the previous packet, ns */
-	uint64_t gap_ns;     /* delay before the next segment's first packet, ns */
-	bool new_segment;    /* the next packet starts a segment */
+	const volatile sig_atomic_t *stop;
+	struct sched_ratio speed;      /* TRACE: num/den, reduced; 1/1 by default */
+	struct sched_ratio rate;       /* PPS, MBPS */
+	bool wire_overhead;
+	bool adaptive;                 /* the margin follows measured wake-up lateness */
+	uint64_t spin_ns;              /* hybrid margin: sleep to deadline minus this, ns */
+	uint64_t late_threshold_ns;
+	uint64_t origin_ns;            /* run-clock time the segment's progress counts from, ns */
+	uint64_t ts0_ns;               /* TRACE: trace time of the segment's first packet, ns */
+	uint64_t count;                /* PPS: packets scheduled since the run started */
+	uint64_t bytes;                /* MBPS: bytes scheduled since the run started (as counted) */
+	uint64_t last_ns;              /* deadline of the previous packet, ns */
+	uint64_t gap_ns;               /* delay before the next segment's first packet, ns */
+	bool new_segment;              /* the next packet starts a segment */
+	bool in_stall;                 /* the previous packet was late beyond the threshold */
+	/* the current window of wake-up lateness samples (adaptive margin) */
+	uint32_t win_n;                /* samples in the window */
+	uint64_t win_max1, win_max2;   /* largest and second largest, ns */
+	/* counters, for the summary */
+	uint64_t late_stalls;          /* runs of packets found late beyond the threshold */
+	uint64_t late_packets;         /* packets found late beyond the threshold */
+	uint64_t shifted_ns;           /* SHIFT: total the schedule moved back by, ns */
+	uint64_t sleeps;               /* sleeps taken */
+	uint64_t sleep_overshoots;     /* sleeps that woke after the deadline itself (margin too small) */
+	uint64_t calib_lateness_ns;    /* sched_calibrate(): the probe's p99 wake-up lateness, ns */
 };
 
-/* sched_init() - configure @s to use @clk; nothing is due until sched_start(). */
+/* sched_init() - configure @s from @cfg to use @clk; nothing is due until sched_start(). */
 void sched_init(struct sched *s, const struct sched_cfg *cfg, struct clock *clk);
+
+/*
+ * sched_calibrate() - measure how late the clock's sleeps wake, with a short
+ * probe (about 60 ms) under the calling thread's current scheduling policy,
+ * and set the hybrid margin from it.  Does nothing unless the timer is
+ * hybrid and the margin is not fixed.  Call after the real-time set-up and
+ * before sched_start().  Returns 0, or -EINTR if a signal cut the probe
+ * short (the margin is then set from what was measured).
+ */
+int sched_calibrate(struct sched *s);
 
 /* sched_start() - the first packet of the run is due now; returns now, ns. */
 uint64_t sched_start(struct sched *s);
 
 /*
  * sched_segment() - the next packet starts a new segment (next file, next
- * loop pass), due @gap_ns after the previous packet's deadline.
+ * loop pass), due @gap_ns after the previous packet's deadline (TRACE), or
+ * @gap_ns later than the rate alone would have it (PPS, MBPS: the rate
+ * carries on across segments).
  */
 void sched_segment(struct sched *s, uint64_t gap_ns);
 
 /*
  * sched_deadline() - absolute run-clock time @p is due, ns; also stored in
- * p->sched_ns.  Timestamps earlier than the segment's first are due at its
- * origin (sent at once, in file order).  0 in topspeed mode: never wait.
+ * p->sched_ns.  Call exactly once per packet, in send order: PPS and MBPS
+ * count packets and bytes here.  Timestamps earlier than the segment's first
+ * are due at its origin (sent at once, in file order).  0 in topspeed mode:
+ * never wait.
  */
 uint64_t sched_deadline(struct sched *s, struct pkt *p);
 
-/* sched_wait() - wait for @deadline_ns; 0 when reached, -EINTR on a signal. */
+/*
+ * sched_wait() - wait for @deadline_ns with the configured timer; 0 when
+ * reached, -EINTR on a signal.  A packet found late (now past the deadline
+ * by more than the threshold) is a stall: counted, and under SCHED_LATE_SHIFT
+ * every later deadline moves back by the lateness.  Deadlines computed
+ * before a shift are not moved: compute a packet's deadline just before
+ * waiting for it.
+ */
 int sched_wait(struct sched *s, uint64_t deadline_ns);
 
 /* sched_now() - the run clock's time, ns. */
@@ -95,5 +214,54 @@ static inline uint64_t sched_now(struct sched *s)
 {
 	return s->clk->now_ns(s->clk);
 }
+
+/*
+ * sched_due() - true when @deadline_ns has been reached (always in topspeed
+ * mode): the packet may go now without waiting, e.g. join a batch.  Applies
+ * no late policy (that happens in sched_wait() for the packet that waited).
+ */
+static inline bool sched_due(struct sched *s, uint64_t deadline_ns)
+{
+	return s->mode == SCHED_MODE_TOPSPEED || sched_now(s) >= deadline_ns;
+}
+
+/* sched_timer_name() / sched_late_name() - "hybrid", "catchup", ...; "?" if out of range. */
+const char *sched_timer_name(enum sched_timer t);
+const char *sched_late_name(enum sched_late l);
+
+/*
+ * Real-time set-up (src/sched/rt.c): the OS-facing half of accurate waiting.
+ * Nothing here prints; what could not be done is explained in rt->warn[].
+ */
+struct rt_cfg {
+	int priority;           /* SCHED_FIFO priority 1..99; 0 = stay SCHED_OTHER */
+	int cpu;                /* pin to this CPU; -1 = no pinning */
+	bool timer_slack;       /* timer slack to 1 ns (done for every timed run) */
+	enum sched_timer timer; /* for the throttling advice */
+};
+
+#define RT_WARN_MAX 4
+
+struct rt {
+	bool fifo;              /* SCHED_FIFO is in force */
+	bool pinned;            /* the CPU affinity was set */
+	bool locked;            /* memory is locked */
+	bool slack_set;         /* timer slack is 1 ns */
+	bool throttled;         /* the kernel limits real-time tasks' CPU share */
+	long rt_runtime_us;     /* kernel.sched_rt_runtime_us; -1 = unlimited */
+	long rt_period_us;      /* kernel.sched_rt_period_us */
+	int nwarn;
+	char warn[RT_WARN_MAX][512]; /* one line each, without the program name */
+};
+
+/*
+ * rt_setup() - apply @cfg to the calling thread (and, for memory, the
+ * process): CPU affinity, SCHED_FIFO and, once that is in force, mlockall
+ * of what is mapped now; timer slack.  Never fails: whatever is refused (no privilege, no such CPU) is
+ * left undone and explained in @rt->warn, as is real-time throttling when it
+ * applies.  Call before opening traces: locking happens for the pages mapped
+ * at the time, so a trace mapped later is not pinned in RAM.
+ */
+void rt_setup(struct rt *rt, const struct rt_cfg *cfg);
 
 #endif

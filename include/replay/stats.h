@@ -71,6 +71,12 @@ struct stats {
 	uint64_t end_ns;     /* run clock after the last send, ns */
 	uint64_t early;      /* sends that returned before their deadline (counted as 0 error) */
 	struct hist send_err; /* actual minus scheduled send time, ns (NetVCR's epsilon) */
+	const char *timer;   /* how deadlines were waited for; NULL when they were not (topspeed) */
+	uint64_t spin_margin_ns;   /* hybrid timer: the spin margin at the end of the run, ns */
+	uint64_t late_threshold_ns; /* lateness that makes a stall, ns */
+	uint64_t late_stalls;      /* runs of packets found later than the threshold */
+	uint64_t late_packets;     /* packets found later than the threshold */
+	uint64_t late_shifted_ns;  /* --late=shift: total the schedule was moved back by, ns */
 	const char *method;  /* backend name */
 	const char *method_mode; /* how the backend runs ("copy mode, queue 0"); NULL or "" = nothing to say */
 	const char *dev;     /* interface or output file */

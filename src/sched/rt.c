@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Real-time set-up: CPU affinity, SCHED_FIFO, locked memory, timer slack,
+ * and a look at the kernel's real-time throttling.  The OS-facing half of
+ * accurate waiting; the waiting itself is in sched.c.  Nothing here is
+ * fatal: a replay without privilege still runs, less precisely, and says why.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+
+#include "replay/compiler.h"
+#include "replay/sched.h"
+
+/* Stack pre-faulted before mlockall(), so the send loop's frames are locked too. */
+#define STACK_PREFAULT_BYTES (256 * 1024)
+
+static void warn(struct rt *rt, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static void warn(struct rt *rt, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rt->nwarn >= RT_WARN_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(rt->warn[rt->nwarn++], sizeof(rt->warn[0]), fmt, ap);
+	va_end(ap);
+}
+
+static long read_long(const char *path, long dflt)
+{
+	FILE *f = fopen(path, "r");
+	long v;
+
+	if (!f)
+		return dflt;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = dflt;
+	fclose(f);
+	return v;
+}
+
+static void prefault_stack(void)
+{
+	volatile char buf[STACK_PREFAULT_BYTES];
+
+	/* One write per page is enough to map it; volatile keeps the compiler from skipping it. */
+	for (size_t i = 0; i < sizeof(buf); i += 4096)
+		buf[i] = 0;
+}
+
+static void pin(struct rt *rt, int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu >= CPU_SETSIZE) {
+		warn(rt, "--cpu %d: no such CPU; not pinned", cpu);
+		return;
+	}
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+		int err = errno;
+
+		if (err == EINVAL)
+			warn(rt, "--cpu %d: that CPU is offline, absent or outside this process's cpuset; not pinned",
+			     cpu);
+		else
+			warn(rt, "--cpu %d: cannot pin to it: %s; not pinned", cpu, strerror(err));
+		return;
+	}
+	rt->pinned = true;
+}
+
+static void fifo(struct rt *rt, int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+
+	if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0) {
+		int err = errno;
+
+		warn(rt, "--rt-priority %d: cannot switch to SCHED_FIFO: %s%s; running at normal priority, less precisely",
+		     prio, strerror(err),
+		     err == EPERM ? " (needs root, CAP_SYS_NICE or an RLIMIT_RTPRIO this high)" : "");
+		return;
+	}
+	rt->fifo = true;
+}
+
+static void lock_memory(struct rt *rt)
+{
+	prefault_stack();
+	/*
+	 * MCL_CURRENT only: what is mapped now (program, libraries, heap,
+	 * stack) stays in RAM, so the send loop takes no page fault there.
+	 * MCL_FUTURE would also pin every trace mapped later, and a trace may
+	 * be larger than RAM.
+	 */
+	if (mlockall(MCL_CURRENT) < 0) {
+		int err = errno;
+
+		warn(rt, "cannot lock memory: %s%s; page faults may delay packets", strerror(err),
+		     err == ENOMEM || err == EPERM ? " (RLIMIT_MEMLOCK too low, or no CAP_IPC_LOCK)" : "");
+		return;
+	}
+	rt->locked = true;
+}
+
+/*
+ * Real-time throttling: with sched_rt_runtime_us below sched_rt_period_us
+ * the kernel stops every real-time task on a CPU once they have used up the
+ * runtime in a period -- 50 ms of every second by default -- so that a
+ * runaway real-time task cannot starve the system.  A waiter that only ever
+ * spins hits it: its packets stall for 50 ms once a second, then go out in a
+ * burst.
+ */
+static void throttling(struct rt *rt, enum sched_timer timer)
+{
+	long stop_ms;
+
+	rt->rt_runtime_us = read_long("/proc/sys/kernel/sched_rt_runtime_us", -1);
+	rt->rt_period_us = read_long("/proc/sys/kernel/sched_rt_period_us", 1000000);
+	rt->throttled = rt->rt_runtime_us >= 0 && rt->rt_period_us > 0 &&
+			rt->rt_runtime_us < rt->rt_period_us;
+	if (!rt->throttled || !rt->fifo)
+		return;
+	stop_ms = (rt->rt_period_us - rt->rt_runtime_us) / 1000;
+	if (timer == SCHED_TIMER_SPIN)
+		warn(rt, "real-time throttling is on (kernel.sched_rt_runtime_us=%ld of sched_rt_period_us=%ld): "
+			 "a real-time task that never sleeps is stopped for %ld ms in every %ld ms, and "
+			 "--timer=spin never sleeps: expect a stall of that length about once a second "
+			 "(counted as late stalls); use the hybrid timer, or lift the limit with "
+			 "'sysctl kernel.sched_rt_runtime_us=-1'",
+		     rt->rt_runtime_us, rt->rt_period_us, stop_ms, rt->rt_period_us / 1000);
+	else
+		warn(rt, "real-time throttling is on (kernel.sched_rt_runtime_us=%ld of sched_rt_period_us=%ld): "
+			 "a real-time task that never sleeps is stopped for %ld ms in every %ld ms.  The %s "
+			 "timer sleeps whenever the next packet is further away than its spin margin, so "
+			 "moderate rates are not affected; gaps shorter than the margin keep the CPU busy and "
+			 "may stall that long about once a second (counted as late stalls).  "
+			 "'sysctl kernel.sched_rt_runtime_us=-1' lifts the limit",
+		     rt->rt_runtime_us, rt->rt_period_us, stop_ms, rt->rt_period_us / 1000,
+		     sched_timer_name(timer));
+}
+
+void rt_setup(struct rt *rt, const struct rt_cfg *cfg)
+{
+	memset(rt, 0, sizeof(*rt));
+	if (cfg->cpu >= 0)
+		pin(rt, cfg->cpu);
+	if (cfg->priority > 0)
+		fifo(rt, cfg->priority);
+	if (rt->fifo)
+		lock_memory(rt);
+	/*
+	 * The default 50 us of slack lets the kernel batch our wake-up with
+	 * others up to 50 us late (SCHED_FIFO tasks get none anyway).
+	 */
+	if (cfg->timer_slack && prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) == 0)
+		rt->slack_set = true;
+	throttling(rt, cfg->timer);
+}
