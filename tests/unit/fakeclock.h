@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* A clock for tests: time moves only when the code under test sleeps or the test says so. */
+/* A clock for tests: time moves only when the code under test sleeps or spins, or the test says so. */
 #ifndef FAKECLOCK_H
 #define FAKECLOCK_H
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "replay/sched.h"
@@ -12,8 +13,13 @@ struct fakeclock {
 	struct clock clk;      /* first: passed as struct clock * */
 	uint64_t now;          /* ns */
 	uint64_t sleeps;       /* sleep_until_ns() calls */
-	uint64_t last_deadline;
-	uint64_t oversleep_ns; /* every sleep wakes this late */
+	uint64_t spins;        /* spin_until_ns() calls */
+	uint64_t last_deadline; /* of the last sleep */
+	uint64_t last_spin;    /* deadline of the last spin */
+	uint64_t oversleep_ns; /* every sleep wakes this late... */
+	const uint64_t *oversleep_seq; /* ...unless set: sleep i wakes oversleep_seq[i % n] late */
+	size_t oversleep_n;
+	uint64_t spin_late_ns; /* every spin ends this late */
 	int eintr_next;        /* the next N sleeps return -EINTR without moving time */
 };
 
@@ -25,6 +31,7 @@ static inline uint64_t fake_now(struct clock *c)
 static inline int fake_sleep(struct clock *c, uint64_t deadline)
 {
 	struct fakeclock *f = (struct fakeclock *)c;
+	uint64_t over = f->oversleep_seq ? f->oversleep_seq[f->sleeps % f->oversleep_n] : f->oversleep_ns;
 
 	f->sleeps++;
 	f->last_deadline = deadline;
@@ -33,13 +40,28 @@ static inline int fake_sleep(struct clock *c, uint64_t deadline)
 		return -EINTR;
 	}
 	if (deadline > f->now)
-		f->now = deadline + f->oversleep_ns;
+		f->now = deadline + over;
+	return 0;
+}
+
+static inline int fake_spin(struct clock *c, uint64_t deadline, const volatile sig_atomic_t *stop)
+{
+	struct fakeclock *f = (struct fakeclock *)c;
+
+	f->spins++;
+	f->last_spin = deadline;
+	if (stop && *stop)
+		return -EINTR;
+	if (deadline > f->now)
+		f->now = deadline + f->spin_late_ns;
 	return 0;
 }
 
 static inline void fakeclock_init(struct fakeclock *f, uint64_t now)
 {
-	*f = (struct fakeclock){ .clk = { .now_ns = fake_now, .sleep_until_ns = fake_sleep },
+	*f = (struct fakeclock){ .clk = { .now_ns = fake_now,
+					  .sleep_until_ns = fake_sleep,
+					  .spin_until_ns = fake_spin },
 				 .now = now };
 }
 

@@ -104,6 +104,77 @@ static void test_help_skips_checks(void **state)
 	assert_true(o.version);
 }
 
+static void test_timing(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-i", "x", "a"), 0);
+	assert_int_equal(o.mode, SCHED_MODE_TRACE);
+	assert_int_equal(o.speed.num, 0);
+	assert_int_equal(o.timer, SCHED_TIMER_HYBRID);
+	assert_int_equal(o.spin_us, OPT_AUTO);
+	assert_int_equal(o.late, SCHED_LATE_CATCHUP);
+	assert_int_equal(o.late_threshold_us, 1000);
+	assert_int_equal(o.rt_priority, 0);
+	assert_int_equal(o.cpu, OPT_AUTO);
+
+	assert_int_equal(PARSE(&o, "-i", "x", "-x", "2.5", "a"), 0);
+	assert_int_equal(o.mode, SCHED_MODE_TRACE);
+	assert_int_equal(o.speed.num, 5);
+	assert_int_equal(o.speed.den, 2);
+	assert_int_equal(PARSE(&o, "-i", "x", "--multiplier=0.25", "a"), 0);
+	assert_int_equal(o.speed.num, 1);
+	assert_int_equal(o.speed.den, 4);
+	assert_int_equal(PARSE(&o, "-i", "x", "-p", "100000", "a"), 0);
+	assert_int_equal(o.mode, SCHED_MODE_PPS);
+	assert_int_equal(o.pps.num, 100000);
+	assert_int_equal(PARSE(&o, "-i", "x", "--mbps", "940", "--wire-overhead", "a"), 0);
+	assert_int_equal(o.mode, SCHED_MODE_MBPS);
+	assert_int_equal(o.mbps.num, 940);
+	assert_true(o.wire_overhead);
+
+	assert_int_equal(PARSE(&o, "-i", "x", "--timer", "spin", "--late", "shift",
+			       "--late-threshold", "250", "--rt-priority", "50", "--cpu", "1", "a"), 0);
+	assert_int_equal(o.timer, SCHED_TIMER_SPIN);
+	assert_int_equal(o.late, SCHED_LATE_SHIFT);
+	assert_int_equal(o.late_threshold_us, 250);
+	assert_int_equal(o.rt_priority, 50);
+	assert_int_equal(o.cpu, 1);
+	/* tcpreplay's timer names. */
+	assert_int_equal(PARSE(&o, "-i", "x", "-T", "nano", "a"), 0);
+	assert_int_equal(o.timer, SCHED_TIMER_SLEEP);
+	assert_int_equal(PARSE(&o, "-i", "x", "--timer=gtod", "a"), 0);
+	assert_int_equal(o.timer, SCHED_TIMER_SPIN);
+	assert_int_equal(PARSE(&o, "-i", "x", "--spin-us", "0", "a"), 0);
+	assert_int_equal(o.spin_us, 0);
+
+	expect_usage_error(PARSE(&o, "-i", "x", "-t", "-p", "10", "a"),
+			   "--topspeed, --speed, --pps and --mbps exclude each other: give one");
+	expect_usage_error(PARSE(&o, "-i", "x", "-x", "2", "-M", "10", "a"),
+			   "--topspeed, --speed, --pps and --mbps exclude each other: give one");
+	expect_usage_error(PARSE(&o, "-i", "x", "-x", "0", "a"),
+			   "--speed: '0' is not a positive decimal number (at most 9 digits after the point)");
+	expect_usage_error(PARSE(&o, "-i", "x", "--pps", "-5", "a"),
+			   "--pps: '-5' is not a positive decimal number (at most 9 digits after the point)");
+	expect_usage_error(PARSE(&o, "-i", "x", "--mbps", "1e3", "a"),
+			   "--mbps: '1e3' is not a positive decimal number (at most 9 digits after the point)");
+	expect_usage_error(PARSE(&o, "-i", "x", "--timer", "ioport", "a"),
+			   "--timer: 'ioport' is not one of hybrid, sleep, spin, nano, select or gtod");
+	expect_usage_error(PARSE(&o, "-i", "x", "--late", "skip", "a"),
+			   "--late: 'skip' is not one of catchup or shift");
+	expect_usage_error(PARSE(&o, "-i", "x", "--wire-overhead", "a"),
+			   "--wire-overhead only applies to --mbps");
+	expect_usage_error(PARSE(&o, "-i", "x", "--spin-us", "20", "--timer", "sleep", "a"),
+			   "--spin-us sets the hybrid timer's margin; --timer=sleep has none");
+	expect_usage_error(PARSE(&o, "-i", "x", "--rt-priority", "0", "a"),
+			   "--rt-priority: 0 is out of range (1..99)");
+	expect_usage_error(PARSE(&o, "-i", "x", "--rt-priority", "100", "a"),
+			   "--rt-priority: 100 is out of range (1..99)");
+	expect_usage_error(PARSE(&o, "-i", "x", "--cpu", "1024", "a"),
+			   "--cpu: 1024 is out of range (0..1023)");
+}
+
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -171,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_defaults_and_basics),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_help_skips_checks),
+		cmocka_unit_test(test_timing),
 		cmocka_unit_test(test_every_option_documented),
 	};
 

@@ -638,6 +638,58 @@ static void test_signal_during_backpressure(void **state)
 	assert_int_equal(m.discarded, 3);
 }
 
+/* The rate modes reach the backend: every packet stamped with its deadline, and sent at it. */
+static void test_rate_modes(void **state)
+{
+	char json[2048];
+
+	(void)state;
+	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
+	assert_int_equal(run(json, sizeof(json), "--speed", "4", NULL), 0);
+	for (unsigned i = 0; i < NPKT; i++) {
+		assert_int_equal(m.sched[i], T0 + i * GAP_NS / 4);
+		assert_int_equal(m.sent_at[i], m.sched[i]);
+	}
+	assert_int_equal(run(json, sizeof(json), "--pps", "3", "--loop", "2", NULL), 0);
+	for (unsigned i = 0; i < 2 * NPKT; i++)
+		assert_int_equal(m.sched[i], T0 + i * 1000000000ull / 3); /* across the loop pass too */
+	/* 60..64-byte frames at 0.48 Mbit/s: 1 ms per 60 bytes. */
+	assert_int_equal(run(json, sizeof(json), "-M", "0.48", NULL), 0);
+	assert_int_equal(m.sched[1], T0 + 1000000);
+	assert_int_equal(m.sched[2], T0 + 1000000 + 61 * 1000000 / 60);
+	assert_int_equal(m.sent_at[4], m.sched[4]);
+	assert_non_null(strstr(json, "\"timer\":\"hybrid\""));
+	assert_int_equal(run(json, sizeof(json), "-t", NULL), 0);
+	assert_non_null(strstr(json, "\"timer\":\"none\""));
+}
+
+/* A stall: the late packets are counted in the JSON, and shift keeps the gaps after it. */
+static void test_late_reported(void **state)
+{
+	char json[2048];
+
+	(void)state;
+	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
+	/* Every sleep wakes 2.5 ms late: each packet is a new stall beyond a 1 ms threshold. */
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .oversleep_ns = 2500000 }, NULL), 0);
+	assert_int_equal(jget(json, "late_threshold"), 1000000);
+	/* 1 woke 2.5 ms late, 2 was then 1.5 ms late, 3 only 0.5 ms (caught up), 4 woke late again. */
+	assert_int_equal(jget(json, "late_packets"), 3);
+	assert_int_equal(jget(json, "late_stalls"), 2);
+	assert_int_equal(jget(json, "late_shifted"), 0);
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .oversleep_ns = 2500000 }, "--late",
+			       "shift", NULL), 0);
+	assert_int_equal(jget(json, "late_stalls"), 4);
+	assert_int_equal(jget(json, "late_packets"), 4);
+	assert_int_equal(jget(json, "late_shifted"), 4 * 2500000);
+	/* Each packet keeps its recorded gap to the late one before it. */
+	for (unsigned i = 1; i < NPKT; i++)
+		assert_int_equal(m.sched[i], T0 + i * GAP_NS + (i - 1) * 2500000);
+	check_invariant(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -650,6 +702,8 @@ int main(void)
 		cmocka_unit_test(test_loops_continue_schedule),
 		cmocka_unit_test(test_loop_limit_forever),
 		cmocka_unit_test(test_signal_stops_after_current),
+		cmocka_unit_test(test_rate_modes),
+		cmocka_unit_test(test_late_reported),
 		cmocka_unit_test(test_edits_filtered),
 		cmocka_unit_test(test_bad_prep_sends_nothing),
 		cmocka_unit_test(test_topspeed_batches),

@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Scheduler deadline arithmetic, driven by a fake clock: no sleeping, no timing assertions. */
+/*
+ * The scheduler driven by a fake clock: deadlines in every mode, exactness over
+ * 10^9 packets, the timers, calibration and the adaptive margin (lateness
+ * injected by the clock), late policies.  No sleeping, no timing assertions.
+ */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
 #include "fakeclock.h"
+#include "replay/compiler.h"
 #include "replay/sched.h"
 
 #define T0 1000000000000ull /* clock time at start */
@@ -173,6 +179,467 @@ static void test_virtual_clock(void **state)
 	assert_true(v.skipped_ns <= 3600ull * 1000000000ull);
 }
 
+static void init(struct sched *s, struct fakeclock *fc, struct sched_cfg cfg)
+{
+	fakeclock_init(fc, T0);
+	sched_init(s, &cfg, &fc->clk);
+	sched_start(s);
+}
+
+static uint64_t deadline_of(struct sched *s, uint64_t ts, uint32_t len)
+{
+	struct pkt p = { .ts_ns = ts, .caplen = len };
+
+	return sched_deadline(s, &p);
+}
+
+static struct sched_ratio ratio(const char *str)
+{
+	struct sched_ratio r;
+
+	if (sched_ratio_parse(str, &r) < 0)
+		fail_msg("'%s' did not parse", str);
+	return r;
+}
+
+static void test_ratio_parse(void **state)
+{
+	static const char *const bad[] = {
+		"", "0", "0.000", "-1", "+1", " 1", "1 ", "1e3", "1.2.3", ".", "abc", "0x10",
+		"0.0000000001", /* 10 digits after the point */
+		"1000000000000000000", "99999999999999999999999",
+	};
+	struct sched_ratio r;
+
+	(void)state;
+	r = ratio("2");
+	assert_int_equal(r.num, 2);
+	assert_int_equal(r.den, 1);
+	r = ratio("0.5");
+	assert_int_equal(r.num, 1);
+	assert_int_equal(r.den, 2);
+	r = ratio("1000.25");
+	assert_int_equal(r.num, 4001);
+	assert_int_equal(r.den, 4);
+	r = ratio("0.000000001");
+	assert_int_equal(r.num, 1);
+	assert_int_equal(r.den, 1000000000);
+	r = ratio("007.50");
+	assert_int_equal(r.num, 15);
+	assert_int_equal(r.den, 2);
+	r = ratio("3.");
+	assert_int_equal(r.num, 3);
+	assert_int_equal(r.den, 1);
+	r = ratio(".25");
+	assert_int_equal(r.num, 1);
+	assert_int_equal(r.den, 4);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (sched_ratio_parse(bad[i], &r) != -EINVAL)
+			fail_msg("'%s' was accepted", bad[i]);
+}
+
+/* --speed divides every gap, exactly: no rounding carried from packet to packet. */
+static void test_speed(void **state)
+{
+	struct fakeclock fc;
+	struct sched s;
+
+	(void)state;
+	init(&s, &fc, (struct sched_cfg){ .speed = ratio("2") });
+	assert_int_equal(deadline_of(&s, TS0, 60), T0);
+	assert_int_equal(deadline_of(&s, TS0 + 1000, 60), T0 + 500);
+	assert_int_equal(deadline_of(&s, TS0 + 3001, 60), T0 + 1500); /* floor */
+
+	init(&s, &fc, (struct sched_cfg){ .speed = ratio("0.5") });
+	deadline_of(&s, TS0, 60);
+	assert_int_equal(deadline_of(&s, TS0 + 1000, 60), T0 + 2000);
+
+	/* x3: 1000 ns gaps become 333.33 ns; summing rounded gaps would lose 1/3 ns a packet. */
+	init(&s, &fc, (struct sched_cfg){ .speed = ratio("3") });
+	deadline_of(&s, TS0, 60);
+	for (uint64_t i = 1; i <= 1000000; i++)
+		if (deadline_of(&s, TS0 + i * 1000, 60) != T0 + i * 1000 / 3)
+			fail_msg("packet %llu off", (unsigned long long)i);
+	/* The billionth packet, 1000 s into the trace. */
+	assert_int_equal(deadline_of(&s, TS0 + 1000000000ull * 1000, 60), T0 + 333333333333ull);
+	/* Many loop passes later each segment starts exactly where the last one ended. */
+	for (int pass = 0; pass < 1000; pass++) {
+		sched_segment(&s, 0);
+		deadline_of(&s, TS0, 60);
+		deadline_of(&s, TS0 + 1000000000ull, 60); /* 1 s of trace = 333333333 ns at x3 */
+	}
+	assert_int_equal(s.last_ns, T0 + 333333333333ull + 1000ull * 333333333ull);
+
+	/* A fractional speed with a large denominator. */
+	init(&s, &fc, (struct sched_cfg){ .speed = ratio("1.000000001") });
+	deadline_of(&s, TS0, 60);
+	/* 86400 s of trace (a day): 86400e9 * 1e9 / 1000000001 = 86399999913600.000086... */
+	assert_int_equal(deadline_of(&s, TS0 + 86400ull * NSEC_PER_SEC, 60), T0 + 86399999913600ull);
+}
+
+static void test_pps(void **state)
+{
+	struct fakeclock fc;
+	struct sched s;
+
+	(void)state;
+	/* 3 pps: 333333333.33 ns apart; packet k is due at floor(k * 1e9 / 3). */
+	init(&s, &fc, (struct sched_cfg){ .mode = SCHED_MODE_PPS, .rate = ratio("3") });
+	for (uint64_t k = 0; k < 1000000; k++)
+		if (deadline_of(&s, TS0 - k, 60) != T0 + k * 1000000000ull / 3) /* timestamps ignored */
+			fail_msg("packet %llu off", (unsigned long long)k);
+	/* The rate runs on across a segment; its gap delays what follows. */
+	sched_segment(&s, 0);
+	assert_int_equal(deadline_of(&s, TS0, 60), T0 + 1000000ull * 1000000000ull / 3);
+	sched_segment(&s, 5000);
+	assert_int_equal(deadline_of(&s, TS0, 60), T0 + 5000 + 1000001ull * 1000000000ull / 3);
+	/* Packet 10^9 (a year of it at 3 pps) is exactly where the formula says, not 1/3 s per 3 packets off. */
+	s.count = 1000000000ull;
+	assert_int_equal(deadline_of(&s, TS0, 60), T0 + 5000 + 333333333333333333ull);
+
+	/* A fractional rate: 0.5 pps = one packet every 2 s. */
+	init(&s, &fc, (struct sched_cfg){ .mode = SCHED_MODE_PPS, .rate = ratio("0.5") });
+	deadline_of(&s, TS0, 60);
+	assert_int_equal(deadline_of(&s, TS0, 60), T0 + 2 * NSEC_PER_SEC);
+}
+
+static void test_mbps(void **state)
+{
+	struct fakeclock fc;
+	struct sched s;
+
+	(void)state;
+	/* 8 Mbit/s: a byte takes 1 us.  Each packet is due when the bytes before it are out. */
+	init(&s, &fc, (struct sched_cfg){ .mode = SCHED_MODE_MBPS, .rate = ratio("8") });
+	assert_int_equal(deadline_of(&s, TS0, 100), T0);
+	assert_int_equal(deadline_of(&s, TS0, 1500), T0 + 100000);
+	assert_int_equal(deadline_of(&s, TS0, 64), T0 + 1600000);
+	assert_int_equal(deadline_of(&s, TS0, 64), T0 + 1664000);
+
+	/* On the wire a 40-byte frame is padded to 60 and carries 24 more: 84 bytes, 672 ns at 1 Gbit/s. */
+	init(&s, &fc, (struct sched_cfg){ .mode = SCHED_MODE_MBPS, .rate = ratio("1000"),
+					  .wire_overhead = true });
+	deadline_of(&s, TS0, 40);
+	assert_int_equal(deadline_of(&s, TS0, 1514), T0 + 672);
+	assert_int_equal(deadline_of(&s, TS0, 60), T0 + 672 + 1538 * 8);
+
+	/* 10^9 64-byte frames at 0.3 Mbit/s: exact, where per-packet rounding of 1706.67 us would drift. */
+	init(&s, &fc, (struct sched_cfg){ .mode = SCHED_MODE_MBPS, .rate = ratio("0.3") });
+	for (uint64_t k = 0; k < 100000; k++)
+		if (deadline_of(&s, TS0, 64) != T0 + k * 64 * 8000 * 10 / 3)
+			fail_msg("packet %llu off", (unsigned long long)k);
+	s.bytes = 1000000000ull * 64;
+	assert_int_equal(deadline_of(&s, TS0, 64), T0 + 1706666666666666ull);
+}
+
+/* Hybrid: sleep to the margin, spin the rest. */
+static void test_hybrid_wait(void **state)
+{
+	struct fakeclock fc;
+	struct sched s;
+
+	(void)state;
+	init(&s, &fc, (struct sched_cfg){ .spin_fixed = true, .spin_ns = 50000 });
+	assert_int_equal(sched_wait(&s, T0 + 1000000), 0);
+	assert_int_equal(fc.sleeps, 1);
+	assert_int_equal(fc.last_deadline, T0 + 1000000 - 50000);
+	assert_int_equal(fc.spins, 1);
+	assert_int_equal(fc.last_spin, T0 + 1000000);
+	assert_int_equal(fc.now, T0 + 1000000);
+
+	/* Closer than the margin: spin only. */
+	assert_int_equal(sched_wait(&s, T0 + 1040000), 0);
+	assert_int_equal(fc.sleeps, 1);
+	assert_int_equal(fc.spins, 2);
+	assert_int_equal(fc.now, T0 + 1040000);
+
+	/* A wake-up 30 us late is absorbed by the spin. */
+	fc.oversleep_ns = 30000;
+	assert_int_equal(sched_wait(&s, T0 + 2000000), 0);
+	assert_int_equal(fc.sleeps, 2);
+	assert_int_equal(fc.spins, 3);
+	assert_int_equal(fc.now, T0 + 2000000);
+	assert_int_equal(s.sleep_overshoots, 0);
+
+	/* One later than the margin overshoots: no spin, the packet is late, counted. */
+	fc.oversleep_ns = 80000;
+	assert_int_equal(sched_wait(&s, T0 + 3000000), 0);
+	assert_int_equal(fc.spins, 3);
+	assert_int_equal(fc.now, T0 + 3000000 + 30000);
+	assert_int_equal(s.sleep_overshoots, 1);
+	assert_int_equal(s.sleeps, 3);
+	/* A fixed margin does not move. */
+	assert_int_equal(s.spin_ns, 50000);
+}
+
+static void test_sleep_and_spin_timers(void **state)
+{
+	struct fakeclock fc;
+	struct sched s;
+
+	(void)state;
+	init(&s, &fc, (struct sched_cfg){ .timer = SCHED_TIMER_SLEEP });
+	fc.oversleep_ns = 40000;
+	assert_int_equal(sched_wait(&s, T0 + 1000000), 0);
+	assert_int_equal(fc.sleeps, 1);
+	assert_int_equal(fc.last_deadline, T0 + 1000000);
+	assert_int_equal(fc.spins, 0);
+	assert_int_equal(fc.now, T0 + 1040000); /* the timer's lateness is the packet's */
+	assert_int_equal(sched_calibrate(&s), 0);
+	assert_int_equal(fc.sleeps, 1); /* no probe: there is no margin to set */
+
+	init(&s, &fc, (struct sched_cfg){ .timer = SCHED_TIMER_SPIN });
+	assert_int_equal(sched_wait(&s, T0 + 5 * NSEC_PER_SEC), 0);
+	assert_int_equal(fc.sleeps, 0);
+	assert_int_equal(fc.spins, 1);
+	assert_int_equal(fc.now, T0 + 5 * NSEC_PER_SEC);
+}
+
+/* A signal ends a spin (the flag) as it ends a sleep (EINTR). */
+static void test_spin_stopped(void **state)
+{
+	volatile sig_atomic_t stop = 0;
+	struct fakeclock fc;
+	struct sched s;
+
+	(void)state;
+	init(&s, &fc, (struct sched_cfg){ .timer = SCHED_TIMER_SPIN, .stop = &stop });
+	stop = 2;
+	assert_int_equal(sched_wait(&s, T0 + 1000), -EINTR);
+	assert_int_equal(fc.now, T0);
+	stop = 0;
+	assert_int_equal(sched_wait(&s, T0 + 1000), 0);
+	assert_int_equal(fc.now, T0 + 1000);
+}
+
+/* A clock without a spin (another test's, say) is slept on instead. */
+static void test_clock_without_spin(void **state)
+{
+	struct fakeclock fc;
+	struct sched s;
+
+	(void)state;
+	init(&s, &fc, (struct sched_cfg){ .spin_fixed = true, .spin_ns = 50000 });
+	fc.clk.spin_until_ns = NULL;
+	assert_int_equal(sched_wait(&s, T0 + 1000000), 0);
+	assert_int_equal(fc.sleeps, 2);
+	assert_int_equal(fc.now, T0 + 1000000);
+}
+
+/* Calibration: the margin comes from the probe's p99 lateness, not its one outlier. */
+static void test_calibrate(void **state)
+{
+	uint64_t seq[96];
+	struct fakeclock fc;
+	struct sched s;
+
+	(void)state;
+	for (size_t i = 0; i < 96; i++)
+		seq[i] = 20000 + i * 200; /* 20 .. 39 us */
+	seq[50] = 350000;                 /* one VM pause */
+	fakeclock_init(&fc, T0);
+	fc.oversleep_seq = seq;
+	fc.oversleep_n = 96;
+	sched_init(&s, &(struct sched_cfg){ 0 }, &fc.clk);
+	assert_int_equal(s.spin_ns, 0);
+	assert_int_equal(sched_calibrate(&s), 0);
+	assert_int_equal(fc.sleeps, 96);
+	assert_int_equal(s.calib_lateness_ns, 39000); /* second largest */
+	assert_int_equal(s.spin_ns, 39000 + 39000 / 8 + 2000);
+
+	/* Two slow wake-ups are a pattern, not an accident: the margin covers them. */
+	seq[10] = 120000;
+	fakeclock_init(&fc, T0);
+	fc.oversleep_seq = seq;
+	fc.oversleep_n = 96;
+	sched_init(&s, &(struct sched_cfg){ 0 }, &fc.clk);
+	sched_calibrate(&s);
+	assert_int_equal(s.spin_ns, 120000 + 15000 + 2000);
+
+	/* Bounds: a timer that is never late still gets 2 us; a hopeless one at most 1 ms. */
+	fakeclock_init(&fc, T0);
+	sched_init(&s, &(struct sched_cfg){ 0 }, &fc.clk);
+	sched_calibrate(&s);
+	assert_int_equal(s.spin_ns, 2000);
+	fakeclock_init(&fc, T0);
+	fc.oversleep_ns = 5000000;
+	sched_init(&s, &(struct sched_cfg){ 0 }, &fc.clk);
+	sched_calibrate(&s);
+	assert_int_equal(s.spin_ns, 1000000);
+
+	/* A fixed margin is the user's: no probe. */
+	fakeclock_init(&fc, T0);
+	sched_init(&s, &(struct sched_cfg){ .spin_fixed = true, .spin_ns = 7000 }, &fc.clk);
+	assert_int_equal(sched_calibrate(&s), 0);
+	assert_int_equal(fc.sleeps, 0);
+	assert_int_equal(s.spin_ns, 7000);
+
+	/* A signal cuts the probe short: it says so, and leaves a margin set. */
+	fakeclock_init(&fc, T0);
+	fc.eintr_next = 1;
+	sched_init(&s, &(struct sched_cfg){ 0 }, &fc.clk);
+	assert_int_equal(sched_calibrate(&s), -EINTR);
+	assert_int_equal(fc.sleeps, 1);
+	assert_int_equal(s.spin_ns, 2000);
+}
+
+/* During the run the margin follows the measured wake-ups: up at once, down by eighths. */
+static void test_margin_adapts(void **state)
+{
+	struct fakeclock fc;
+	struct sched s;
+	uint64_t d, m;
+
+	(void)state;
+	init(&s, &fc, (struct sched_cfg){ 0 });
+	fc.oversleep_ns = 40000;
+	sched_calibrate(&s);
+	sched_start(&s);
+	assert_int_equal(s.spin_ns, 47000);
+	d = fc.now;
+	/* Load arrives: wake-ups 100 us late.  For one window packets are late... */
+	fc.oversleep_ns = 100000;
+	for (unsigned i = 0; i < SCHED_LATE_WINDOW; i++) {
+		d += 1000000;
+		sched_wait(&s, d);
+	}
+	assert_int_equal(s.sleep_overshoots, SCHED_LATE_WINDOW);
+	/* ...then the margin covers them and they are on time again. */
+	assert_int_equal(s.spin_ns, 100000 + 12500 + 2000);
+	d += 1000000;
+	sched_wait(&s, d);
+	assert_int_equal(fc.now, d);
+	assert_int_equal(s.sleep_overshoots, SCHED_LATE_WINDOW);
+	/* The load goes: the margin comes down an eighth of the way per window. */
+	fc.oversleep_ns = 10000;
+	m = s.spin_ns;
+	for (unsigned i = 0; i < SCHED_LATE_WINDOW - 1; i++) {
+		d += 1000000;
+		sched_wait(&s, d);
+	}
+	assert_int_equal(s.spin_ns, m - (m - (10000 + 1250 + 2000)) / 8);
+	/* A fixed margin never moves. */
+	init(&s, &fc, (struct sched_cfg){ .spin_fixed = true, .spin_ns = 5000 });
+	fc.oversleep_ns = 100000;
+	d = fc.now;
+	for (unsigned i = 0; i < 2 * SCHED_LATE_WINDOW; i++) {
+		d += 1000000;
+		sched_wait(&s, d);
+	}
+	assert_int_equal(s.spin_ns, 5000);
+}
+
+/* Catch-up: the schedule stays; late packets go at once; one stall, counted once. */
+static void test_late_catchup(void **state)
+{
+	struct fakeclock fc;
+	struct sched s;
+	uint64_t d;
+
+	(void)state;
+	init(&s, &fc, (struct sched_cfg){ .late_threshold_ns = 1000000 });
+	for (uint64_t i = 0; i < 3; i++)
+		sched_wait(&s, deadline_of(&s, TS0 + i * 100000, 60));
+	fc.now += 5000000; /* a 5 ms stall after packet 2 */
+	for (uint64_t i = 3; i < 100; i++) {
+		d = deadline_of(&s, TS0 + i * 100000, 60);
+		assert_int_equal(d, T0 + i * 100000); /* not moved */
+		sched_wait(&s, d);
+	}
+	/* Packet 3 was 4.9 ms late, packet 41 1.1 ms, packet 42 1.0 ms: not beyond the threshold. */
+	assert_int_equal(s.late_stalls, 1);
+	assert_int_equal(s.late_packets, 39);
+	assert_int_equal(s.shifted_ns, 0);
+	/* Caught up by the end: on time. */
+	assert_int_equal(fc.now, T0 + 99 * 100000);
+	/* Lateness within the threshold is no stall. */
+	fc.now += 900000;
+	sched_wait(&s, deadline_of(&s, TS0 + 100 * 100000, 60));
+	assert_int_equal(s.late_stalls, 1);
+	/* A second stall is counted again. */
+	fc.now += 3000000;
+	sched_wait(&s, deadline_of(&s, TS0 + 101 * 100000, 60));
+	assert_int_equal(s.late_stalls, 2);
+}
+
+/* Shift: the stall moves the rest of the schedule back; the recorded gaps are kept. */
+static void test_late_shift(void **state)
+{
+	struct fakeclock fc;
+	struct sched s;
+	uint64_t d;
+
+	(void)state;
+	init(&s, &fc, (struct sched_cfg){ .late = SCHED_LATE_SHIFT, .late_threshold_ns = 1000000 });
+	for (uint64_t i = 0; i < 3; i++)
+		sched_wait(&s, deadline_of(&s, TS0 + i * 100000, 60));
+	fc.now += 5000000;
+	d = deadline_of(&s, TS0 + 3 * 100000, 60);
+	assert_int_equal(d, T0 + 300000); /* computed before anyone knew */
+	sched_wait(&s, d);
+	assert_int_equal(s.shifted_ns, 4900000);
+	for (uint64_t i = 4; i < 10; i++) {
+		d = deadline_of(&s, TS0 + i * 100000, 60);
+		assert_int_equal(d, T0 + i * 100000 + 4900000); /* gap to packet 3 as recorded */
+		sched_wait(&s, d);
+		assert_int_equal(fc.now, d);
+	}
+	assert_int_equal(s.late_stalls, 1);
+	assert_int_equal(s.late_packets, 1);
+	/* Lateness within the threshold does not shift. */
+	fc.now += 500000;
+	sched_wait(&s, deadline_of(&s, TS0 + 10 * 100000, 60));
+	assert_int_equal(s.shifted_ns, 4900000);
+	/* The next loop pass starts from the shifted schedule. */
+	sched_segment(&s, 0);
+	assert_int_equal(deadline_of(&s, TS0, 60), T0 + 1000000 + 4900000);
+
+	/* The same in PPS mode: 1000 pps, a 3 ms stall shifts every later packet by it. */
+	init(&s, &fc, (struct sched_cfg){ .mode = SCHED_MODE_PPS, .rate = ratio("1000"),
+					  .late = SCHED_LATE_SHIFT, .late_threshold_ns = 100000 });
+	sched_wait(&s, deadline_of(&s, 0, 60));
+	fc.now += 3000000;
+	sched_wait(&s, deadline_of(&s, 0, 60)); /* due at +1 ms, now +3 ms: 2 ms late */
+	assert_int_equal(deadline_of(&s, 0, 60), T0 + 2000000 + 2000000);
+	assert_int_equal(s.late_stalls, 1);
+}
+
+static void test_due(void **state)
+{
+	struct fakeclock fc;
+	struct sched s;
+
+	(void)state;
+	init(&s, &fc, (struct sched_cfg){ 0 });
+	assert_true(sched_due(&s, T0));
+	assert_false(sched_due(&s, T0 + 1));
+	fc.now = T0 + 1;
+	assert_true(sched_due(&s, T0 + 1));
+	init(&s, &fc, (struct sched_cfg){ .mode = SCHED_MODE_TOPSPEED });
+	assert_true(sched_due(&s, UINT64_MAX));
+	assert_string_equal(sched_timer_name(SCHED_TIMER_HYBRID), "hybrid");
+	assert_string_equal(sched_timer_name(SCHED_TIMER_SPIN), "spin");
+	assert_string_equal(sched_late_name(SCHED_LATE_SHIFT), "shift");
+	assert_string_equal(sched_late_name(SCHED_LATE_MAX), "?");
+}
+
+/* rt_setup() never fails: what it cannot do it explains. */
+static void test_rt_warns(void **state)
+{
+	struct rt rt;
+
+	(void)state;
+	rt_setup(&rt, &(struct rt_cfg){ .cpu = 1023, .timer_slack = true });
+	assert_false(rt.pinned);
+	assert_false(rt.fifo);
+	assert_true(rt.slack_set);
+	assert_int_equal(rt.nwarn, 1);
+	assert_non_null(strstr(rt.warn[0], "--cpu 1023"));
+	rt_setup(&rt, &(struct rt_cfg){ .cpu = -1 });
+	assert_int_equal(rt.nwarn, 0);
+	assert_false(rt.slack_set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +650,20 @@ int main(void)
 		cmocka_unit_test(test_topspeed),
 		cmocka_unit_test(test_wait_interrupted),
 		cmocka_unit_test(test_virtual_clock),
+		cmocka_unit_test(test_ratio_parse),
+		cmocka_unit_test(test_speed),
+		cmocka_unit_test(test_pps),
+		cmocka_unit_test(test_mbps),
+		cmocka_unit_test(test_hybrid_wait),
+		cmocka_unit_test(test_sleep_and_spin_timers),
+		cmocka_unit_test(test_spin_stopped),
+		cmocka_unit_test(test_clock_without_spin),
+		cmocka_unit_test(test_calibrate),
+		cmocka_unit_test(test_margin_adapts),
+		cmocka_unit_test(test_late_catchup),
+		cmocka_unit_test(test_late_shift),
+		cmocka_unit_test(test_due),
+		cmocka_unit_test(test_rt_warns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -166,6 +166,38 @@ static void test_summary_and_json(void **state)
 	free(json);
 }
 
+static void test_timing_reported(void **state)
+{
+	struct stats s;
+	char *txt, *json;
+
+	(void)state;
+	stats_init(&s);
+	txt = render(stats_print, &s);
+	json = render(json_fn, &s);
+	assert_null(strstr(txt, "Timing:")); /* untimed: no timer to speak of */
+	assert_non_null(strstr(json, "\"timer\":\"none\",\"spin_margin_ns\":0,"));
+	free(txt);
+	free(json);
+
+	s.timer = "hybrid";
+	s.spin_margin_ns = 85200;
+	s.late_threshold_ns = 1000000;
+	s.late_stalls = 3;
+	s.late_packets = 41;
+	s.late_shifted_ns = 52100000;
+	hist_add(&s.send_err, 1500);
+	txt = render(stats_print, &s);
+	json = render(json_fn, &s);
+	assert_non_null(strstr(txt, "Timing: hybrid timer, spin margin 85.2 us; stalls (later than 1000.0 us): 3, "
+				    "41 packets late, schedule shifted by 52.10 ms\n"));
+	assert_non_null(strstr(json, "\"timer\":\"hybrid\",\"spin_margin_ns\":85200,"));
+	assert_non_null(strstr(json, "\"late_stalls\":3,\"late_packets\":41,\"late_threshold\":1000000,"
+				     "\"late_shifted\":52100000}"));
+	free(txt);
+	free(json);
+}
+
 static void test_zero_elapsed(void **state)
 {
 	struct stats s;
@@ -188,6 +220,7 @@ int main(void)
 		cmocka_unit_test(test_hist_buckets_monotonic),
 		cmocka_unit_test(test_hist_percentile_accuracy),
 		cmocka_unit_test(test_summary_and_json),
+		cmocka_unit_test(test_timing_reported),
 		cmocka_unit_test(test_zero_elapsed),
 	};
 
