@@ -517,7 +517,7 @@ static struct sched_cfg sched_config(const struct replay *r)
  * Real-time set-up for a run that waits on the real clock, before any trace
  * is mapped (memory is locked as it is mapped at this point); never fatal.
  */
-static void realtime(const struct replay *r)
+static void realtime(struct replay *r, struct sched_cfg *scfg)
 {
 	const struct opts *o = r->o;
 	struct rt_cfg cfg = {
@@ -531,6 +531,7 @@ static void realtime(const struct replay *r)
 	rt_setup(&rt, &cfg);
 	for (int i = 0; i < rt.nwarn; i++)
 		log_warn("%s", rt.warn[i]);
+	scfg->busy_max_permille = rt.busy_max_permille;
 	log_info("real time: %s%s%s%s", rt.fifo ? "SCHED_FIFO" : "SCHED_OTHER",
 		 rt.pinned ? ", pinned" : "", rt.locked ? ", memory locked" : "",
 		 rt.slack_set ? ", timer slack 1 ns" : "");
@@ -582,7 +583,7 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 	}
 	stats_init(&r.st);
 	if (!hooks->clock && !o->write_path)
-		realtime(&r);
+		realtime(&r, &scfg);
 	if (open_inputs(&r) < 0 || open_edits(&r) < 0 || open_output(&r, hooks->tx_ops) < 0) {
 		cleanup(&r);
 		return EXIT_FAIL;
@@ -620,6 +621,7 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		r.st.late_stalls = r.sched.late_stalls;
 		r.st.late_packets = r.sched.late_packets;
 		r.st.late_shifted_ns = r.sched.shifted_ns;
+		r.st.guard_sleeps = r.sched.guard_sleeps;
 	}
 	if (r.st.failed)
 		status = EXIT_FAIL;

@@ -129,6 +129,13 @@ struct sched_cfg {
 	enum sched_late late;
 	uint64_t late_threshold_ns;    /* lateness beyond this is a stall, ns; 0 = any */
 	const volatile sig_atomic_t *stop; /* spinning ends early when set (may be NULL) */
+	/*
+	 * Hybrid timer: the largest share of time, in thousandths, the waiter
+	 * may keep the CPU busy; beyond it, it sleeps to the deadline itself
+	 * rather than spin.  Set under real-time throttling (see rt_setup());
+	 * 0 = no limit.
+	 */
+	uint32_t busy_max_permille;
 };
 
 /* Samples of wake-up lateness per margin estimate (the p99 of a window is its 2nd largest). */
@@ -164,6 +171,11 @@ struct sched {
 	uint64_t sleeps;               /* sleeps taken */
 	uint64_t sleep_overshoots;     /* sleeps that woke after the deadline itself (margin too small) */
 	uint64_t calib_lateness_ns;    /* sched_calibrate(): the probe's p99 wake-up lateness, ns */
+	/* the busy-share guard (cfg.busy_max_permille) */
+	uint32_t busy_max_permille;
+	int64_t owed_ns;               /* sleep owed to keep the busy share, ns; < 0 = credit */
+	uint64_t owed_at_ns;           /* run-clock time owed_ns was brought up to date, ns */
+	uint64_t guard_sleeps;         /* sleeps to the deadline taken instead of a spin, to pay it */
 };
 
 /* sched_init() - configure @s from @cfg to use @clk; nothing is due until sched_start(). */
@@ -244,6 +256,7 @@ struct rt_cfg {
 
 struct rt {
 	bool fifo;              /* SCHED_FIFO is in force */
+	uint32_t busy_max_permille; /* for sched_cfg: the busy share that stays clear of throttling; 0 = any */
 	bool pinned;            /* the CPU affinity was set */
 	bool locked;            /* memory is locked */
 	bool slack_set;         /* timer slack is 1 ns */
@@ -251,7 +264,7 @@ struct rt {
 	long rt_runtime_us;     /* kernel.sched_rt_runtime_us; -1 = unlimited */
 	long rt_period_us;      /* kernel.sched_rt_period_us */
 	int nwarn;
-	char warn[RT_WARN_MAX][512]; /* one line each, without the program name */
+	char warn[RT_WARN_MAX][768]; /* one line each, without the program name */
 };
 
 /*

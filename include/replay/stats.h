@@ -77,6 +77,7 @@ struct stats {
 	uint64_t late_stalls;      /* runs of packets found later than the threshold */
 	uint64_t late_packets;     /* packets found later than the threshold */
 	uint64_t late_shifted_ns;  /* --late=shift: total the schedule was moved back by, ns */
+	uint64_t guard_sleeps;     /* sleeps to a deadline instead of a spin, against RT throttling */
 	const char *method;  /* backend name */
 	const char *method_mode; /* how the backend runs ("copy mode, queue 0"); NULL or "" = nothing to say */
 	const char *dev;     /* interface or output file */

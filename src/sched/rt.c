@@ -128,6 +128,14 @@ static void throttling(struct rt *rt, enum sched_timer timer)
 			rt->rt_runtime_us < rt->rt_period_us;
 	if (!rt->throttled || !rt->fifo)
 		return;
+	/*
+	 * The hybrid timer keeps its busy share this far (3 % of the period)
+	 * below the runtime: a whole period's worth of slack for the other
+	 * real-time work on the CPU (interrupt threads) and for VM pauses that
+	 * the kernel counts as our runtime.
+	 */
+	rt->busy_max_permille = (uint32_t)(rt->rt_runtime_us * 1000 / rt->rt_period_us);
+	rt->busy_max_permille = rt->busy_max_permille > 30 ? rt->busy_max_permille - 30 : 1;
 	stop_ms = (rt->rt_period_us - rt->rt_runtime_us) / 1000;
 	if (timer == SCHED_TIMER_SPIN)
 		warn(rt, "real-time throttling is on (kernel.sched_rt_runtime_us=%ld of sched_rt_period_us=%ld): "
@@ -136,15 +144,15 @@ static void throttling(struct rt *rt, enum sched_timer timer)
 			 "(counted as late stalls); use the hybrid timer, or lift the limit with "
 			 "'sysctl kernel.sched_rt_runtime_us=-1'",
 		     rt->rt_runtime_us, rt->rt_period_us, stop_ms, rt->rt_period_us / 1000);
-	else
+	else if (timer == SCHED_TIMER_HYBRID)
 		warn(rt, "real-time throttling is on (kernel.sched_rt_runtime_us=%ld of sched_rt_period_us=%ld): "
-			 "a real-time task that never sleeps is stopped for %ld ms in every %ld ms.  The %s "
-			 "timer sleeps whenever the next packet is further away than its spin margin, so "
-			 "moderate rates are not affected; gaps shorter than the margin keep the CPU busy and "
-			 "may stall that long about once a second (counted as late stalls).  "
-			 "'sysctl kernel.sched_rt_runtime_us=-1' lifts the limit",
+			 "a real-time task that never sleeps is stopped for %ld ms in every %ld ms.  The hybrid "
+			 "timer sleeps whenever the next packet is further away than its spin margin, and where "
+			 "gaps are shorter it sleeps to the deadline itself often enough to stay below %u.%u %% "
+			 "busy: those packets go as late as the timer wakes (counted as guard sleeps) instead of "
+			 "stalling for %ld ms.  'sysctl kernel.sched_rt_runtime_us=-1' lifts the limit",
 		     rt->rt_runtime_us, rt->rt_period_us, stop_ms, rt->rt_period_us / 1000,
-		     sched_timer_name(timer));
+		     rt->busy_max_permille / 10, rt->busy_max_permille % 10, stop_ms);
 }
 
 void rt_setup(struct rt *rt, const struct rt_cfg *cfg)

@@ -83,6 +83,9 @@ void stats_print(const struct stats *s, FILE *f)
 			(unsigned long long)s->late_stalls, (unsigned long long)s->late_packets);
 		if (s->late_shifted_ns)
 			fprintf(f, ", schedule shifted by %s", sh);
+		if (s->guard_sleeps)
+			fprintf(f, "; %llu sleeps instead of spins against real-time throttling",
+				(unsigned long long)s->guard_sleeps);
 		fputc('\n', f);
 	}
 }
@@ -120,7 +123,8 @@ int stats_write_json(const struct stats *s, FILE *f)
 		(unsigned long long)stats_elapsed_ns(s), stats_pps(s), stats_mbps(s));
 	fprintf(f, ",\"timer\":");
 	json_str(f, s->timer ? s->timer : "none");
-	fprintf(f, ",\"spin_margin_ns\":%llu", (unsigned long long)s->spin_margin_ns);
+	fprintf(f, ",\"spin_margin_ns\":%llu,\"guard_sleeps\":%llu", (unsigned long long)s->spin_margin_ns,
+		(unsigned long long)s->guard_sleeps);
 	fprintf(f,
 		",\"send_error_ns\":{\"count\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,"
 		"\"p999\":%llu,\"max\":%llu,\"mean\":%.1f,\"late_stalls\":%llu,"

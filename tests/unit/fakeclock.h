@@ -14,6 +14,7 @@ struct fakeclock {
 	uint64_t now;          /* ns */
 	uint64_t sleeps;       /* sleep_until_ns() calls */
 	uint64_t spins;        /* spin_until_ns() calls */
+	uint64_t slept_ns;     /* total time sleeps moved the clock by */
 	uint64_t last_deadline; /* of the last sleep */
 	uint64_t last_spin;    /* deadline of the last spin */
 	uint64_t oversleep_ns; /* every sleep wakes this late... */
@@ -39,8 +40,10 @@ static inline int fake_sleep(struct clock *c, uint64_t deadline)
 		f->eintr_next--;
 		return -EINTR;
 	}
-	if (deadline > f->now)
+	if (deadline > f->now) {
+		f->slept_ns += deadline + over - f->now;
 		f->now = deadline + over;
+	}
 	return 0;
 }
 

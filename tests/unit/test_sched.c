@@ -604,6 +604,71 @@ static void test_late_shift(void **state)
 	assert_int_equal(s.late_stalls, 1);
 }
 
+/*
+ * Under real-time throttling the hybrid timer must not spin more than its
+ * share: at gaps shorter than the margin it sleeps off the debt in chunks.
+ */
+static void test_busy_guard(void **state)
+{
+	struct fakeclock fc;
+	struct sched s;
+	uint64_t d = T0, big_sleeps = 0;
+
+	(void)state;
+	init(&s, &fc, (struct sched_cfg){ .spin_fixed = true, .spin_ns = 50000,
+					  .busy_max_permille = 920 });
+	fc.oversleep_ns = 40000;
+	/* One second of packets 10 us apart: every wait is shorter than the margin. */
+	for (unsigned i = 0; i < 100000; i++) {
+		uint64_t before = fc.slept_ns;
+
+		d += 10000;
+		assert_int_equal(sched_wait(&s, d), 0);
+		if (fc.slept_ns - before >= 100000)
+			big_sleeps++;
+	}
+	/* At least 8 % of the time asleep (but not much more), in sleeps of 100 us or more. */
+	assert_true(fc.slept_ns * 1000 >= (fc.now - T0) * 79);
+	assert_true(fc.slept_ns * 1000 <= (fc.now - T0) * 100);
+	assert_true(s.guard_sleeps > 0);
+	assert_int_equal(big_sleeps, s.guard_sleeps);
+	assert_int_equal(s.guard_sleeps, fc.sleeps);
+	/* The sleeps made packets late, but the schedule was kept: caught up by the end. */
+	assert_true(fc.now <= d + 200000);
+
+	/* Without the limit (no throttling, or not SCHED_FIFO): never a sleep. */
+	init(&s, &fc, (struct sched_cfg){ .spin_fixed = true, .spin_ns = 50000 });
+	d = T0;
+	for (unsigned i = 0; i < 100000; i++) {
+		d += 10000;
+		sched_wait(&s, d);
+	}
+	assert_int_equal(fc.sleeps, 0);
+	assert_int_equal(s.guard_sleeps, 0);
+	assert_int_equal(fc.now, d);
+
+	/* --timer=spin asked for spinning: the guard does not apply (rt_setup() warns). */
+	init(&s, &fc, (struct sched_cfg){ .timer = SCHED_TIMER_SPIN, .busy_max_permille = 920 });
+	d = T0;
+	for (unsigned i = 0; i < 100000; i++) {
+		d += 10000;
+		sched_wait(&s, d);
+	}
+	assert_int_equal(fc.sleeps, 0);
+
+	/* Gaps longer than the margin sleep anyway: the guard finds nothing owed. */
+	init(&s, &fc, (struct sched_cfg){ .spin_fixed = true, .spin_ns = 50000,
+					  .busy_max_permille = 920 });
+	d = T0;
+	for (unsigned i = 0; i < 10000; i++) {
+		d += 1000000;
+		sched_wait(&s, d);
+		assert_int_equal(fc.now, d);
+	}
+	assert_int_equal(s.guard_sleeps, 0);
+	assert_int_equal(fc.sleeps, 10000);
+}
+
 static void test_due(void **state)
 {
 	struct fakeclock fc;
@@ -662,6 +727,7 @@ int main(void)
 		cmocka_unit_test(test_margin_adapts),
 		cmocka_unit_test(test_late_catchup),
 		cmocka_unit_test(test_late_shift),
+		cmocka_unit_test(test_busy_guard),
 		cmocka_unit_test(test_due),
 		cmocka_unit_test(test_rt_warns),
 	};

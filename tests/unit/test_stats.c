@@ -176,7 +176,7 @@ static void test_timing_reported(void **state)
 	txt = render(stats_print, &s);
 	json = render(json_fn, &s);
 	assert_null(strstr(txt, "Timing:")); /* untimed: no timer to speak of */
-	assert_non_null(strstr(json, "\"timer\":\"none\",\"spin_margin_ns\":0,"));
+	assert_non_null(strstr(json, "\"timer\":\"none\",\"spin_margin_ns\":0,\"guard_sleeps\":0,"));
 	free(txt);
 	free(json);
 
@@ -186,12 +186,14 @@ static void test_timing_reported(void **state)
 	s.late_stalls = 3;
 	s.late_packets = 41;
 	s.late_shifted_ns = 52100000;
+	s.guard_sleeps = 7;
 	hist_add(&s.send_err, 1500);
 	txt = render(stats_print, &s);
 	json = render(json_fn, &s);
 	assert_non_null(strstr(txt, "Timing: hybrid timer, spin margin 85.2 us; stalls (later than 1000.0 us): 3, "
-				    "41 packets late, schedule shifted by 52.10 ms\n"));
-	assert_non_null(strstr(json, "\"timer\":\"hybrid\",\"spin_margin_ns\":85200,"));
+				    "41 packets late, schedule shifted by 52.10 ms; 7 sleeps instead of spins against "
+				    "real-time throttling\n"));
+	assert_non_null(strstr(json, "\"timer\":\"hybrid\",\"spin_margin_ns\":85200,\"guard_sleeps\":7,"));
 	assert_non_null(strstr(json, "\"late_stalls\":3,\"late_packets\":41,\"late_threshold\":1000000,"
 				     "\"late_shifted\":52100000}"));
 	free(txt);

@@ -1,0 +1,273 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Timing benchmark: how well replay keeps the recorded timing and requested
+# rates, measured where it matters -- at the far end of a veth pair, by a
+# receiver in another network namespace with nanosecond timestamps -- with
+# tcpreplay (4.4.3, Debian) measured in the same run by the same receiver.
+#
+#   sudo scripts/bench/timing.sh [-r REPS] [-o DIR] [-s SECONDS] [-x] [POINT...]
+#
+#   -r REPS     repetitions of the whole matrix, interleaved (default 3); medians reported
+#   -o DIR      where traces, captures and results go (default: a new /tmp/replay-timing.*)
+#   -s SECONDS  length of each run (default 2; 3 for the 1 ms and 2.5 ms gaps)
+#   -x          also the loaded variant: stress-ng --cpu 2 --vm 1 during every run
+#   POINT       any of d10 d20 d100 d1000 d2500 pps10k pps100k pps500k mbps100 mbps1000
+#               (default: all)
+#
+# Senders: replay (defaults), replay --rt-priority 50, tcpreplay; under load
+# replay --rt-priority 50 and tcpreplay.  For each run: frames lost, duration
+# error, inter-arrival error percentiles (|actual gap - scheduled gap| over
+# consecutive arrivals), achieved rate and the sender's CPU share
+# (timing-stats run: user + system time of the sender / wall time).  Each
+# rep also records the machine's own floor (timing-stats lateness): how late
+# clock_nanosleep wakes and how long the VM pauses a spinning thread.
+#
+# Every run holds /tmp/replay-bench.lock, so benchmarks on this machine never
+# overlap.  The receiver is rx_start/rx_stop below: tcpdump now, replay-rx
+# when it lands.  Results: DIR/results.tsv (every run), DIR/summary.md
+# (medians, and tcpreplay's p99 over replay's).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+REPLAY=$BUILD/replay
+GENTRACE=$BUILD/gentrace
+TSTATS=$BUILD/timing-stats
+TRACES=$ROOT/traces
+LOCK=/tmp/replay-bench.lock
+export REPLAY TRACES
+
+REPS=3
+OUT=""
+SECS=2
+STRESS=0
+while getopts "r:o:s:x" opt; do
+	case $opt in
+	r) REPS=$OPTARG ;;
+	o) OUT=$OPTARG ;;
+	s) SECS=$OPTARG ;;
+	x) STRESS=1 ;;
+	*) sed -n '2,30p' "$0" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+POINTS=("$@")
+[ ${#POINTS[@]} -gt 0 ] || POINTS=(d10 d20 d100 d1000 d2500 pps10k pps100k pps500k mbps100 mbps1000)
+
+for f in "$REPLAY" "$GENTRACE" "$TSTATS"; do
+	[ -x "$f" ] || { echo "timing.sh: $f missing: build first (meson setup build && ninja -C build)" >&2; exit 1; }
+done
+for t in tcpdump tcpreplay; do
+	command -v $t >/dev/null || { echo "timing.sh: $t missing (scripts/deps.sh installs it)" >&2; exit 1; }
+done
+[ $STRESS = 0 ] || command -v stress-ng >/dev/null ||
+	{ echo "timing.sh: stress-ng missing (scripts/deps.sh installs it)" >&2; exit 1; }
+
+# Namespaces, veth, teardown: the integration tests' harness.
+. "$ROOT/tests/integration/lib.sh"
+require_root
+init_ns
+[ -n "$OUT" ] || OUT=$(mktemp -d /tmp/replay-timing.XXXXXX)
+mkdir -p "$OUT"
+STRESS_PID=""
+stop_stress() {
+	if [ -n "$STRESS_PID" ]; then
+		kill -TERM "$STRESS_PID" 2>/dev/null || true
+		wait "$STRESS_PID" 2>/dev/null || true
+		STRESS_PID=""
+	fi
+}
+trap 'stop_stress; teardown' EXIT
+
+# ---- the receiver --------------------------------------------------------
+# rx_start FILE: capture every frame arriving on B's end, nanosecond
+# timestamps taken by the kernel as the frame is queued to B (for veth:
+# inside the sender's send call), 128-byte snap, 64 MiB ring (seed 001: small
+# snaplen, big buffer); returns once it listens.
+rx_start() {
+	: >"$WORK/rx.err"
+	ip netns exec "$NS_B" tcpdump -i "$IF_B" -Q in -s 128 -B 65536 --immediate-mode \
+		--time-stamp-precision=nano -w "$1" 2>"$WORK/rx.err" &
+	CAP_PID=$!
+	for _ in $(seq 100); do
+		grep -q "listening on" "$WORK/rx.err" && return 0
+		sleep 0.05
+	done
+	die "receiver did not start: $(cat "$WORK/rx.err")"
+}
+
+# rx_stop: let the last frames land, stop; RX_DROPS = what the capture itself lost.
+rx_stop() {
+	sleep 0.3
+	kill -TERM "$CAP_PID"
+	wait "$CAP_PID" || true
+	CAP_PID=""
+	RX_DROPS=$(sed -n 's/^\([0-9]*\) packets dropped by kernel.*/\1/p' "$WORK/rx.err")
+	: "${RX_DROPS:=?}"
+}
+
+# ---- the points ----------------------------------------------------------
+# point_trace POINT: the trace file; point_opts: how replay, tcpreplay and the
+# analyser are told the rate.
+point_trace() { echo "$OUT/trace-$1.pcap"; }
+# point_rate POINT: pps10k -> 10000, mbps100 -> 100.
+point_rate() {
+	local r=${1#pps}
+	r=${r#mbps}
+	case $r in *k) echo $((${r%k} * 1000)) ;; *) echo "$r" ;; esac
+}
+
+make_trace() {
+	local p=$1 f n secs=$SECS
+	f=$(point_trace "$p")
+	[ -s "$f" ] && return 0
+	case $p in
+	d1000 | d2500) secs=$((SECS > 3 ? SECS : 3)) ;;
+	esac
+	# 64-byte frames at gaps of d us or for --pps; full-size frames for --mbps.
+	case $p in
+	d*) n=$((secs * 1000000 / ${p#d})); "$GENTRACE" udp -o "$f" --count $n --gap-us "${p#d}" ;;
+	pps*) "$GENTRACE" udp -o "$f" --count $((SECS * $(point_rate "$p"))) --gap-us 1 ;;
+	mbps*) "$GENTRACE" udp -o "$f" --count $((SECS * $(point_rate "$p") * 1000000 / (1514 * 8))) \
+		--size 1514 --gap-us 1 ;;
+	*) die "unknown point $p" ;;
+	esac
+}
+
+# Options for replay / tcpreplay / timing-stats analyze at POINT.
+replay_opts() {
+	case $1 in
+	d*) ;;
+	pps*) echo "--pps $(point_rate "$1")" ;;
+	mbps*) echo "--mbps $(point_rate "$1")" ;;
+	esac
+}
+tcpreplay_opts() {
+	case $1 in
+	d*) ;;
+	pps*) echo "--pps=$(point_rate "$1")" ;;
+	mbps*) echo "--mbps=$(point_rate "$1")" ;;
+	esac
+}
+
+# ---- one run -------------------------------------------------------------
+# json_num FILE KEY: a number from a one-line JSON object (first match).
+json_num() { grep -o "\"$2\":-\?[0-9.]*" "$1" | head -n1 | cut -d: -f2; }
+
+# measure VARIANT POINT SENDER REP: one run under the bench lock; appends to results.tsv.
+measure() {
+	local variant=$1 point=$2 sender=$3 rep=$4 id trace cap cpu js ana
+	id="$variant-$point-$sender-$rep"
+	trace=$(point_trace "$point")
+	cap="$WORK/cap.pcap"
+	cpu="$OUT/$id.cpu.json"
+	js="$OUT/$id.replay.json"
+	ana="$OUT/$id.json"
+	local -a cmd
+	case $sender in
+	replay) cmd=("$REPLAY" -q -i "$IF_A" --stats-json "$js" $(replay_opts "$point") "$trace") ;;
+	replay-rt) cmd=("$REPLAY" -q -i "$IF_A" --stats-json "$js" --rt-priority 50 $(replay_opts "$point") "$trace") ;;
+	tcpreplay) cmd=(tcpreplay -q -i "$IF_A" $(tcpreplay_opts "$point") "$trace") ;;
+	esac
+	exec 9>"$LOCK"
+	flock 9
+	if [ "$variant" = load ]; then
+		stress-ng --cpu 2 --vm 1 --timeout 300 >/dev/null 2>&1 &
+		STRESS_PID=$!
+		sleep 1
+	fi
+	rx_start "$cap"
+	in_a "$TSTATS" run "$cpu" -- "${cmd[@]}" >"$WORK/sender.out" 2>"$WORK/sender.err" ||
+		echo "# $id: sender exited $?: $(head -c 300 "$WORK/sender.err")" >&2
+	rx_stop
+	stop_stress
+	flock -u 9
+	exec 9>&-
+	"$TSTATS" analyze "$trace" "$cap" $(replay_opts "$point") >"$ana"
+	rm -f "$cap"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+		"$variant" "$point" "$sender" "$rep" \
+		"$(json_num "$ana" expected)" "$(json_num "$ana" lost)" "$RX_DROPS" \
+		"$(json_num "$ana" duration_error_pct)" \
+		"$(json_num "$ana" p50)" "$(json_num "$ana" p99)" "$(json_num "$ana" p999)" \
+		"$(json_num "$ana" max)" "$(json_num "$cpu" cpu_pct)" \
+		"$(json_num "$ana" pps)" "$(json_num "$ana" mbps)" \
+		"$( [ -s "$js" ] && json_num "$js" late_stalls || echo -)" >>"$OUT/results.tsv"
+	tail -n1 "$OUT/results.tsv"
+}
+
+# floor REP: the machine's own timing floor, under the lock.
+floor() {
+	exec 9>"$LOCK"
+	flock 9
+	"$TSTATS" lateness 1000 1000 >"$OUT/floor-$1.json"
+	"$TSTATS" lateness 1000 1000 fifo >"$OUT/floor-fifo-$1.json"
+	flock -u 9
+	exec 9>&-
+	info "floor $1: $(cat "$OUT/floor-$1.json")"
+	info "floor $1 fifo: $(cat "$OUT/floor-fifo-$1.json")"
+}
+
+# ---- the matrix ----------------------------------------------------------
+info "results in $OUT"
+for p in "${POINTS[@]}"; do make_trace "$p"; done
+printf 'variant\tpoint\tsender\trep\tframes\tlost\trx_drops\tdur_err_pct\tia_p50_ns\tia_p99_ns\tia_p999_ns\tia_max_ns\tcpu_pct\tpps\tmbps\tlate_stalls\n' \
+	>"$OUT/results.tsv"
+for rep in $(seq "$REPS"); do
+	floor "$rep"
+	for p in "${POINTS[@]}"; do
+		for s in replay replay-rt tcpreplay; do
+			measure idle "$p" "$s" "$rep"
+		done
+		if [ $STRESS = 1 ]; then
+			for s in replay-rt tcpreplay; do
+				measure load "$p" "$s" "$rep"
+			done
+		fi
+	done
+done
+
+# ---- the summary: medians over reps -------------------------------------
+summarize() {
+	awk -F'\t' '
+	function median(key, col,   n, i, j, v, t) {
+		n = cnt[key]
+		for (i = 1; i <= n; i++) v[i] = val[key, i, col] + 0
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j-1] > v[j]; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	function range(key, col,   n, i, lo, hi, x) {
+		n = cnt[key]; lo = hi = val[key, 1, col] + 0
+		for (i = 2; i <= n; i++) { x = val[key, i, col] + 0; if (x < lo) lo = x; if (x > hi) hi = x }
+		return sprintf("%.1f-%.1f", lo / 1000, hi / 1000)
+	}
+	NR == 1 { next }
+	{
+		key = $1 SUBSEP $2 SUBSEP $3
+		if (!(key in cnt)) order[++nk] = key
+		cnt[key]++
+		for (c = 5; c <= 16; c++) val[key, cnt[key], c] = $c
+		lost[key] += $6; drops[key] = drops[key] " " $7
+	}
+	END {
+		print "| load | point | sender | lost | duration error | ia p50 | ia p99 (range) | ia p99.9 | ia max | CPU | rate | p99 ratio |"
+		print "|---|---|---|---|---|---|---|---|---|---|---|---|"
+		for (k = 1; k <= nk; k++) {
+			key = order[k]; split(key, f, SUBSEP)
+			p99[key] = median(key, 10)
+		}
+		for (k = 1; k <= nk; k++) {
+			key = order[k]; split(key, f, SUBSEP)
+			tk = f[1] SUBSEP f[2] SUBSEP "tcpreplay"
+			ratio = (f[3] != "tcpreplay" && (tk in p99) && p99[key] > 0) ? sprintf("%.1fx", p99[tk] / p99[key]) : ""
+			rate = f[2] ~ /^mbps/ ? sprintf("%.2f Mbit/s", median(key, 15)) : sprintf("%.0f pps", median(key, 14))
+			printf "| %s | %s | %s | %d | %+.3f %% | %.1f us | %.1f us (%s) | %.1f us | %.1f us | %.0f %% | %s | %s |\n",
+				f[1], f[2], f[3], lost[key], median(key, 8), median(key, 9) / 1000,
+				p99[key] / 1000, range(key, 10), median(key, 11) / 1000, median(key, 12) / 1000,
+				median(key, 13), rate, ratio
+		}
+	}' "$OUT/results.tsv"
+}
+summarize | tee "$OUT/summary.md"
+info "floors: $(cat "$OUT"/floor-*.json | tr '\n' ' ')"
