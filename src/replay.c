@@ -541,7 +541,7 @@ static void realtime(struct replay *r, struct sched_cfg *scfg)
 static void calibrate(struct replay *r)
 {
 	if (sched_calibrate(&r->sched) < 0)
-		return; /* a signal: run() stops at once */
+		return; /* a signal: the run stops after its first packet */
 	if (r->sched.timer == SCHED_TIMER_HYBRID)
 		log_info("timer: hybrid, spin margin %.1f us%s", (double)r->sched.spin_ns / 1e3,
 			 r->sched.adaptive ? " (from the wake-up lateness measured at start-up)" : "");

@@ -15,12 +15,14 @@
  * The hybrid margin: the measured p99 wake-up lateness plus an eighth plus a
  * little, so that a wake-up a shade later than any measured still leaves the
  * spin to absorb it.  Bounded: below 2 us a margin saves nothing worth the
- * risk; above 1 ms the machine is too loaded for sleeping to be worth much
- * and a spin that long mostly burns CPU.
+ * risk; above 300 us (twice the p99 wake-up lateness of a 2-core VM at its
+ * noisiest) the lateness is run-queue delay on a loaded machine, which a
+ * spin cannot beat either -- a normal task that spins is preempted just the
+ * same -- and a longer spin only burns the CPU others are waiting for.
  */
 #define SPIN_PAD_NS 2000ull
 #define SPIN_MIN_NS 2000ull
-#define SPIN_MAX_NS 1000000ull
+#define SPIN_MAX_NS 300000ull
 
 /*
  * The busy-share guard's bounds.  Credit from sleeping is kept only up to
