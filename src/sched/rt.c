@@ -147,10 +147,10 @@ static void throttling(struct rt *rt, enum sched_timer timer)
 	else if (timer == SCHED_TIMER_HYBRID)
 		warn(rt, "real-time throttling is on (kernel.sched_rt_runtime_us=%ld of sched_rt_period_us=%ld): "
 			 "a real-time task that never sleeps is stopped for %ld ms in every %ld ms.  The hybrid "
-			 "timer sleeps whenever the next packet is further away than its spin margin, and where "
-			 "gaps are shorter it sleeps to the deadline itself often enough to stay below %u.%u %% "
-			 "busy: those packets go as late as the timer wakes (counted as guard sleeps) instead of "
-			 "stalling for %ld ms.  'sysctl kernel.sched_rt_runtime_us=-1' lifts the limit",
+			 "timer sleeps until its spin margin before each packet; where gaps are shorter than "
+			 "that it keeps below %u.%u %% busy by sleeping 0.1-1 ms at a time when it must "
+			 "(packets due meanwhile go late: counted as guard sleeps) rather than stall for "
+			 "%ld ms.  'sysctl kernel.sched_rt_runtime_us=-1' lifts the limit",
 		     rt->rt_runtime_us, rt->rt_period_us, stop_ms, rt->rt_period_us / 1000,
 		     rt->busy_max_permille / 10, rt->busy_max_permille % 10, stop_ms);
 }
