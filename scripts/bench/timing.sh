@@ -69,7 +69,13 @@ done
 require_root
 init_ns
 [ -n "$OUT" ] || OUT=$(mktemp -d /tmp/replay-timing.XXXXXX)
-mkdir -p "$OUT"
+mkdir -p "$OUT/bin"
+# A rebuild during a long run must not change the programs half-way: run copies.
+cp "$REPLAY" "$GENTRACE" "$TSTATS" "$OUT/bin/"
+REPLAY=$OUT/bin/replay
+GENTRACE=$OUT/bin/gentrace
+TSTATS=$OUT/bin/timing-stats
+git -C "$ROOT" describe --always --dirty >"$OUT/version" 2>/dev/null || true
 STRESS_PID=""
 stop_stress() {
 	if [ -n "$STRESS_PID" ]; then

@@ -42,6 +42,8 @@
  */
 #define GUARD_CHUNK_NS 100000ll
 #define GUARD_SLEEP_MAX_NS 1000000ll
+/* Where the gap allows, the debt is paid in naps of at least this, to half the margin. */
+#define GUARD_NAP_MIN_NS 20000ull
 
 /* The start-up probe: short and long sleeps, since a longer sleep lets the CPU idle deeper. */
 #define CALIB_SHORT_NS 200000ull
@@ -422,13 +424,30 @@ int sched_wait(struct sched *s, uint64_t deadline_ns)
 			late(s, deadline_ns, now);
 			return 0;
 		}
-	} else if (s->owed_ns >= GUARD_CHUNK_NS) {
+	} else if (s->owed_ns > 0 && deadline_ns - now >= s->spin_ns / 2 + GUARD_NAP_MIN_NS) {
 		/*
 		 * The gap is shorter than the margin, so the hybrid timer would
 		 * spin -- but it has spun so much that the kernel would soon
-		 * stop it for up to 50 ms.  Sleep off the debt instead: this
-		 * packet (and a few after it, caught up) goes late by the sleep,
-		 * and the CPU gets the rest it must have.
+		 * stop it for up to 50 ms.  There is room for a nap to half the
+		 * margin: it pays some of the debt (the CPU is idle from the
+		 * nap's start until the late wake-up), and most wake-ups are
+		 * still early enough for the spin to finish on time.
+		 */
+		uint64_t target = deadline_ns - s->spin_ns / 2;
+
+		now = sleep_to(s, target, now, &rc);
+		if (rc < 0)
+			return rc;
+		s->guard_sleeps++;
+		if (now >= deadline_ns) {
+			late(s, deadline_ns, now);
+			return 0;
+		}
+	} else if (s->owed_ns >= GUARD_CHUNK_NS) {
+		/*
+		 * No room for a nap (the gaps are short): sleep off the debt at
+		 * once.  This packet, and a few after it, caught up, go late by
+		 * the sleep, instead of all stalling for up to 50 ms.
 		 */
 		uint64_t target = now + (uint64_t)MIN(s->owed_ns, GUARD_SLEEP_MAX_NS);
 
