@@ -11,6 +11,7 @@ PKGS=(
 	# tests and comparisons
 	iproute2 tcpdump tshark tcpreplay netsniff-ng ethtool util-linux mandoc librsvg2-bin
 	nftables # scripts/bench: a far-side packet counter
+	stress-ng # scripts/bench/timing.sh: the loaded variant
 )
 
 missing=()

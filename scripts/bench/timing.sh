@@ -12,6 +12,7 @@
 #   -o DIR      where traces, captures and results go (default: a new /tmp/replay-timing.*)
 #   -s SECONDS  length of each run (default 2; 3 for the 1 ms and 2.5 ms gaps)
 #   -x          also the loaded variant: stress-ng --cpu 2 --vm 1 during every run
+#   -S SENDERS  the senders on an idle machine (default "replay replay-rt tcpreplay")
 #   POINT       any of d10 d20 d100 d1000 d2500 pps10k pps100k pps500k mbps100 mbps1000
 #               (default: all)
 #
@@ -42,8 +43,10 @@ REPS=3
 OUT=""
 SECS=2
 STRESS=0
-while getopts "r:o:s:x" opt; do
+SENDERS="replay replay-rt tcpreplay"
+while getopts "r:o:s:xS:" opt; do
 	case $opt in
+	S) SENDERS=$OPTARG ;;
 	r) REPS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
 	s) SECS=$OPTARG ;;
@@ -175,6 +178,11 @@ measure() {
 	replay) cmd=("$REPLAY" -q -i "$IF_A" --stats-json "$js" $(replay_opts "$point") "$trace") ;;
 	replay-rt) cmd=("$REPLAY" -q -i "$IF_A" --stats-json "$js" --rt-priority 50 $(replay_opts "$point") "$trace") ;;
 	tcpreplay) cmd=(tcpreplay -q -i "$IF_A" $(tcpreplay_opts "$point") "$trace") ;;
+	# For experiments: SCHED_FIFO from outside (no mlockall, no throttling guard).
+	replay-rt-shift) cmd=("$REPLAY" -q -i "$IF_A" --stats-json "$js" --rt-priority 50 --late shift $(replay_opts "$point") "$trace") ;;
+	replay-rt-spin) cmd=("$REPLAY" -q -i "$IF_A" --stats-json "$js" --rt-priority 50 --timer spin $(replay_opts "$point") "$trace") ;;
+	replay-chrt) cmd=(chrt -f 50 "$REPLAY" -q -i "$IF_A" --stats-json "$js" $(replay_opts "$point") "$trace") ;;
+	*) die "unknown sender $sender" ;;
 	esac
 	exec 9>"$LOCK"
 	flock 9
@@ -223,11 +231,11 @@ printf 'variant\tpoint\tsender\trep\tframes\tlost\trx_drops\tdur_err_pct\tia_p50
 for rep in $(seq "$REPS"); do
 	floor "$rep"
 	for p in "${POINTS[@]}"; do
-		for s in replay replay-rt tcpreplay; do
+		for s in $SENDERS; do
 			measure idle "$p" "$s" "$rep"
 		done
 		if [ $STRESS = 1 ]; then
-			for s in replay-rt tcpreplay; do
+			for s in ${LOAD_SENDERS:-replay-rt tcpreplay}; do
 				measure load "$p" "$s" "$rep"
 			done
 		fi

@@ -654,6 +654,23 @@ static void test_busy_guard(void **state)
 	assert_true(fc.slept_ns * 1000 >= (fc.now - T0) * 79);
 	assert_int_equal(s.late_packets, 0);
 
+	/*
+	 * 50 us gaps: room only for 20 us naps to 30 us before the deadline; waking 40 us late,
+	 * the napping packets are 10 us late -- not a whole chunk late.
+	 */
+	init(&s, &fc, (struct sched_cfg){ .spin_fixed = true, .spin_ns = 150000,
+					  .busy_max_permille = 920 });
+	d = T0;
+	for (unsigned i = 0; i < 20000; i++) {
+		d += 50000;
+		sched_wait(&s, d);
+		assert_true(fc.now <= d + 10000);
+	}
+	assert_true(s.guard_sleeps > 0);
+	/* Each nap aimed 30 us before a packet's deadline. */
+	assert_int_equal((fc.last_deadline + 30000 - T0) % 50000, 0);
+	assert_true(fc.slept_ns * 1000 >= (fc.now - T0) * 79);
+
 	/* Without the limit (no throttling, or not SCHED_FIFO): never a sleep. */
 	init(&s, &fc, (struct sched_cfg){ .spin_fixed = true, .spin_ns = 50000 });
 	d = T0;
