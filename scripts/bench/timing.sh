@@ -200,14 +200,15 @@ measure() {
 	exec 9>&-
 	"$TSTATS" analyze "$trace" "$cap" $(replay_opts "$point") >"$ana"
 	rm -f "$cap"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
 		"$variant" "$point" "$sender" "$rep" \
 		"$(json_num "$ana" expected)" "$(json_num "$ana" lost)" "$RX_DROPS" \
 		"$(json_num "$ana" duration_error_pct)" \
 		"$(json_num "$ana" p50)" "$(json_num "$ana" p99)" "$(json_num "$ana" p999)" \
 		"$(json_num "$ana" max)" "$(json_num "$cpu" cpu_pct)" \
 		"$(json_num "$ana" pps)" "$(json_num "$ana" mbps)" \
-		"$( [ -s "$js" ] && json_num "$js" late_stalls || echo -)" >>"$OUT/results.tsv"
+		"$( [ -s "$js" ] && json_num "$js" late_stalls || echo -)" \
+		"$(json_num "$ana" short_gaps)" >>"$OUT/results.tsv"
 	tail -n1 "$OUT/results.tsv"
 }
 
@@ -224,9 +225,10 @@ floor() {
 }
 
 # ---- the matrix ----------------------------------------------------------
+run_matrix() {
 info "results in $OUT"
 for p in "${POINTS[@]}"; do make_trace "$p"; done
-printf 'variant\tpoint\tsender\trep\tframes\tlost\trx_drops\tdur_err_pct\tia_p50_ns\tia_p99_ns\tia_p999_ns\tia_max_ns\tcpu_pct\tpps\tmbps\tlate_stalls\n' \
+printf 'variant\tpoint\tsender\trep\tframes\tlost\trx_drops\tdur_err_pct\tia_p50_ns\tia_p99_ns\tia_p999_ns\tia_max_ns\tcpu_pct\tpps\tmbps\tlate_stalls\tshort_gaps\n' \
 	>"$OUT/results.tsv"
 for rep in $(seq "$REPS"); do
 	floor "$rep"
@@ -241,6 +243,7 @@ for rep in $(seq "$REPS"); do
 		fi
 	done
 done
+}
 
 # ---- the summary: medians over reps -------------------------------------
 summarize() {
@@ -261,12 +264,12 @@ summarize() {
 		key = $1 SUBSEP $2 SUBSEP $3
 		if (!(key in cnt)) order[++nk] = key
 		cnt[key]++
-		for (c = 5; c <= 16; c++) val[key, cnt[key], c] = $c
+		for (c = 5; c <= 17; c++) val[key, cnt[key], c] = $c
 		lost[key] += $6; drops[key] = drops[key] " " $7
 	}
 	END {
-		print "| load | point | sender | lost | duration error | ia p50 | ia p99 (range) | ia p99.9 | ia max | CPU | rate | p99 ratio |"
-		print "|---|---|---|---|---|---|---|---|---|---|---|---|"
+		print "| load | point | sender | lost | duration error | ia p50 | ia p99 (range) | ia p99.9 | ia max | short gaps | CPU | rate | p99 ratio |"
+		print "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 		for (k = 1; k <= nk; k++) {
 			key = order[k]; split(key, f, SUBSEP)
 			p99[key] = median(key, 10)
@@ -276,12 +279,32 @@ summarize() {
 			tk = f[1] SUBSEP f[2] SUBSEP "tcpreplay"
 			ratio = (f[3] != "tcpreplay" && (tk in p99) && p99[key] > 0) ? sprintf("%.1fx", p99[tk] / p99[key]) : ""
 			rate = f[2] ~ /^mbps/ ? sprintf("%.2f Mbit/s", median(key, 15)) : sprintf("%.0f pps", median(key, 14))
-			printf "| %s | %s | %s | %d | %+.3f %% | %.1f us | %.1f us (%s) | %.1f us | %.1f us | %.0f %% | %s | %s |\n",
+			printf "| %s | %s | %s | %d | %+.3f %% | %.1f us | %.1f us (%s) | %.1f us | %.1f us | %.2f %% | %.0f %% | %s | %s |\n",
 				f[1], f[2], f[3], lost[key], median(key, 8), median(key, 9) / 1000,
 				p99[key] / 1000, range(key, 10), median(key, 11) / 1000, median(key, 12) / 1000,
-				median(key, 13), rate, ratio
+				median(key, 17) * 100 / median(key, 5), median(key, 13), rate, ratio
 		}
 	}' "$OUT/results.tsv"
 }
-summarize | tee "$OUT/summary.md"
-info "floors: $(cat "$OUT"/floor-*.json | tr '\n' ' ')"
+# floors: the machine's own lateness per rep, in us.
+floors() {
+	local f kind
+	echo
+	echo "| rep | policy | sleep late p50 | p99 | p99.9 | max | spin paused | pauses > 10 us in 100 ms | pause p50 | pause max |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
+	for f in "$OUT"/floor-*.json; do
+		kind=other
+		case $f in *fifo*) kind=fifo ;; esac
+		awk -v rep="$(basename "$f" .json | sed 's/.*-//')" -v kind="$kind" '{
+			match($0, /"sleep_late_ns":\{[^}]*\}/); s = substr($0, RSTART, RLENGTH)
+			match($0, /"spin_pauses_100ms":\{[^}]*\}/); p = substr($0, RSTART, RLENGTH)
+			printf "| %s | %s | %.1f us | %.1f us | %.1f us | %.1f us | %.1f %% | %d | %.1f us | %.1f us |\n", rep, kind,
+				v(s, "p50") / 1000, v(s, "p99") / 1000, v(s, "p999") / 1000, v(s, "max") / 1000,
+				v(p, "paused_pct"), v(p, "over_10us"), v(p, "p50") / 1000, v(p, "max") / 1000
+		}
+		function v(str, k,   m) { if (match(str, "\"" k "\":[0-9.]+")) return substr(str, RSTART + length(k) + 3, RLENGTH - length(k) - 3); return 0 }' "$f"
+	done
+}
+# SUMMARY_ONLY=1: only summarize the results already in DIR.
+[ "${SUMMARY_ONLY:-0}" = 1 ] || run_matrix
+{ summarize; floors; } | tee "$OUT/summary.md"
