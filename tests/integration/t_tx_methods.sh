@@ -11,7 +11,8 @@
 # Methods this machine kind must have (io_uring and AF_XDP are compiled into its kernel).
 METHODS="packet mmsg ring uring xdp"
 
-built() { "$REPLAY" --help | grep -q -- "--method" && ! "$REPLAY" --method "$1" -i lo /dev/null 2>&1 | grep -q "no transmit method"; }
+# (--help is read whole, not piped into grep -q: over 4 KiB, it could die of SIGPIPE under pipefail.)
+built() { grep -q -- "--method" <("$REPLAY" --help) && ! "$REPLAY" --method "$1" -i lo /dev/null 2>&1 | grep -q "no transmit method"; }
 
 # have METHOD: true if built in; a missing one skips (with the reason), and fails under CI.
 have() {
