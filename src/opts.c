@@ -195,7 +195,7 @@ static int parse_u64(const struct opt_def *d, const char *arg, uint64_t *v, char
 	return 0;
 }
 
-static int apply(struct opts *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+static int apply(void *o, const struct opt_def *d, const char *arg, char *err, size_t len)
 {
 	char *field = (char *)o + d->off;
 
@@ -295,16 +295,38 @@ static int check(const struct opts *o, char *err, size_t len)
 	return 0;
 }
 
-int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen)
-{
-	struct option lopts[ARRAY_SIZE(table) + 1];
-	char sopts[2 + 2 * ARRAY_SIZE(table) + 1];
-	size_t ns = 0;
-	int c, idx;
+static const struct opt_set replay_set = {
+	.table = table,
+	.n = ARRAY_SIZE(table),
+	.group_title = group_title,
+	.ngroups = OPT_GRP_MAX,
+	.defaults = &defaults,
+	.size = sizeof(struct opts),
+	.synopsis = "[options] FILE...\nprep TRACE -o TRACE.prep [edit options]",
+	.about = "Replay packet traces onto a network interface, at their recorded timing or a chosen rate.",
+	.epilog = "Exit status: 0 done, 1 runtime or input error or any packet failed, 2 usage error,\n"
+		  "130/143 stopped by SIGINT/SIGTERM.  See replay(1).",
+};
 
-	*o = defaults;
+int opts_set_parse(const struct opt_set *set, void *cfg, int argc, char **argv, int *first_arg,
+		   char *err, size_t errlen)
+{
+	const struct opt_def *table = set->table;
+	struct option *lopts;
+	char *sopts;
+	size_t ns = 0;
+	int c, idx, rc = 0;
+
+	memcpy(cfg, set->defaults, set->size);
+	lopts = calloc(set->n + 1, sizeof(*lopts));
+	sopts = calloc(2 + 2 * set->n + 1, 1);
+	if (!lopts || !sopts) {
+		fail(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
 	sopts[ns++] = ':'; /* report a missing argument as ':' */
-	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
+	for (size_t i = 0; i < set->n; i++) {
 		lopts[i] = (struct option){
 			.name = table[i].name,
 			.has_arg = table[i].metavar ? required_argument : no_argument,
@@ -318,63 +340,94 @@ int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen)
 		}
 	}
 	sopts[ns] = '\0';
-	lopts[ARRAY_SIZE(table)] = (struct option){ 0 };
 
-	if (argc > 1 && !strcmp(argv[1], "prep")) {
-		o->prep_cmd = true;
-		argc--;
-		argv++;
-	}
-	optind = 0; /* full reset of getopt's state: opts_parse may run more than once */
+	optind = 0; /* full reset of getopt's state: parsing may run more than once */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, sopts, lopts, &idx)) != -1) {
 		const struct opt_def *d = NULL;
-		int rc;
 
 		if (c == '?') {
 			if (optopt)
-				return fail(err, errlen, "unknown option '-%c' (try --help)", optopt);
-			return fail(err, errlen, "unknown option '%s' (try --help)", argv[optind - 1]);
+				rc = fail(err, errlen, "unknown option '-%c' (try --help)", optopt);
+			else
+				rc = fail(err, errlen, "unknown option '%s' (try --help)", argv[optind - 1]);
+			goto out;
 		}
-		if (c == ':')
-			return fail(err, errlen, "option '%s' needs an argument", argv[optind - 1]);
+		if (c == ':') {
+			rc = fail(err, errlen, "option '%s' needs an argument", argv[optind - 1]);
+			goto out;
+		}
 		if (c >= 256) {
 			d = &table[c - 256];
 		} else {
-			for (size_t i = 0; i < ARRAY_SIZE(table); i++)
+			for (size_t i = 0; i < set->n; i++)
 				if (table[i].key == c)
 					d = &table[i];
 		}
-		if (!d)
-			return fail(err, errlen, "internal error: option %d not in the table", c);
-		rc = apply(o, d, optarg, err, errlen);
+		if (!d) {
+			rc = fail(err, errlen, "internal error: option %d not in the table", c);
+			goto out;
+		}
+		rc = apply(cfg, d, optarg, err, errlen);
 		if (rc < 0)
-			return rc;
+			goto out;
 	}
-	o->files = argv + optind;
-	o->nfiles = argc - optind;
+	*first_arg = optind;
+out:
+	free(lopts);
+	free(sopts);
+	return rc;
+}
+
+int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen)
+{
+	bool prep = argc > 1 && !strcmp(argv[1], "prep");
+	int first, rc;
+
+	if (prep) {
+		argc--;
+		argv++;
+	}
+	rc = opts_set_parse(&replay_set, o, argc, argv, &first, err, errlen);
+	if (rc < 0)
+		return rc;
+	o->prep_cmd = prep;
+	o->files = argv + first;
+	o->nfiles = argc - first;
 	if (!o->help && !o->version && timing(o, err, errlen) < 0)
 		return -EINVAL;
 	return check(o, err, errlen);
 }
 
-void opts_usage(FILE *f, const char *prog)
+void opts_set_usage(const struct opt_set *set, FILE *f, const char *prog)
 {
-	fprintf(f, "Usage: %s [options] FILE...\n", prog);
-	fprintf(f, "       %s prep TRACE -o TRACE.prep [edit options]\n", prog);
-	fprintf(f, "Replay packet traces onto a network interface, at their recorded timing or a chosen rate.\n");
-	for (int g = 0; g < OPT_GRP_MAX; g++) {
+	const char *line = set->synopsis;
+
+	/* One usage line per line of the synopsis, each after the program's name. */
+	fprintf(f, "Usage: ");
+	for (;;) {
+		const char *nl = strchr(line, '\n');
+		int len = nl ? (int)(nl - line) : (int)strlen(line);
+
+		fprintf(f, "%s %.*s\n", prog, len, line);
+		if (!nl)
+			break;
+		line = nl + 1;
+		fprintf(f, "       ");
+	}
+	fprintf(f, "%s\n", set->about);
+	for (unsigned g = 0; g < set->ngroups; g++) {
 		bool header = false;
 
-		for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
-			const struct opt_def *d = &table[i];
+		for (size_t i = 0; i < set->n; i++) {
+			const struct opt_def *d = &set->table[i];
 			char left[64];
 			int n;
 
-			if ((int)d->group != g)
+			if (d->group != g)
 				continue;
 			if (!header) {
-				fprintf(f, "\n%s:\n", group_title[g]);
+				fprintf(f, "\n%s:\n", set->group_title[g]);
 				header = true;
 			}
 			if (d->key)
@@ -386,6 +439,11 @@ void opts_usage(FILE *f, const char *prog)
 			fprintf(f, "  %-26s %s\n", left, d->help);
 		}
 	}
-	fprintf(f, "\nExit status: 0 done, 1 runtime or input error or any packet failed, 2 usage error,\n"
-		   "130/143 stopped by SIGINT/SIGTERM.  See replay(1).\n");
+	if (set->epilog)
+		fprintf(f, "\n%s\n", set->epilog);
+}
+
+void opts_usage(FILE *f, const char *prog)
+{
+	opts_set_usage(&replay_set, f, prog);
 }

@@ -4,6 +4,10 @@
  * parser and of --help; every long option in it also appears in
  * man/replay.1 and README.md (a unit test checks).  Each row binds an option
  * to a field of struct opts by offsetof, with a typed parser.
+ *
+ * The machinery is shared: another program (replay-rx, src/rx/opts.c)
+ * describes its own table, defaults and help text in a struct opt_set and
+ * parses with opts_set_parse(), so both behave and document alike.
  */
 #ifndef REPLAY_OPTS_H
 #define REPLAY_OPTS_H
@@ -92,11 +96,11 @@ struct opt_def {
 	const char *name;      /* long name, without "--" */
 	int key;               /* short option letter, or 0 */
 	enum opt_type type;
-	size_t off;            /* offsetof(struct opts, field) */
+	size_t off;            /* offsetof(struct opts, field), or of the set's own struct */
 	long val;              /* OPT_T_SET: the value stored */
 	uint64_t min, max;     /* OPT_T_U64: accepted range */
 	const char *metavar;   /* argument name in --help; NULL = no argument */
-	enum opt_group group;
+	unsigned group;        /* enum opt_group, or an index into the set's group_title */
 	const char *help;      /* one line */
 	/* OPT_T_FUNC: parse @arg into @field; 0, or -EINVAL with the reason in @err. */
 	int (*parse)(void *field, const char *arg, char *err, size_t errlen);
@@ -117,5 +121,31 @@ int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen);
 
 /* opts_usage() - print --help to @f. */
 void opts_usage(FILE *f, const char *prog);
+
+/* One program's options: what opts_set_parse() and opts_set_usage() work from. */
+struct opt_set {
+	const struct opt_def *table;
+	size_t n;                        /* rows in table */
+	const char *const *group_title;  /* indexed by opt_def.group; groups print in this order */
+	unsigned ngroups;
+	const void *defaults;            /* copied over the struct before parsing */
+	size_t size;                     /* sizeof the struct */
+	const char *synopsis;            /* after "Usage: PROG ", e.g. "[options] FILE..." */
+	const char *about;               /* one line under the synopsis */
+	const char *epilog;              /* printed after the options (exit statuses); may be NULL */
+};
+
+/*
+ * opts_set_parse() - fill @cfg (a struct of @set->size bytes) from @argv
+ * (argv[0] is skipped) after copying the set's defaults over it.  On success
+ * returns 0 with *@first_arg the index in @argv of the first operand.
+ * Returns -EINVAL with a one-line reason (without the program name) in @err,
+ * or -ENOMEM.  Only the options are checked, not how they combine.
+ */
+int opts_set_parse(const struct opt_set *set, void *cfg, int argc, char **argv, int *first_arg,
+		   char *err, size_t errlen);
+
+/* opts_set_usage() - print the --help of @set, for program @prog, to @f. */
+void opts_set_usage(const struct opt_set *set, FILE *f, const char *prog);
 
 #endif
