@@ -129,6 +129,8 @@ static const struct opt_def table[] = {
 	/* statistics and output */
 	{ "stats-json", 0, OPT_T_STR, F(stats_json), 0, 0, 0, "FILE", OPT_GRP_STATS,
 	  "write the run's statistics as JSON to FILE ('-' = stdout)" },
+	{ "send-log", 0, OPT_T_STR, F(send_log), 0, 0, 0, "FILE", OPT_GRP_STATS,
+	  "record each packet's send time and identity in FILE (for replay-rx --send-log)" },
 	{ "quiet", 'q', OPT_T_FLAG, F(quiet), 0, 0, 0, NULL, OPT_GRP_STATS,
 	  "print no summary and no warnings" },
 	{ "verbose", 'v', OPT_T_COUNT, F(verbose), 0, 0, 0, NULL, OPT_GRP_STATS,

@@ -31,6 +31,7 @@
 #include "replay.h"
 #include "replay/edit.h"
 #include "replay/log.h"
+#include "replay/sendlog.h"
 #include "replay/stats.h"
 #include "replay/trace.h"
 #include "replay/tx.h"
@@ -50,6 +51,7 @@ struct staged {
 	uint64_t recno, off;   /* for messages */
 	uint64_t deadline_ns;  /* run-clock deadline; unused untimed */
 	uint32_t caplen;       /* bytes */
+	uint64_t id;           /* pkt_id() for the send log; 0 without one */
 };
 
 struct replay {
@@ -64,6 +66,8 @@ struct replay {
 	struct clock_virtual vclock;
 	struct stats st;
 	FILE *json;                  /* --stats-json output, opened before sending */
+	struct sendlog *slog;        /* --send-log, or NULL */
+	uint64_t kick_ns;            /* run clock just before the last kick, with a send log */
 	bool timed;                  /* deadlines are waited for and their errors measured */
 	uint64_t fails_logged;
 	struct staged *q;            /* FIFO of staged packets, qcap = the backend's batch */
@@ -134,6 +138,34 @@ static int open_edits(struct replay *r)
 		edit_chain_use_prep(r->chain, r->prep);
 	}
 	return 0;
+}
+
+/* --send-log: created before sending; its clock samples map the run clock to CLOCK_REALTIME. */
+static int open_send_log(struct replay *r)
+{
+	char err[512];
+	int rc;
+
+	if (!r->o->send_log)
+		return 0;
+	rc = sendlog_open(&r->slog, r->o->send_log, (int64_t)realtime_minus_mono_ns(),
+			  sched_now(&r->sched), err, sizeof(err));
+	if (rc < 0)
+		log_err("%s", err);
+	return rc;
+}
+
+/* Write out the send log; 0, or -1 with the error logged. */
+static int close_send_log(struct replay *r)
+{
+	char err[512];
+	int rc = sendlog_close(r->slog, (int64_t)realtime_minus_mono_ns(), sched_now(&r->sched),
+			       err, sizeof(err));
+
+	r->slog = NULL;
+	if (rc < 0)
+		log_err("%s", err);
+	return rc < 0 ? -1 : 0;
 }
 
 static void note_fallback(const char *method, const char *why)
@@ -230,6 +262,8 @@ static void settle_sent(struct replay *r, unsigned k)
 
 		r->st.sent++;
 		r->st.bytes_sent += e->caplen;
+		if (r->slog)
+			sendlog_add(r->slog, e->id, e->recno, r->kick_ns);
 		if (r->timed) {
 			if (now >= e->deadline_ns) {
 				hist_add(&r->st.send_err, now - e->deadline_ns);
@@ -277,7 +311,11 @@ static void fail_staged(struct replay *r, const char *why)
 static enum step flush_all(struct replay *r)
 {
 	while (r->qn) {
-		int rc = tx_flush(r->tx);
+		int rc;
+
+		if (r->slog)
+			r->kick_ns = sched_now(&r->sched);
+		rc = tx_flush(r->tx);
 
 		if (rc > 0) {
 			settle_sent(r, (unsigned)rc < r->qn ? (unsigned)rc : r->qn);
@@ -315,7 +353,7 @@ static enum step stage_one(struct replay *r, const struct trace *t, const struct
 			   uint64_t deadline)
 {
 	struct staged e = { .t = t, .recno = p->recno, .off = p->off, .deadline_ns = deadline,
-			    .caplen = p->caplen };
+			    .caplen = p->caplen, .id = r->slog ? sendlog_id(p) : 0 };
 
 	for (;;) {
 		int rc = tx_send(r->tx, p, 1);
@@ -557,6 +595,8 @@ static void cleanup(struct replay *r)
 	edit_prep_close(r->prep);
 	free(r->q);
 	tx_close(r->tx);
+	if (r->slog)
+		close_send_log(r);
 	if (r->json && r->json != stdout)
 		fclose(r->json);
 }
@@ -602,6 +642,10 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 			calibrate(&r);
 	}
 	r.timed = o->mode != SCHED_MODE_TOPSPEED;
+	if (open_send_log(&r) < 0) {
+		cleanup(&r);
+		return EXIT_FAIL;
+	}
 
 	if (run(&r) < 0)
 		status = EXIT_FAIL;
@@ -623,6 +667,8 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		r.st.late_shifted_ns = r.sched.shifted_ns;
 		r.st.guard_sleeps = r.sched.guard_sleeps;
 	}
+	if (r.slog && close_send_log(&r) < 0)
+		status = EXIT_FAIL;
 	if (r.st.failed)
 		status = EXIT_FAIL;
 

@@ -60,6 +60,7 @@ struct opts {
 
 	/* statistics and output */
 	const char *stats_json;    /* --stats-json: file, or "-" for stdout */
+	const char *send_log;      /* --send-log: per-packet send times for replay-rx */
 	bool quiet;                /* no summary, no warnings */
 	int verbose;               /* -v count */
 

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The send log (replay --send-log FILE): for every packet the backend
+ * accepted, when it was handed over and which packet it was, so that a
+ * receiver on the same host (replay-rx --send-log) can measure one-way
+ * latency and the path's own jitter.
+ *
+ * File format, host byte order (the writer's byte-order mark says which):
+ *
+ *   struct sendlog_hdr                    64 bytes
+ *   struct sendlog_entry [count]          24 bytes each, in send order
+ *
+ * Times are on replay's run clock (CLOCK_MONOTONIC for a real run), which is
+ * what replay measures everything with; the header holds two samples of
+ * CLOCK_REALTIME minus the run clock, taken when the log was opened and when
+ * it was closed, and sendlog_realtime() interpolates between them, so a
+ * clock slewed by NTP during the run maps correctly onto the receiver's
+ * CLOCK_REALTIME timestamps.
+ *
+ * Writing costs one pkt_id() per packet and one clock read per kick (a
+ * batch of packets handed to the kernel in one call shares it) into a buffer
+ * allocated (and touched) before the run; the buffer is written out when it
+ * fills, every SENDLOG_BUF_ENTRIES packets, and at the end.
+ */
+#ifndef REPLAY_SENDLOG_H
+#define REPLAY_SENDLOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pkt.h"
+#include "pkt_id.h"
+
+#define SENDLOG_MAGIC "RPLYSLG1"
+#define SENDLOG_BYTE_ORDER 0x01020304u
+#define SENDLOG_BUF_ENTRIES (1u << 18) /* 6 MiB: a write every 262144 packets */
+
+struct sendlog_hdr {
+	char magic[8];              /* SENDLOG_MAGIC, no NUL */
+	uint32_t byte_order;        /* SENDLOG_BYTE_ORDER as the writer stored it */
+	uint32_t entry_bytes;       /* sizeof(struct sendlog_entry) */
+	uint32_t id_bytes;          /* the pkt_id() length the identities were made with */
+	uint32_t reserved;          /* 0 */
+	uint64_t count;             /* entries; 0 if the writer never closed it (read to the end) */
+	uint64_t run0_ns;           /* run clock at the first sample, ns */
+	int64_t real_minus_run0_ns; /* CLOCK_REALTIME minus run clock then, ns */
+	uint64_t run1_ns;           /* run clock at the second sample (close), ns; 0 if none */
+	int64_t real_minus_run1_ns; /* CLOCK_REALTIME minus run clock then, ns */
+};
+
+struct sendlog_entry {
+	uint64_t run_ns; /* run clock just before the kick that handed the packet over, ns */
+	uint64_t id;     /* pkt_id() of the frame sent, over its first id_bytes bytes */
+	uint64_t recno;  /* record number in its trace file, from 1 */
+};
+
+struct sendlog;
+
+/*
+ * sendlog_open() - create (or truncate) @path and allocate the buffer.
+ * @real_minus_run_ns is CLOCK_REALTIME minus the run clock, sampled at run
+ * clock time @run_ns.  On failure returns -errno with the reason in @err
+ * (naming the file) and *@lp NULL.
+ */
+int sendlog_open(struct sendlog **lp, const char *path, int64_t real_minus_run_ns, uint64_t run_ns,
+		 char *err, size_t errlen);
+
+/*
+ * sendlog_id() - the identity the send log records for @p: pkt_id() of the
+ * bytes that go on the wire.  Taken when the packet is staged (its view is
+ * gone by the time the backend reports it sent).
+ */
+static inline uint64_t sendlog_id(const struct pkt *p)
+{
+	return pkt_id(p->data, p->caplen, p->caplen, PKT_ID_BYTES);
+}
+
+/*
+ * sendlog_add() - note that the packet with identity @id (sendlog_id()) and
+ * record number @recno was handed to the kernel by a kick that started at run
+ * clock time @run_ns.  Never fails: a write error is kept and reported by
+ * sendlog_close(); entries after it are dropped.
+ */
+void sendlog_add(struct sendlog *l, uint64_t id, uint64_t recno, uint64_t run_ns);
+
+/*
+ * sendlog_close() - write what is buffered and the final header (with the
+ * second clock sample), close and free.  Returns 0, or -errno with the reason
+ * in @err when any write failed.  Accepts NULL (returns 0).
+ */
+int sendlog_close(struct sendlog *l, int64_t real_minus_run_ns, uint64_t run_ns, char *err,
+		  size_t errlen);
+
+/* A send log read back. */
+struct sendlog_data {
+	struct sendlog_hdr hdr;
+	struct sendlog_entry *e; /* count entries, owned */
+	size_t count;
+};
+
+/*
+ * sendlog_load() - read @path.  A log whose writer did not finish (count 0)
+ * is read to its last whole entry.  Returns 0, or -errno with a one-line
+ * reason naming the file in @err (not a send log, other byte order, ...).
+ */
+int sendlog_load(struct sendlog_data *d, const char *path, char *err, size_t errlen);
+
+/* sendlog_realtime() - @run_ns of the log mapped to CLOCK_REALTIME, ns. */
+uint64_t sendlog_realtime(const struct sendlog_data *d, uint64_t run_ns);
+
+/* sendlog_free() - release what sendlog_load() allocated; accepts a zeroed struct. */
+void sendlog_free(struct sendlog_data *d);
+
+#endif
