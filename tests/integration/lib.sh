@@ -5,7 +5,7 @@
 # two network namespaces joined by a veth pair, nothing else on the link.
 # Source it, define the test, call `run_tests test_a test_b ...`.
 #
-# Environment (meson sets these): REPLAY, GENTRACE, PCAPDIFF, TRACES.
+# Environment (meson sets these): REPLAY, REPLAY_RX, GENTRACE, PCAPDIFF, PCAPFAULT, TRACES.
 # V=1 shows every command; KEEP=1 keeps the work directory.
 # Not root: exit 77 (SKIP) -- except under CI=true, where a skip is a failure.
 
@@ -13,7 +13,7 @@ set -euo pipefail
 [ "${V:-0}" = 1 ] && set -x
 
 SKIP=77
-: "${REPLAY:?}" "${TRACES:?}"
+: "${REPLAY:?}" "${REPLAY_RX:?}" "${TRACES:?}"
 
 die() { echo "FAIL: $*" >&2; exit 1; }
 info() { echo "# $*"; }
@@ -37,13 +37,19 @@ IF_A="rpa$ID"
 IF_B="rpb$ID"
 WORK=""
 CAP_PID=""
+TD_PID=""
+RX_RC=""
+RX_JSON=""
 
 teardown() {
 	local rc=$?
-	if [ -n "$CAP_PID" ] && kill -0 "$CAP_PID" 2>/dev/null; then
-		kill -TERM "$CAP_PID" 2>/dev/null || true
-		wait "$CAP_PID" 2>/dev/null || true
-	fi
+	local pid
+	for pid in $CAP_PID $TD_PID; do
+		if kill -0 "$pid" 2>/dev/null; then
+			kill -TERM "$pid" 2>/dev/null || true
+			wait "$pid" 2>/dev/null || true
+		fi
+	done
 	ip netns del "$NS_A" 2>/dev/null || true
 	ip netns del "$NS_B" 2>/dev/null || true
 	if [ -n "$WORK" ] && [ "${KEEP:-0}" != 1 ]; then
@@ -81,33 +87,89 @@ init_ns() {
 in_a() { ip netns exec "$NS_A" "$@"; }
 in_b() { ip netns exec "$NS_B" "$@"; }
 
-# capture_start FILE: record every frame arriving on B's end with tcpdump,
-# nanosecond timestamps, a large buffer; returns once it is listening.
-# --immediate-mode makes libpcap use TPACKET_V2, whose ring slots are sized
-# by the snap length: 9216 bytes (a jumbo frame) x 64 MiB = ~7000 frames in
-# flight, where -s 0 would leave room for only ~250.
-capture_start() {
-	local out=$1
-	: >"$WORK/tcpdump.err"
-	# Not through in_b: $! must be tcpdump itself, not a subshell that ignores signals.
-	ip netns exec "$NS_B" tcpdump -i "$IF_B" -Q in -s 9216 -B 65536 -U --immediate-mode -Z root \
-		--time-stamp-precision=nano -w "$out" 2>"$WORK/tcpdump.err" &
+# rx_start JSON [OPTIONS...]: replay-rx on B's end with OPTIONS, its JSON report
+# to JSON ($RX_JSON), the table to $WORK/rx.out.  Returns once it is listening.
+rx_start() {
+	RX_JSON=$1
+	shift
+	rm -f "$RX_JSON"
+	: >"$WORK/rx.err"
+	# Not through in_b: $! must be replay-rx itself, not a subshell that ignores signals.
+	ip netns exec "$NS_B" "$REPLAY_RX" -i "$IF_B" --json "$RX_JSON" "$@" \
+		>"$WORK/rx.out" 2>"$WORK/rx.err" &
 	CAP_PID=$!
-	for _ in $(seq 100); do
-		grep -q "listening on" "$WORK/tcpdump.err" && return 0
-		sleep 0.05
-	done
-	die "tcpdump did not start: $(cat "$WORK/tcpdump.err")"
+	wait_listening "$CAP_PID" "$WORK/rx.err" replay-rx
 }
 
-# capture_stop: let the last frames land, stop tcpdump, check it dropped nothing.
-capture_stop() {
+# rx_stop: let the last frames land, stop replay-rx (its report follows); $RX_RC is
+# its exit status: 0 exact, 3 not exact against the reference or kernel drops.
+rx_stop() {
 	sleep 0.3
 	kill -TERM "$CAP_PID"
-	wait "$CAP_PID" || true
+	RX_RC=0
+	wait "$CAP_PID" || RX_RC=$?
 	CAP_PID=""
+	[ "$RX_RC" -eq 0 ] || [ "$RX_RC" -eq 3 ] ||
+		die "replay-rx exited $RX_RC: $(cat "$WORK/rx.err")"
+}
+
+# capture_start FILE [REFERENCE]: the far side's receiver.  replay-rx records
+# every frame arriving on B's end, whole (-s 9216: a jumbo frame), to FILE
+# (a ns pcap, VLAN tags re-inserted), matching against REFERENCE when given.
+capture_start() {
+	rx_start "$WORK/rx.json" -s 9216 -w "$1" ${2:+--reference "$2"}
+}
+
+# capture_stop: stop replay-rx, check that the capture itself dropped nothing.
+capture_stop() {
+	rx_stop
+	[ "$(json_get "$RX_JSON" kernel_drops)" = 0 ] ||
+		die "the capture itself dropped frames: $(cat "$WORK/rx.out")"
+}
+
+# rx_exact SENT: the far side got exactly the reference -- SENT frames, none lost,
+# doubled, reordered or foreign -- as replay-rx's exit status and report say.
+rx_exact() {
+	local k
+	[ "$RX_RC" -eq 0 ] || die "replay-rx: the replay was not exact: $(cat "$WORK/rx.out")"
+	[ "$(json_get "$RX_JSON" received)" -eq "$1" ] ||
+		die "replay-rx received $(json_get "$RX_JSON" received) frames, $1 were sent"
+	for k in lost duplicated reordered foreign; do
+		[ "$(json_get "$RX_JSON" $k)" = 0 ] || die "replay-rx: $k $(json_get "$RX_JSON" $k)"
+	done
+}
+
+# wait_listening PID ERRFILE NAME: until a capture prints "listening on", or die if it exits.
+wait_listening() {
+	for _ in $(seq 200); do
+		grep -q "listening on" "$2" && return 0
+		kill -0 "$1" 2>/dev/null || die "$3 did not start: $(cat "$2")"
+		sleep 0.05
+	done
+	die "$3 did not start: $(cat "$2")"
+}
+
+# tcpdump_start FILE [SNAPLEN]: an independent receiver on B's end, nanosecond
+# timestamps, a 64 MiB buffer.  --immediate-mode makes libpcap use TPACKET_V2,
+# whose ring slots are sized by the snap length: 9216 bytes (a jumbo frame) x
+# 64 MiB = ~7000 frames in flight, where -s 0 would leave room for only ~250.
+tcpdump_start() {
+	local out=$1 snap=${2:-9216}
+	: >"$WORK/tcpdump.err"
+	ip netns exec "$NS_B" tcpdump -i "$IF_B" -Q in -s "$snap" -B 65536 -U --immediate-mode -Z root \
+		--time-stamp-precision=nano -w "$out" 2>"$WORK/tcpdump.err" &
+	TD_PID=$!
+	wait_listening "$TD_PID" "$WORK/tcpdump.err" tcpdump
+}
+
+# tcpdump_stop: stop tcpdump, check it dropped nothing.
+tcpdump_stop() {
+	sleep 0.3
+	kill -TERM "$TD_PID"
+	wait "$TD_PID" || true
+	TD_PID=""
 	if grep -E "^[1-9][0-9]* packets dropped by kernel" "$WORK/tcpdump.err"; then
-		die "the capture itself dropped packets: $(cat "$WORK/tcpdump.err")"
+		die "tcpdump dropped packets: $(cat "$WORK/tcpdump.err")"
 	fi
 }
 
@@ -121,9 +183,9 @@ softnet_drops() {
 	echo $sum
 }
 
-# json_get FILE KEY: a numeric value from replay's --stats-json output.
+# json_get FILE KEY: a numeric value from replay's --stats-json or replay-rx's --json output.
 json_get() {
-	grep -o "\"$2\":[0-9.]*" "$1" | head -n1 | cut -d: -f2
+	grep -o "\"$2\":[-0-9.]*" "$1" | head -n1 | cut -d: -f2
 }
 
 # check_invariant FILE: read = sent + filtered + failed.

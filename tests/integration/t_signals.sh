@@ -27,6 +27,7 @@ stop_run() {
 	[ "$(ifstat "$NS_A" "$IF_A" tx_packets)" -eq $((tx0 + sent)) ] || die "SIG$sig: TX counter disagrees"
 	"$PCAPDIFF" "$got" "$got" >"$WORK/d" || die "SIG$sig: capture unreadable"
 	grep -q "^$sent frames identical" "$WORK/d" || die "SIG$sig: sent $sent, far side $(cat "$WORK/d")"
+	[ "$(json_get "$RX_JSON" received)" -eq "$sent" ] || die "SIG$sig: replay-rx counted otherwise"
 }
 
 test_sigint() { stop_run INT 130; }

@@ -39,7 +39,7 @@ send_check() {
 	tx0=$(ifstat "$NS_A" "$IF_A" tx_packets)
 	txd0=$(ifstat "$NS_A" "$IF_A" tx_dropped)
 	sn0=$(softnet_drops)
-	capture_start "$got"
+	capture_start "$got" "$exp"
 	in_a "$REPLAY" -q -i "$IF_A" --topspeed --stats-json "$js" "${common[@]}" "$@" "$trace" ||
 		die "$name: replay $* exited $?"
 	capture_stop
@@ -50,6 +50,7 @@ send_check() {
 		die "$name: interface sent $(($(ifstat "$NS_A" "$IF_A" tx_packets) - tx0)), replay says $sent"
 	[ "$(ifstat "$NS_A" "$IF_A" tx_dropped)" -eq "$txd0" ] || die "$name: veth dropped on send"
 	[ "$(softnet_drops)" -eq "$sn0" ] || die "$name: a softnet backlog dropped frames"
+	rx_exact "$sent"
 	"$PCAPDIFF" "$exp" "$got" >"$WORK/diff" || die "$name: far side differs: $(cat "$WORK/diff")"
 	info "$name: $(cat "$WORK/diff"), $sent sent"
 }
@@ -107,11 +108,12 @@ test_timed_every_method() {
 		have "$m" || continue
 		local exp="$WORK/t-$m.exp.pcap" got="$WORK/t-$m.got.pcap" js="$WORK/t-$m.json"
 		"$REPLAY" -q -w "$exp" "$WORK/u100us.pcap"
-		capture_start "$got"
+		capture_start "$got" "$exp"
 		in_a "$REPLAY" -q -i "$IF_A" --method "$m" --stats-json "$js" "$WORK/u100us.pcap" ||
 			die "timed $m exited $?"
 		capture_stop
 		check_invariant "$js"
+		rx_exact "$(json_get "$js" packets_sent)"
 		"$PCAPDIFF" "$exp" "$got" >"$WORK/diff" || die "timed $m: far side differs: $(cat "$WORK/diff")"
 		info "timed $m: $(cat "$WORK/diff")"
 	done

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Replay every bundled trace across a veth pair; on the far side every frame
-# must arrive, byte-identical and in order, matching what -w writes for the
-# same command line; the sender's TX counter must agree with packets_sent.
+# Replay every bundled trace across a veth pair; on the far side (replay-rx)
+# every frame must arrive, byte-identical and in order, matching what -w
+# writes for the same command line; the sender's TX counter must agree with
+# packets_sent.
 . "$(dirname "$0")/lib.sh"
 : "${PCAPDIFF:?}" "${GENTRACE:?}"
 
@@ -17,7 +18,7 @@ replay_and_compare() {
 	tx0=$(ifstat "$NS_A" "$IF_A" tx_packets)
 	txd0=$(ifstat "$NS_A" "$IF_A" tx_dropped)
 	sn0=$(softnet_drops)
-	capture_start "$got"
+	capture_start "$got" "$exp"
 	in_a "$REPLAY" -q -i "$IF_A" --stats-json "$js" "$@" "$trace" ||
 		die "$name: replay exited $?"
 	capture_stop
@@ -29,9 +30,11 @@ replay_and_compare() {
 	[ "$(ifstat "$NS_A" "$IF_A" tx_dropped)" -eq "$txd0" ] || die "$name: veth dropped on send"
 	# B's rx_dropped is not checked: it counts frames B's stack discards after
 	# the capture has seen them (VLAN tags with no 802.1Q module, unknown
-	# EtherTypes).  Loss shows in A's tx_dropped, the backlogs, tcpdump's own
-	# drop count, and above all in the frame-by-frame comparison below.
+	# EtherTypes).  Loss shows in A's tx_dropped, the backlogs, the receiver's
+	# own drop count, its match against the reference, and the frame-by-frame
+	# comparison below.
 	[ "$(softnet_drops)" -eq "$sn0" ] || die "$name: a softnet backlog dropped frames"
+	rx_exact "$sent"
 	"$PCAPDIFF" "$exp" "$got" >"$WORK/diff" || die "$name: far side differs: $(cat "$WORK/diff")"
 	info "$name: $(cat "$WORK/diff"), $sent sent"
 }

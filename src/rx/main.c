@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * replay-rx: argv -> options -> inputs (send log, reference, filter, outputs,
+ * all checked before the first frame) -> capture -> analysis -> report,
+ * JSON, plots -> exit status.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "replay/log.h"
+#include "replay/pkt_id.h"
+#include "rx.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* Per-CPU backlog drops, summed over CPUs (second column, hex); -1 if unreadable. */
+static int64_t softnet_drops(void)
+{
+	FILE *f = fopen("/proc/net/softnet_stat", "r");
+	unsigned long long processed, dropped;
+	char line[512];
+	int64_t sum = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %llx", &processed, &dropped) == 2)
+			sum += (int64_t)dropped;
+	fclose(f);
+	return sum;
+}
+
+struct rx {
+	const struct rx_opts *o;
+	struct sendlog_data log;
+	struct rx_ref ref;
+	struct rx_filter filter;
+	struct rx_capture *cap;
+	struct rx_sink sink;
+	struct rx_result res;
+	struct rx_source src;
+	FILE *json;
+	char err[1024];
+};
+
+/* Everything that can fail before capturing, in the order a user would fix it. */
+static int prepare(struct rx *x)
+{
+	const struct rx_opts *o = x->o;
+	uint32_t id_bytes = (uint32_t)o->snaplen;
+	size_t expect;
+	int rc;
+
+	/* The send log is written while we capture: it is read afterwards, its identities are replay's. */
+	if (o->send_log)
+		id_bytes = PKT_ID_BYTES;
+	if (o->reference &&
+	    (rc = rx_ref_load(&x->ref, o->reference, id_bytes, x->err, sizeof(x->err))) < 0)
+		return rc;
+	rc = rx_filter_compile(&x->filter, o->filter, o->intf, (uint32_t)o->snaplen, x->err,
+			       sizeof(x->err));
+	if (rc < 0)
+		return rc;
+	if (o->json) {
+		x->json = strcmp(o->json, "-") ? fopen(o->json, "w") : stdout;
+		if (!x->json) {
+			rc = -errno;
+			snprintf(x->err, sizeof(x->err), "%s: cannot write the report: %s", o->json,
+				 strerror(-rc));
+			return rc;
+		}
+	}
+	if (o->plot_dir && mkdir(o->plot_dir, 0777) < 0 && errno != EEXIST) {
+		rc = -errno;
+		snprintf(x->err, sizeof(x->err), "%s: cannot create the plot directory: %s",
+			 o->plot_dir, strerror(-rc));
+		return rc;
+	}
+	if (o->write_path &&
+	    (rc = rx_pcapout_open(&x->sink.out, o->write_path, x->err, sizeof(x->err))) < 0)
+		return rc;
+	x->sink.id_bytes = id_bytes;
+	x->sink.count_max = o->count;
+	/* Room for what is expected, so the capture loop does not allocate at all. */
+	expect = o->count ? o->count : x->ref.n + x->ref.n / 8 + 4096;
+	if (rx_recs_reserve(&x->sink.recs, expect) < 0) {
+		snprintf(x->err, sizeof(x->err), "out of memory for %zu records", expect);
+		return -ENOMEM;
+	}
+	x->src = (struct rx_source){
+		.intf = o->intf,
+		.file = o->read_path,
+		.filter = o->filter,
+		.reference = o->reference,
+		.send_log = o->send_log,
+		.snaplen = (uint32_t)o->snaplen,
+		.id_bytes = id_bytes,
+		.softnet_drops = -1,
+	};
+	if (o->intf) {
+		struct rx_capture_cfg cfg = {
+			.ifname = o->intf,
+			.snaplen = (uint32_t)o->snaplen,
+			.block_bytes = (uint32_t)o->block_bytes,
+			.blocks = (uint32_t)o->blocks,
+			.hw_ts = o->hw_ts,
+			.filter = &x->filter,
+		};
+
+		return rx_capture_open(&x->cap, &cfg, x->err, sizeof(x->err));
+	}
+	return 0;
+}
+
+/* After the capture: the sender has finished writing it. */
+static int load_send_log(struct rx *x)
+{
+	const char *path = x->o->send_log;
+	int rc;
+
+	if (!path)
+		return 0;
+	if ((rc = sendlog_load(&x->log, path, x->err, sizeof(x->err))) < 0)
+		return rc;
+	if (x->log.hdr.id_bytes != x->src.id_bytes) {
+		snprintf(x->err, sizeof(x->err),
+			 "%s: identifies packets by their first %u bytes, not %u: written by another version of replay",
+			 path, x->log.hdr.id_bytes, x->src.id_bytes);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int receive(struct rx *x)
+{
+	const struct rx_opts *o = x->o;
+	struct rx_stop stop = {
+		.timeout_ns = (uint64_t)(o->timeout_s * 1e9),
+		.idle_ns = (uint64_t)(o->idle_s * 1e9),
+	};
+	int64_t sn0, sn1;
+	int rc;
+
+	if (!x->cap)
+		return rx_offline_run(o->read_path, &x->filter, &x->sink, &stop_signal, x->err,
+				      sizeof(x->err));
+	sn0 = softnet_drops();
+	/* Scripts wait for this line (as for tcpdump's) before they start sending. */
+	fprintf(stderr, "replay-rx: listening on %s: snap length %u, ring %u x %u KiB%s%s%s\n",
+		o->intf, (unsigned)o->snaplen,
+		(unsigned)(o->blocks ? o->blocks : RX_BLOCKS_DEFAULT),
+		(unsigned)((o->block_bytes ? o->block_bytes : RX_BLOCK_BYTES_DEFAULT) >> 10),
+		o->filter ? ", filter '" : "", o->filter ? o->filter : "", o->filter ? "'" : "");
+	fflush(stderr);
+	rc = rx_capture_run(x->cap, &x->sink, &stop, &stop_signal, x->err, sizeof(x->err));
+	x->src.k = rx_capture_stats(x->cap);
+	x->src.kstats_valid = true;
+	sn1 = softnet_drops();
+	if (sn0 >= 0 && sn1 >= sn0)
+		x->src.softnet_drops = sn1 - sn0;
+	return rc;
+}
+
+static int report(struct rx *x)
+{
+	const struct rx_opts *o = x->o;
+	bool to_stdout_taken = (x->json == stdout) || (o->write_path && !strcmp(o->write_path, "-"));
+	int rc;
+
+	if (!o->quiet)
+		rx_report_print(&x->res, &x->src, to_stdout_taken ? stderr : stdout);
+	if (x->json && (rc = rx_report_json(&x->res, &x->src, x->json)) < 0) {
+		snprintf(x->err, sizeof(x->err), "%s: cannot write the report: %s", o->json,
+			 strerror(-rc));
+		return rc;
+	}
+	if (o->plot_dir &&
+	    (rc = rx_plot_write(o->plot_dir, &x->res, &x->sink.recs, &x->ref, x->err,
+				sizeof(x->err))) < 0)
+		return rc;
+	return 0;
+}
+
+static void cleanup(struct rx *x)
+{
+	rx_capture_close(x->cap);
+	rx_pcapout_close(x->sink.out, NULL, 0);
+	rx_recs_free(&x->sink.recs);
+	rx_result_free(&x->res);
+	rx_filter_free(&x->filter);
+	rx_ref_free(&x->ref);
+	sendlog_free(&x->log);
+	if (x->json && x->json != stdout)
+		fclose(x->json);
+}
+
+static int rx_run(const struct rx_opts *o)
+{
+	struct rx x = { .o = o };
+	int status = RX_EXIT_FAIL, rc;
+
+	if (prepare(&x) < 0 || receive(&x) < 0)
+		goto out;
+	rx_capture_close(x.cap);
+	x.cap = NULL;
+	rc = rx_pcapout_close(x.sink.out, x.err, sizeof(x.err));
+	x.sink.out = NULL;
+	if (rc < 0 || load_send_log(&x) < 0)
+		goto out;
+	if (rx_analyse(&x.res, &x.sink.recs, o->reference ? &x.ref : NULL,
+		       o->send_log ? &x.log : NULL) < 0) {
+		snprintf(x.err, sizeof(x.err), "out of memory for the analysis");
+		goto out;
+	}
+	if (report(&x) < 0)
+		goto out;
+	status = rx_exact(&x.res, x.src.kstats_valid ? &x.src.k : NULL) ? RX_EXIT_OK
+									 : RX_EXIT_MISMATCH;
+	*x.err = '\0';
+out:
+	if (*x.err)
+		log_err("%s", x.err);
+	cleanup(&x);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa;
+	struct rx_opts o;
+	char err[512];
+
+	log_init("replay-rx", LOG_LVL_WARN);
+	if (rx_opts_parse(&o, argc, argv, err, sizeof(err)) < 0) {
+		log_err("%s", err);
+		return RX_EXIT_USAGE;
+	}
+	if (o.help) {
+		rx_opts_usage(stdout);
+		return RX_EXIT_OK;
+	}
+	if (o.version) {
+		printf("replay-rx %s\n", REPLAY_VERSION);
+		return RX_EXIT_OK;
+	}
+	log_init("replay-rx", o.quiet ? LOG_LVL_ERR
+				      : o.verbose >= 2 ? LOG_LVL_DEBUG
+				      : o.verbose ? LOG_LVL_INFO
+						  : LOG_LVL_WARN);
+	/* No SA_RESTART: a signal must cut poll() short; it ends the capture, not the report. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return rx_run(&o);
+}

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * -r: a capture made earlier (by tcpdump, by replay-rx -w, any format the
+ * project's readers take) goes through the same sink as a live capture, so
+ * the analysis and the report are the same.  VLAN tags are in the frames.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "replay/trace.h"
+#include "rx.h"
+
+int rx_offline_run(const char *path, const struct rx_filter *filter, struct rx_sink *sink,
+		   volatile sig_atomic_t *sig, char *err, size_t errlen)
+{
+	struct trace *t;
+	struct pkt p;
+	int rc = trace_open(&t, path, NULL);
+
+	if (rc < 0) {
+		snprintf(err, errlen, "%s", t ? trace_strerror(t) : "out of memory");
+		goto out;
+	}
+	if (trace_linktype(t) != LINKTYPE_ETHERNET) {
+		snprintf(err, errlen, "%s: link type %u is not Ethernet", path, trace_linktype(t));
+		rc = -ENOTSUP;
+		goto out;
+	}
+	while (!*sig && (rc = trace_next(t, &p)) == 1) {
+		if (!rx_filter_match(filter, p.data, p.caplen, p.wirelen))
+			continue;
+		rc = rx_sink_take(sink, p.data, p.caplen, p.wirelen, p.ts_ns, 0);
+		if (rc)
+			break;
+	}
+	if (rc < 0 && sink->err == rc)
+		snprintf(err, errlen, "%s: %s", path,
+			 rc == -ENOMEM ? "out of memory for the records" : strerror(-rc));
+	else if (rc < 0)
+		snprintf(err, errlen, "%s", trace_strerror(t));
+out:
+	trace_close(t);
+	return rc < 0 ? rc : 0;
+}

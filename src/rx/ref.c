@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The reference: the trace that was sent (the original, or better the -w
+ * output of the same replay command line, which carries every rewrite and
+ * the scheduled times).  Each packet is identified exactly as the receiver
+ * identifies frames: pkt_id() over the bytes that went on the wire.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/pkt_id.h"
+#include "replay/trace.h"
+#include "rx.h"
+
+/* Room for @cap packets in every array; on failure the arrays still hold what they held. */
+static int grow(struct rx_ref *r, size_t cap)
+{
+	uint64_t *id, *ts, *recno;
+	uint32_t *len;
+
+	if (!(id = realloc(r->id, cap * sizeof(*id))))
+		return -ENOMEM;
+	r->id = id;
+	if (!(ts = realloc(r->ts_ns, cap * sizeof(*ts))))
+		return -ENOMEM;
+	r->ts_ns = ts;
+	if (!(recno = realloc(r->recno, cap * sizeof(*recno))))
+		return -ENOMEM;
+	r->recno = recno;
+	if (!(len = realloc(r->len, cap * sizeof(*len))))
+		return -ENOMEM;
+	r->len = len;
+	return 0;
+}
+
+int rx_ref_load(struct rx_ref *r, const char *path, uint32_t id_bytes, char *err, size_t errlen)
+{
+	struct trace *t;
+	struct pkt p;
+	size_t cap = 0;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->name = path;
+	rc = trace_open(&t, path, NULL);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s", t ? trace_strerror(t) : "out of memory");
+		goto out;
+	}
+	if (trace_linktype(t) != LINKTYPE_ETHERNET) {
+		snprintf(err, errlen, "%s: link type %u is not Ethernet: frames on the wire cannot match it",
+			 path, trace_linktype(t));
+		rc = -ENOTSUP;
+		goto out;
+	}
+	while ((rc = trace_next(t, &p)) == 1) {
+		if (r->n == cap) {
+			cap = cap ? 2 * cap : 4096;
+			if (grow(r, cap) < 0) {
+				snprintf(err, errlen, "%s: out of memory at record %llu", path,
+					 (unsigned long long)p.recno);
+				rc = -ENOMEM;
+				goto out;
+			}
+		}
+		/* What went on the wire is the captured bytes: replay sends caplen. */
+		r->id[r->n] = pkt_id(p.data, p.caplen, p.caplen, id_bytes);
+		r->ts_ns[r->n] = p.ts_ns;
+		r->recno[r->n] = p.recno;
+		r->len[r->n] = p.caplen;
+		r->n++;
+	}
+	if (rc < 0)
+		snprintf(err, errlen, "%s", trace_strerror(t));
+out:
+	trace_close(t);
+	if (rc < 0)
+		rx_ref_free(r);
+	return rc < 0 ? rc : 0;
+}
+
+void rx_ref_free(struct rx_ref *r)
+{
+	free(r->id);
+	free(r->ts_ns);
+	free(r->recno);
+	free(r->len);
+	r->id = r->ts_ns = r->recno = NULL;
+	r->len = NULL;
+	r->n = 0;
+}

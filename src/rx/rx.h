@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * replay-rx: the receiver that proves a replay.  Its parts, one file each:
+ *
+ *   opts.c     the option table (the project's opts machinery)
+ *   filter.c   libpcap expression -> kernel BPF program (and offline matching)
+ *   capture.c  TPACKET_V3 ring: frames -> struct rx_sink, PACKET_STATISTICS
+ *   offline.c  the same from a capture file (-r)
+ *   sink.c     per frame: identity, compact record, -w pcap, stop on --count
+ *   ref.c      the reference trace, loaded and identified
+ *   match.c    identity index: which reference packet a frame is
+ *   analyse.c  loss, duplicates, reordering, timing, jitter, latency
+ *   report.c   the human table and --json
+ *   plot.c     --plot: self-contained SVG figures
+ *   main.c     the order of things, exit statuses
+ *
+ * Capture keeps per frame only (timestamp, identity, length); everything
+ * else is computed afterwards, so the capture loop does no more than hash
+ * a few dozen bytes and append 24 bytes per frame.
+ */
+#ifndef REPLAY_RX_H
+#define REPLAY_RX_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "replay/opts.h"
+#include "replay/sendlog.h"
+
+/* Exit statuses, documented in replay-rx(1). */
+enum {
+	RX_EXIT_OK = 0,       /* finished; with --reference, every packet arrived once, in order */
+	RX_EXIT_FAIL = 1,     /* a runtime or input error */
+	RX_EXIT_USAGE = 2,    /* bad options */
+	RX_EXIT_MISMATCH = 3, /* loss, duplicates, reordering, foreign frames or kernel drops */
+};
+
+/* ---- opts.c ---- */
+
+struct rx_opts {
+	/* capture */
+	const char *intf;      /* -i: capture on this interface */
+	const char *read_path; /* -r: analyse this capture file instead */
+	const char *filter;    /* --filter: libpcap expression, or NULL for every frame */
+	uint64_t snaplen;      /* -s: bytes kept of each frame */
+	uint64_t block_bytes;  /* --block-size: ring block, bytes; 0 = default */
+	uint64_t blocks;       /* --blocks: ring blocks; 0 = default */
+	bool hw_ts;            /* --hw-timestamps */
+
+	/* stopping */
+	uint64_t count;   /* -c: stop after this many frames; 0 = no limit */
+	double timeout_s; /* --timeout: stop after this long; 0 = never */
+	double idle_s;    /* --idle: stop this long after the last frame; 0 = never */
+
+	/* matching */
+	const char *reference; /* --reference: the trace that was sent */
+	const char *send_log;  /* --send-log: replay's per-packet send times */
+
+	/* output */
+	const char *write_path; /* -w: write the frames received to a pcap */
+	const char *json;       /* --json: file, or "-" for stdout */
+	const char *plot_dir;   /* --plot: directory for the SVG figures */
+	bool quiet;             /* -q: no report on the terminal, no warnings */
+	int verbose;            /* -v */
+
+	bool help;
+	bool version;
+};
+
+#define RX_SNAPLEN_MIN 16u     /* an Ethernet header and a little more */
+#define RX_SNAPLEN_MAX 262144u /* libpcap's largest */
+
+/* rx_opts_parse() - as opts_parse(), for replay-rx; also checks the options as a whole. */
+int rx_opts_parse(struct rx_opts *o, int argc, char **argv, char *err, size_t errlen);
+
+/* rx_opts_usage() - print replay-rx's --help to @f. */
+void rx_opts_usage(FILE *f);
+
+/* rx_opts_set() - the option set, for the documentation test. */
+const struct opt_set *rx_opts_set(void);
+
+/* ---- sink.c: where every frame goes ---- */
+
+/* One received frame, as kept for the analysis. */
+struct rx_rec {
+	uint64_t ts_ns; /* receive time, ns since the epoch (CLOCK_REALTIME, or the NIC's clock) */
+	uint64_t id;    /* pkt_id() of the frame, VLAN tag re-inserted */
+	uint32_t len;   /* frame length on the wire, bytes, without FCS */
+	uint32_t flags; /* RX_REC_* */
+};
+
+enum {
+	RX_REC_HW_TS = 1u << 0, /* the timestamp came from the NIC */
+	RX_REC_VLAN = 1u << 1,  /* the kernel had moved a VLAN tag to metadata; re-inserted */
+};
+
+#define RX_CHUNK_SHIFT 16 /* records are kept in chunks of 65536 (1.5 MiB): growth never copies */
+#define RX_CHUNK_RECS (1u << RX_CHUNK_SHIFT)
+
+struct rx_recs {
+	struct rx_rec **chunk; /* chunk[i] holds records i << RX_CHUNK_SHIFT onwards */
+	size_t nchunks;        /* chunks allocated */
+	size_t cap_chunks;     /* room in the chunk pointer array */
+	size_t n;              /* records in use */
+};
+
+struct rx_pcapout;
+
+struct rx_sink {
+	struct rx_recs recs;
+	uint32_t id_bytes;        /* identity length, bytes (pkt_id) */
+	uint64_t count_max;       /* stop after this many frames; 0 = no limit */
+	uint64_t bytes;           /* sum of len */
+	struct rx_pcapout *out;   /* -w, or NULL */
+	int err;                  /* first error (-ENOMEM, write error); the capture stops */
+};
+
+/* rx_recs_at() - record @i (< n). */
+static inline struct rx_rec *rx_recs_at(const struct rx_recs *r, size_t i)
+{
+	return &r->chunk[i >> RX_CHUNK_SHIFT][i & (RX_CHUNK_RECS - 1)];
+}
+
+/* rx_recs_reserve() - allocate room for @n records now, before capturing; 0 or -ENOMEM. */
+int rx_recs_reserve(struct rx_recs *r, size_t n);
+
+/* rx_recs_free() - release; leaves @r empty. */
+void rx_recs_free(struct rx_recs *r);
+
+/*
+ * rx_sink_take() - one frame: @caplen bytes at @data of a frame @len bytes
+ * long on the wire, received at @ts_ns, with RX_REC_* @flags.  Records it
+ * and writes it to -w.  Returns 1 when --count is reached (stop now), 0 to
+ * go on, or -errno (out of memory, write error: kept in sink->err).
+ */
+int rx_sink_take(struct rx_sink *s, const uint8_t *data, uint32_t caplen, uint32_t len,
+		 uint64_t ts_ns, uint32_t flags);
+
+/* ---- pcapout.c: -w ---- */
+
+/* rx_pcapout_open() - a nanosecond Ethernet pcap at @path ("-" = stdout); 0 or -errno with @err. */
+int rx_pcapout_open(struct rx_pcapout **op, const char *path, char *err, size_t errlen);
+
+/* rx_pcapout_write() - one frame; 0 or -errno. */
+int rx_pcapout_write(struct rx_pcapout *o, const uint8_t *data, uint32_t caplen, uint32_t len,
+		     uint64_t ts_ns);
+
+/* rx_pcapout_close() - flush and close; 0, or -errno with @err if anything failed to be written.  Accepts NULL. */
+int rx_pcapout_close(struct rx_pcapout *o, char *err, size_t errlen);
+
+/* ---- filter.c ---- */
+
+struct sock_fprog;
+
+struct rx_filter {
+	void *prog;     /* struct bpf_program (libpcap), or NULL: every frame */
+	bool live;      /* compiled for the interface (VLAN tags in metadata), not a file */
+};
+
+/*
+ * rx_filter_compile() - compile libpcap expression @expr (NULL: none) for
+ * frames captured at @snaplen bytes, either as tcpdump would for interface
+ * @ifname (the kernel's view: an outer VLAN tag is metadata) or, with
+ * @ifname NULL, for reading a file.  0 or -EINVAL with libpcap's reason.
+ */
+int rx_filter_compile(struct rx_filter *f, const char *expr, const char *ifname, uint32_t snaplen,
+		      char *err, size_t errlen);
+
+/*
+ * rx_filter_kernel() - the program to attach with SO_ATTACH_FILTER: the
+ * compiled one, or (no expression) one that accepts every frame; either
+ * returns @snaplen, so the kernel copies no more than that.  Points into @f
+ * or @scratch; valid while both are.
+ */
+void rx_filter_kernel(const struct rx_filter *f, uint32_t snaplen, struct sock_fprog *out,
+		      void *scratch /* one struct sock_filter */);
+
+/* rx_filter_match() - offline: does the frame pass?  Always true without an expression. */
+bool rx_filter_match(const struct rx_filter *f, const uint8_t *data, uint32_t caplen, uint32_t len);
+
+/* rx_filter_free() - release; accepts a zeroed struct. */
+void rx_filter_free(struct rx_filter *f);
+
+/* ---- capture.c ---- */
+
+struct rx_capture_cfg {
+	const char *ifname;
+	uint32_t snaplen;        /* bytes per frame, as the filter returns */
+	uint32_t block_bytes;    /* ring block size, bytes: a power of two >= the page size */
+	uint32_t blocks;         /* ring blocks */
+	bool hw_ts;              /* ask the NIC for receive timestamps */
+	const struct rx_filter *filter;
+};
+
+#define RX_BLOCK_BYTES_DEFAULT (1u << 20) /* 1 MiB: ~4500 frames at snap length 128 */
+#define RX_BLOCKS_DEFAULT 64u             /* 64 MiB in all: ~290000 frames in flight */
+#define RX_BLOCK_TIMEOUT_MS 4u            /* a block partly filled is handed over after this */
+
+/* What the kernel counted (PACKET_STATISTICS, accumulated: reading resets it). */
+struct rx_kstats {
+	uint64_t packets;  /* frames that passed the filter */
+	uint64_t drops;    /* of those, dropped because the ring was full */
+	uint64_t freeze_q; /* times the ring was full (a block queue freeze) */
+};
+
+/* When to stop, besides a signal and --count. */
+struct rx_stop {
+	uint64_t timeout_ns; /* after this long; 0 = never */
+	uint64_t idle_ns;    /* this long after the last frame; 0 = never */
+};
+
+struct rx_capture;
+
+/*
+ * rx_capture_open() - socket, filter, ring, timestamps, then bind: no frame
+ * is queued before the filter is in place.  0, or -errno with the reason
+ * (naming the interface) in @err; *@cp is NULL on failure.
+ */
+int rx_capture_open(struct rx_capture **cp, const struct rx_capture_cfg *cfg, char *err,
+		    size_t errlen);
+
+/*
+ * rx_capture_run() - hand every frame to @sink until *@sig is set, --count
+ * is reached or a condition in @stop holds; after a signal or a timeout, the
+ * frames that had already arrived are still taken.  0, or -errno with @err.
+ */
+int rx_capture_run(struct rx_capture *c, struct rx_sink *sink, const struct rx_stop *stop,
+		   volatile sig_atomic_t *sig, char *err, size_t errlen);
+
+/* rx_capture_stats() - the kernel's counters since open. */
+struct rx_kstats rx_capture_stats(struct rx_capture *c);
+
+/* rx_capture_close() - release, and restore the interface's timestamping; accepts NULL. */
+void rx_capture_close(struct rx_capture *c);
+
+/* ---- offline.c ---- */
+
+/*
+ * rx_offline_run() - every frame of capture file @path that @filter passes,
+ * to @sink, with the file's timestamps; VLAN tags are in the frames already.
+ * 0, or -errno with @err.
+ */
+int rx_offline_run(const char *path, const struct rx_filter *filter, struct rx_sink *sink,
+		   volatile sig_atomic_t *sig, char *err, size_t errlen);
+
+/* ---- ref.c: the reference ---- */
+
+struct rx_ref {
+	const char *name; /* path, for messages and the report */
+	size_t n;         /* packets */
+	uint64_t *id;     /* pkt_id() of each, same length as the receiver's */
+	uint64_t *ts_ns;  /* trace timestamp, ns: the intended times */
+	uint64_t *recno;  /* record number in the file, from 1 */
+	uint32_t *len;    /* frame length as sent (captured bytes), bytes */
+};
+
+/* rx_ref_load() - read and identify every packet of @path.  0 or -errno with @err. */
+int rx_ref_load(struct rx_ref *r, const char *path, uint32_t id_bytes, char *err, size_t errlen);
+
+/* rx_ref_free() - release; accepts a zeroed struct. */
+void rx_ref_free(struct rx_ref *r);
+
+/* ---- match.c ---- */
+
+#define RX_NONE SIZE_MAX /* no position: a foreign frame */
+
+struct rx_key {
+	uint64_t id;
+	size_t pos;
+};
+
+/*
+ * Identity -> positions in a sequence (the reference, the send log), with
+ * which positions are taken.  Identical packets in the sequence (a trace
+ * played in a loop, retransmissions) share an identity; each arrival takes
+ * one of their positions.
+ */
+struct rx_index {
+	size_t n;
+	struct rx_key *keys; /* sorted by (id, pos) */
+	uint32_t *taken;     /* per position: frames matched to it */
+};
+
+/* rx_index_build() - index @n identities; 0 or -ENOMEM. */
+int rx_index_build(struct rx_index *ix, const uint64_t *ids, size_t n);
+
+/* What the caller knows of the frames around the one it matches. */
+enum {
+	RX_TAKE_RESUMES = 1u << 0, /* the next frame is the packet at the expected position */
+	RX_TAKE_TWIN = 1u << 1,    /* the frame before had the same identity */
+};
+
+/*
+ * rx_index_take() - the position of a frame with identity @id arriving when
+ * the next expected position is @expect, given @hints (RX_TAKE_*).  The
+ * frame takes, in this order of preference: the first free position with its
+ * identity at or after @expect (unless that skips ahead of @expect and the
+ * next frame RESUMES there), the nearest free one before @expect (it is
+ * late), a duplicate of the nearest one before @expect if it comes right
+ * after a TWIN, the first free one after.  With none free it is a duplicate
+ * (*@dup set) of the nearest position at or before @expect.  RX_NONE if the
+ * identity is unknown.
+ */
+size_t rx_index_take(struct rx_index *ix, uint64_t id, size_t expect, unsigned hints, bool *dup);
+
+/* rx_index_free() - release; accepts a zeroed struct. */
+void rx_index_free(struct rx_index *ix);
+
+/* ---- analyse.c ---- */
+
+/* What a received frame was, against the reference. */
+enum rx_kind {
+	RX_K_IN_ORDER,  /* first copy of its packet, after every packet before it */
+	RX_K_REORDERED, /* first copy, but a later packet came first (RFC 4737) */
+	RX_K_DUP,       /* another copy of a packet already received */
+	RX_K_FOREIGN,   /* not in the reference */
+	RX_K_MAX
+};
+
+/* Exact order statistics of a set of signed values (ns). */
+struct rx_dist {
+	uint64_t count;
+	int64_t min, max;
+	int64_t p50, p90, p99, p999; /* nearest rank: the smallest value with >= q of them at or below */
+	double mean;
+};
+
+/* rx_dist_of() - sorts @v (n values) in place and fills @d. */
+void rx_dist_of(struct rx_dist *d, int64_t *v, size_t n);
+
+#define RX_LIST_MAX 100 /* record numbers listed per kind in the report */
+
+struct rx_result {
+	/* capture */
+	uint64_t received;     /* frames */
+	uint64_t bytes;        /* their lengths, bytes */
+	uint64_t first_ns, last_ns;
+	uint64_t hw_ts;        /* frames with hardware timestamps */
+	uint64_t vlan;         /* frames with a VLAN tag re-inserted */
+	struct rx_dist gap;    /* time between consecutive frames, ns */
+
+	/* against the reference (have_ref) */
+	bool have_ref;
+	size_t ref_packets;
+	uint64_t matched;   /* reference packets received at least once */
+	uint64_t lost, dup, reordered, foreign;
+	uint64_t bytes_expected; /* sum of the reference's frame lengths */
+	size_t nlist[RX_K_MAX + 1];            /* how many of each listed below (index RX_K_MAX: lost) */
+	uint64_t list[RX_K_MAX + 1][RX_LIST_MAX]; /* reference record numbers, first ones */
+	struct rx_dist gap_err;     /* actual minus intended gap, consecutive in-order frames, ns */
+	struct rx_dist gap_abs_err; /* its magnitude */
+	int64_t duration_ns;          /* first to last in-order frame, received */
+	int64_t duration_intended_ns; /* the same two packets in the reference */
+	double jitter_rfc3550_ns;     /* RFC 3550 6.4.1 interarrival jitter, at the end */
+
+	/* against the send log (have_log) */
+	bool have_log;
+	uint64_t log_matched;     /* frames found in the send log */
+	struct rx_dist latency;   /* receive minus send time, ns */
+	/* RFC 4689 3.2.5 jitter, |delay(i) - delay(i-1)|, ns: from the send log, else the reference */
+	struct rx_dist jitter_rfc4689;
+	const char *jitter_rfc4689_basis; /* "send-log", "reference" or NULL */
+
+	/* per frame, for the plots (NULL without a reference) */
+	size_t *pos;        /* reference position of frame k, or RX_NONE */
+	uint8_t *kind;      /* enum rx_kind of frame k */
+	int64_t *send_ns;   /* send time of frame k (realtime), or -1; NULL without a log */
+};
+
+/*
+ * rx_analyse() - everything the report says, from the records @recs, the
+ * reference @ref (may be NULL) and the send log @log (may be NULL).  0 or
+ * -ENOMEM.
+ */
+int rx_analyse(struct rx_result *res, const struct rx_recs *recs, const struct rx_ref *ref,
+	       const struct sendlog_data *log);
+
+/* rx_result_free() - release the per-frame arrays; accepts a zeroed struct. */
+void rx_result_free(struct rx_result *res);
+
+/* rx_exact() - true when the run proves the replay: nothing lost, doubled, reordered, foreign, dropped. */
+bool rx_exact(const struct rx_result *res, const struct rx_kstats *k);
+
+/* ---- report.c ---- */
+
+/* Where the frames came from, for the report. */
+struct rx_source {
+	const char *intf;      /* interface, or NULL */
+	const char *file;      /* -r file, or NULL */
+	const char *filter;    /* expression, or NULL */
+	const char *reference; /* --reference, or NULL */
+	const char *send_log;  /* --send-log, or NULL */
+	uint32_t snaplen, id_bytes;
+	bool kstats_valid;     /* live capture: the kernel's counters mean something */
+	struct rx_kstats k;
+	int64_t softnet_drops; /* per-CPU backlog drops during the run, whole host; -1 unknown */
+};
+
+/* rx_report_print() - the human report to @f. */
+void rx_report_print(const struct rx_result *res, const struct rx_source *src, FILE *f);
+
+/* rx_report_json() - one JSON object and a newline to @f; 0 or -errno. */
+int rx_report_json(const struct rx_result *res, const struct rx_source *src, FILE *f);
+
+/* ---- plot.c ---- */
+
+/*
+ * rx_plot_write() - the figures into directory @dir (created if missing):
+ * interval.svg (received against intended gaps, log-log, with the
+ * diagonal), error-cdf.svg (distribution of the inter-arrival error) and
+ * timeline.svg (arrival, and send, time minus schedule over the run, with
+ * losses marked).  Without a reference only what can be drawn is.  0 or
+ * -errno with @err.
+ */
+int rx_plot_write(const char *dir, const struct rx_result *res, const struct rx_recs *recs,
+		  const struct rx_ref *ref, char *err, size_t errlen);
+
+/* The figures one at a time, to a stream: for tests.  Each returns 0 or -errno. */
+int rx_plot_interval(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
+		     const struct rx_ref *ref);
+int rx_plot_error_cdf(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
+		      const struct rx_ref *ref);
+int rx_plot_timeline(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
+		     const struct rx_ref *ref);
+
+#endif

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* replay-rx's options: parsing, combinations refused, and that every option is documented. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rx.h"
+
+static char err[512];
+static char *argv_store[32];
+
+static int parse_list(struct rx_opts *o, char *const *args, int n)
+{
+	argv_store[0] = "replay-rx";
+	for (int i = 0; i < n && i < 30; i++)
+		argv_store[i + 1] = args[i];
+	argv_store[n + 1] = NULL;
+	return rx_opts_parse(o, n + 1, argv_store, err, sizeof(err));
+}
+
+#define PARSE(o, ...)                                                               \
+	parse_list((o), (char *const[]){ __VA_ARGS__ },                             \
+		   (int)(sizeof((char *const[]){ __VA_ARGS__ }) / sizeof(char *)))
+
+static void test_defaults_and_basics(void **state)
+{
+	struct rx_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-i", "veth1"), 0);
+	assert_string_equal(o.intf, "veth1");
+	assert_int_equal(o.snaplen, 128);
+	assert_int_equal(o.block_bytes, 0);
+	assert_int_equal(o.blocks, 0);
+	assert_int_equal(o.count, 0);
+	assert_true(o.timeout_s == 0 && o.idle_s == 0);
+	assert_null(o.reference);
+	assert_false(o.hw_ts);
+
+	assert_int_equal(PARSE(&o, "--interface=eth1", "-f", "udp port 9", "-s", "9216", "-c", "10",
+			       "--timeout", "2.5", "--idle", "0.5", "-R", "ref.pcap", "--send-log",
+			       "s.log", "-w", "got.pcap", "--json", "-", "--plot", "figs",
+			       "--block-size", "65536", "--blocks", "8", "--hw-timestamps", "-q", "-vv"),
+			 0);
+	assert_string_equal(o.intf, "eth1");
+	assert_string_equal(o.filter, "udp port 9");
+	assert_int_equal(o.snaplen, 9216);
+	assert_int_equal(o.count, 10);
+	assert_true(o.timeout_s == 2.5 && o.idle_s == 0.5);
+	assert_string_equal(o.reference, "ref.pcap");
+	assert_string_equal(o.send_log, "s.log");
+	assert_string_equal(o.write_path, "got.pcap");
+	assert_string_equal(o.json, "-");
+	assert_string_equal(o.plot_dir, "figs");
+	assert_int_equal(o.block_bytes, 65536);
+	assert_int_equal(o.blocks, 8);
+	assert_true(o.hw_ts && o.quiet);
+	assert_int_equal(o.verbose, 2);
+
+	assert_int_equal(PARSE(&o, "-r", "cap.pcap", "--reference", "ref.pcap", "-c", "5"), 0);
+	assert_string_equal(o.read_path, "cap.pcap");
+}
+
+static void expect_usage_error(int rc, const char *msg)
+{
+	assert_int_equal(rc, -EINVAL);
+	assert_string_equal(err, msg);
+}
+
+static void test_errors(void **state)
+{
+	struct rx_opts o;
+
+	(void)state;
+	expect_usage_error(PARSE(&o, "-q"),
+			   "nothing to receive: give an interface (-i IF) or a file (-r FILE)");
+	expect_usage_error(PARSE(&o, "-i", "a", "-r", "b"),
+			   "-i and -r exclude each other: capture live or read a file");
+	expect_usage_error(PARSE(&o, "-r", "b", "--idle", "1"),
+			   "-r reads a file: --hw-timestamps, --block-size, --blocks, --timeout and --idle apply to live capture");
+	expect_usage_error(PARSE(&o, "-i", "a", "udp"),
+			   "unexpected argument 'udp' (a filter goes in --filter)");
+	expect_usage_error(PARSE(&o, "-i", "a", "-s", "8"), "--snaplen: 8 is out of range (16..262144)");
+	expect_usage_error(PARSE(&o, "-i", "a", "-s", "300000"),
+			   "--snaplen: 300000 is out of range (16..262144)");
+	expect_usage_error(PARSE(&o, "-i", "a", "--block-size", "100000"),
+			   "--block-size: 100000 is not a power of two");
+	expect_usage_error(PARSE(&o, "-i", "a", "--block-size", "8192", "-s", "9216"),
+			   "--block-size: 8192 bytes cannot hold a 9216-byte frame");
+	expect_usage_error(PARSE(&o, "-i", "a", "--blocks", "0"),
+			   "--blocks: 0 is out of range (1..65536)");
+	expect_usage_error(PARSE(&o, "-i", "a", "--timeout", "-1"),
+			   "--timeout: '-1' is not a positive number");
+	expect_usage_error(PARSE(&o, "-i", "a", "--idle", "soon"),
+			   "--idle: 'soon' is not a positive number");
+	expect_usage_error(PARSE(&o, "-i", "a", "-c", "0"), "--count: 0 is out of range (1..18446744073709551615)");
+	expect_usage_error(PARSE(&o, "-i", "a", "--send-log", "s.log", "-s", "64"),
+			   "--send-log identifies packets by their first 128 bytes: --snaplen must be at least that");
+	expect_usage_error(PARSE(&o, "-i", "a", "--plot", "d"),
+			   "--plot draws timing against the reference: give --reference FILE");
+	expect_usage_error(PARSE(&o, "-i", "a", "-w", "-", "--json", "-"),
+			   "-w - and --json - cannot both write to standard output");
+	expect_usage_error(PARSE(&o, "-i", "a", "--frobnicate"),
+			   "unknown option '--frobnicate' (try --help)");
+	expect_usage_error(PARSE(&o, "-i"), "option '-i' needs an argument");
+	expect_usage_error(PARSE(&o, "-i", "a", "--filter", ""), "--filter: empty argument");
+}
+
+static void test_help_skips_checks(void **state)
+{
+	struct rx_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "--help"), 0);
+	assert_true(o.help);
+	assert_int_equal(PARSE(&o, "-V"), 0);
+	assert_true(o.version);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		fail_msg("cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, (size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}
+
+/* --help comes from the table; man/replay-rx.1 and README.md must keep up with it. */
+static void test_every_option_documented(void **state)
+{
+	const char *man_path = getenv("RX_MAN_PAGE"), *readme_path = getenv("README");
+	const struct opt_set *set = rx_opts_set();
+	char *man, *readme, *help = NULL;
+	size_t hlen = 0;
+	FILE *hf;
+
+	(void)state;
+	if (!man_path || !readme_path)
+		fail_msg("RX_MAN_PAGE and README must be set (meson test does)");
+	man = slurp(man_path);
+	readme = slurp(readme_path);
+	hf = open_memstream(&help, &hlen);
+	rx_opts_usage(hf);
+	fclose(hf);
+	assert_true(set->n > 10);
+	for (size_t i = 0; i < set->n; i++) {
+		const struct opt_def *d = &set->table[i];
+		char plain[128], esc[128] = "Fl \\-", row[160];
+		size_t k = 5;
+
+		snprintf(plain, sizeof(plain), "--%s", d->name);
+		for (const char *c = d->name; *c && k + 3 < sizeof(esc); c++) {
+			if (*c == '-')
+				esc[k++] = '\\';
+			esc[k++] = *c;
+		}
+		esc[k] = '\0';
+		if (!strstr(man, esc))
+			fail_msg("option --%s is missing from man/replay-rx.1 (as %s)", d->name, esc);
+		/* In replay-rx's own table in the README, not just anywhere (replay has --write too). */
+		snprintf(row, sizeof(row), "`%s%c%s", d->key ? "-" : "--", d->key ? d->key : d->name[0],
+			 d->key ? "`, `--" : d->name + 1);
+		if (d->key)
+			snprintf(row + strlen(row), sizeof(row) - strlen(row), "%s", d->name);
+		if (!strstr(readme, row))
+			fail_msg("option --%s is missing from README.md's replay-rx table (as %s)",
+				 d->name, row);
+		if (!strstr(help, plain))
+			fail_msg("option --%s is missing from --help", d->name);
+	}
+	free(man);
+	free(readme);
+	free(help);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults_and_basics),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_help_skips_checks),
+		cmocka_unit_test(test_every_option_documented),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * replay-rx's figures, drawn from made-up runs: each is one well-formed SVG
+ * document without script or external references, its size bounded however
+ * many frames there are, and the edge cases (no pairs, every gap exact,
+ * nothing received) still give a figure that says so.  Rendering with
+ * rsvg-convert is checked by t_rx_plot_render.sh.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "replay/pkt_id.h"
+#include "rx.h"
+
+typedef int (*plot_fn)(FILE *, const struct rx_result *, const struct rx_recs *,
+		       const struct rx_ref *);
+
+static const plot_fn plots[] = { rx_plot_interval, rx_plot_error_cdf, rx_plot_timeline };
+
+/* n packets, 1 ms apart; received with a deterministic wobble, every 97th lost; optional send log. */
+struct run {
+	struct rx_ref ref;
+	struct rx_sink sink;
+	struct rx_result res;
+	struct sendlog_data log;
+	struct sendlog_entry *e;
+};
+
+static void make_run(struct run *r, size_t n, bool jitter, bool with_log)
+{
+	uint8_t b[64] = { 0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00 };
+
+	memset(r, 0, sizeof(*r));
+	r->ref.n = n;
+	r->ref.id = calloc(n + 1, sizeof(uint64_t));
+	r->ref.ts_ns = calloc(n + 1, sizeof(uint64_t));
+	r->ref.recno = calloc(n + 1, sizeof(uint64_t));
+	r->ref.len = calloc(n + 1, sizeof(uint32_t));
+	r->e = calloc(n + 1, sizeof(*r->e));
+	r->sink.id_bytes = PKT_ID_BYTES;
+	assert_true(r->ref.id && r->ref.ts_ns && r->ref.recno && r->ref.len && r->e);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t = 1700000000000000000ull + i * 1000000;
+		uint64_t wobble = jitter ? (i * 7919) % 50000 : 0;
+
+		memcpy(b + 42, &i, sizeof(i));
+		r->ref.id[i] = pkt_id(b, sizeof(b), sizeof(b), PKT_ID_BYTES);
+		r->ref.ts_ns[i] = t;
+		r->ref.recno[i] = i + 1;
+		r->ref.len[i] = sizeof(b);
+		r->e[i] = (struct sendlog_entry){ .run_ns = t + wobble / 3, .id = r->ref.id[i],
+						  .recno = i + 1 };
+		if (i % 97 == 50)
+			continue;
+		assert_true(rx_sink_take(&r->sink, b, sizeof(b), sizeof(b), t + 20000 + wobble, 0) >= 0);
+	}
+	r->log = (struct sendlog_data){ .e = r->e, .count = n };
+	r->log.hdr.id_bytes = PKT_ID_BYTES;
+	assert_int_equal(rx_analyse(&r->res, &r->sink.recs, &r->ref, with_log ? &r->log : NULL), 0);
+}
+
+static void free_run(struct run *r)
+{
+	rx_result_free(&r->res);
+	rx_recs_free(&r->sink.recs);
+	rx_ref_free(&r->ref);
+	free(r->e);
+}
+
+/* Draw with @fn into memory; basic well-formedness: one root element, tags balanced, no script. */
+static char *draw(plot_fn fn, struct run *r, size_t *len)
+{
+	char *out = NULL;
+	FILE *f = open_memstream(&out, len);
+	long depth = 0;
+
+	assert_non_null(f);
+	assert_int_equal(fn(f, &r->res, &r->sink.recs, &r->ref), 0);
+	fclose(f);
+	assert_non_null(strstr(out, "<svg xmlns=\"http://www.w3.org/2000/svg\""));
+	assert_non_null(strstr(out, "</svg>\n"));
+	assert_null(strstr(out, "<script"));
+	assert_null(strstr(out, "href"));
+	assert_null(strstr(out, "nan"));
+	assert_null(strstr(out, "inf"));
+	for (const char *p = out; (p = strchr(p, '<')); p++) {
+		const char *gt = strchr(p, '>');
+
+		assert_non_null(gt);
+		if (p[1] == '?')
+			continue;
+		if (p[1] == '/')
+			depth--;
+		else if (gt[-1] != '/')
+			depth++;
+		assert_true(depth >= 0);
+	}
+	assert_int_equal(depth, 0);
+	return out;
+}
+
+static void test_figures_well_formed(void **state)
+{
+	struct run r;
+	size_t len;
+
+	(void)state;
+	make_run(&r, 2000, true, true);
+	assert_int_equal(r.res.lost, 2000 / 97 + 1);
+	for (size_t i = 0; i < sizeof(plots) / sizeof(plots[0]); i++)
+		free(draw(plots[i], &r, &len));
+	free_run(&r);
+}
+
+static void test_size_bounded(void **state)
+{
+	struct run small, big;
+	size_t ls, lb;
+
+	(void)state;
+	make_run(&small, 2000, true, true);
+	make_run(&big, 200000, true, true);
+	for (size_t i = 0; i < sizeof(plots) / sizeof(plots[0]); i++) {
+		free(draw(plots[i], &small, &ls));
+		free(draw(plots[i], &big, &lb));
+		/* 100 times the frames, not 100 times the figure. */
+		if (lb > 2 * ls + 200000 || lb > 3000000)
+			fail_msg("figure %zu: %zu bytes for 2000 frames, %zu for 200000", i, ls, lb);
+	}
+	free_run(&small);
+	free_run(&big);
+}
+
+static void test_edge_cases(void **state)
+{
+	struct run r;
+	size_t len;
+	char *out;
+
+	(void)state;
+	/* Every gap exact: the CDF says so instead of drawing an empty log axis. */
+	make_run(&r, 50, false, false);
+	out = draw(rx_plot_error_cdf, &r, &len);
+	assert_non_null(strstr(out, "every gap exactly as intended"));
+	free(out);
+	free(draw(rx_plot_interval, &r, &len));
+	out = draw(rx_plot_timeline, &r, &len);
+	assert_null(strstr(out, "orange"));
+	free(out);
+	free_run(&r);
+
+	/* Nothing received. */
+	make_run(&r, 1, false, false);
+	rx_result_free(&r.res);
+	rx_recs_free(&r.sink.recs);
+	assert_int_equal(rx_analyse(&r.res, &r.sink.recs, &r.ref, NULL), 0);
+	out = draw(rx_plot_interval, &r, &len);
+	assert_non_null(strstr(out, "no pair of consecutive in-order frames"));
+	free(out);
+	out = draw(rx_plot_error_cdf, &r, &len);
+	assert_non_null(strstr(out, "no pair of consecutive in-order frames"));
+	free(out);
+	out = draw(rx_plot_timeline, &r, &len);
+	assert_non_null(strstr(out, "nothing to draw"));
+	free(out);
+	free_run(&r);
+}
+
+static void test_write_dir(void **state)
+{
+	char dir[] = "/tmp/test_rx_plot.XXXXXX", path[256], err[512];
+	const char *names[] = { "interval.svg", "error-cdf.svg", "timeline.svg" };
+	struct run r;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	make_run(&r, 300, true, false);
+	snprintf(path, sizeof(path), "%s/figs", dir);
+	assert_int_equal(rx_plot_write(path, &r.res, &r.sink.recs, &r.ref, err, sizeof(err)), 0);
+	for (size_t i = 0; i < 3; i++) {
+		char p[300];
+
+		snprintf(p, sizeof(p), "%s/%s", path, names[i]);
+		assert_int_equal(access(p, R_OK), 0);
+		unlink(p);
+	}
+	rmdir(path);
+	rmdir(dir);
+	assert_int_equal(rx_plot_write("/nonexistent-dir/figs", &r.res, &r.sink.recs, &r.ref, err,
+				       sizeof(err)),
+			 -ENOENT);
+	assert_string_equal(err, "/nonexistent-dir/figs: cannot create the plot directory: No such file or directory");
+	free_run(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_figures_well_formed),
+		cmocka_unit_test(test_size_bounded),
+		cmocka_unit_test(test_edge_cases),
+		cmocka_unit_test(test_write_dir),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
