@@ -101,8 +101,9 @@ static double nice_step(double range, int n)
 	return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
 }
 
-/* Ticks, grid lines and labels; @time: values are ns, else fractions shown as they are. */
-static void axis_draw(FILE *f, const struct axis *a, bool x, bool time, const struct axis *other)
+/* Ticks, grid lines and (unless @nolabels) labels; @time: values are ns, else shown as they are. */
+static void axis_draw_opt(FILE *f, const struct axis *a, bool x, bool time, const struct axis *other,
+			  bool nolabels)
 {
 	char lab[32];
 	double v, step;
@@ -125,6 +126,8 @@ static void axis_draw(FILE *f, const struct axis *a, bool x, bool time, const st
 				fmt_time(lab, sizeof(lab), d);
 			else
 				snprintf(lab, sizeof(lab), "%g", d);
+			if (nolabels)
+				*lab = '\0';
 			if (x)
 				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
 					   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
@@ -146,6 +149,8 @@ static void axis_draw(FILE *f, const struct axis *a, bool x, bool time, const st
 			fmt_time(lab, sizeof(lab), v);
 		else
 			snprintf(lab, sizeof(lab), "%g", v);
+		if (nolabels)
+			*lab = '\0';
 		if (x)
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
 				   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
@@ -156,6 +161,11 @@ static void axis_draw(FILE *f, const struct axis *a, bool x, bool time, const st
 				other->px0, p, other->px1, p, v == 0 ? "#999" : "#ddd", other->px0 - 6,
 				p + 4, lab);
 	}
+}
+
+static void axis_draw(FILE *f, const struct axis *a, bool x, bool time, const struct axis *other)
+{
+	axis_draw_opt(f, a, x, time, other, false);
 }
 
 static void frame_and_labels(FILE *f, const struct axis *x, const struct axis *y, const char *xl,
@@ -435,7 +445,7 @@ static void band_add(struct band *b, size_t col, double v)
 
 /* The band as one closed polygon per run of filled columns (tops left to right, bottoms back). */
 static void band_draw(FILE *f, const struct band *b, size_t cols, const struct axis *y, double x0,
-		      const char *color)
+		      const char *color, bool filled)
 {
 	for (size_t s = 0; s < cols;) {
 		size_t e;
@@ -446,8 +456,8 @@ static void band_draw(FILE *f, const struct band *b, size_t cols, const struct a
 		}
 		for (e = s; e < cols && b->any[e]; e++)
 			;
-		fprintf(f, "<polygon fill=\"%s\" fill-opacity=\"0.55\" stroke=\"%s\" stroke-width=\"1\" points=\"",
-			color, color);
+		fprintf(f, "<polygon fill=\"%s\" fill-opacity=\"%s\" stroke=\"%s\" stroke-width=\"1\" points=\"",
+			color, filled ? "0.55" : "0", color);
 		for (size_t c = s; c < e; c++)
 			fprintf(f, "%.1f,%.1f %.1f,%.1f ", x0 + (double)c, map(y, b->hi[c]),
 				x0 + (double)c + 1, map(y, b->hi[c]));
@@ -459,15 +469,45 @@ static void band_draw(FILE *f, const struct band *b, size_t cols, const struct a
 	}
 }
 
+/* y range of the bands, padded; at least a microsecond tall. */
+static void band_range(struct axis *y, const struct band *a, const struct band *b, size_t cols)
+{
+	double lo = 0, hi = 0;
+
+	for (size_t c = 0; c < cols; c++) {
+		if (a->any[c]) {
+			lo = MIN(lo, a->lo[c]);
+			hi = MAX(hi, a->hi[c]);
+		}
+		if (b && b->any[c]) {
+			lo = MIN(lo, b->lo[c]);
+			hi = MAX(hi, b->hi[c]);
+		}
+	}
+	if (hi - lo < 1000) {
+		hi += 500;
+		lo -= 500;
+	}
+	y->lo = lo - (hi - lo) * 0.05;
+	y->hi = hi + (hi - lo) * 0.05;
+}
+
+/*
+ * Upper panel: arrival (blue band) and, with a send log, send (orange
+ * outline) time minus the schedule, both relative to the first in-order
+ * frame; lost packets as red ticks where they were due.  With a send log a
+ * lower panel shows the one-way latency, arrival minus send.
+ */
 int rx_plot_timeline(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
 		     const struct rx_ref *ref)
 {
 	struct axis x = { .log = false, .px0 = LEFT, .px1 = W - RIGHT };
 	struct axis y = { .log = false, .px0 = H - BOTTOM, .px1 = TOP };
+	struct axis yl = { .log = false, .px0 = H - BOTTOM, .px1 = TOP };
 	size_t cols = (size_t)(x.px1 - x.px0), first = RX_NONE, nlost = 0;
-	double ylo = 0, yhi = 0, s0 = 0, r0 = 0, t0 = 0;
+	double s0 = 0, r0 = 0, t0 = 0;
 	bool have_send = false;
-	struct band rb = { 0 }, sb = { 0 };
+	struct band rb = { 0 }, sb = { 0 }, lb = { 0 };
 	bool *lost = NULL;
 	char sub[240];
 	int rc = -ENOMEM;
@@ -488,32 +528,29 @@ int rx_plot_timeline(FILE *f, const struct rx_result *res, const struct rx_recs 
 	}
 	/* The time axis is the schedule: the reference from its first to its last packet. */
 	x.lo = 0;
-	x.hi = (double)ref->ts_ns[ref->n - 1] - (double)ref->ts_ns[0];
+	x.hi = 0;
 	for (size_t i = 0; i < ref->n; i++) {
 		x.lo = MIN(x.lo, (double)ref->ts_ns[i] - s0);
 		x.hi = MAX(x.hi, (double)ref->ts_ns[i] - s0);
 	}
 	if (x.hi <= x.lo)
 		x.hi = x.lo + 1;
-	if (band_new(&rb, cols) < 0 || band_new(&sb, cols) < 0 || !(lost = calloc(cols, sizeof(bool))))
+	if (band_new(&rb, cols) < 0 || band_new(&sb, cols) < 0 || band_new(&lb, cols) < 0 ||
+	    !(lost = calloc(cols, sizeof(bool))))
 		goto out;
 	for (size_t k = 0; k < recs->n; k++) {
-		double s, v;
+		double s, r;
 		size_t col;
 
 		if (res->kind[k] != RX_K_IN_ORDER && res->kind[k] != RX_K_REORDERED)
 			continue;
 		s = (double)ref->ts_ns[res->pos[k]] - s0;
 		col = (size_t)((map(&x, s) - x.px0) * (double)(cols - 1) / (x.px1 - x.px0));
-		v = ((double)rx_recs_at(recs, k)->ts_ns - r0) - s;
-		band_add(&rb, col, v);
-		ylo = MIN(ylo, v);
-		yhi = MAX(yhi, v);
+		r = (double)rx_recs_at(recs, k)->ts_ns;
+		band_add(&rb, col, (r - r0) - s);
 		if (have_send && res->send_ns[k] >= 0) {
-			v = ((double)res->send_ns[k] - t0) - s;
-			band_add(&sb, col, v);
-			ylo = MIN(ylo, v);
-			yhi = MAX(yhi, v);
+			band_add(&sb, col, ((double)res->send_ns[k] - t0) - s);
+			band_add(&lb, col, r - (double)res->send_ns[k]);
 		}
 	}
 	if (res->lost) {
@@ -534,30 +571,47 @@ int rx_plot_timeline(FILE *f, const struct rx_result *res, const struct rx_recs 
 		}
 		free(taken);
 	}
-	if (yhi - ylo < 1000) {
-		yhi += 500;
-		ylo -= 500;
+	if (have_send) {
+		double ph = H - BOTTOM - TOP;
+
+		y.px0 = TOP + 0.58 * ph;
+		yl.px1 = TOP + 0.70 * ph;
+		band_range(&yl, &lb, NULL, cols);
 	}
-	y.lo = ylo - (yhi - ylo) * 0.05;
-	y.hi = yhi + (yhi - ylo) * 0.05;
+	band_range(&y, &rb, have_send ? &sb : NULL, cols);
 	snprintf(sub, sizeof(sub), "relative to the first in-order frame; blue: arrival%s; red ticks: %zu lost",
-		 have_send ? ", orange: send (from the send log)" : "", nlost);
+		 have_send ? ", orange: send (send log)" : "", nlost);
 	begin(f, "Timeline: how late each packet was against the schedule", sub);
-	axis_draw(f, &x, true, true, &y);
+	axis_draw_opt(f, &x, true, true, &y, have_send);
 	axis_draw(f, &y, false, true, &x);
+	band_draw(f, &rb, cols, &y, x.px0, "#1f5fbf", true);
 	if (have_send)
-		band_draw(f, &sb, cols, &y, x.px0, "#e08000");
-	band_draw(f, &rb, cols, &y, x.px0, "#1f5fbf");
+		band_draw(f, &sb, cols, &y, x.px0, "#e08000", false);
 	for (size_t c = 0; c < cols; c++)
 		if (lost[c])
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d00\" stroke-width=\"1.5\"/>\n",
 				x.px0 + (double)c + 0.5, y.px0, x.px0 + (double)c + 0.5, y.px0 - 12);
-	frame_and_labels(f, &x, &y, "intended time since the first packet (reference)",
-			 "actual minus intended time");
+	if (have_send) {
+		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#333\"/>\n",
+			x.px0, y.px1, x.px1 - x.px0, y.px0 - y.px1);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">One-way latency (arrival minus send)</text>\n",
+			x.px0, yl.px1 - 8);
+		axis_draw(f, &x, true, true, &yl);
+		axis_draw(f, &yl, false, true, &x);
+		band_draw(f, &lb, cols, &yl, x.px0, "#2a9d5c", true);
+		fprintf(f, "<text transform=\"translate(20 %.1f) rotate(-90)\" text-anchor=\"middle\">actual minus intended</text>\n",
+			(y.px0 + y.px1) / 2);
+		frame_and_labels(f, &x, &yl, "intended time since the first packet (reference)",
+				 "latency");
+	} else {
+		frame_and_labels(f, &x, &y, "intended time since the first packet (reference)",
+				 "actual minus intended time");
+	}
 	rc = end(f);
 out:
 	band_free(&rb);
 	band_free(&sb);
+	band_free(&lb);
 	free(lost);
 	return rc;
 }

@@ -223,8 +223,9 @@ static void test_unfinished_and_damaged(void **state)
 	assert_int_equal(sendlog_load(&d, log_path, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "unsupported send log version"));
 
-	write_file("\xd4\xc3\xb2\xa1 a pcap, not a log, padded to be long enough........................",
-		   80);
+	memset(&f, 0, sizeof(f));
+	memcpy(&f, "\xd4\xc3\xb2\xa1 a pcap, not a log", 22);
+	write_file(&f, 80);
 	assert_int_equal(sendlog_load(&d, log_path, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "not a send log"));
 	assert_non_null(strstr(err, log_path));
