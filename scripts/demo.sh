@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # The main job, end to end: build replay if needed, make a network namespace
 # pair joined by a veth link, replay a bundled trace across it at its
-# recorded timing, and show the summary and what arrived on the far side.
+# recorded timing, and show the summary and what arrived on the far side:
+# replay-rx's report against what was sent, and a byte-for-byte comparison.
 #
 #   sudo scripts/demo.sh [TRACE] [replay options...]
 set -euo pipefail
@@ -16,7 +17,7 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 scripts/deps.sh
-if [ ! -x build/replay ]; then
+if [ ! -x build/replay ] || [ ! -x build/replay-rx ]; then
 	echo "== building"
 	meson setup build >/dev/null
 fi
@@ -45,25 +46,29 @@ quiet_link "$NS_A" "$IF_A"
 quiet_link "$NS_B" "$IF_B"
 sleep 0.5
 
-echo "== far side: capturing on $IF_B"
-ip netns exec "$NS_B" tcpdump -i "$IF_B" -Q in -s 9216 -B 65536 -U --immediate-mode -Z root --time-stamp-precision=nano \
-	-w "$WORK/far.pcap" 2>"$WORK/tcpdump.err" &
+# What will be sent: the same command line as a dry run, the far side's reference.
+build/replay -q -w "$WORK/sent.pcap" "$@" "$TRACE"
+
+echo "== far side: replay-rx receiving on $IF_B"
+ip netns exec "$NS_B" build/replay-rx -i "$IF_B" -s 9216 -w "$WORK/far.pcap" \
+	--reference "$WORK/sent.pcap" >"$WORK/rx.out" 2>"$WORK/rx.err" &
 CAP=$!
-until grep -q "listening on" "$WORK/tcpdump.err"; do sleep 0.05; done
+until grep -q "listening on" "$WORK/rx.err"; do sleep 0.05; done
 
 echo "== replay $TRACE -i $IF_A $*"
 ip netns exec "$NS_A" build/replay -i "$IF_A" "$@" "$TRACE"
 
 sleep 0.3
 kill -TERM "$CAP"
-wait "$CAP" 2>/dev/null || true
+rx_rc=0
+wait "$CAP" || rx_rc=$?
 CAP=""
 
-echo "== what arrived on $IF_B"
-build/replay -q -w "$WORK/sent.pcap" "$@" "$TRACE"
+echo "== what arrived on $IF_B (replay-rx)"
+cat "$WORK/rx.out"
 tcpdump -nn -r "$WORK/far.pcap" 2>/dev/null | head -n 5
 echo "   ..."
-if build/pcapdiff "$WORK/sent.pcap" "$WORK/far.pcap"; then
+if [ $rx_rc -eq 0 ] && build/pcapdiff "$WORK/sent.pcap" "$WORK/far.pcap"; then
 	echo "== every packet arrived, byte for byte, in order"
 else
 	echo "== the far side does not match what was sent" >&2

@@ -12,6 +12,7 @@ PKGS=(
 	iproute2 tcpdump tshark tcpreplay netsniff-ng ethtool util-linux mandoc librsvg2-bin
 	nftables # scripts/bench: a far-side packet counter
 	stress-ng # scripts/bench/timing.sh: the loaded variant
+	libxml2-utils # tests: xmllint checks replay-rx's SVG figures
 )
 
 missing=()
