@@ -11,10 +11,10 @@
 #   sudo scripts/bench/rx-capacity.sh [--repeat N] [--count N] [--rates "PPS ..."]
 #
 # Prints one line per measurement and a summary (medians).  Receivers:
-#   rx-64M    replay-rx as it comes: snap 128, ring 64 x 1 MiB (TPACKET_V3)
-#   rx-2M     replay-rx with tcpdump's default ring: 8 x 256 KiB, as libpcap lays it out
-#   td-2M     tcpdump -s 128 -w /dev/null, its default 2 MiB buffer (TPACKET_V3)
-#   td-64M    the same with -B 65536
+#   rx-64M    replay-rx as it comes: snap 128, ring 64 x 1 MiB, block timeout 100 ms (TPACKET_V3)
+#   td-64M    tcpdump -s 128 -w /dev/null -B 65536 (TPACKET_V3, 256 x 256 KiB, 1000 ms)
+#   rx-2M     replay-rx with tcpdump's default ring: 8 x 256 KiB, 1000 ms, as libpcap lays it out
+#   td-2M     tcpdump -s 128 -w /dev/null with its default 2 MiB buffer
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -63,7 +63,7 @@ start_rx() { # KIND: start a receiver on B, wait until it listens
 	: >"$WORK/err"
 	case $kind in
 	rx-64M) ip netns exec "$NS_B" "$RX" -i "$IF_B" -q --json "$WORK/rx.json" 2>"$WORK/err" & ;;
-	rx-2M) ip netns exec "$NS_B" "$RX" -i "$IF_B" -q --blocks 8 --block-size 262144 \
+	rx-2M) ip netns exec "$NS_B" "$RX" -i "$IF_B" -q --blocks 8 --block-size 262144 --block-timeout 1000 \
 		--json "$WORK/rx.json" 2>"$WORK/err" & ;;
 	td-2M) ip netns exec "$NS_B" tcpdump -i "$IF_B" -Q in -s 128 -w /dev/null 2>"$WORK/err" & ;;
 	td-64M) ip netns exec "$NS_B" tcpdump -i "$IF_B" -Q in -s 128 -B 65536 -w /dev/null 2>"$WORK/err" & ;;

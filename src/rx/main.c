@@ -113,6 +113,7 @@ static int prepare(struct rx *x)
 			.snaplen = (uint32_t)o->snaplen,
 			.block_bytes = (uint32_t)o->block_bytes,
 			.blocks = (uint32_t)o->blocks,
+			.block_ms = (uint32_t)o->block_ms,
 			.hw_ts = o->hw_ts,
 			.filter = &x->filter,
 		};
@@ -156,10 +157,11 @@ static int receive(struct rx *x)
 				      sizeof(x->err));
 	sn0 = softnet_drops();
 	/* Scripts wait for this line (as for tcpdump's) before they start sending. */
-	fprintf(stderr, "replay-rx: listening on %s: snap length %u, ring %u x %u KiB%s%s%s\n",
+	fprintf(stderr, "replay-rx: listening on %s: snap length %u, ring %u x %u KiB, %u ms%s%s%s\n",
 		o->intf, (unsigned)o->snaplen,
 		(unsigned)(o->blocks ? o->blocks : RX_BLOCKS_DEFAULT),
 		(unsigned)((o->block_bytes ? o->block_bytes : RX_BLOCK_BYTES_DEFAULT) >> 10),
+		(unsigned)(o->block_ms ? o->block_ms : RX_BLOCK_MS_DEFAULT),
 		o->filter ? ", filter '" : "", o->filter ? o->filter : "", o->filter ? "'" : "");
 	fflush(stderr);
 	rc = rx_capture_run(x->cap, &x->sink, &stop, &stop_signal, x->err, sizeof(x->err));

@@ -40,6 +40,8 @@ static const struct opt_def table[] = {
 	  "ring block size, a power of two (default 1 MiB)" },
 	{ "blocks", 0, OPT_T_U64, F(blocks), 0, 1, 65536, "N", RX_GRP_CAPTURE,
 	  "ring blocks (default 64)" },
+	{ "block-timeout", 0, OPT_T_U64, F(block_ms), 0, 1, 60000, "MS", RX_GRP_CAPTURE,
+	  "hand a partly filled block over after MS milliseconds (default 100)" },
 	{ "hw-timestamps", 0, OPT_T_FLAG, F(hw_ts), 0, 0, 0, NULL, RX_GRP_CAPTURE,
 	  "use the NIC's receive timestamps (SO_TIMESTAMPING); fail if it has none" },
 
@@ -127,9 +129,10 @@ static int check(const struct rx_opts *o, char *err, size_t len)
 	if (!o->intf && !o->read_path)
 		return fail(err, len, "nothing to receive: give an interface (-i IF) or a file (-r FILE)");
 	if (o->read_path &&
-	    (o->hw_ts || o->block_bytes || o->blocks || o->timeout_s > 0 || o->idle_s > 0))
+	    (o->hw_ts || o->block_bytes || o->blocks || o->block_ms || o->timeout_s > 0 ||
+	     o->idle_s > 0))
 		return fail(err, len,
-			    "-r reads a file: --hw-timestamps, --block-size, --blocks, --timeout and --idle apply to live capture");
+			    "-r reads a file: --hw-timestamps, the ring's options, --timeout and --idle apply to live capture");
 	if (o->block_bytes & (o->block_bytes - 1))
 		return fail(err, len, "--block-size: %llu is not a power of two",
 			    (unsigned long long)o->block_bytes);

@@ -48,6 +48,7 @@ struct rx_opts {
 	uint64_t snaplen;      /* -s: bytes kept of each frame */
 	uint64_t block_bytes;  /* --block-size: ring block, bytes; 0 = default */
 	uint64_t blocks;       /* --blocks: ring blocks; 0 = default */
+	uint64_t block_ms;     /* --block-timeout: a partly filled block is handed over after, ms */
 	bool hw_ts;            /* --hw-timestamps */
 
 	/* stopping */
@@ -191,13 +192,20 @@ struct rx_capture_cfg {
 	uint32_t snaplen;        /* bytes per frame, as the filter returns */
 	uint32_t block_bytes;    /* ring block size, bytes: a power of two >= the page size */
 	uint32_t blocks;         /* ring blocks */
+	uint32_t block_ms;       /* hand a partly filled block over after this long, ms */
 	bool hw_ts;              /* ask the NIC for receive timestamps */
 	const struct rx_filter *filter;
 };
 
 #define RX_BLOCK_BYTES_DEFAULT (1u << 20) /* 1 MiB: ~4500 frames at snap length 128 */
 #define RX_BLOCKS_DEFAULT 64u             /* 64 MiB in all: ~290000 frames in flight */
-#define RX_BLOCK_TIMEOUT_MS 4u            /* a block partly filled is handed over after this */
+/*
+ * A block partly filled is handed over after this long.  The ring holds at
+ * least blocks x this much time of traffic however slow it comes (6.4 s by
+ * default), since a block retired early is a block used up; a stop waits up
+ * to this long for the last frames.
+ */
+#define RX_BLOCK_MS_DEFAULT 100u
 
 /* What the kernel counted (PACKET_STATISTICS, accumulated: reading resets it). */
 struct rx_kstats {

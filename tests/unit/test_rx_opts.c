@@ -39,6 +39,7 @@ static void test_defaults_and_basics(void **state)
 	assert_int_equal(o.snaplen, 128);
 	assert_int_equal(o.block_bytes, 0);
 	assert_int_equal(o.blocks, 0);
+	assert_int_equal(o.block_ms, 0);
 	assert_int_equal(o.count, 0);
 	assert_true(o.timeout_s == 0 && o.idle_s == 0);
 	assert_null(o.reference);
@@ -47,7 +48,8 @@ static void test_defaults_and_basics(void **state)
 	assert_int_equal(PARSE(&o, "--interface=eth1", "-f", "udp port 9", "-s", "9216", "-c", "10",
 			       "--timeout", "2.5", "--idle", "0.5", "-R", "ref.pcap", "--send-log",
 			       "s.log", "-w", "got.pcap", "--json", "-", "--plot", "figs",
-			       "--block-size", "65536", "--blocks", "8", "--hw-timestamps", "-q", "-vv"),
+			       "--block-size", "65536", "--blocks", "8", "--block-timeout", "1000",
+			       "--hw-timestamps", "-q", "-vv"),
 			 0);
 	assert_string_equal(o.intf, "eth1");
 	assert_string_equal(o.filter, "udp port 9");
@@ -61,6 +63,7 @@ static void test_defaults_and_basics(void **state)
 	assert_string_equal(o.plot_dir, "figs");
 	assert_int_equal(o.block_bytes, 65536);
 	assert_int_equal(o.blocks, 8);
+	assert_int_equal(o.block_ms, 1000);
 	assert_true(o.hw_ts && o.quiet);
 	assert_int_equal(o.verbose, 2);
 
@@ -84,7 +87,11 @@ static void test_errors(void **state)
 	expect_usage_error(PARSE(&o, "-i", "a", "-r", "b"),
 			   "-i and -r exclude each other: capture live or read a file");
 	expect_usage_error(PARSE(&o, "-r", "b", "--idle", "1"),
-			   "-r reads a file: --hw-timestamps, --block-size, --blocks, --timeout and --idle apply to live capture");
+			   "-r reads a file: --hw-timestamps, the ring's options, --timeout and --idle apply to live capture");
+	expect_usage_error(PARSE(&o, "-r", "b", "--block-timeout", "5"),
+			   "-r reads a file: --hw-timestamps, the ring's options, --timeout and --idle apply to live capture");
+	expect_usage_error(PARSE(&o, "-i", "a", "--block-timeout", "0"),
+			   "--block-timeout: 0 is out of range (1..60000)");
 	expect_usage_error(PARSE(&o, "-i", "a", "udp"),
 			   "unexpected argument 'udp' (a filter goes in --filter)");
 	expect_usage_error(PARSE(&o, "-i", "a", "-s", "8"), "--snaplen: 8 is out of range (16..262144)");
