@@ -17,12 +17,13 @@ edit_and_compare() {
 
 	"$REPLAY" -q -w "$exp" "$@" "$trace" || die "$name: dry run failed"
 	tx0=$(ifstat "$NS_A" "$IF_A" tx_packets)
-	capture_start "$got"
+	capture_start "$got" "$exp"
 	in_a "$REPLAY" -q -i "$IF_A" --topspeed --stats-json "$js" "$@" "$trace" ||
 		die "$name: replay exited $?"
 	capture_stop
 	check_invariant "$js"
 	sent=$(json_get "$js" packets_sent)
+	rx_exact "$sent"
 	[ "$(json_get "$js" packets_failed)" = 0 ] || die "$name: packets failed"
 	[ $(($(ifstat "$NS_A" "$IF_A" tx_packets) - tx0)) -eq "$sent" ] || die "$name: TX counter disagrees"
 	"$PCAPDIFF" "$exp" "$got" >"$WORK/diff" || die "$name: far side differs: $(cat "$WORK/diff")"
