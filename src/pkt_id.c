@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Packet identity hash.  Eight bytes at a time, each word multiplied into the
- * state and rotated (a multiply-rotate chain), the length folded in at the
- * start, and a final avalanche so that frames differing in one bit of a
- * sequence number spread over all 64 bits.  About a nanosecond per word: the
- * send log hashes every packet on the send path.
+ * Packet identity hash.  Eight bytes at a time, each word multiplied into one
+ * of two states and rotated (two multiply-rotate chains, so the CPU works on
+ * both at once), the length folded in at the start, and a final avalanche so
+ * that frames differing in one bit of a sequence number spread over all 64
+ * bits.  About 20 ns for 128 bytes: the send log hashes every packet on the
+ * send path, the receiver every frame it captures.
  */
 #include <string.h>
 
@@ -39,22 +40,32 @@ static inline uint64_t avalanche(uint64_t h)
 uint64_t pkt_id(const uint8_t *data, uint32_t caplen, uint32_t len, uint32_t id_bytes)
 {
 	uint32_t n = caplen < len ? caplen : len;
-	uint64_t h, w;
+	uint64_t a, b, w, v;
 
 	if (n > id_bytes)
 		n = id_bytes;
 	if (len <= PKT_ID_PAD_BYTES)
 		while (n && !data[n - 1])
 			n--;
-	h = K_SEED ^ ((uint64_t)n * K_STATE);
-	for (; n >= 8; n -= 8, data += 8) {
+	/* Two lanes, alternate words: the multiplies of one do not wait for the other's. */
+	a = K_SEED ^ ((uint64_t)n * K_STATE);
+	b = rotl64(a, 32) ^ K_WORD;
+	for (; n >= 16; n -= 16, data += 16) {
 		memcpy(&w, data, 8); /* host order: identities are compared on one host */
-		h = step(h, w);
+		memcpy(&v, data + 8, 8);
+		a = step(a, w);
+		b = step(b, v);
+	}
+	if (n >= 8) {
+		memcpy(&w, data, 8);
+		a = step(a, w);
+		n -= 8;
+		data += 8;
 	}
 	if (n) {
 		w = 0;
 		memcpy(&w, data, n);
-		h = step(h, w);
+		b = step(b, w);
 	}
-	return avalanche(h);
+	return avalanche(a ^ rotl64(b, 23));
 }

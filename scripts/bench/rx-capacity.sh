@@ -73,19 +73,23 @@ start_rx() { # KIND: start a receiver on B, wait until it listens
 		kill -0 "$PID" 2>/dev/null || { cat "$WORK/err" >&2; exit 1; }
 		sleep 0.05
 	done
+	# CPU time the receiver has used so far (ns, /proc/PID/schedstat): setup, not capture.
+	cut -d' ' -f1 "/proc/$PID/schedstat" >"$WORK/cpu0"
 }
 
-stop_rx() { # KIND: stop it; prints "received dropped"
+stop_rx() { # KIND: stop it; prints "received dropped cpu_ns"
+	local cpu
 	# tcpdump's ring hands over a block after 1 s; stopping sooner loses its last frames.
 	sleep 1.2
+	cpu=$(($(cut -d' ' -f1 "/proc/$PID/schedstat") - $(cat "$WORK/cpu0")))
 	kill -TERM "$PID"
 	wait "$PID" || true
 	PID=""
 	case $1 in
 	rx-*) echo "$(grep -o '"received":[0-9]*' "$WORK/rx.json" | cut -d: -f2)" \
-		"$(grep -o '"kernel_drops":[0-9]*' "$WORK/rx.json" | cut -d: -f2)" ;;
+		"$(grep -o '"kernel_drops":[0-9]*' "$WORK/rx.json" | cut -d: -f2)" "$cpu" ;;
 	td-*) echo "$(sed -n 's/^\([0-9]*\) packets captured/\1/p' "$WORK/err")" \
-		"$(sed -n 's/^\([0-9]*\) packets dropped by kernel/\1/p' "$WORK/err")" ;;
+		"$(sed -n 's/^\([0-9]*\) packets dropped by kernel/\1/p' "$WORK/err")" "$cpu" ;;
 	esac
 }
 
@@ -104,7 +108,7 @@ send() { # RATE: trafgen, COUNT frames; prints the achieved pps
 	echo "$((tx1 - tx0)) $(((tx1 - tx0) * 1000000000 / (t1 - t0)))"
 }
 
-echo "# receiver rate run sent offered_pps received dropped"
+echo "# receiver rate run sent offered_pps received dropped receiver_cpu_ns"
 for rate in $RATES; do
 	for r in $(seq "$REPEAT"); do
 		for kind in rx-64M td-64M rx-2M td-2M; do
@@ -118,11 +122,13 @@ for rate in $RATES; do
 done
 
 echo
-echo "# median over $REPEAT runs: offered pps, received, dropped; 'ok' when nothing was dropped in any run"
+echo "# median over $REPEAT runs: offered pps, received, dropped, receiver CPU ns per frame" \
+	"(user + kernel time of the receiving process while capturing); 'ok' when nothing was dropped in any run"
 awk '{ k = $1 " " $2; n[k]++; off[k, n[k]] = $5; rec[k, n[k]] = $6; drp[k, n[k]] = $7
+       cpf[k, n[k]] = $6 ? $8 / $6 : 0
        if ($7 > 0 || $6 < $4) bad[k] = 1; order[k] = NR }
      function med(a, k, m,   i, j, t, v) { for (i = 1; i <= m; i++) v[i] = a[k, i]
        for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
        return v[int((m + 1) / 2)] }
-     END { for (k in n) printf "%-14s %10d %10d %10d %s\n", k, med(off, k, n[k]), med(rec, k, n[k]),
-             med(drp, k, n[k]), bad[k] ? "DROPS" : "ok" }' "$WORK/results" | sort -k2,2 -k1,1
+     END { for (k in n) printf "%-14s %10d %10d %10d %8.1f %s\n", k, med(off, k, n[k]), med(rec, k, n[k]),
+             med(drp, k, n[k]), med(cpf, k, n[k]), bad[k] ? "DROPS" : "ok" }' "$WORK/results" | sort -k2,2 -k1,1

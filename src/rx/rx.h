@@ -125,7 +125,7 @@ static inline struct rx_rec *rx_recs_at(const struct rx_recs *r, size_t i)
 	return &r->chunk[i >> RX_CHUNK_SHIFT][i & (RX_CHUNK_RECS - 1)];
 }
 
-/* rx_recs_reserve() - allocate room for @n records now, before capturing; 0 or -ENOMEM. */
+/* rx_recs_reserve() - allocate (and fault in) room for @n records before capturing; 0 or -ENOMEM. */
 int rx_recs_reserve(struct rx_recs *r, size_t n);
 
 /* rx_recs_free() - release; leaves @r empty. */

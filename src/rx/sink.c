@@ -6,12 +6,19 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "replay/pkt_id.h"
 #include "rx.h"
 
-/* Room for one more chunk pointer and the chunk itself. */
-static int add_chunk(struct rx_recs *r)
+/*
+ * Room for one more chunk pointer and the chunk itself; @touch: fault its
+ * pages in now.  Only before capturing: during a capture, faulting 1.5 MiB
+ * in one go stalls the reader long enough for a small ring to overflow
+ * (measured: 2 MiB ring, 1.3 Mpps), while page faults spread over the
+ * frames that fill the chunk do not.
+ */
+static int add_chunk(struct rx_recs *r, bool touch)
 {
 	if (r->nchunks == r->cap_chunks) {
 		size_t cap = r->cap_chunks ? 2 * r->cap_chunks : 16;
@@ -25,6 +32,8 @@ static int add_chunk(struct rx_recs *r)
 	r->chunk[r->nchunks] = malloc(RX_CHUNK_RECS * sizeof(struct rx_rec));
 	if (!r->chunk[r->nchunks])
 		return -ENOMEM;
+	if (touch)
+		memset(r->chunk[r->nchunks], 0, RX_CHUNK_RECS * sizeof(struct rx_rec));
 	r->nchunks++;
 	return 0;
 }
@@ -32,7 +41,7 @@ static int add_chunk(struct rx_recs *r)
 int rx_recs_reserve(struct rx_recs *r, size_t n)
 {
 	while (r->nchunks * RX_CHUNK_RECS < n) {
-		int rc = add_chunk(r);
+		int rc = add_chunk(r, true);
 
 		if (rc < 0)
 			return rc;
@@ -55,7 +64,7 @@ int rx_sink_take(struct rx_sink *s, const uint8_t *data, uint32_t caplen, uint32
 	struct rx_rec *rec;
 	int rc;
 
-	if (r->n == r->nchunks * RX_CHUNK_RECS && (rc = add_chunk(r)) < 0)
+	if (r->n == r->nchunks * RX_CHUNK_RECS && (rc = add_chunk(r, false)) < 0)
 		return s->err = rc;
 	rec = rx_recs_at(r, r->n++);
 	rec->ts_ns = ts_ns;
