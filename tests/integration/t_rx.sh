@@ -210,6 +210,15 @@ test_send_log_latency() {
 	grep -q "^  latency " "$WORK/rx.out" || die "no latency row in the table"
 	grep -q "e08000" "$WORK/lat-plots/timeline.svg" || die "the timeline lacks the send series"
 	info "latency p50 $(json_get "$js" latency_p50_ns) ns, max $(json_get "$js" latency_max_ns) ns"
+	# Batches: every packet of a sendmmsg batch is logged, with the time before the call.
+	"$REPLAY" -q -w "$WORK/lat2.sent.pcap" --topspeed "$TRACES/icmp-flood.pcap"
+	rm -f "$log"
+	rx_start "$js" --reference "$WORK/lat2.sent.pcap" --send-log "$log"
+	in_a "$REPLAY" -q -i "$IF_A" --method mmsg --topspeed --send-log "$log" "$TRACES/icmp-flood.pcap"
+	rx_stop
+	[ "$RX_RC" -eq 0 ] || die "batched latency run not exact: $(cat "$WORK/rx.out")"
+	[ "$(json_get "$js" send_log_matched)" -eq 1002 ] || die "batched: $(json_get "$js" send_log_matched) of 1002 logged"
+	[ "$(json_get "$js" latency_min_ns)" -ge 0 ] || die "batched: negative latency"
 }
 
 test_plots_render() {
