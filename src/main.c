@@ -34,6 +34,8 @@ int main(int argc, char **argv)
 		printf("replay %s\n", REPLAY_VERSION);
 		return EXIT_DONE;
 	}
+	if (o.info)
+		return replay_info(&o);
 	log_init("replay", o.quiet ? LOG_LVL_ERR
 				   : o.verbose >= 2 ? LOG_LVL_DEBUG
 				   : o.verbose ? LOG_LVL_INFO

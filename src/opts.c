@@ -16,10 +16,19 @@
 
 #include "replay/compiler.h"
 #include "replay/opts.h"
+#include "replay/trace.h"
 
 #define F(field) offsetof(struct opts, field)
 
 static const struct opt_def table[] = {
+	/* input */
+	{ "info", 0, OPT_T_FLAG, F(info), 0, 0, 0, NULL, OPT_GRP_INPUT,
+	  "describe each FILE (format, interfaces, packets, times, lengths) and exit; sends nothing" },
+	{ "preload", 'K', OPT_T_FLAG, F(preload), 0, 0, 0, NULL, OPT_GRP_INPUT,
+	  "read each trace into memory before sending (for loops); refused if it will not fit" },
+	{ "window-size", 0, OPT_T_SIZE, F(window_bytes), 0, TRACE_WINDOW_MIN_BYTES, 1ull << 40,
+	  "BYTES", OPT_GRP_INPUT, "read-ahead window for traces on disk (default 32M; K, M, G suffixes)" },
+
 	/* timing */
 	{ "topspeed", 't', OPT_T_SET, F(mode), SCHED_MODE_TOPSPEED, 0, 0, NULL, OPT_GRP_TIMING,
 	  "send as fast as the interface takes packets, ignoring timestamps" },
@@ -197,6 +206,34 @@ static int parse_u64(const struct opt_def *d, const char *arg, uint64_t *v, char
 	return 0;
 }
 
+/* A byte count: decimal, then optionally K, M or G (KiB, MiB, GiB). */
+static int parse_size(const struct opt_def *d, const char *arg, uint64_t *v, char *err, size_t len)
+{
+	static const char units[] = "KMG";
+	const char *u;
+	char *end;
+
+	errno = 0;
+	if (!*arg || *arg < '0' || *arg > '9')
+		return fail(err, len, "--%s: '%s' is not a size (bytes, or a number with K, M or G)",
+			    d->name, arg);
+	*v = strtoull(arg, &end, 10);
+	if (*end && (end[1] || !(u = strchr(units, *end & ~0x20))))
+		return fail(err, len, "--%s: '%s' is not a size (bytes, or a number with K, M or G)",
+			    d->name, arg);
+	if (*end) {
+		unsigned shift = 10 * (unsigned)(u - units + 1);
+
+		if (*v > UINT64_MAX >> shift)
+			errno = ERANGE;
+		*v <<= shift;
+	}
+	if (errno == ERANGE || *v < d->min || *v > d->max)
+		return fail(err, len, "--%s: %s is out of range (%" PRIu64 "K..%" PRIu64 "G)", d->name,
+			    arg, d->min >> 10, d->max >> 30);
+	return 0;
+}
+
 static int apply(void *o, const struct opt_def *d, const char *arg, char *err, size_t len)
 {
 	char *field = (char *)o + d->off;
@@ -236,6 +273,8 @@ static int apply(void *o, const struct opt_def *d, const char *arg, char *err, s
 			return fail(err, len, "--%s: %s", d->name, why);
 		return 0;
 	}
+	case OPT_T_SIZE:
+		return parse_size(d, arg, (uint64_t *)field, err, len);
 	case OPT_T_MAX:
 		break;
 	}
@@ -281,6 +320,13 @@ static int check(const struct opts *o, char *err, size_t len)
 		return fail(err, len, "-o is for 'replay prep TRACE -o FILE'; to write frames use -w");
 	if (o->prep_path && o->nfiles != 1)
 		return fail(err, len, "--prep: a sidecar belongs to one trace; give exactly one file");
+	if (o->info) {
+		if (o->intf1 || o->write_path)
+			return fail(err, len, "--info only reads the files: it takes no -i or -w");
+		if (o->nfiles == 0)
+			return fail(err, len, "no trace file given");
+		return 0;
+	}
 	if (o->intf1 && o->write_path)
 		return fail(err, len, "-i and -w exclude each other: send on an interface or write a file");
 	if (!o->intf1 && !o->write_path)
@@ -304,7 +350,7 @@ static const struct opt_set replay_set = {
 	.ngroups = OPT_GRP_MAX,
 	.defaults = &defaults,
 	.size = sizeof(struct opts),
-	.synopsis = "[options] FILE...\nprep TRACE -o TRACE.prep [edit options]",
+	.synopsis = "[options] FILE...\nprep TRACE -o TRACE.prep [edit options]\n--info FILE...",
 	.about = "Replay packet traces onto a network interface, at their recorded timing or a chosen rate.",
 	.epilog = "Exit status: 0 done, 1 runtime or input error or any packet failed, 2 usage error,\n"
 		  "130/143 stopped by SIGINT/SIGTERM.  See replay(1).",

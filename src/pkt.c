@@ -20,6 +20,12 @@ const char *linktype_name(unsigned linktype)
 		return "IPV6";
 	case LINKTYPE_LINUX_SLL2:
 		return "LINUX_SLL2";
+	case LINKTYPE_IEEE802_11:
+		return "IEEE802_11";
+	case LINKTYPE_IEEE802_11_RADIOTAP:
+		return "IEEE802_11_RADIOTAP";
+	case LINKTYPE_ERF:
+		return "ERF";
 	default:
 		return NULL;
 	}

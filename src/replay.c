@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "replay.h"
+#include "replay/compiler.h"
 #include "replay/edit.h"
 #include "replay/log.h"
 #include "replay/sendlog.h"
@@ -95,20 +96,34 @@ static int open_inputs(struct replay *r)
 		log_err("out of memory");
 		return -ENOMEM;
 	}
+	struct trace_cfg tcfg = {
+		.preload = o->preload,
+		.window_bytes = (size_t)o->window_bytes,
+		.will_rewind = o->loop != 1,
+	};
+
 	for (int i = 0; i < o->nfiles; i++) {
 		struct trace *t;
-		int rc = trace_open(&t, o->files[i], NULL);
+		int rc = trace_open(&t, o->files[i], &tcfg);
 
 		r->traces[i] = t;
 		if (rc < 0) {
 			log_err("%s", t ? trace_strerror(t) : "out of memory");
 			return rc;
 		}
-		if (trace_linktype(t) != LINKTYPE_ETHERNET) {
-			const char *n = linktype_name(trace_linktype(t));
+		/*
+		 * The reader turns other link types into Ethernet frames; refuse
+		 * the rest now.  Interfaces a pcapng declares later are checked
+		 * per packet (run()).
+		 */
+		for (unsigned k = 0; k < trace_ninterfaces(t); k++) {
+			unsigned lt = trace_interface(t, k)->linktype;
+			const char *n = linktype_name(lt);
 
-			log_err("%s: link type %u (%s) is not supported yet; only Ethernet (1) traces can be replayed",
-				o->files[i], trace_linktype(t), n ? n : "unknown");
+			if (trace_linktype_replayable(lt))
+				continue;
+			log_err("%s: interface %u: link type %u (%s) cannot be replayed; Ethernet can, and LINUX_SLL, LINUX_SLL2, RAW, IPV4, IPV6, NULL and LOOP are turned into Ethernet",
+				o->files[i], k, lt, n ? n : "unknown");
 			return -ENOTSUP;
 		}
 	}
@@ -438,6 +453,21 @@ static enum step send_one(struct replay *r, const struct trace *t, struct pkt *p
 	return STEP_NEXT;
 }
 
+/* A packet the reader could not make an Ethernet frame of: counted failed, with its reason. */
+static enum step unconverted(struct replay *r, const struct trace *t)
+{
+	r->st.read++;
+	r->st.failed++;
+	if (r->fails_logged < FAIL_LOG_MAX)
+		log_err("%s", trace_strerror(t));
+	else if (r->fails_logged == FAIL_LOG_MAX)
+		log_err("further send failures are counted but not shown");
+	r->fails_logged++;
+	if (*r->stop || limit_reached(r))
+		return STEP_STOP;
+	return STEP_NEXT;
+}
+
 /* An edit error: the packet is counted failed, with its file and record named. */
 static enum step edit_failed(struct replay *r, const struct trace *t, const struct pkt *p)
 {
@@ -488,6 +518,12 @@ static int run(struct replay *r)
 				return -1;
 			}
 			while ((rc = trace_next(t, &p)) == 1) {
+				if (unlikely(p.linktype != LINKTYPE_ETHERNET)) {
+					step = unconverted(r, t);
+					if (step != STEP_NEXT)
+						break;
+					continue;
+				}
 				if (r->chain) {
 					int er = edit_chain_apply(r->chain, &p);
 
@@ -513,6 +549,8 @@ static int run(struct replay *r)
 			}
 			if (!pass)
 				report_warnings(t);
+			if (rc == -EINTR && *r->stop)
+				return 0; /* a signal while waiting for a pipe: stopped, not failed */
 			if (rc < 0) {
 				log_err("%s", trace_strerror(t));
 				return -1;

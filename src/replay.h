@@ -29,6 +29,12 @@ int replay_main(const struct opts *o, volatile sig_atomic_t *stop);
  */
 int prep_main(const struct opts *o);
 
+/*
+ * replay_info() - --info: describe each of @o's files on standard output.
+ * Returns the exit status (EXIT_FAIL if any file could not be read whole).
+ */
+int replay_info(const struct opts *o);
+
 /* What tests substitute: a mock backend, a fake clock.  NULL members mean the real ones. */
 struct replay_hooks {
 	const struct tx_ops *tx_ops; /* used instead of the backend the options name */

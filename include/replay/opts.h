@@ -24,6 +24,9 @@ struct opts {
 	/* input */
 	char **files;              /* trace files, in order; points into argv */
 	int nfiles;
+	bool info;                 /* --info: describe the files, send nothing */
+	bool preload;              /* -K: read each trace into memory first */
+	uint64_t window_bytes;     /* --window-size: read-ahead window, bytes; 0 = default */
 
 	/* timing */
 	enum sched_mode mode;      /* trace timing, --pps, --mbps or --topspeed (set from the options) */
@@ -90,6 +93,7 @@ enum opt_type {
 	OPT_T_U64,    /* uint64_t field, decimal, within [min, max] */
 	OPT_T_DOUBLE, /* double field, finite, > 0 */
 	OPT_T_FUNC,   /* .parse(field, arg, err, len) fills the field */
+	OPT_T_SIZE,   /* uint64_t field, bytes, with an optional K, M or G suffix (powers of 1024), within [min, max] */
 	OPT_T_MAX
 };
 
@@ -117,6 +121,8 @@ const struct opt_def *opts_table(size_t *n);
  * (-i or -w, at least one file) unless --help or --version was given.
  * "replay prep TRACE -o OUT [edit options]" (argv[1] == "prep") sets
  * o->prep_cmd and is checked for that instead.
+ * (-i or -w, at least one file; --info instead of -i/-w) unless --help or
+ * --version was given.
  */
 int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen);
 

@@ -16,8 +16,11 @@ enum {
 	LINKTYPE_NULL = 0,          /* BSD loopback, host-order AF_ value */
 	LINKTYPE_ETHERNET = 1,      /* IEEE 802.3 Ethernet */
 	LINKTYPE_RAW = 101,         /* raw IPv4 or IPv6, version nibble decides */
+	LINKTYPE_IEEE802_11 = 105,  /* 802.11 wireless */
 	LINKTYPE_LOOP = 108,        /* OpenBSD loopback, network-order AF_ value */
 	LINKTYPE_LINUX_SLL = 113,   /* Linux cooked capture v1 */
+	LINKTYPE_IEEE802_11_RADIOTAP = 127, /* 802.11 with a radiotap header */
+	LINKTYPE_ERF = 197,         /* an ERF record, header included */
 	LINKTYPE_IPV4 = 228,        /* raw IPv4 */
 	LINKTYPE_IPV6 = 229,        /* raw IPv6 */
 	LINKTYPE_LINUX_SLL2 = 276,  /* Linux cooked capture v2 */

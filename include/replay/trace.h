@@ -2,7 +2,12 @@
 /*
  * Trace readers.  A trace is opened by path (or from memory), its format is
  * chosen by magic number -- never by file name -- and its records come out one
- * view at a time.  One ops table per format lives in src/trace/<fmt>.c.
+ * view at a time.  One ops table per format lives in src/trace/<fmt>.c:
+ * classic pcap, pcapng and ERF.
+ *
+ * Packets of other link types (Linux cooked captures, raw IP, BSD loopback)
+ * are turned into Ethernet frames here, packet by packet, so that everything
+ * after the reader sees Ethernet (see trace_cfg.keep_linktype).
  *
  * Errors: functions return -errno; the text, naming the file and, for record
  * errors, the record number and byte offset, is kept in the trace and read
@@ -25,17 +30,57 @@
  */
 #define TRACE_RECORD_MAX_BYTES (256u * 1024u)
 
+/*
+ * TRACE_VIEW_KEEP_BYTES - how long a view outlives later calls, at least
+ * (see trace_next()): a batch of views whose packets total less than this
+ * may be held and sent together, whatever the source.
+ */
+#define TRACE_VIEW_KEEP_BYTES (4u << 20)
+
+/* The read-ahead window: NetVCR's 32 MiB by default (--window-size). */
+#define TRACE_WINDOW_DEFAULT_BYTES (32u << 20)
+#define TRACE_WINDOW_MIN_BYTES     (256u << 10)
+
+/*
+ * The Ethernet addresses given to frames made from other link types when
+ * the capture did not record them: locally administered unicast addresses,
+ * so a switch floods nothing and no real host answers.
+ */
+#define TRACE_DEFAULT_SMAC { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 }
+#define TRACE_DEFAULT_DMAC { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 }
+
 struct trace_cfg {
-	bool preload;        /* read the whole file into memory (for loops) */
-	size_t window_bytes; /* read-ahead window size, bytes; 0 = default */
+	bool preload;        /* read the whole input into memory (for loops); refused if it will not fit */
+	size_t window_bytes; /* read-ahead window, bytes; 0 = TRACE_WINDOW_DEFAULT_BYTES */
+	bool will_rewind;    /* the caller will loop: prefetch the start while the end is read */
+	bool no_readahead;   /* map the file and leave paging to the kernel (benchmarks' baseline) */
+	bool keep_linktype;  /* hand packets over as recorded, without making Ethernet frames */
+	const uint8_t *dmac; /* 6 bytes: destination of synthesised Ethernet headers; NULL = default */
+	const uint8_t *smac; /* 6 bytes: source, when the capture recorded none; NULL = default */
+	const char *format;  /* "pcap", "pcapng" or "erf": skip probing (ERF has no magic); NULL = probe */
+	size_t stream_chunk_bytes; /* trace_open_mem() only, for tests: read the buffer as a pipe
+				      would deliver it, at most this many bytes per read; 0 = no */
+};
+
+/* One capture interface: a pcapng IDB, the pcap file header, an ERF port. */
+struct trace_iface {
+	uint16_t linktype;  /* LINKTYPE_* as recorded */
+	uint8_t tsresol;    /* timestamp unit in if_tsresol coding: n = 10^-n s, 0x80 | n = 2^-n s */
+	uint8_t fcs_bytes;  /* frame check sequence bytes ending each frame; stripped by the reader */
+	uint32_t snaplen;   /* bytes; 0 = none given */
+	int64_t tsoffset_s; /* seconds added to every timestamp (pcapng if_tsoffset) */
+	uint32_t section;   /* pcapng section, from 0; 0 for other formats */
+	char name[32];      /* pcapng if_name, or "" */
 };
 
 struct trace;
 
 /*
  * trace_open() - open @path ("-" is standard input) and read its file header.
- * @cfg may be NULL for defaults.  On success *@tp is the trace and 0 is
- * returned.  On failure a negative errno is returned and *@tp is still set
+ * Regular files are mapped and streamed through the read-ahead window (or
+ * read whole with cfg->preload); pipes, sockets and devices are read with
+ * read().  @cfg may be NULL for defaults.  On success *@tp is the trace and 0
+ * is returned.  On failure a negative errno is returned and *@tp is still set
  * (unless memory ran out, then NULL) so that trace_strerror() can say why;
  * the caller closes it either way.
  */
@@ -50,11 +95,28 @@ int trace_open_mem(struct trace **tp, const char *name, const void *buf, size_t 
 		   const struct trace_cfg *cfg);
 
 /*
- * trace_next() - read the next record into *@p.  Returns 1 with a packet, 0
+ * trace_next() - read the next packet into *@p.  Returns 1 with a packet, 0
  * at the end of the trace (including a clean stop at a truncated final
  * record, which is reported as a warning), or a negative errno for a
- * malformed record.  p->data stays valid until the next trace_next(),
- * trace_rewind() or trace_close() on this trace.
+ * malformed record or a failed read (-EINTR: a signal interrupted a read
+ * from a pipe).
+ *
+ * Unless cfg->keep_linktype, p->linktype is LINKTYPE_ETHERNET: other link
+ * types are converted.  A packet that has no Ethernet form (a CAN frame in
+ * a cooked capture, an 802.11 interface in a pcapng) comes back as recorded,
+ * with its own p->linktype, and trace_strerror() says why; the caller counts
+ * it as failed.
+ *
+ * View lifetime.  p->data stays valid and unchanged:
+ *  - until trace_close() when it points into a regular file, a preloaded
+ *    trace or a trace_open_mem() buffer -- the file is mapped whole and the
+ *    read-ahead window only advises the kernel what to page in and out, it
+ *    never unmaps under a view (rewinding does not invalidate views either);
+ *  - otherwise (read from a pipe, or converted from another link type into
+ *    the reader's ring) at least until the packets handed out after it total
+ *    TRACE_VIEW_KEEP_BYTES.
+ * So every view survives the next trace_next(), trace_rewind() (where it
+ * succeeds) and any batch of later views smaller than TRACE_VIEW_KEEP_BYTES.
  */
 int trace_next(struct trace *t, struct pkt *p);
 
@@ -83,10 +145,33 @@ const char *trace_name(const struct trace *t);
 /* trace_format_name() - "pcap", "pcapng", "erf"... of an open trace. */
 const char *trace_format_name(const struct trace *t);
 
+/* trace_format_detail() - e.g. "pcap 2.4, nanosecond magic", for --info; "" if none. */
+const char *trace_format_detail(const struct trace *t);
+
+/* trace_byte_order() - "little-endian", "big-endian", "mixed" (pcapng sections differ), or the format's fixed order. */
+const char *trace_byte_order(const struct trace *t);
+
 /*
  * trace_linktype() - the link type of the file header or first interface; a
  * format with several interfaces reports per packet in pkt.linktype.
  */
 unsigned trace_linktype(const struct trace *t);
+
+/*
+ * trace_ninterfaces(), trace_interface() - the capture interfaces seen so far:
+ * after trace_open() those the file declares before its first packet, after
+ * draining it all of them.  pkt.ifidx indexes this list (pcapng interfaces
+ * are numbered across sections in the order of their IDBs).  The pointer is
+ * valid until the next trace_next()/trace_rewind(); NULL if @i is out of range.
+ */
+unsigned trace_ninterfaces(const struct trace *t);
+const struct trace_iface *trace_interface(const struct trace *t, unsigned i);
+
+/*
+ * trace_linktype_replayable() - true for Ethernet and for the link types the
+ * reader turns into Ethernet frames (LINUX_SLL, LINUX_SLL2, RAW, IPV4, IPV6,
+ * NULL, LOOP).
+ */
+bool trace_linktype_replayable(unsigned linktype);
 
 #endif

@@ -10,6 +10,7 @@
  * bytes (ifindex, protocol, pkt_type), which we skip.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,8 +74,10 @@ static int pcap_open(struct trace *t)
 	struct pcap_state *s;
 	const uint8_t *h;
 	size_t got;
+	struct trace_iface ifc = { 0 };
 	uint32_t magic, lt_field;
 	uint16_t vmaj, vmin;
+	int rc;
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -102,7 +105,20 @@ static int pcap_open(struct trace *t)
 	s->linktype = (uint16_t)(lt_field & 0xffff);
 	if (lt_field & PCAP_LT_FCS_PRESENT)
 		s->fcs_bytes = 2 * (lt_field >> 28);
-	t->linktype = s->linktype;
+	ifc.linktype = s->linktype;
+	ifc.snaplen = s->snaplen;
+	ifc.tsresol = magic == PCAP_MAGIC_NSEC ? 9 : 6;
+	ifc.fcs_bytes = (uint8_t)s->fcs_bytes;
+	rc = trace_add_iface(t, &ifc, 0);
+	if (rc < 0)
+		return rc;
+	t->byte_orders |= (s->swapped == (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)) ? TRACE_BO_BE
+										      : TRACE_BO_LE;
+	snprintf(t->detail, sizeof(t->detail), "pcap %u.%u, %s magic 0x%08x", vmaj, vmin,
+		 magic == PCAP_MAGIC_NSEC ? "nanosecond"
+		 : magic == PCAP_MAGIC_MODIFIED ? "modified (Kuznetzov) microsecond"
+						: "microsecond",
+		 magic);
 	trace_consume(t, PCAP_FILE_HDR_BYTES);
 	return 0;
 }

@@ -1,33 +1,32 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Format-independent half of the readers: opening the input, choosing the
- * format by magic number (as libpcap's check_headers[] does), the cursor, and
- * error text.
+ * Format-independent half of the readers: choosing the format by magic
+ * number (as libpcap's check_headers[] does), the interface list, link-type
+ * conversion on the way out, and error text.  Where the bytes come from is
+ * source.c's business.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "trace_int.h"
 
-/* Probe order does not matter: every magic is distinct. */
+/*
+ * Probe order: pcap and pcapng have distinct magic numbers, so their order
+ * does not matter.  ERF has no magic at all -- its probe is a plausibility
+ * check of the first records -- so it comes last, and only sees inputs no
+ * magic claimed.
+ */
 static const struct trace_ops *const formats[] = {
 	&trace_pcap_ops,
+	&trace_pcapng_ops,
+	&trace_erf_ops,
 };
 
-/* Formats we recognise but cannot read yet: a clear error beats "unknown magic". */
-static const struct {
-	uint32_t magic_be; /* first four bytes, read big-endian */
-	const char *what;
-} known_unsupported[] = {
-	{ 0x0a0d0d0a, "pcapng" }, /* Section Header Block type; same in both byte orders */
-};
+/* How much of the input the probes see: enough for a few ERF records. */
+#define PROBE_BYTES (64u << 10)
 
 static uint32_t head_be32(const uint8_t *b)
 {
@@ -49,6 +48,18 @@ int trace_err(struct trace *t, int err, const char *fmt, ...)
 	va_list ap;
 
 	snprintf(prefix, sizeof(prefix), "%s: ", t->name);
+	va_start(ap, fmt);
+	vformat(t->err, sizeof(t->err), prefix, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int trace_off_err(struct trace *t, int err, uint64_t off, const char *fmt, ...)
+{
+	char prefix[256];
+	va_list ap;
+
+	snprintf(prefix, sizeof(prefix), "%s: offset 0x%llx: ", t->name, (unsigned long long)off);
 	va_start(ap, fmt);
 	vformat(t->err, sizeof(t->err), prefix, fmt, ap);
 	va_end(ap);
@@ -82,106 +93,185 @@ void trace_rec_warn(struct trace *t, uint64_t recno, uint64_t off, const char *f
 	va_end(ap);
 }
 
-static struct trace *trace_alloc(const char *name)
+void trace_off_warn(struct trace *t, uint64_t off, const char *fmt, ...)
 {
+	char prefix[256];
+	va_list ap;
+
+	if (t->nwarn++)
+		return;
+	snprintf(prefix, sizeof(prefix), "%s: offset 0x%llx: ", t->name, (unsigned long long)off);
+	va_start(ap, fmt);
+	vformat(t->warn, sizeof(t->warn), prefix, fmt, ap);
+	va_end(ap);
+}
+
+int trace_add_iface(struct trace *t, const struct trace_iface *ifc, uint64_t off)
+{
+	if (t->nifs >= TRACE_IFACE_MAX)
+		return trace_off_err(t, -EINVAL, off, "more than %u interfaces; the file is corrupt",
+				     TRACE_IFACE_MAX);
+	if (t->nifs == t->ifcap) {
+		unsigned ncap = t->ifcap ? 2 * t->ifcap : 4;
+		struct trace_iface *n = realloc(t->ifs, ncap * sizeof(*n));
+
+		if (!n)
+			return trace_err(t, -ENOMEM, "out of memory");
+		t->ifs = n;
+		t->ifcap = ncap;
+	}
+	t->ifs[t->nifs] = *ifc;
+	if (t->nifs == 0)
+		t->linktype = ifc->linktype;
+	return (int)t->nifs++;
+}
+
+bool trace_ts_units_to_ns(uint64_t units, uint8_t tsresol, uint64_t *ns)
+{
+	unsigned e = tsresol & 0x7f;
+	unsigned __int128 v;
+
+	if (tsresol & 0x80) {
+		if (e > 63)
+			return false;
+		/* Round to the nearest ns: 2^-32 s units then survive ns -> units -> ns exactly. */
+		v = (unsigned __int128)units * NSEC_PER_SEC;
+		if (e)
+			v = (v + ((unsigned __int128)1 << (e - 1))) >> e;
+	} else {
+		unsigned __int128 p = 1;
+
+		if (e > 19)
+			return false;
+		if (e <= 9) {
+			for (unsigned i = e; i < 9; i++)
+				p *= 10;
+			v = (unsigned __int128)units * p;
+		} else {
+			for (unsigned i = 9; i < e; i++)
+				p *= 10;
+			v = ((unsigned __int128)units + p / 2) / p;
+		}
+	}
+	if (v > UINT64_MAX)
+		return false;
+	*ns = (uint64_t)v;
+	return true;
+}
+
+static struct trace *trace_alloc(const char *name, const struct trace_cfg *cfg)
+{
+	static const uint8_t dmac[6] = TRACE_DEFAULT_DMAC, smac[6] = TRACE_DEFAULT_SMAC;
 	struct trace *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		return NULL;
 	t->fd = -1;
+	t->ra_next = SIZE_MAX;
 	t->name = strdup(name);
 	if (!t->name) {
 		free(t);
 		return NULL;
 	}
+	if (cfg)
+		t->cfg = *cfg;
+	memcpy(t->dmac, t->cfg.dmac ? t->cfg.dmac : dmac, 6);
+	memcpy(t->smac, t->cfg.smac ? t->cfg.smac : smac, 6);
+	t->cfg.dmac = t->dmac;
+	t->cfg.smac = t->smac;
 	return t;
 }
 
-/* Choose the format by magic and parse the file header. */
+static int start_format(struct trace *t, const struct trace_ops *ops)
+{
+	int rc;
+
+	t->ops = ops;
+	rc = ops->open(t);
+	if (rc < 0) {
+		ops->close(t);
+		t->ops = NULL;
+	}
+	return rc;
+}
+
+/* Choose the format by magic (or by cfg.format) and parse the file header. */
 static int trace_start(struct trace *t)
 {
-	size_t got;
 	const uint8_t *head;
+	size_t got;
 
-	if (t->size == 0)
-		return trace_err(t, -EINVAL, "empty file, not a trace");
-	head = trace_peek(t, t->size, &got);
-	for (size_t i = 0; i < ARRAY_SIZE(formats); i++) {
-		if (formats[i]->probe(head, got)) {
-			int rc;
-
-			t->ops = formats[i];
-			rc = t->ops->open(t);
-			if (rc < 0) {
-				t->ops->close(t);
-				t->ops = NULL;
-			}
-			return rc;
-		}
+	if (t->cfg.format) {
+		for (size_t i = 0; i < ARRAY_SIZE(formats); i++)
+			if (!strcmp(formats[i]->name, t->cfg.format))
+				return start_format(t, formats[i]);
+		return trace_err(t, -EINVAL, "unknown trace format '%s'", t->cfg.format);
 	}
+	/* A short input comes back NULL with got bytes at the cursor: probe those. */
+	head = trace_peek(t, PROBE_BYTES, &got);
+	if (t->io_err)
+		return t->io_err;
+	if (!head)
+		head = t->base + t->pos;
+	if (got == 0)
+		return trace_err(t, -EINVAL, "empty file, not a trace");
+	for (size_t i = 0; i < ARRAY_SIZE(formats); i++)
+		if (formats[i]->probe(head, got))
+			return start_format(t, formats[i]);
 	if (got < 4)
 		return trace_err(t, -EINVAL, "file of %zu bytes is too short to be a trace", got);
-	for (size_t i = 0; i < ARRAY_SIZE(known_unsupported); i++)
-		if (head_be32(head) == known_unsupported[i].magic_be)
-			return trace_err(t, -ENOTSUP, "%s traces are not supported yet",
-					 known_unsupported[i].what);
 	return trace_err(t, -EINVAL, "not a trace file (unknown magic 0x%08x)", head_be32(head));
 }
 
 int trace_open_mem(struct trace **tp, const char *name, const void *buf, size_t len,
 		   const struct trace_cfg *cfg)
 {
-	struct trace *t = trace_alloc(name);
+	struct trace *t = trace_alloc(name, cfg);
+	int rc;
 
-	(void)cfg;
 	*tp = t;
 	if (!t)
 		return -ENOMEM;
-	t->base = buf;
-	t->size = len;
+	if (t->cfg.stream_chunk_bytes) {
+		rc = trace_src_mem_stream(t, buf, len);
+		if (rc < 0)
+			return rc;
+	} else {
+		trace_src_mem(t, buf, len);
+	}
 	return trace_start(t);
 }
 
 int trace_open(struct trace **tp, const char *path, const struct trace_cfg *cfg)
 {
-	struct trace *t = trace_alloc(path);
-	struct stat st;
+	struct trace *t = trace_alloc(path, cfg);
+	int rc;
 
-	(void)cfg;
 	*tp = t;
 	if (!t)
 		return -ENOMEM;
-	t->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (t->fd < 0)
-		return trace_err(t, -errno, "cannot open: %s", strerror(errno));
-	if (fstat(t->fd, &st) < 0)
-		return trace_err(t, -errno, "cannot stat: %s", strerror(errno));
-	if (S_ISDIR(st.st_mode))
-		return trace_err(t, -EISDIR, "is a directory, not a trace");
-	if (!S_ISREG(st.st_mode))
-		return trace_err(t, -ENOTSUP, "not a regular file (reading pipes and devices is not supported yet)");
-	if (st.st_size > 0) {
-		/*
-		 * Map the whole file: a view then stays valid as long as the
-		 * mapping, and the kernel's sequential read-ahead feeds us.
-		 */
-		t->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, t->fd, 0);
-		if (t->map == MAP_FAILED) {
-			t->map = NULL;
-			return trace_err(t, -errno, "cannot map: %s", strerror(errno));
-		}
-		(void)madvise(t->map, (size_t)st.st_size, MADV_SEQUENTIAL);
-		t->base = t->map;
-		t->size = (size_t)st.st_size;
-	}
+	t->cfg.stream_chunk_bytes = 0;
+	rc = trace_src_open_file(t, path);
+	if (rc < 0)
+		return rc;
 	return trace_start(t);
 }
 
 int trace_next(struct trace *t, struct pkt *p)
 {
-	if (!t->ops)
+	int rc;
+
+	if (unlikely(!t->ops))
 		return -EINVAL;
-	return t->ops->next(t, p);
+	if (unlikely(t->pos >= t->ra_next))
+		trace_window_step(t);
+	rc = t->ops->next(t, p);
+	/* A failed read looks like the end of the input to a format: it is not. */
+	if (unlikely(t->io_err))
+		return t->io_err;
+	if (rc == 1 && p->linktype != LINKTYPE_ETHERNET && !t->cfg.keep_linktype)
+		trace_to_ethernet(t, p);
+	return rc;
 }
 
 int trace_rewind(struct trace *t)
@@ -190,16 +280,15 @@ int trace_rewind(struct trace *t)
 
 	if (!t->ops)
 		return -EINVAL;
-	/* Re-parse the header: the format's state goes back to its start too. */
+	rc = trace_src_rewind(t);
+	if (rc < 0)
+		return rc;
+	/* Re-parse the header: the format's state and the interface list go back to the start too. */
 	t->ops->close(t);
-	t->pos = 0;
 	t->recno = 0;
-	rc = t->ops->open(t);
-	if (rc < 0) {
-		t->ops->close(t);
-		t->ops = NULL;
-	}
-	return rc;
+	t->nifs = 0;
+	t->byte_orders = 0;
+	return start_format(t, t->ops);
 }
 
 void trace_close(struct trace *t)
@@ -208,10 +297,9 @@ void trace_close(struct trace *t)
 		return;
 	if (t->ops)
 		t->ops->close(t);
-	if (t->map)
-		munmap(t->map, t->size);
-	if (t->fd >= 0)
-		close(t->fd);
+	trace_src_close(t);
+	free(t->ring);
+	free(t->ifs);
 	free(t->name);
 	free(t);
 }
@@ -238,7 +326,38 @@ const char *trace_format_name(const struct trace *t)
 	return t->ops ? t->ops->name : "unknown";
 }
 
+const char *trace_format_detail(const struct trace *t)
+{
+	return t->detail;
+}
+
+const char *trace_byte_order(const struct trace *t)
+{
+	if (t->fixed_order)
+		return t->fixed_order;
+	switch (t->byte_orders) {
+	case TRACE_BO_LE:
+		return "little-endian";
+	case TRACE_BO_BE:
+		return "big-endian";
+	case TRACE_BO_LE | TRACE_BO_BE:
+		return "mixed (sections differ)";
+	default:
+		return "unknown";
+	}
+}
+
 unsigned trace_linktype(const struct trace *t)
 {
 	return t->linktype;
+}
+
+unsigned trace_ninterfaces(const struct trace *t)
+{
+	return t->nifs;
+}
+
+const struct trace_iface *trace_interface(const struct trace *t, unsigned i)
+{
+	return i < t->nifs ? &t->ifs[i] : NULL;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Private to src/trace/: what a format file sees of a trace.  A format reads
- * the input only through the cursor (trace_peek/trace_consume), so the source
- * behind it -- a mapping with read-ahead, a memory buffer, a pipe -- can
- * change without touching any parser.
+ * the input only through the cursor (trace_peek/trace_consume/trace_skip),
+ * so the source behind it -- a mapping with read-ahead, a memory buffer, a
+ * pipe -- can change without touching any parser.
  */
 #ifndef REPLAY_TRACE_INT_H
 #define REPLAY_TRACE_INT_H
@@ -14,53 +14,123 @@
 #include "replay/compiler.h"
 #include "replay/trace.h"
 
+/*
+ * TRACE_PEEK_MAX_BYTES - the most a format may peek at once.  A pipe's
+ * buffers must hold that much contiguously; larger blocks are either
+ * corruption (packet blocks: a record is at most TRACE_RECORD_MAX_BYTES) or
+ * skipped with trace_skip(), which needs no room.
+ */
+#define TRACE_PEEK_MAX_BYTES (1u << 20)
+
+/* How many interfaces one trace may declare: bounds the memory a hostile file can make us spend. */
+#define TRACE_IFACE_MAX 4096u
+
 struct trace_ops {
 	const char *name;
 	/* probe() - true if @head (the first @len bytes of the input) is this format. Magic only. */
 	bool (*probe)(const uint8_t *head, size_t len);
 	/* open() - parse the file header at the cursor; 0 or -errno (with trace_err()). */
 	int (*open)(struct trace *t);
-	/* next() - as trace_next(). */
+	/* next() - as trace_next(), in the recorded link type. */
 	int (*next)(struct trace *t, struct pkt *p);
 	/* close() - free the format's private state; called once after a successful or failed open(). */
 	void (*close)(struct trace *t);
 };
 
 extern const struct trace_ops trace_pcap_ops;
+extern const struct trace_ops trace_pcapng_ops;
+extern const struct trace_ops trace_erf_ops;
+
+enum trace_src {
+	TRACE_SRC_MEM,    /* the caller's buffer, or our preloaded copy */
+	TRACE_SRC_MAP,    /* a regular file mapped whole, paged through the read-ahead window */
+	TRACE_SRC_STREAM, /* read() into two alternating buffers: pipes, devices, stdin */
+	TRACE_SRC_MAX
+};
+
+/* Byte orders seen, for trace_byte_order(). */
+enum {
+	TRACE_BO_LE = 1u << 0,
+	TRACE_BO_BE = 1u << 1,
+};
 
 struct trace {
 	const struct trace_ops *ops;
 	void *priv;             /* format state, owned by ops */
 	char *name;             /* path or caller's name, for messages */
+	struct trace_cfg cfg;   /* as given; dmac/smac point at the copies below */
+	uint8_t dmac[6], smac[6];
 
-	/* source: the whole input as one read-only byte range */
-	const uint8_t *base;    /* first byte of the input */
-	size_t size;            /* input length, bytes */
+	/*
+	 * The source: base[0, size) is the input from file offset base_off;
+	 * the cursor is base + pos.  Memory and mapped sources hold the whole
+	 * input (base_off 0); a stream holds a sliding part of it.
+	 */
+	enum trace_src src;
+	const uint8_t *base;
+	size_t size;            /* bytes at base */
 	size_t pos;             /* cursor, bytes from base */
-	void *map;              /* our mmap of the file, or NULL */
-	int fd;                 /* open file, or -1 */
+	uint64_t base_off;      /* file offset of base[0] */
+	int fd;                 /* open input, or -1 */
+	bool own_fd;            /* we opened fd (not standard input) */
+	void *map;              /* our mapping of the file, or NULL */
+	size_t map_bytes;
+	uint8_t *mem;           /* our preloaded copy, or NULL */
+	size_t mem_bytes;       /* its allocation, bytes */
+
+	/* read-ahead window over a mapping (see window_step() in source.c) */
+	size_t win_bytes;       /* window, bytes, a multiple of the read-ahead chunk */
+	size_t ra_next;         /* cursor position at which the next step is due; SIZE_MAX: never */
+	size_t ra_done;         /* WILLNEED issued for [0, ra_done) */
+	size_t ra_wrap;         /* ...and, for loops, for the file's start [0, ra_wrap) again */
+	size_t rel_done;        /* pages below this were released */
+	bool ra_release;        /* release behind the cursor (file larger than two windows) */
+	bool fadvise_behind;    /* also drop released pages from the page cache (file larger than RAM/2) */
+
+	/* stream: two buffers; views in the one not being filled stay put */
+	uint8_t *sbuf[2];
+	size_t scap;            /* bytes in each */
+	unsigned scur;          /* buffer at base */
+	bool seof;              /* read() said end of input (or failed) */
+	int io_err;             /* a failed read(), -errno; 0 if none */
+	const uint8_t *smem;    /* stream_chunk_bytes: the memory read as a pipe */
+	size_t smem_len, smem_pos;
+
+	/* link-type conversion: a ring of synthesised frames */
+	uint8_t *ring;
+	size_t ring_pos;
+
+	/* what the file says about itself */
+	struct trace_iface *ifs;
+	unsigned nifs, ifcap;
+	unsigned byte_orders;   /* TRACE_BO_* seen */
+	const char *fixed_order;/* a format's own fixed byte order (ERF), or NULL */
+	char detail[96];        /* trace_format_detail() */
 
 	unsigned linktype;      /* LINKTYPE_* of the file header or first interface */
-	uint64_t recno;         /* records handed out since the start (or rewind) */
+	uint64_t recno;         /* packets handed out since the start (or rewind) */
 	uint64_t nwarn;         /* warnings seen */
 	char err[320];          /* last error */
 	char warn[320];         /* first warning */
 };
 
+/* trace_peek_slow() - trace_peek() when the bytes are not all at hand: a stream reads more. */
+const uint8_t *trace_peek_slow(struct trace *t, size_t len, size_t *got);
+
 /*
- * trace_peek() - pointer to @len bytes at the cursor.  Returns NULL if fewer
- * remain; *@got (if not NULL) is then the number that do, so a format can
- * tell a clean end (0) from a truncated record.
+ * trace_peek() - pointer to @len (at most TRACE_PEEK_MAX_BYTES) bytes at the
+ * cursor.  Returns NULL if fewer remain in the input; *@got (if not NULL) is
+ * then the number that do, so a format can tell a clean end (0) from a
+ * truncated record.  The bytes stay valid as trace_next() promises its views.
  */
 static inline const uint8_t *trace_peek(struct trace *t, size_t len, size_t *got)
 {
-	size_t left = t->size - t->pos;
-
-	if (got)
-		*got = MIN(left, len);
-	if (len > left)
-		return NULL;
-	return t->base + t->pos;
+	if (likely(len <= t->size - t->pos)) {
+		if (got)
+			*got = len;
+		return t->base + t->pos;
+	}
+	return trace_peek_slow(t, len, got);
 }
 
 /* trace_consume() - advance the cursor past @len bytes already peeked. */
@@ -69,14 +139,24 @@ static inline void trace_consume(struct trace *t, size_t len)
 	t->pos += len;
 }
 
+/*
+ * trace_skip() - advance the cursor by @len bytes, which need not be peeked
+ * nor fit in memory (a large block nobody reads).  Returns the bytes skipped:
+ * fewer than @len only at the end of the input.
+ */
+uint64_t trace_skip(struct trace *t, uint64_t len);
+
 /* trace_offset() - byte offset of the cursor in the file. */
 static inline uint64_t trace_offset(const struct trace *t)
 {
-	return t->pos;
+	return t->base_off + t->pos;
 }
 
 /* trace_err() - record a file-level error "NAME: msg"; returns @err (a negative errno). */
 int trace_err(struct trace *t, int err, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+/* trace_off_err() - record "NAME: offset 0xOFF: msg", for blocks that are not packets; returns @err. */
+int trace_off_err(struct trace *t, int err, uint64_t off, const char *fmt, ...) PRINTF_LIKE(4, 5);
 
 /* trace_rec_err() - record "NAME: record N at offset 0xOFF: msg"; returns @err. */
 int trace_rec_err(struct trace *t, int err, uint64_t recno, uint64_t off, const char *fmt, ...)
@@ -85,5 +165,35 @@ int trace_rec_err(struct trace *t, int err, uint64_t recno, uint64_t off, const 
 /* trace_rec_warn() - count a warning about a record; the first one's text is kept. */
 void trace_rec_warn(struct trace *t, uint64_t recno, uint64_t off, const char *fmt, ...)
 	PRINTF_LIKE(4, 5);
+
+/* trace_off_warn() - count a warning about a non-packet block at @off. */
+void trace_off_warn(struct trace *t, uint64_t off, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+/*
+ * trace_add_iface() - append an interface to the trace's list; returns its
+ * index, or -errno (with trace_off_err() at @off) past TRACE_IFACE_MAX or
+ * out of memory.
+ */
+int trace_add_iface(struct trace *t, const struct trace_iface *ifc, uint64_t off);
+
+/* Sources (source.c). */
+int trace_src_open_file(struct trace *t, const char *path);
+void trace_src_mem(struct trace *t, const void *buf, size_t len);
+/* trace_src_mem_stream() - read @buf through the stream path (cfg.stream_chunk_bytes per read), for tests. */
+int trace_src_mem_stream(struct trace *t, const void *buf, size_t len);
+int trace_src_rewind(struct trace *t);
+void trace_src_close(struct trace *t);
+/* trace_window_step() - advance the read-ahead window to the cursor; trace_next() calls it when pos >= ra_next. */
+void trace_window_step(struct trace *t);
+
+/*
+ * trace_to_ethernet() - replace @p (not Ethernet) by an Ethernet frame built
+ * in the trace's ring (linktype.c).  Returns true, or false leaving @p as it
+ * was and the reason in t->err.
+ */
+bool trace_to_ethernet(struct trace *t, struct pkt *p);
+
+/* trace_ts_units_to_ns() - a timestamp of @units in @tsresol coding as ns; false on overflow. */
+bool trace_ts_units_to_ns(uint64_t units, uint8_t tsresol, uint64_t *ns);
 
 #endif

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * replay --info FILE...: what a trace holds, read once through the same
+ * reader a replay uses (so what it says is what a replay would see), with
+ * packets as recorded -- no link-type conversion.  The first thing to run on
+ * an unknown trace, so it only reads: no interface, no privilege.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "replay.h"
+#include "replay/log.h"
+#include "replay/trace.h"
+
+struct lenstat {
+	uint64_t min, max, sum;
+};
+
+struct info {
+	uint64_t pkts, truncated, backwards;
+	uint64_t first_ns, last_ns, min_ns, max_ns, prev_ns;
+	struct lenstat cap, wire;
+	uint64_t *per_if; /* packets per interface */
+	unsigned nper_if;
+};
+
+static void len_add(struct lenstat *l, uint32_t v, bool first)
+{
+	if (first || v < l->min)
+		l->min = v;
+	if (first || v > l->max)
+		l->max = v;
+	l->sum += v;
+}
+
+static void print_time(FILE *f, const char *key, uint64_t ns)
+{
+	time_t sec = (time_t)(ns / NSEC_PER_SEC);
+	struct tm tm;
+	char buf[64] = "?";
+
+	if (gmtime_r(&sec, &tm))
+		strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+	uint64_t s = ns / NSEC_PER_SEC, frac = ns % NSEC_PER_SEC;
+
+	fprintf(f, "%-14s%s.%09" PRIu64 " UTC (%" PRIu64 ".%09" PRIu64 ")\n", key, buf, frac, s,
+		frac);
+}
+
+static void print_tsresol(FILE *f, uint8_t r)
+{
+	static const char *const names[] = { [0] = "s", [3] = "ms", [6] = "us", [9] = "ns" };
+	unsigned e = r & 0x7f;
+
+	if (r & 0x80)
+		fprintf(f, "2^-%u s", e);
+	else if (e < ARRAY_SIZE(names) && names[e])
+		fprintf(f, "10^-%u s (%s)", e, names[e]);
+	else
+		fprintf(f, "10^-%u s", e);
+}
+
+static void print_len(FILE *f, const char *key, const struct lenstat *l, uint64_t n)
+{
+	if (!n) {
+		fprintf(f, "%-14s-\n", key);
+		return;
+	}
+	fprintf(f, "%-14smin %" PRIu64 ", avg %.1f, max %" PRIu64 " bytes\n", key, l->min,
+		(double)l->sum / (double)n, l->max);
+}
+
+static int count_if(struct info *in, uint32_t ifidx)
+{
+	if (ifidx >= in->nper_if) {
+		unsigned n = MAX(ifidx + 1, 2 * in->nper_if);
+		uint64_t *p = realloc(in->per_if, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		memset(p + in->nper_if, 0, (n - in->nper_if) * sizeof(*p));
+		in->per_if = p;
+		in->nper_if = n;
+	}
+	in->per_if[ifidx]++;
+	return 0;
+}
+
+static void report(FILE *f, const char *path, struct trace *t, const struct info *in)
+{
+	struct stat st;
+	const char *first;
+	uint64_t nwarn = trace_warnings(t, &first);
+
+	fprintf(f, "%s\n", path);
+	fprintf(f, "%-14s%s", "format:", trace_format_name(t));
+	if (*trace_format_detail(t))
+		fprintf(f, " (%s)", trace_format_detail(t));
+	fprintf(f, "\n%-14s%s\n", "byte order:", trace_byte_order(t));
+	if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		fprintf(f, "%-14s%lld bytes\n", "size:", (long long)st.st_size);
+	fprintf(f, "%-14s%u\n", "interfaces:", trace_ninterfaces(t));
+	for (unsigned i = 0; i < trace_ninterfaces(t); i++) {
+		const struct trace_iface *ifc = trace_interface(t, i);
+		const char *n = linktype_name(ifc->linktype);
+
+		fprintf(f, "  %-4u%s (%u)%s, snaplen %" PRIu32 ", timestamps ", i,
+			n ? n : "unknown", ifc->linktype,
+			trace_linktype_replayable(ifc->linktype) ? "" : " [cannot be replayed]",
+			ifc->snaplen);
+		print_tsresol(f, ifc->tsresol);
+		if (ifc->tsoffset_s)
+			fprintf(f, " + %" PRId64 " s", ifc->tsoffset_s);
+		if (ifc->fcs_bytes)
+			fprintf(f, ", FCS %u bytes stripped", ifc->fcs_bytes);
+		if (ifc->name[0])
+			fprintf(f, ", name \"%s\"", ifc->name);
+		if (trace_ninterfaces(t) > 1 || ifc->section)
+			fprintf(f, ", section %" PRIu32, ifc->section);
+		fprintf(f, ", %" PRIu64 " packets\n", i < in->nper_if ? in->per_if[i] : 0);
+	}
+	fprintf(f, "%-14s%" PRIu64 "\n", "packets:", in->pkts);
+	if (in->pkts) {
+		print_time(f, "first:", in->first_ns);
+		print_time(f, "last:", in->last_ns);
+		uint64_t d = in->max_ns - in->min_ns, ds = d / NSEC_PER_SEC, dns = d % NSEC_PER_SEC;
+
+		fprintf(f, "%-14s%" PRIu64 ".%09" PRIu64 " s\n", "duration:", ds, dns);
+		if (in->backwards)
+			fprintf(f, "%-14s%" PRIu64 " packets stamped earlier than the one before\n",
+				"out of order:", in->backwards);
+	}
+	print_len(f, "caplen:", &in->cap, in->pkts);
+	print_len(f, "wirelen:", &in->wire, in->pkts);
+	fprintf(f, "%-14s%" PRIu64 " packets captured shorter than on the wire\n", "truncated:",
+		in->truncated);
+	fprintf(f, "%-14s%" PRIu64 "%s%s\n", "warnings:", nwarn, nwarn ? ", the first: " : "",
+		nwarn ? first : "");
+}
+
+/* One file: 0, or -1 after logging why it could not be read to the end. */
+static int info_file(FILE *f, const char *path, bool first_file)
+{
+	struct trace_cfg cfg = { .keep_linktype = true };
+	struct info in = { 0 };
+	struct trace *t;
+	struct pkt p;
+	int rc = trace_open(&t, path, &cfg);
+
+	if (rc < 0) {
+		log_err("%s", t ? trace_strerror(t) : "out of memory");
+		trace_close(t);
+		return -1;
+	}
+	while ((rc = trace_next(t, &p)) == 1) {
+		bool first = in.pkts == 0;
+
+		if (first)
+			in.first_ns = in.min_ns = in.max_ns = p.ts_ns;
+		else if (p.ts_ns < in.prev_ns)
+			in.backwards++;
+		in.min_ns = MIN(in.min_ns, p.ts_ns);
+		in.max_ns = MAX(in.max_ns, p.ts_ns);
+		in.last_ns = in.prev_ns = p.ts_ns;
+		len_add(&in.cap, p.caplen, first);
+		len_add(&in.wire, p.wirelen, first);
+		in.truncated += p.caplen < p.wirelen;
+		in.pkts++;
+		if (count_if(&in, p.ifidx) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+	}
+	if (!first_file)
+		fputc('\n', f);
+	report(f, path, t, &in);
+	if (rc < 0)
+		log_err("%s", rc == -ENOMEM ? "out of memory" : trace_strerror(t));
+	free(in.per_if);
+	trace_close(t);
+	return rc < 0 ? -1 : 0;
+}
+
+int replay_info(const struct opts *o)
+{
+	int status = EXIT_DONE;
+
+	for (int i = 0; i < o->nfiles; i++) {
+		if (info_file(stdout, o->files[i], i == 0) < 0)
+			status = EXIT_FAIL;
+		fflush(stdout);
+	}
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		log_err("standard output: %s", strerror(errno));
+		status = EXIT_FAIL;
+	}
+	return status;
+}

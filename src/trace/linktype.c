@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Link-type conversion: every packet leaves the reader as an Ethernet frame,
+ * whatever the file recorded, packet by packet (a pcapng may mix link types
+ * across its interfaces).  One place for every format.
+ *
+ * The new frame is the packet without its link-layer header, behind a
+ * 14-byte Ethernet header:
+ *   EtherType  from the header (SLL/SLL2 protocol; NULL/LOOP address family)
+ *              or the IP version (RAW, IPV4, IPV6).  SLL's 802.2 LLC and
+ *              Novell 802.3 pseudo-protocols become an 802.3 length field.
+ *   source     the address a Linux cooked capture recorded, when it is a
+ *              6-byte Ethernet address; else cfg.smac (TRACE_DEFAULT_SMAC).
+ *   destination
+ *              the group address an IP multicast destination maps to (RFC
+ *              1112 6.4, RFC 2464 7) and ff:ff:ff:ff:ff:ff for 255.255.255.255
+ *              or a cooked capture's broadcast packet type; else cfg.dmac
+ *              (TRACE_DEFAULT_DMAC).
+ * The frame is built in a ring (views outlive TRACE_VIEW_KEEP_BYTES of later
+ * frames), because the input is read-only and the headers differ in size.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_int.h"
+
+#define RING_BYTES ((size_t)TRACE_VIEW_KEEP_BYTES + TRACE_RECORD_MAX_BYTES + 64)
+
+#define SLL_HDR_BYTES  16u /* libpcap sll.h: pkttype, hatype, halen, addr[8], protocol */
+#define SLL2_HDR_BYTES 20u /* protocol, reserved, ifindex, hatype, pkttype, halen, addr[8] */
+#define NULL_HDR_BYTES 4u  /* address family, 32 bits */
+
+#define ARPHRD_ETHER 1
+#define PACKET_BROADCAST 1
+
+#define ETHERTYPE_IPV4 0x0800
+#define ETHERTYPE_IPV6 0x86dd
+#define ETHERTYPE_MIN  0x0600 /* below: an 802.3 length */
+#define SLL_P_802_3 0x0001    /* Novell 802.3 frames without an 802.2 header */
+#define SLL_P_802_2 0x0004    /* 802.2 LLC frames */
+#define ETH_DATA_MAX 1500     /* the largest 802.3 length field */
+
+static uint16_t be16(const uint8_t *b)
+{
+	return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+bool trace_linktype_replayable(unsigned linktype)
+{
+	switch (linktype) {
+	case LINKTYPE_ETHERNET:
+	case LINKTYPE_NULL:
+	case LINKTYPE_LOOP:
+	case LINKTYPE_RAW:
+	case LINKTYPE_IPV4:
+	case LINKTYPE_IPV6:
+	case LINKTYPE_LINUX_SLL:
+	case LINKTYPE_LINUX_SLL2:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static uint16_t ip_version_type(const uint8_t *l3, size_t len)
+{
+	if (len < 1)
+		return 0;
+	switch (l3[0] >> 4) {
+	case 4:
+		return ETHERTYPE_IPV4;
+	case 6:
+		return ETHERTYPE_IPV6;
+	default:
+		return 0;
+	}
+}
+
+/* BSD address families for IP: every BSD agrees on 2; IPv6 is 24, 28 or 30, and 10 on Linux. */
+static uint16_t af_type(uint32_t af)
+{
+	switch (af) {
+	case 2:
+		return ETHERTYPE_IPV4;
+	case 10:
+	case 24:
+	case 28:
+	case 30:
+		return ETHERTYPE_IPV6;
+	default:
+		return 0;
+	}
+}
+
+/* The multicast or broadcast address an IP destination maps to; false for unicast (or not captured). */
+static bool ip_group_mac(uint16_t type, const uint8_t *l3, size_t len, uint8_t mac[6])
+{
+	if (type == ETHERTYPE_IPV4 && len >= 20) {
+		const uint8_t *d = l3 + 16;
+
+		if (d[0] == 255 && d[1] == 255 && d[2] == 255 && d[3] == 255) {
+			memset(mac, 0xff, 6);
+			return true;
+		}
+		if ((d[0] & 0xf0) == 0xe0) {
+			mac[0] = 0x01, mac[1] = 0x00, mac[2] = 0x5e;
+			mac[3] = d[1] & 0x7f, mac[4] = d[2], mac[5] = d[3];
+			return true;
+		}
+	} else if (type == ETHERTYPE_IPV6 && len >= 40 && l3[24] == 0xff) {
+		mac[0] = 0x33, mac[1] = 0x33;
+		memcpy(mac + 2, l3 + 36, 4);
+		return true;
+	}
+	return false;
+}
+
+static bool unconvertible(struct trace *t, const struct pkt *p, const char *fmt, ...)
+	PRINTF_LIKE(3, 4);
+static bool unconvertible(struct trace *t, const struct pkt *p, const char *fmt, ...)
+{
+	const char *n = linktype_name(p->linktype);
+	char why[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	trace_rec_err(t, 0, p->recno, p->off, "%s packet has no Ethernet form: %s", n ? n : "?", why);
+	return false;
+}
+
+bool trace_to_ethernet(struct trace *t, struct pkt *p)
+{
+	const uint8_t *d = p->data, *src = NULL;
+	uint32_t hdr = 0, len;
+	uint16_t type = 0;
+	bool bcast = false;
+	uint8_t *f;
+
+	switch (p->linktype) {
+	case LINKTYPE_LINUX_SLL:
+	case LINKTYPE_LINUX_SLL2:
+		hdr = p->linktype == LINKTYPE_LINUX_SLL ? SLL_HDR_BYTES : SLL2_HDR_BYTES;
+		if (p->caplen < hdr)
+			return unconvertible(t, p, "only %u bytes, shorter than its link-layer header",
+					     p->caplen);
+		if (p->linktype == LINKTYPE_LINUX_SLL) {
+			bcast = be16(d) == PACKET_BROADCAST;
+			if (be16(d + 2) == ARPHRD_ETHER && be16(d + 4) == 6)
+				src = d + 6;
+			type = be16(d + 14);
+		} else {
+			bcast = d[10] == PACKET_BROADCAST;
+			if (be16(d + 8) == ARPHRD_ETHER && d[11] == 6)
+				src = d + 12;
+			type = be16(d);
+		}
+		if (type < ETHERTYPE_MIN) {
+			uint32_t wire = p->wirelen > hdr ? p->wirelen - hdr : 0;
+
+			if (type != SLL_P_802_2 && type != SLL_P_802_3)
+				return unconvertible(t, p, "protocol 0x%04x is not an EtherType", type);
+			if (wire > ETH_DATA_MAX)
+				return unconvertible(t, p, "an 802.3 frame of %u bytes is too long", wire);
+			type = (uint16_t)wire;
+		}
+		break;
+	case LINKTYPE_NULL:
+	case LINKTYPE_LOOP: {
+		uint32_t af;
+
+		hdr = NULL_HDR_BYTES;
+		if (p->caplen < hdr)
+			return unconvertible(t, p, "only %u bytes, shorter than its link-layer header",
+					     p->caplen);
+		/* NULL is in the capturing host's byte order, LOOP in network order; accept either. */
+		af = (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
+		type = af_type(af);
+		if (!type)
+			type = af_type(__builtin_bswap32(af));
+		if (!type)
+			return unconvertible(t, p, "address family 0x%08x is not IP", af);
+		break;
+	}
+	case LINKTYPE_RAW:
+		type = ip_version_type(d, p->caplen);
+		if (!type)
+			return unconvertible(t, p, "IP version %u is neither 4 nor 6",
+					     p->caplen ? d[0] >> 4 : 0);
+		break;
+	case LINKTYPE_IPV4:
+		type = ETHERTYPE_IPV4;
+		break;
+	case LINKTYPE_IPV6:
+		type = ETHERTYPE_IPV6;
+		break;
+	default: {
+		const char *n = linktype_name(p->linktype);
+
+		trace_rec_err(t, 0, p->recno, p->off,
+			      "link type %u (%s) cannot be replayed: only Ethernet and link types "
+			      "convertible to it (LINUX_SLL, LINUX_SLL2, RAW, IPV4, IPV6, NULL, LOOP)",
+			      p->linktype, n ? n : "unknown");
+		return false;
+	}
+	}
+
+	len = p->caplen - hdr;
+	if (!t->ring) {
+		t->ring = malloc(RING_BYTES);
+		if (!t->ring) {
+			trace_rec_err(t, 0, p->recno, p->off, "out of memory for converted frames");
+			return false;
+		}
+	}
+	if (t->ring_pos + ETH_HDR_BYTES + len > RING_BYTES)
+		t->ring_pos = 0;
+	f = t->ring + t->ring_pos;
+	t->ring_pos += (ETH_HDR_BYTES + len + 7) & ~(size_t)7;
+
+	if (!ip_group_mac(type, d + hdr, len, f)) {
+		if (bcast)
+			memset(f, 0xff, 6);
+		else
+			memcpy(f, t->dmac, 6);
+	}
+	memcpy(f + 6, src ? src : t->smac, 6);
+	f[12] = (uint8_t)(type >> 8);
+	f[13] = (uint8_t)type;
+	memcpy(f + ETH_HDR_BYTES, d + hdr, len);
+
+	p->data = f;
+	p->caplen = ETH_HDR_BYTES + len;
+	p->wirelen = p->wirelen > hdr ? p->wirelen - hdr + ETH_HDR_BYTES : p->caplen;
+	p->linktype = LINKTYPE_ETHERNET;
+	p->flags = p->caplen < p->wirelen ? (p->flags | PKT_F_TRUNCATED)
+					  : (p->flags & ~PKT_F_TRUNCATED);
+	return true;
+}
