@@ -120,7 +120,7 @@ static void report(FILE *f, const char *path, struct trace *t, const struct info
 			fprintf(f, ", FCS %u bytes stripped", ifc->fcs_bytes);
 		if (ifc->name[0])
 			fprintf(f, ", name \"%s\"", ifc->name);
-		if (trace_ninterfaces(t) > 1 || ifc->section)
+		if (!strcmp(trace_format_name(t), "pcapng") && (trace_ninterfaces(t) > 1 || ifc->section))
 			fprintf(f, ", section %" PRIu32, ifc->section);
 		fprintf(f, ", %" PRIu64 " packets\n", i < in->nper_if ? in->per_if[i] : 0);
 	}

@@ -144,7 +144,7 @@ static int erf_open(struct trace *t)
 	for (unsigned i = 0; i < ERF_PORTS; i++)
 		s->port_if[i] = -1;
 	t->fixed_order = "fixed (little-endian timestamps, big-endian lengths)";
-	snprintf(t->detail, sizeof(t->detail), "ERF (Endace DAG records)");
+	snprintf(t->detail, sizeof(t->detail), "Endace DAG records, no file header");
 	/* There is no header; the first record's link type stands for the file. */
 	{
 		const uint8_t *r = trace_peek(t, ERF_HDR_BYTES, NULL);

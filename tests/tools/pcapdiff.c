@@ -2,8 +2,11 @@
 /*
  * pcapdiff: compare two traces frame by frame with the project's readers.
  *
- *   pcapdiff [--ts | --ts-us] [--skip-mac6] [--except N,M,...] [--l3] A B
+ *   pcapdiff [--ts | --ts-us | --ts-rel] [--skip-mac6] [--except N,M,...] [--l3] A B
  *
+ * --ts-rel compares each frame's offset from its file's first frame, to the
+ * ns: what two -w runs of the same traffic, started at different times,
+ * must agree on.
  * --except leaves out the frames numbered (from 1): golden tests name the
  * frames a reference tool gets wrong, and why, instead of giving up on the file.
  * --skip-mac6 leaves out the 12 MAC address bytes of IPv6 frames (EtherType
@@ -16,8 +19,11 @@
  *
  * Exit 0 when both hold the same frames (bytes and captured lengths) in the
  * same order -- and, with --ts, the same timestamps (--ts-us: to the
- * microsecond) -- printing "N frames identical"; exit 1 at the first
- * difference, described on one line; exit 2 on a usage or read error.
+ * microsecond; --ts-rel: the same offsets from each file's first frame, to
+ * the ns, as two -w runs of the same traffic started at different times
+ * have) -- printing "N frames identical"; exit 1 at the first difference,
+ * described on one line; exit 2 on a usage or read error.  Frames of other
+ * link types are compared as the readers convert them to Ethernet.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -29,7 +35,7 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: pcapdiff [--ts | --ts-us] [--skip-mac6] [--except N,M,...] [--l3] A B\n");
+	fprintf(stderr, "usage: pcapdiff [--ts | --ts-us | --ts-rel] [--skip-mac6] [--except N,M,...] [--l3] A B\n");
 	return 2;
 }
 
@@ -88,8 +94,8 @@ static bool excepted(const char *list, uint64_t n)
 
 int main(int argc, char **argv)
 {
-	uint64_t ts_div = 0, n = 0, skipped = 0;
-	bool skip_mac6 = false, l3 = false;
+	uint64_t ts_div = 0, n = 0, skipped = 0, t0a = 0, t0b = 0;
+	bool skip_mac6 = false, l3 = false, rel = false;
 	const char *except = NULL;
 	struct trace *a = NULL, *b = NULL;
 	int status = 2, i = 1;
@@ -99,6 +105,10 @@ int main(int argc, char **argv)
 		i++;
 	} else if (argc > 1 && !strcmp(argv[1], "--ts-us")) {
 		ts_div = 1000;
+		i++;
+	} else if (argc > 1 && !strcmp(argv[1], "--ts-rel")) {
+		ts_div = 1;
+		rel = true;
 		i++;
 	}
 	if (argc > i && !strcmp(argv[i], "--skip-mac6")) {
@@ -131,6 +141,10 @@ int main(int argc, char **argv)
 			break;
 		n++;
 		status = 1;
+		if (n == 1 && rel && ra == 1 && rb == 1) {
+			t0a = pa.ts_ns;
+			t0b = pb.ts_ns;
+		}
 		if (except && excepted(except, n))
 			continue;
 		if (l3 && ra == 1 && rb == 1) {
@@ -160,7 +174,7 @@ int main(int argc, char **argv)
 			       pa.data[k], pb.data[k]);
 			goto out;
 		}
-		if (ts_div && pa.ts_ns / ts_div != pb.ts_ns / ts_div) {
+		if (ts_div && (pa.ts_ns - t0a) / ts_div != (pb.ts_ns - t0b) / ts_div) {
 			printf("frame %" PRIu64 ": timestamp %" PRIu64 " ns vs %" PRIu64 " ns\n", n,
 			       pa.ts_ns, pb.ts_ns);
 			goto out;
