@@ -9,7 +9,7 @@ PKGS=(
 	meson ninja-build pkg-config gcc clang libclang-rt-14-dev
 	libpcap-dev libnet1-dev liburing-dev libbpf-dev libxdp-dev libcmocka-dev
 	# tests and comparisons
-	iproute2 tcpdump tshark tcpreplay netsniff-ng ethtool util-linux mandoc librsvg2-bin
+	iproute2 tcpdump tshark tcpreplay netsniff-ng ethtool util-linux mandoc librsvg2-bin time
 	nftables # scripts/bench: a far-side packet counter
 	stress-ng # scripts/bench/timing.sh: the loaded variant
 	libxml2-utils # tests: xmllint checks replay-rx's SVG figures

@@ -111,6 +111,11 @@ static int open_inputs(struct replay *r)
 			log_err("%s", t ? trace_strerror(t) : "out of memory");
 			return rc;
 		}
+		if (o->loop != 1 && !trace_can_rewind(t)) {
+			log_err("%s: cannot loop over a pipe; add --preload (-K) to hold it in memory",
+				o->files[i]);
+			return -ESPIPE;
+		}
 		/*
 		 * The reader turns other link types into Ethernet frames; refuse
 		 * the rest now.  Interfaces a pcapng declares later are checked

@@ -126,6 +126,9 @@ int trace_next(struct trace *t, struct pkt *p);
  */
 int trace_rewind(struct trace *t);
 
+/* trace_can_rewind() - false for a pipe read without --preload: trace_rewind() would fail. */
+bool trace_can_rewind(const struct trace *t);
+
 /* trace_close() - release everything; accepts NULL. */
 void trace_close(struct trace *t);
 

@@ -120,7 +120,12 @@ static bool erf_probe(const uint8_t *head, size_t len)
 		if (avail < ERF_HDR_BYTES)
 			return n > 0; /* what follows the first records may be cut short */
 		rlen = be16(r + 10);
-		if (!type_known(r[8] & 0x7f) || rlen < ERF_HDR_BYTES || le64(r) >> 32 == 0)
+		if (!type_known(r[8] & 0x7f))
+			return false;
+		/* Past the first record, a broken length is the reader's to report, with its offset. */
+		if (n > 0 && rlen < ERF_HDR_BYTES)
+			return true;
+		if (rlen < ERF_HDR_BYTES || le64(r) >> 32 == 0)
 			return false;
 		ext = ext_bytes(r, MIN(rlen, avail));
 		if (ext < 0 && rlen <= avail)

@@ -291,6 +291,11 @@ int trace_rewind(struct trace *t)
 	return start_format(t, t->ops);
 }
 
+bool trace_can_rewind(const struct trace *t)
+{
+	return t->src != TRACE_SRC_STREAM;
+}
+
 void trace_close(struct trace *t)
 {
 	if (!t)

@@ -3,7 +3,7 @@
 # Bad input gets one clear line naming what and where, a non-zero exit, and
 # nothing half-done: no output file, no frame on the wire.
 . "$(dirname "$0")/lib.sh"
-: "${GENTRACE:?}"
+: "${GENTRACE:?}" "${PCAPDIFF:?}" "${REFORMAT:?}"
 
 bad() { "$GENTRACE" malformed "$1" -o "$WORK/$1.pcap" >/dev/null; echo "$WORK/$1.pcap"; }
 
@@ -31,7 +31,18 @@ test_input_errors() {
 	expect_fail 1 "short-header.pcap: truncated pcap file header \(10 of 24 bytes\)$" \
 		"$REPLAY" -w "$o" "$(bad short-header)"
 	expect_fail 1 "bad-version.pcap: unsupported pcap version 3\." "$REPLAY" -w "$o" "$(bad bad-version)"
-	expect_fail 1 "pcapng.pcap: pcapng traces are not supported yet$" "$REPLAY" -w "$o" "$(bad pcapng)"
+	expect_fail 1 "wifi.pcap: interface 0: link type 105 \(IEEE802_11\) cannot be replayed" \
+		"$REPLAY" -w "$o" "$WORK/wifi.pcap"
+	expect_fail 1 "^replay: -: cannot loop over a pipe; add --preload" \
+		sh -c "cat '$TRACES/dns.pcap' | '$REPLAY' --loop 2 -w '$o' -"
+	expect_fail 1 "big.pcap: --preload needs 1048576.0 MiB but only [0-9.]+ MiB of memory is available" \
+		"$REPLAY" -K -w "$o" "$WORK/big.pcap"
+	expect_fail 1 "bad-trailer.pcapng: offset 0x1c: Interface Description Block: trailing length 24 does not match the leading 20$" \
+		"$REPLAY" -w "$o" "$WORK/bad-trailer.pcapng"
+	expect_fail 1 "no-if.pcapng: record 1 at offset 0x30: interface 5 does not exist \(the section declares 1\)$" \
+		"$REPLAY" -w "$o" "$WORK/no-if.pcapng"
+	expect_fail 1 "zero.erf: record 2 at offset $(printf 0x%x "$ERF_REC2"): record length 0 is shorter than the 16-byte header$" \
+		"$REPLAY" -w "$o" "$WORK/zero.erf"
 	expect_fail 1 "absurd-caplen.pcap: record [0-9]+ at offset 0x[0-9a-f]+: captured length 300000 is absurd" \
 		"$REPLAY" -w "$o" "$(bad absurd-caplen)"
 	[ "$(wc -l <"$WORK/err")" -eq 1 ] || die "more than one line for one error: $(cat "$WORK/err")"
@@ -41,6 +52,38 @@ test_input_errors() {
 	chmod 755 "$WORK"
 	expect_fail 1 "secret.pcap: cannot open: Permission denied$" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups "$REPLAY" -w /dev/null "$WORK/secret.pcap"
+}
+
+# Broken files of the newer formats, made by cutting and patching good ones.
+make_bad_inputs() {
+	"$REFORMAT" "$TRACES/dns.pcap" "$WORK/good.pcapng" ng-usec
+	"$REFORMAT" "$TRACES/dns.pcap" "$WORK/good.erf" erf
+	cp "$WORK/good.pcapng" "$WORK/bad-trailer.pcapng"
+	printf '\x18' | dd of="$WORK/bad-trailer.pcapng" bs=1 seek=$((28 + 20 - 4)) conv=notrunc status=none
+	cp "$WORK/good.pcapng" "$WORK/no-if.pcapng"
+	printf '\x05' | dd of="$WORK/no-if.pcapng" bs=1 seek=$((28 + 20 + 8)) conv=notrunc status=none
+	# the second record starts at the first one's rlen (big-endian, bytes 10-11)
+	ERF_REC2=$(od -An -tu1 -j10 -N2 "$WORK/good.erf" | awk '{ print $1 * 256 + $2 }')
+	cp "$WORK/good.erf" "$WORK/zero.erf"
+	printf '\0\0' | dd of="$WORK/zero.erf" bs=1 seek=$((ERF_REC2 + 10)) conv=notrunc status=none
+	# 802.11: a link type with no Ethernet form
+	printf '\xd4\xc3\xb2\xa1\x02\0\x04\0\0\0\0\0\0\0\0\0\xff\xff\0\0\x69\0\0\0' >"$WORK/wifi.pcap"
+	# a sparse terabyte with a pcap header: more than any machine has free
+	head -c 24 "$TRACES/dns.pcap" >"$WORK/big.pcap"
+	truncate -s 1T "$WORK/big.pcap"
+}
+
+test_pcapng_replays() {
+	local o="$WORK/ng-out.pcap"
+	# gentrace's minimal pcapng (SHB, IDB, one EPB) was refused before pcapng was read; now
+	# it must replay its one frame: gentrace udp's first 100-byte frame, at the same time.
+	"$GENTRACE" udp --count 1 --size 100 -o "$WORK/one.pcap" >/dev/null
+	"$REPLAY" -q -w "$o" --stats-json "$WORK/ng.json" "$(bad pcapng)" ||
+		die "the minimal pcapng did not replay"
+	[ "$(json_get "$WORK/ng.json" packets_sent)" = 1 ] || die "the pcapng's frame was not sent"
+	"$PCAPDIFF" --ts "$WORK/one.pcap" "$WORK/pcapng.pcap" >/dev/null ||
+		die "the pcapng's frame or timestamp differs from gentrace udp's"
+	"$PCAPDIFF" "$WORK/one.pcap" "$o" >/dev/null || die "-w wrote another frame than the pcapng holds"
 }
 
 test_warnings_are_not_errors() {
@@ -110,5 +153,6 @@ test_frame_errors_counted() {
 
 require_root
 init_ns
-run_tests test_usage test_input_errors test_warnings_are_not_errors test_nothing_half_done \
+make_bad_inputs
+run_tests test_usage test_pcapng_replays test_input_errors test_warnings_are_not_errors test_nothing_half_done \
 	test_interface_errors test_frame_errors_counted

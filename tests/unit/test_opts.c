@@ -93,6 +93,42 @@ static void test_errors(void **state)
 	expect_usage_error(PARSE(&o, "-i", "", "a"), "--intf1: empty argument");
 }
 
+/* The input group: --info needs no output, -K and --window-size feed the readers. */
+static void test_input_options(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "--info", "a.pcap", "b.pcapng"), 0);
+	assert_true(o.info);
+	assert_int_equal(o.nfiles, 2);
+	assert_false(o.preload);
+	assert_int_equal(o.window_bytes, 0);
+	expect_usage_error(PARSE(&o, "--info", "-w", "x", "a.pcap"),
+			   "--info only reads the files: it takes no -i or -w");
+	expect_usage_error(PARSE(&o, "--info"), "no trace file given");
+
+	assert_int_equal(PARSE(&o, "-K", "-i", "x", "--window-size", "64M", "a"), 0);
+	assert_true(o.preload);
+	assert_int_equal(o.window_bytes, 64ull << 20);
+	assert_int_equal(PARSE(&o, "-i", "x", "--window-size=1g", "a"), 0);
+	assert_int_equal(o.window_bytes, 1ull << 30);
+	assert_int_equal(PARSE(&o, "-i", "x", "--window-size", "262144", "a"), 0);
+	assert_int_equal(o.window_bytes, 262144);
+	assert_int_equal(PARSE(&o, "-i", "x", "--window-size", "512K", "a"), 0);
+	assert_int_equal(o.window_bytes, 512 << 10);
+	expect_usage_error(PARSE(&o, "-i", "x", "--window-size", "100K", "a"),
+			   "--window-size: 100K is out of range (256K..1024G)");
+	expect_usage_error(PARSE(&o, "-i", "x", "--window-size", "32MB", "a"),
+			   "--window-size: '32MB' is not a size (bytes, or a number with K, M or G)");
+	expect_usage_error(PARSE(&o, "-i", "x", "--window-size", "-1", "a"),
+			   "--window-size: '-1' is not a size (bytes, or a number with K, M or G)");
+	expect_usage_error(PARSE(&o, "-i", "x", "--window-size", "99999999999G", "a"),
+			   "--window-size: 99999999999G is out of range (256K..1024G)");
+	expect_usage_error(PARSE(&o, "-i", "x", "--window-size", "20000000000000000000G", "a"),
+			   "--window-size: 20000000000000000000G is out of range (256K..1024G)");
+}
+
 static void test_help_skips_checks(void **state)
 {
 	struct opts o;
@@ -241,6 +277,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_and_basics),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_input_options),
 		cmocka_unit_test(test_help_skips_checks),
 		cmocka_unit_test(test_timing),
 		cmocka_unit_test(test_every_option_documented),

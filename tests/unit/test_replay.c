@@ -26,7 +26,7 @@
 #define GAP_NS 1000000ull
 
 static char dir[] = "/tmp/test_replay.XXXXXX";
-static char trace_path[256], json_path[256];
+static char trace_path[256], json_path[256], ng_path[256], wifi_path[256];
 static volatile sig_atomic_t stop;
 static struct fakeclock fc;
 
@@ -164,6 +164,10 @@ static const struct tx_ops mock_ops = {
 	.close = mock_close,
 };
 
+/* 10.0.0.1 -> 10.0.0.2, a bare 20-byte IPv4 header: a raw-IP packet. */
+static const uint8_t ipv4_hdr[20] = { 0x45, 0, 0, 20, 0, 0, 0, 0, 64, 17, 0, 0,
+				      10, 0, 0, 1, 10, 0, 0, 2 };
+
 static int setup(void **state)
 {
 	struct tracebuf b = { 0 };
@@ -181,6 +185,30 @@ static int setup(void **state)
 	assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
 	fclose(f);
 	tb_free(&b);
+
+	/* A pcapng whose second interface, declared after the first packet, is 802.11. */
+	snprintf(ng_path, sizeof(ng_path), "%s/t.pcapng", dir);
+	tb_ng_shb(&b);
+	tb_ng_idb(&b, LINKTYPE_RAW, 0, 9, NULL, -1);
+	tb_ng_epb(&b, 0, 100000000000ull, 20, 20, ipv4_hdr, NULL);
+	tb_ng_idb(&b, LINKTYPE_IEEE802_11, 0, 9, NULL, -1);
+	tb_ng_epb(&b, 1, 100000000001ull, 30, 30, NULL, NULL);
+	tb_ng_epb(&b, 0, 100000000002ull, 20, 20, ipv4_hdr, NULL);
+	f = fopen(ng_path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
+	fclose(f);
+	tb_free(&b);
+
+	/* A pcap of a link type no reader can turn into Ethernet. */
+	snprintf(wifi_path, sizeof(wifi_path), "%s/wifi.pcap", dir);
+	tb_pcap_header(&b, PCAP_NSEC, 65535, LINKTYPE_IEEE802_11);
+	tb_pcap_record(&b, 100, 0, 30, 30, NULL);
+	f = fopen(wifi_path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
+	fclose(f);
+	tb_free(&b);
 	return 0;
 }
 
@@ -189,6 +217,8 @@ static int teardown(void **state)
 	(void)state;
 	unlink(trace_path);
 	unlink(json_path);
+	unlink(ng_path);
+	unlink(wifi_path);
 	rmdir(dir);
 	return 0;
 }
@@ -690,6 +720,41 @@ static void test_late_reported(void **state)
 	check_invariant(json);
 }
 
+/* A packet the reader cannot make an Ethernet frame of is counted failed; the rest go out. */
+static void test_unconvertible_packet_failed(void **state)
+{
+	char json[2048];
+
+	(void)state;
+	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
+	assert_int_equal(run(json, sizeof(json), ng_path, NULL), 1);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_read"), 3 + NPKT);
+	assert_int_equal(jget(json, "packets_sent"), 2 + NPKT);
+	assert_int_equal(jget(json, "packets_failed"), 1);
+	/* the raw-IP packets went out as Ethernet frames: 14 bytes more each */
+	assert_int_equal(jget(json, "bytes_sent"), 2 * 34 + 60 + 61 + 62 + 63 + 64);
+}
+
+/* A file whose link type cannot be replayed is refused before anything is sent. */
+static void test_unreplayable_linktype_refused(void **state)
+{
+	char *argv[] = { "replay", "-i", "mock0", "-q", trace_path, wifi_path };
+	struct replay_hooks hooks = { .tx_ops = &mock_ops, .clock = &fc.clk };
+	struct opts o;
+	char err[256];
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	m.batch = 64;
+	stop = 0;
+	fakeclock_init(&fc, T0);
+	assert_int_equal(opts_parse(&o, 6, argv, err, sizeof(err)), 0);
+	assert_int_equal(replay_main_hooked(&o, &stop, &hooks), 1);
+	assert_int_equal(m.staged, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -716,6 +781,8 @@ int main(void)
 		cmocka_unit_test(test_only_due_packets_batch),
 		cmocka_unit_test(test_fatal_fails_staged),
 		cmocka_unit_test(test_signal_during_backpressure),
+		cmocka_unit_test(test_unconvertible_packet_failed),
+		cmocka_unit_test(test_unreplayable_linktype_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
