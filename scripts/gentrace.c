@@ -42,6 +42,7 @@
 enum { ETH_P_IP = 0x0800, ETH_P_ARP = 0x0806, ETH_P_8021Q = 0x8100, ETH_P_8021AD = 0x88a8,
        ETH_P_IPV6 = 0x86dd, ETH_P_LLDP = 0x88cc };
 
+static void errmsg(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void errmsg(const char *what, const char *fmt, ...)
 {
 	va_list ap;

@@ -42,6 +42,30 @@ run_suites() {
 	check_no_skips "$dir"
 }
 
+# fuzz_all DIR SECONDS: run every libFuzzer target in DIR (fuzz_NAME) for SECONDS from its
+# seed corpus (tests/fuzz/corpus/NAME); new inputs go to a scratch directory, crashes to
+# DIR/crashes/ (and fail the run).
+fuzz_all() {
+	local dir=$1 secs=$2 f name work
+	mkdir -p "$dir/crashes"
+	for f in "$dir"/tests/fuzz/fuzz_*; do
+		[ -x "$f" ] && [ -f "$f" ] || continue
+		name=$(basename "$f")
+		work=$(mktemp -d)
+		log "fuzzing $name for ${secs}s"
+		if ! "$f" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+			-artifact_prefix="$dir/crashes/$name-" "$work" "tests/fuzz/corpus/${name#fuzz_}" \
+			>"$dir/$name.log" 2>&1; then
+			tail -n 40 "$dir/$name.log" >&2
+			echo "test: $name found a crash; the input is in $dir/crashes/" >&2
+			rm -rf "$work"
+			exit 1
+		fi
+		grep -E "^stat::number_of_executed_units" "$dir/$name.log" || true
+		rm -rf "$work"
+	done
+}
+
 log "build (gcc, -Werror)"
 setup_build build -Dwerror=true
 run_suites build
@@ -51,6 +75,13 @@ setup_build build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=f
 	-Dbuildtype=debug
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	run_suites build-asan
+
+# libFuzzer needs clang; its own build directory, every object with ASan+UBSan.
+# CI fuzzes each target for a minute (the issue's floor), a local run for 10 s.
+log "fuzz build (clang, libFuzzer, ASan+UBSan)"
+CC=clang setup_build build-fuzz -Dfuzz=true -Db_lundef=false
+ASAN_OPTIONS=detect_leaks=1 meson test -C build-fuzz --suite fuzz --print-errorlogs
+fuzz_all build-fuzz "$([ "${CI:-}" = true ] && echo 60 || echo 10)"
 
 log "man pages"
 mandoc -Tlint -Wwarning man/*.1

@@ -23,10 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "trace_int.h"
-
-#define RING_BYTES ((size_t)TRACE_VIEW_KEEP_BYTES + TRACE_RECORD_MAX_BYTES + 64)
 
 #define SLL_HDR_BYTES  16u /* libpcap sll.h: pkttype, hatype, halen, addr[8], protocol */
 #define SLL2_HDR_BYTES 20u /* protocol, reserved, ifindex, hatype, pkttype, halen, addr[8] */
@@ -210,13 +209,17 @@ bool trace_to_ethernet(struct trace *t, struct pkt *p)
 
 	len = p->caplen - hdr;
 	if (!t->ring) {
-		t->ring = malloc(RING_BYTES);
-		if (!t->ring) {
+		/* Mapped, not malloc()ed: a short trace only costs the pages it fills. */
+		void *r = mmap(NULL, TRACE_RING_BYTES, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (r == MAP_FAILED) {
 			trace_rec_err(t, 0, p->recno, p->off, "out of memory for converted frames");
 			return false;
 		}
+		t->ring = r;
 	}
-	if (t->ring_pos + ETH_HDR_BYTES + len > RING_BYTES)
+	if (t->ring_pos + ETH_HDR_BYTES + len > TRACE_RING_BYTES)
 		t->ring_pos = 0;
 	f = t->ring + t->ring_pos;
 	t->ring_pos += (ETH_HDR_BYTES + len + 7) & ~(size_t)7;

@@ -200,8 +200,12 @@ static int map_file(struct trace *t, size_t size)
 static int stream_init(struct trace *t)
 {
 	size_t win = t->cfg.window_bytes ? t->cfg.window_bytes : TRACE_WINDOW_DEFAULT_BYTES;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
 	t->scap = MAX(win, STREAM_MIN_BYTES);
+	/* A memory stream (tests, fuzzing) of known size that fits one buffer needs no more. */
+	if (t->smem && t->smem_len < t->scap)
+		t->scap = (t->smem_len + page) / page * page;
 	for (int i = 0; i < 2; i++) {
 		/* Anonymous and untouched: a short trace costs only the pages it fills. */
 		void *b = mmap(NULL, t->scap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -236,29 +240,31 @@ static ssize_t stream_read(struct trace *t, uint8_t *buf, size_t len)
 }
 
 /*
- * Make @len bytes at the cursor contiguous.  When they would run past the
- * end of the current buffer, the unread tail moves to the start of the
- * other one and filling goes on there.  The buffer left behind is not
- * touched again until the new one is full, so its views live on for at
- * least scap - 2 * TRACE_PEEK_MAX_BYTES >= TRACE_VIEW_KEEP_BYTES more bytes.
+ * Make @len bytes at the cursor contiguous.  Input is read into the current
+ * buffer until it is full; only then, if more is needed, does the unread
+ * tail (< TRACE_PEEK_MAX_BYTES) move to the start of the other buffer and
+ * filling go on there.  So a buffer is overwritten only after the other one
+ * filled up entirely: a view lives on for at least scap - 2 *
+ * TRACE_PEEK_MAX_BYTES >= TRACE_VIEW_KEEP_BYTES more bytes of input.
  */
 const uint8_t *trace_peek_slow(struct trace *t, size_t len, size_t *got)
 {
 	if (t->src == TRACE_SRC_STREAM && len <= TRACE_PEEK_MAX_BYTES) {
-		if (t->pos + len > t->scap) {
-			size_t keep = t->size - t->pos;
-			uint8_t *nb = t->sbuf[t->scur ^ 1];
-
-			memcpy(nb, t->base + t->pos, keep);
-			t->scur ^= 1;
-			t->base_off += t->pos;
-			t->base = nb;
-			t->size = keep;
-			t->pos = 0;
-		}
 		while (t->size - t->pos < len && !t->seof) {
-			ssize_t n = stream_read(t, (uint8_t *)t->base + t->size, t->scap - t->size);
+			ssize_t n;
 
+			if (t->size == t->scap) {
+				size_t keep = t->size - t->pos;
+				uint8_t *nb = t->sbuf[t->scur ^ 1];
+
+				memcpy(nb, t->base + t->pos, keep);
+				t->scur ^= 1;
+				t->base_off += t->pos;
+				t->base = nb;
+				t->size = keep;
+				t->pos = 0;
+			}
+			n = stream_read(t, (uint8_t *)t->base + t->size, t->scap - t->size);
 			if (n > 0) {
 				t->size += (size_t)n;
 			} else if (n == 0) {

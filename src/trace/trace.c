@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "trace_int.h"
 
@@ -33,6 +34,8 @@ static uint32_t head_be32(const uint8_t *b)
 	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
 }
 
+static void vformat(char *buf, size_t len, const char *prefix, const char *fmt, va_list ap)
+	PRINTF_LIKE(4, 0);
 static void vformat(char *buf, size_t len, const char *prefix, const char *fmt, va_list ap)
 {
 	int n = snprintf(buf, len, "%s", prefix);
@@ -303,7 +306,8 @@ void trace_close(struct trace *t)
 	if (t->ops)
 		t->ops->close(t);
 	trace_src_close(t);
-	free(t->ring);
+	if (t->ring)
+		munmap(t->ring, TRACE_RING_BYTES);
 	free(t->ifs);
 	free(t->name);
 	free(t);

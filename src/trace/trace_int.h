@@ -22,6 +22,9 @@
  */
 #define TRACE_PEEK_MAX_BYTES (1u << 20)
 
+/* The ring converted frames are built in: a view survives TRACE_VIEW_KEEP_BYTES of later ones. */
+#define TRACE_RING_BYTES ((size_t)TRACE_VIEW_KEEP_BYTES + TRACE_RECORD_MAX_BYTES + 64)
+
 /* How many interfaces one trace may declare: bounds the memory a hostile file can make us spend. */
 #define TRACE_IFACE_MAX 4096u
 

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What every reader fuzz target does with an input: open it from memory and
+ * drain it; open it again read as a pipe would deliver it (in pieces whose
+ * size the input picks) and check that the same packets, errors and
+ * warnings come out; then drain it once more as recorded, after a rewind.
+ * Any difference aborts, which libFuzzer reports like a crash; over-reads
+ * are ASan's to catch.
+ */
+#ifndef FUZZ_COMMON_H
+#define FUZZ_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/trace.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct fuzz_result {
+	int open_rc, end_rc;
+	uint64_t npkts, hash, nwarn;
+	char err[400];
+};
+
+static inline uint64_t fuzz_hash(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* Drain a trace of @size bytes; every packet goes into the hash.  Aborts on a broken promise. */
+static inline void fuzz_drain(const uint8_t *data, size_t size, const struct trace_cfg *cfg,
+			      struct fuzz_result *r, int passes)
+{
+	struct trace *t = NULL;
+	struct pkt p;
+
+	memset(r, 0, sizeof(*r));
+	r->hash = 0xcbf29ce484222325ull;
+	r->open_rc = trace_open_mem(&t, "fuzz", data, size, cfg);
+	if (!t)
+		abort(); /* only out of memory leaves no trace */
+	for (int pass = 0; r->open_rc == 0 && pass < passes; pass++) {
+		if (pass && trace_rewind(t) < 0)
+			break;
+		while ((r->end_rc = trace_next(t, &p)) == 1) {
+			/* a record can never claim more than a reader accepts, nor more than the input */
+			if (p.caplen > TRACE_RECORD_MAX_BYTES + 14 || p.recno == 0)
+				abort();
+			r->npkts++;
+			/* every record moves the cursor: a reader that does not would loop forever */
+			if (r->npkts > (uint64_t)passes * (size / 12 + 1))
+				abort();
+			r->hash = fuzz_hash(r->hash, &p.caplen, sizeof(p.caplen));
+			r->hash = fuzz_hash(r->hash, &p.wirelen, sizeof(p.wirelen));
+			r->hash = fuzz_hash(r->hash, &p.ts_ns, sizeof(p.ts_ns));
+			r->hash = fuzz_hash(r->hash, &p.linktype, sizeof(p.linktype));
+			r->hash = fuzz_hash(r->hash, &p.off, sizeof(p.off));
+			r->hash = fuzz_hash(r->hash, p.data, p.caplen);
+		}
+		if (r->end_rc > 0 || (r->end_rc < 0 && !strstr(trace_strerror(t), "fuzz: ")))
+			abort(); /* an error always says where */
+	}
+	snprintf(r->err, sizeof(r->err), "%s", r->open_rc || r->end_rc ? trace_strerror(t) : "");
+	r->nwarn = trace_warnings(t, NULL);
+	trace_close(t);
+}
+
+/* The whole check, for one input and a format (NULL: probe by magic). */
+static inline int fuzz_reader(const uint8_t *data, size_t size, const char *format)
+{
+	struct trace_cfg mem = { .format = format };
+	struct trace_cfg pipe = { .format = format, .stream_chunk_bytes = 1 + (size ? data[size - 1] % 97 : 0) };
+	struct trace_cfg raw = { .format = format, .keep_linktype = true };
+	struct fuzz_result a, b, c;
+
+	fuzz_drain(data, size, &mem, &a, 1);
+	fuzz_drain(data, size, &pipe, &b, 1);
+	if (a.open_rc != b.open_rc || a.end_rc != b.end_rc || a.npkts != b.npkts ||
+	    a.hash != b.hash || a.nwarn != b.nwarn || strcmp(a.err, b.err)) {
+		fprintf(stderr, "memory and pipe differ: open %d/%d end %d/%d pkts %llu/%llu warn %llu/%llu\n%s\n%s\n",
+			a.open_rc, b.open_rc, a.end_rc, b.end_rc, (unsigned long long)a.npkts,
+			(unsigned long long)b.npkts, (unsigned long long)a.nwarn,
+			(unsigned long long)b.nwarn, a.err, b.err);
+		abort();
+	}
+	fuzz_drain(data, size, &raw, &c, 2);
+	if (c.open_rc != a.open_rc)
+		abort();
+	return 0;
+}
+
+#endif

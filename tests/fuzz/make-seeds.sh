@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Rebuild the fuzz targets' seed corpora from the sample traces in traces/:
+# small traces in every encoding and format the readers take.  The seeds are
+# committed; run this after changing traces/, gentrace or reformat.
+#   tests/fuzz/make-seeds.sh [BUILD_DIR]   (default: build)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+B=${1:-build}
+C=tests/fuzz/corpus
+ninja -C "$B" gentrace reformat >/dev/null
+rm -f "$C"/pcap/* "$C"/pcapng/* "$C"/erf/*
+mkdir -p "$C"/pcap "$C"/pcapng "$C"/erf
+
+for t in dns mixed; do
+	cp "traces/$t.pcap" "$C/pcap/$t.pcap"
+	for enc in usec-be nsec-le nsec-be; do
+		"$B/gentrace" convert "traces/$t.pcap" "$C/pcap/$t.$enc.pcap" "--${enc%-*}" "--${enc#*-}" >/dev/null
+	done
+	for f in ng-usec ng-nsec-be ng-bin32 ng-tsoffset ng-multi ng-mixedlink; do
+		"$B/reformat" "traces/$t.pcap" "$C/pcapng/$t.$f" "$f"
+	done
+	for f in erf erf-fcs-pad erf-ip; do
+		"$B/reformat" "traces/$t.pcap" "$C/erf/$t.$f" "$f"
+	done
+done
+for f in pcap-sll pcap-sll2 pcap-raw pcap-null pcap-loop; do
+	"$B/reformat" traces/dns.pcap "$C/pcap/dns.$f" "$f"
+done
+for k in truncated-record caplen-over-snaplen caplen-over-wirelen runt; do
+	"$B/gentrace" malformed "$k" -o "$C/pcap/malformed-$k.pcap" >/dev/null
+done
+"$B/gentrace" malformed pcapng -o "$C/pcapng/gentrace-minimal.pcapng" >/dev/null
+if command -v editcap >/dev/null; then
+	editcap -F pcapng traces/dns.pcap "$C/pcapng/dns.editcap.pcapng"
+fi
+du -sh "$C"/*
