@@ -49,11 +49,25 @@
 #define TRACE_DEFAULT_SMAC { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 }
 #define TRACE_DEFAULT_DMAC { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 }
 
+/*
+ * How a trace on disk is read ahead of the send loop (see source.c and
+ * replay(1), READING LARGE TRACES).  Every policy but NONE also releases
+ * what lies behind the cursor, once per window, so memory stays bounded.
+ */
+enum trace_readahead {
+	TRACE_RA_AUTO,   /* KERNEL where the device reads ahead at least 4 MiB, else WINDOW */
+	TRACE_RA_WINDOW, /* MADV_WILLNEED a window ahead of the cursor, in 128 KiB steps (NetVCR) */
+	TRACE_RA_KERNEL, /* MADV_SEQUENTIAL + POSIX_FADV_SEQUENTIAL: the kernel's own, doubled */
+	TRACE_RA_NONE,   /* no advice, nothing released: the plain mapping (benchmarks' baseline) */
+	TRACE_RA_RANDOM, /* MADV_RANDOM: no read-ahead at all (benchmarks' worst case) */
+	TRACE_RA_MAX
+};
+
 struct trace_cfg {
 	bool preload;        /* read the whole input into memory (for loops); refused if it will not fit */
 	size_t window_bytes; /* read-ahead window, bytes; 0 = TRACE_WINDOW_DEFAULT_BYTES */
 	bool will_rewind;    /* the caller will loop: prefetch the start while the end is read */
-	bool no_readahead;   /* map the file and leave paging to the kernel (benchmarks' baseline) */
+	enum trace_readahead readahead; /* for traces on disk; 0 = TRACE_RA_AUTO */
 	bool keep_linktype;  /* hand packets over as recorded, without making Ethernet frames */
 	const uint8_t *dmac; /* 6 bytes: destination of synthesised Ethernet headers; NULL = default */
 	const uint8_t *smac; /* 6 bytes: source, when the capture recorded none; NULL = default */

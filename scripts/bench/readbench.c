@@ -13,15 +13,18 @@
  *       percentile, and the longest lateness of a read's end behind its
  *       deadline (what a send loop would see as send-time error).
  *
- * MODE: ours (the reader with its read-ahead window), noahead (the same
- * reader mapping the file with no advice: the kernel's own fault-time
- * read-ahead only), libpcap (pcap_next_ex: stdio reads, as tcpreplay does).
+ * MODE: ours (the reader as replay runs it: TRACE_RA_AUTO), window (with
+ * NetVCR's MADV_WILLNEED window forced), kernel (the kernel's sequential
+ * read-ahead forced), none (the plain mapping, no advice, nothing
+ * released), random (MADV_RANDOM: no read-ahead at all), libpcap
+ * (pcap_next_ex: stdio reads, as tcpreplay does).
  */
 #include <inttypes.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "replay/trace.h"
@@ -52,11 +55,19 @@ static int src_open(struct src *s, const char *mode, const char *path)
 		}
 		return 0;
 	}
-	if (strcmp(mode, "ours") && strcmp(mode, "noahead")) {
-		fprintf(stderr, "readbench: mode is ours, noahead or libpcap\n");
+	static const char *const modes[TRACE_RA_MAX] = {
+		[TRACE_RA_AUTO] = "ours", [TRACE_RA_WINDOW] = "window", [TRACE_RA_KERNEL] = "kernel",
+		[TRACE_RA_NONE] = "none", [TRACE_RA_RANDOM] = "random",
+	};
+	struct trace_cfg cfg = { .readahead = TRACE_RA_MAX };
+
+	for (int i = 0; i < TRACE_RA_MAX; i++)
+		if (!strcmp(mode, modes[i]))
+			cfg.readahead = (enum trace_readahead)i;
+	if (cfg.readahead == TRACE_RA_MAX) {
+		fprintf(stderr, "readbench: mode is ours, window, kernel, none, random or libpcap\n");
 		return -1;
 	}
-	struct trace_cfg cfg = { .no_readahead = !strcmp(mode, "noahead") };
 
 	if (trace_open(&s->t, path, &cfg) < 0) {
 		fprintf(stderr, "readbench: %s\n", trace_strerror(s->t));
@@ -123,11 +134,25 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * The machine is shared, so a long read may be the disk or the scheduler:
+ * a read during which the thread blocked (a voluntary context switch, or a
+ * major fault) waited for I/O; one that was only preempted did not.
+ */
+static void usage_now(long *vcsw, long *majflt)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	*vcsw = ru.ru_nvcsw;
+	*majflt = ru.ru_majflt;
+}
+
 static int pace(struct src *s, double pps, double seconds)
 {
 	uint64_t n_max = (uint64_t)(pps * seconds), gap = (uint64_t)(1e9 / pps);
 	uint64_t *lat = malloc(n_max * sizeof(*lat)), n = 0, over100 = 0, over1ms = 0, worst = 0;
-	uint64_t late = 0, start;
+	uint64_t late = 0, start, io_reads = 0, io_worst = 0;
 	unsigned sum = 0;
 	const uint8_t *d = NULL;
 	uint32_t len = 0;
@@ -137,10 +162,13 @@ static int pace(struct src *s, double pps, double seconds)
 	start = now_ns() + 1000000;
 	for (; n < n_max; n++) {
 		uint64_t deadline = start + n * gap, t0, t1;
+		long v0, m0, v1, m1;
 		int rc;
 
 		while ((t0 = now_ns()) < deadline)
 			;
+		usage_now(&v0, &m0);
+		t0 = now_ns();
 		rc = src_next(s, &d, &len);
 		t1 = now_ns();
 		if (rc != 1)
@@ -152,12 +180,19 @@ static int pace(struct src *s, double pps, double seconds)
 		over1ms += lat[n] > 1000000;
 		worst = lat[n] > worst ? lat[n] : worst;
 		late = t1 - deadline > late ? t1 - deadline : late;
+		if (lat[n] > 20000) {
+			usage_now(&v1, &m1);
+			if (v1 != v0 || m1 != m0) {
+				io_reads++;
+				io_worst = lat[n] > io_worst ? lat[n] : io_worst;
+			}
+		}
 	}
 	qsort(lat, n, sizeof(*lat), cmp_u64);
 	printf("reads %" PRIu64 " at %.0f pps: longest %.1f us, p99.9 %.1f us, p99 %.2f us, over 100 us %" PRIu64
-	       ", over 1 ms %" PRIu64 ", worst lateness %.1f us (sum %u)\n",
+	       ", over 1 ms %" PRIu64 ", waited for I/O %" PRIu64 " (longest %.1f us), worst lateness %.1f us (sum %u)\n",
 	       n, pps, worst / 1e3, n ? lat[n * 999 / 1000] / 1e3 : 0, n ? lat[n * 99 / 100] / 1e3 : 0,
-	       over100, over1ms, late / 1e3, sum & 1);
+	       over100, over1ms, io_reads, io_worst / 1e3, late / 1e3, sum & 1);
 	free(lat);
 	return 0;
 }

@@ -7,24 +7,35 @@
  * The read-ahead window (NetVCR, seed 003, section III-A).  NetVCR mapped
  * two alternating 32 MiB windows and madvise()d the next one while sending
  * from the current one, in the send loop, with no thread and no lock.  We
- * keep that idea and its memory bound but not the two separate mappings:
+ * keep that idea and its memory bound, not its two separate mappings:
  *
  *  - The file is mapped once, whole (address space is free on 64-bit), so a
  *    record straddling two windows is contiguous and a view stays valid
  *    until trace_close(): nothing is ever unmapped under a live view, which
  *    lets the backends batch views freely.
- *  - What the window bounds is memory, not the mapping: one window ahead of
- *    the cursor is kept MADV_WILLNEED, and pages more than RELEASE_LAG
- *    behind it are MADV_DONTNEED (and, for files too big to stay cached,
- *    POSIX_FADV_DONTNEED), so resident memory stays near one window of page
- *    cache ahead plus a few MiB mapped, whatever the file size.  A view
- *    older than that still reads correctly: the kernel faults it back in.
- *  - The read-ahead advances in RA_CHUNK steps rather than one 32 MiB call
- *    per window: measured on this project's machines (kernel 6.18), one
- *    MADV_WILLNEED of 32 MiB costs over a millisecond in the send loop and
- *    reads only read_ahead_kb of it, while a 128 KiB step costs ~15 us and
- *    is honoured whole.  The steady state is one WILLNEED and one DONTNEED
- *    per 128 KiB read, i.e. the double buffer made continuous.
+ *  - What the window bounds is memory: once per window, the pages more than
+ *    RELEASE_LAG behind the cursor are MADV_DONTNEED (and, for files too big
+ *    to stay cached, POSIX_FADV_DONTNEED), so at most about one window plus
+ *    a few MiB is mapped whatever the file size.  A view older than that
+ *    still reads correctly: the kernel faults it back in.  Once per window,
+ *    not per step: each MADV_DONTNEED ends in a TLB shootdown, ~100 us in a
+ *    VM whatever its length (released every 128 KiB, a warm 1 GiB drain ran
+ *    2.5x slower than libpcap).
+ *  - Ahead of the cursor, what fills the page cache depends on the kernel.
+ *    WINDOW keeps one window ahead MADV_WILLNEED, in 128 KiB steps (one
+ *    32 MiB call costs over a millisecond in the send loop and is cut to
+ *    read_ahead_kb anyway; a step costs ~15 us).  But WILLNEED fills the
+ *    page cache with 4 KiB folios, mapped page by page, while the kernel's
+ *    own sequential read-ahead through the mapping builds large folios,
+ *    mapped 2 MiB at a time: on the project's machines (kernel 6.18, a VM)
+ *    draining a warm 1 GiB trace of 64-byte frames ran at 6.3 M records/s
+ *    from a WILLNEED-filled cache and 61-85 M records/s from a cache the
+ *    kernel filled, and cold at 0.33 against 0.9 GB/s.  So AUTO lets the
+ *    kernel do it (KERNEL: MADV_SEQUENTIAL, and POSIX_FADV_SEQUENTIAL to
+ *    double its read-ahead) when that read-ahead already runs at least
+ *    KERNEL_RA_ENOUGH ahead -- ~30 ms at 1 Gbit/s -- and keeps NetVCR's
+ *    window where it does not (read_ahead_kb is 128 on many systems).
+ *    BENCHMARKS.md has the stalls each policy causes.
  *
  * A mapping cannot report an I/O error or a file truncated under it except
  * by SIGBUS; replay(1) says not to truncate a trace while it is replayed.
@@ -36,12 +47,17 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "trace_int.h"
 
-/* One read-ahead (and release) step: see the comment at the top. */
+/* One read-ahead step: see the comment at the top. */
 #define RA_CHUNK_BYTES ((size_t)128 << 10)
+/* Releases start on a huge-page boundary, so a 2 MiB mapping around the cursor is never split. */
+#define RELEASE_ALIGN_BYTES ((size_t)2 << 20)
+/* The kernel's sequential read-ahead that makes our own unnecessary (see the top). */
+#define KERNEL_RA_ENOUGH_BYTES ((size_t)4 << 20)
 /* Pages this far behind the cursor stay mapped: views a backend still holds are not refaulted. */
 #define RELEASE_LAG_BYTES ((size_t)1 << 20)
 /* What a stream peeks for the probe, and how it grows a preload. */
@@ -136,27 +152,33 @@ void trace_window_step(struct trace *t)
 	size_t chunk_end = round_down(t->pos, RA_CHUNK_BYTES) + RA_CHUNK_BYTES;
 	size_t want = chunk_end + t->win_bytes;
 
-	/* Keep one window beyond the chunk being read on its way into the page cache. */
-	while (t->ra_done < MIN(want, t->size)) {
-		size_t n = MIN(RA_CHUNK_BYTES, t->size - t->ra_done);
+	if (t->ra_willneed) {
+		/* Keep one window beyond the chunk being read on its way into the page cache. */
+		while (t->ra_done < MIN(want, t->size)) {
+			size_t n = MIN(RA_CHUNK_BYTES, t->size - t->ra_done);
 
-		advise_ahead(t, t->ra_done, n);
-		t->ra_done += n;
-	}
-	/* Looping: the window runs on past the end into the file's start. */
-	if (t->cfg.will_rewind && want > t->size) {
-		size_t wrap = MIN(want - t->size, t->size);
-
-		while (t->ra_wrap < wrap) {
-			size_t n = MIN(RA_CHUNK_BYTES, t->size - t->ra_wrap);
-
-			advise_ahead(t, t->ra_wrap, n);
-			t->ra_wrap += n;
+			advise_ahead(t, t->ra_done, n);
+			t->ra_done += n;
 		}
+		/* Looping: the window runs on past the end into the file's start. */
+		if (t->cfg.will_rewind && want > t->size) {
+			size_t wrap = MIN(want - t->size, t->size);
+
+			while (t->ra_wrap < wrap) {
+				size_t n = MIN(RA_CHUNK_BYTES, t->size - t->ra_wrap);
+
+				advise_ahead(t, t->ra_wrap, n);
+				t->ra_wrap += n;
+			}
+		}
+	} else if (t->cfg.will_rewind && !t->ra_wrap && want > t->size) {
+		/* The kernel reads ahead within the file only: start the next pass's read now. */
+		(void)posix_fadvise(t->fd, 0, (off_t)MIN(t->win_bytes, t->size), POSIX_FADV_WILLNEED);
+		t->ra_wrap = MIN(t->win_bytes, t->size);
 	}
-	/* Release behind: what keeps resident memory bounded on a file larger than RAM. */
-	if (t->ra_release && t->pos > RELEASE_LAG_BYTES) {
-		size_t rel = round_down(t->pos - RELEASE_LAG_BYTES, RA_CHUNK_BYTES);
+	/* Release behind, once per window: see the top for why not more often. */
+	if (t->ra_release && t->pos >= t->rel_next) {
+		size_t rel = round_down(t->pos - MIN(t->pos, RELEASE_LAG_BYTES), RELEASE_ALIGN_BYTES);
 
 		if (rel > t->rel_done) {
 			(void)madvise((uint8_t *)t->map + t->rel_done, rel - t->rel_done, MADV_DONTNEED);
@@ -165,14 +187,40 @@ void trace_window_step(struct trace *t)
 						    POSIX_FADV_DONTNEED);
 			t->rel_done = rel;
 		}
+		t->rel_next = round_down(t->pos, t->win_bytes) + t->win_bytes;
 	}
 	t->ra_next = chunk_end;
 }
 
-static int map_file(struct trace *t, size_t size)
+/* The kernel's read-ahead for the device holding @st, bytes (sysfs read_ahead_kb); 0 if unknown. */
+static size_t device_readahead_bytes(const struct stat *st)
 {
+	/* A partition has no queue of its own: its disk's is one level up. */
+	static const char *const queue[] = { "queue", "../queue" };
+	unsigned long kb = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(queue) && !kb; i++) {
+		char path[96];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s/read_ahead_kb",
+			 major(st->st_dev), minor(st->st_dev), queue[i]);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%lu", &kb) != 1)
+			kb = 0;
+		fclose(f);
+	}
+	return (size_t)kb << 10;
+}
+
+static int map_file(struct trace *t, const struct stat *st)
+{
+	size_t size = (size_t)st->st_size;
 	size_t win = t->cfg.window_bytes ? t->cfg.window_bytes : TRACE_WINDOW_DEFAULT_BYTES;
 	uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+	enum trace_readahead ra = t->cfg.readahead;
 
 	t->map = mmap(NULL, size, PROT_READ, MAP_SHARED, t->fd, 0);
 	if (t->map == MAP_FAILED) {
@@ -185,15 +233,34 @@ static int map_file(struct trace *t, size_t size)
 	t->size = size;
 	t->pos = 0;
 	t->ra_next = SIZE_MAX;
-	if (t->cfg.no_readahead)
+	if (ra == TRACE_RA_AUTO)
+		/* POSIX_FADV_SEQUENTIAL doubles the device's read-ahead for this file */
+		ra = 2 * device_readahead_bytes(st) >= KERNEL_RA_ENOUGH_BYTES ? TRACE_RA_KERNEL
+									: TRACE_RA_WINDOW;
+	t->ra_policy = ra;
+	if (ra == TRACE_RA_NONE)
 		return 0;
+	if (ra == TRACE_RA_RANDOM) {
+		(void)madvise(t->map, size, MADV_RANDOM);
+		return 0;
+	}
 	(void)madvise(t->map, size, MADV_SEQUENTIAL);
+	if (ra == TRACE_RA_KERNEL)
+		(void)posix_fadvise(t->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	t->ra_willneed = ra == TRACE_RA_WINDOW;
 	t->win_bytes = MAX(round_down(win, RA_CHUNK_BYTES), RA_CHUNK_BYTES);
 	/* A file within two windows is resident in full anyway: releasing it would only cost refaults on loops. */
 	t->ra_release = size > 2 * t->win_bytes;
+	t->rel_next = t->win_bytes;
 	/* Too big to stay cached from one pass to the next: do not push the rest of the system out for it. */
 	t->fadvise_behind = size > ram / 2;
 	trace_window_step(t);
+	/*
+	 * Fault the start in now, while opening: the first packet must not
+	 * wait for the disk, and a fault (unlike WILLNEED) makes the kernel
+	 * start its read-ahead with large folios.
+	 */
+	t->first_byte = *(const volatile uint8_t *)t->map;
 	return 0;
 }
 
@@ -378,7 +445,7 @@ int trace_src_open_file(struct trace *t, const char *path)
 			return trace_err(t, -EFBIG, "too large to map");
 		if (t->cfg.preload)
 			return preload_file(t, (size_t)st.st_size);
-		return map_file(t, (size_t)st.st_size);
+		return map_file(t, &st);
 	}
 	/* A pipe, socket or character device: no size, no mapping, no rewind without --preload. */
 	if (t->cfg.preload)
@@ -415,6 +482,7 @@ int trace_src_rewind(struct trace *t)
 						    (off_t)(t->size - t->rel_done), POSIX_FADV_DONTNEED);
 		}
 		t->rel_done = 0;
+		t->rel_next = t->win_bytes;
 		t->ra_done = t->ra_wrap;
 		t->ra_wrap = 0;
 		trace_window_step(t);

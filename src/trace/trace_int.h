@@ -87,8 +87,12 @@ struct trace {
 	size_t ra_done;         /* WILLNEED issued for [0, ra_done) */
 	size_t ra_wrap;         /* ...and, for loops, for the file's start [0, ra_wrap) again */
 	size_t rel_done;        /* pages below this were released */
+	size_t rel_next;        /* cursor position at which the next release is due (once a window) */
+	enum trace_readahead ra_policy; /* what cfg.readahead (AUTO) came to for this file */
+	bool ra_willneed;       /* keep a window ahead MADV_WILLNEED (TRACE_RA_WINDOW) */
 	bool ra_release;        /* release behind the cursor (file larger than two windows) */
 	bool fadvise_behind;    /* also drop released pages from the page cache (file larger than RAM/2) */
+	uint8_t first_byte;     /* read at open to fault the file's start in */
 
 	/* stream: two buffers; views in the one not being filled stay put */
 	uint8_t *sbuf[2];
