@@ -20,7 +20,7 @@
 # generated here, in $OUT (default /var/tmp/replay-bench-readers, ~7 GB),
 # and removed afterwards (KEEP=1 keeps them).  Every measurement holds
 # /tmp/replay-bench.lock, so benchmarks never overlap.
-#   scripts/bench/readers.sh [BUILD_DIR]      RUNS=3 OUT=... KEEP=1
+#   scripts/bench/readers.sh [BUILD_DIR]      RUNS=3 OUT=... KEEP=1 SECTIONS="1 2 3"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-build}
@@ -30,6 +30,8 @@ LOCK=/tmp/replay-bench.lock
 NS="rb-$$"
 MNT="$OUT/mnt"
 LOOPDEV=""
+SECTIONS=${SECTIONS:-1 2 3}
+section() { [[ " $SECTIONS " == *" $1 "* ]]; }
 
 [ "$(id -u)" = 0 ] || { echo "readers.sh: needs root (drop_caches, netns, loop device)" >&2; exit 1; }
 ninja -C "$B" replay gentrace reformat readbench >/dev/null
@@ -48,8 +50,8 @@ say() { echo "$*" >&2; }
 # median of the numbers on stdin
 median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 all() { sort -g | tr '\n' ' ' | sed 's/ $//'; }
-# field NAME: the number after NAME in a readbench line on stdin
-field() { grep -o "$1 [0-9.]*" | awk '{ print $2 }'; }
+# field NAME: the number after the first NAME in a readbench line on stdin
+field() { grep -o "$1 [0-9.]*" | head -n1 | awk '{ print $2 }'; }
 locked() { flock "$LOCK" "$@"; }
 coldrun() { locked bash -c "sync; echo 3 >/proc/sys/vm/drop_caches; $*"; }
 
@@ -86,6 +88,7 @@ drain() {
 	echo "$(printf '%s\n' "${rs[@]}" | median) $(printf '%s\n' "${gs[@]}" | median) [$(printf '%s\n' "${gs[@]}" | all)]"
 }
 
+if section 1; then
 echo
 echo "## 1. read throughput, drain only (median of $RUNS; GB/s of every run in brackets)"
 printf "%-13s %-5s %-8s %12s %7s  %s\n" file cache reader "records/s" "GB/s" "runs"
@@ -106,6 +109,7 @@ for _ in $(seq "$RUNS"); do
 		awk '/copied/ { v = $(NF - 1); u = $NF; print (u == "GB/s" ? v : v / 1000) }')")
 done
 echo "disk: dd bs=1M of large.pcap, cold: $(printf '%s\n' "${ds[@]}" | median) GB/s [$(printf '%s\n' "${ds[@]}" | all)]"
+fi
 
 # ---- 2. peak RSS --------------------------------------------------------------------
 rss() { # rss CMD...: "median [all]" peak RSS in KiB
@@ -115,6 +119,7 @@ rss() { # rss CMD...: "median [all]" peak RSS in KiB
 	done
 	echo "$(printf '%s\n' "${v[@]}" | median) KiB [$(printf '%s\n' "${v[@]}" | all)]"
 }
+if section 2; then
 echo
 echo "## 2. peak RSS (median of $RUNS); window 32 MiB"
 echo "replay -w /dev/null --topspeed dns.pcap (8 packets):          $(rss "$B/replay" -q -w /dev/null --topspeed traces/dns.pcap)"
@@ -130,6 +135,7 @@ ip -n "$NS" link set "rbb$$" up
 echo "replay -i veth --topspeed x8.pcap:                              $(rss ip netns exec "$NS" "$B/replay" -q -i "rba$$" --topspeed "$OUT/x8.pcap")"
 echo "tcpreplay -i veth --topspeed x8.pcap:                           $(rss ip netns exec "$NS" tcpreplay -q -i "rba$$" --topspeed "$OUT/x8.pcap")"
 echo "tcpreplay -i veth --topspeed -K x8.pcap:                        $(rss ip netns exec "$NS" tcpreplay -q -i "rba$$" --topspeed -K "$OUT/x8.pcap")"
+fi
 
 # ---- 3. stalls ----------------------------------------------------------------------
 # pace_all FILE SECONDS: one line per reader
@@ -153,6 +159,7 @@ pace_all() {
 			"$(printf '%s\n' "${l[@]}" | all)"
 	done
 }
+section 3 || exit 0
 echo
 echo "## 3. reading a cold trace at 100 kpps (median of $RUNS)"
 echo "### this machine's disk"
