@@ -8,9 +8,11 @@
  * Every packet read ends up sent, filtered, or failed with a reason logged;
  * back-pressure is waited out and counted as a retry, never a drop.
  *
- * Batching.  The trace's view of a packet lives only until the next
- * trace_next(), so each packet is staged at once: copied into the backend's
- * own memory (a ring frame, a UMEM frame, an sendmmsg slot).  The loop keeps
+ * Batching.  The trace's view of a packet is only promised to outlive a
+ * bounded amount of later traffic (trace_next(): TRACE_VIEW_KEEP_BYTES for
+ * pipes and converted packets; until close for files), so each packet is
+ * staged at once: copied into the backend's own memory (a ring frame, a
+ * UMEM frame, an sendmmsg slot).  The loop keeps
  * a small FIFO of what is staged (record, deadline, length) until the
  * backend reports each one handed to the kernel or failed.  When does it
  * kick?
