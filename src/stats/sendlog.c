@@ -2,6 +2,7 @@
 /* The send log: a preallocated buffer of fixed-size records, written in chunks. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,19 @@ int sendlog_load(struct sendlog_data *d, const char *path, char *err, size_t err
 		fclose(f);
 		return load_fail(d, err, errlen, -EINVAL, path, "unsupported send log version");
 	}
+	/*
+	 * The two clock samples: slewing moves CLOCK_REALTIME by at most 500 ppm, so an
+	 * offset that changed by more than the whole interval between them is not from
+	 * a run of replay (or the clock was stepped, and interpolation would be wrong).
+	 */
+	if (d->hdr.run1_ns && (d->hdr.run1_ns < d->hdr.run0_ns ||
+			       fabsl((long double)d->hdr.real_minus_run1_ns -
+				     (long double)d->hdr.real_minus_run0_ns) >
+				       (long double)(d->hdr.run1_ns - d->hdr.run0_ns))) {
+		fclose(f);
+		return load_fail(d, err, errlen, -EINVAL, path,
+				 "send log's clock samples are inconsistent (clock stepped, or corrupt)");
+	}
 	avail = ((size_t)st.st_size - sizeof(d->hdr)) / sizeof(struct sendlog_entry);
 	d->count = d->hdr.count ? d->hdr.count : avail;
 	if (d->count > avail) {
@@ -213,14 +227,20 @@ int sendlog_load(struct sendlog_data *d, const char *path, char *err, size_t err
 uint64_t sendlog_realtime(const struct sendlog_data *d, uint64_t run_ns)
 {
 	const struct sendlog_hdr *h = &d->hdr;
-	long double off = (long double)h->real_minus_run0_ns;
+	long double off = (long double)h->real_minus_run0_ns, t;
 
 	/* Linear between the two samples: NTP slews CLOCK_REALTIME by up to 500 ppm. */
 	if (h->run1_ns > h->run0_ns)
-		off += (long double)(h->real_minus_run1_ns - h->real_minus_run0_ns) *
+		off += ((long double)h->real_minus_run1_ns - (long double)h->real_minus_run0_ns) *
 		       ((long double)run_ns - (long double)h->run0_ns) /
 		       (long double)(h->run1_ns - h->run0_ns);
-	return (uint64_t)((long double)run_ns + off);
+	/* A foreign header can put the result outside the clock's range: clamp, never wrap. */
+	t = (long double)run_ns + off;
+	if (!(t > 0))
+		return 0;
+	if (t >= 18446744073709551615.0L)
+		return UINT64_MAX;
+	return (uint64_t)t;
 }
 
 void sendlog_free(struct sendlog_data *d)

@@ -217,7 +217,34 @@ static void test_unfinished_and_damaged(void **state)
 	assert_int_equal(sendlog_load(&d, log_path, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "other byte order"));
 
+	/* Clock samples no run could give: the offset moved by more than the time between them. */
 	f.h.byte_order = SENDLOG_BYTE_ORDER;
+	f.h.run0_ns = 1000;
+	f.h.run1_ns = 2000;
+	f.h.real_minus_run1_ns = 7 + 1001;
+	write_file(&f, sizeof(f));
+	assert_int_equal(sendlog_load(&d, log_path, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "clock samples are inconsistent"));
+	f.h.run1_ns = 500; /* closed before it opened */
+	f.h.real_minus_run1_ns = 7;
+	write_file(&f, sizeof(f));
+	assert_int_equal(sendlog_load(&d, log_path, err, sizeof(err)), -EINVAL);
+	/* A slewed clock is interpolated between the samples; results stay in range. */
+	f.h.run1_ns = 2000;
+	f.h.real_minus_run1_ns = 7 + 100;
+	f.h.real_minus_run0_ns = 7;
+	write_file(&f, sizeof(f));
+	assert_int_equal(sendlog_load(&d, log_path, err, sizeof(err)), 0);
+	assert_int_equal(sendlog_realtime(&d, 1500), 1500 + 7 + 50);
+	d.hdr.real_minus_run0_ns = INT64_MIN; /* as a foreign header could say, past the check */
+	d.hdr.run1_ns = 0;
+	assert_int_equal(sendlog_realtime(&d, 1500), 0);
+	d.hdr.real_minus_run0_ns = INT64_MAX;
+	assert_int_equal(sendlog_realtime(&d, UINT64_MAX - 1), UINT64_MAX);
+	sendlog_free(&d);
+	f.h.run0_ns = f.h.run1_ns = 0;
+	f.h.real_minus_run1_ns = 0;
+
 	f.h.entry_bytes = 32;
 	write_file(&f, sizeof(f));
 	assert_int_equal(sendlog_load(&d, log_path, err, sizeof(err)), -EINVAL);
