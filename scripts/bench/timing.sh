@@ -25,8 +25,8 @@
 # clock_nanosleep wakes and how long the VM pauses a spinning thread.
 #
 # Every run holds /tmp/replay-bench.lock, so benchmarks on this machine never
-# overlap.  The receiver is rx_start/rx_stop below: tcpdump now, replay-rx
-# when it lands.  Results: DIR/results.tsv (every run), DIR/summary.md
+# overlap.  The receiver is replay-rx (rx_start/rx_stop below; RX=tcpdump
+# for tcpdump).  Results: DIR/results.tsv (every run), DIR/summary.md
 # (medians, and tcpreplay's p99 over replay's).
 set -euo pipefail
 
@@ -35,6 +35,7 @@ BUILD=${BUILD:-$ROOT/build}
 REPLAY=$BUILD/replay
 GENTRACE=$BUILD/gentrace
 TSTATS=$BUILD/timing-stats
+REPLAY_RX=$BUILD/replay-rx
 TRACES=$ROOT/traces
 LOCK=/tmp/replay-bench.lock
 export REPLAY TRACES
@@ -58,7 +59,7 @@ shift $((OPTIND - 1))
 POINTS=("$@")
 [ ${#POINTS[@]} -gt 0 ] || POINTS=(d10 d20 d100 d1000 d2500 pps10k pps100k pps500k mbps100 mbps1000)
 
-for f in "$REPLAY" "$GENTRACE" "$TSTATS"; do
+for f in "$REPLAY" "$GENTRACE" "$TSTATS" "$REPLAY_RX"; do
 	[ -x "$f" ] || { echo "timing.sh: $f missing: build first (meson setup build && ninja -C build)" >&2; exit 1; }
 done
 for t in tcpdump tcpreplay; do
@@ -74,10 +75,11 @@ init_ns
 [ -n "$OUT" ] || OUT=$(mktemp -d /tmp/replay-timing.XXXXXX)
 mkdir -p "$OUT/bin"
 # A rebuild during a long run must not change the programs half-way: run copies.
-cp "$REPLAY" "$GENTRACE" "$TSTATS" "$OUT/bin/"
+cp "$REPLAY" "$GENTRACE" "$TSTATS" "$REPLAY_RX" "$OUT/bin/"
 REPLAY=$OUT/bin/replay
 GENTRACE=$OUT/bin/gentrace
 TSTATS=$OUT/bin/timing-stats
+REPLAY_RX=$OUT/bin/replay-rx
 git -C "$ROOT" describe --always --dirty >"$OUT/version" 2>/dev/null || true
 STRESS_PID=""
 stop_stress() {
@@ -90,14 +92,22 @@ stop_stress() {
 trap 'stop_stress; teardown' EXIT
 
 # ---- the receiver --------------------------------------------------------
-# rx_start FILE: capture every frame arriving on B's end, nanosecond
-# timestamps taken by the kernel as the frame is queued to B (for veth:
-# inside the sender's send call), 128-byte snap, 64 MiB ring (seed 001: small
-# snaplen, big buffer); returns once it listens.
+# rx_start FILE: replay-rx on B's end writes every frame arriving there to
+# FILE with nanosecond timestamps taken by the kernel as the frame is queued
+# to B (for veth: inside the sender's send call), 128-byte snap, 64 MiB
+# TPACKET_V3 ring (seed 001: small snaplen, big buffer); returns once it
+# listens.  RX=tcpdump uses tcpdump instead (the same kernel stamps: t_rx
+# checks that the two agree to the nanosecond).
 rx_start() {
 	: >"$WORK/rx.err"
-	ip netns exec "$NS_B" tcpdump -i "$IF_B" -Q in -s 128 -B 65536 --immediate-mode \
-		--time-stamp-precision=nano -w "$1" 2>"$WORK/rx.err" &
+	rm -f "$WORK/rx.json"
+	if [ "${RX:-replay-rx}" = tcpdump ]; then
+		ip netns exec "$NS_B" tcpdump -i "$IF_B" -Q in -s 128 -B 65536 --immediate-mode \
+			--time-stamp-precision=nano -w "$1" 2>"$WORK/rx.err" &
+	else
+		ip netns exec "$NS_B" "$REPLAY_RX" -i "$IF_B" -s 128 -q -w "$1" \
+			--json "$WORK/rx.json" 2>"$WORK/rx.err" &
+	fi
 	CAP_PID=$!
 	for _ in $(seq 100); do
 		grep -q "listening on" "$WORK/rx.err" && return 0
@@ -112,7 +122,11 @@ rx_stop() {
 	kill -TERM "$CAP_PID"
 	wait "$CAP_PID" || true
 	CAP_PID=""
-	RX_DROPS=$(sed -n 's/^\([0-9]*\) packets dropped by kernel.*/\1/p' "$WORK/rx.err")
+	if [ "${RX:-replay-rx}" = tcpdump ]; then
+		RX_DROPS=$(sed -n 's/^\([0-9]*\) packets dropped by kernel.*/\1/p' "$WORK/rx.err")
+	else
+		RX_DROPS=$(json_num "$WORK/rx.json" kernel_drops)
+	fi
 	: "${RX_DROPS:=?}"
 }
 
