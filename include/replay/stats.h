@@ -102,4 +102,7 @@ void stats_print(const struct stats *s, FILE *f);
 /* stats_write_json() - one JSON object and a newline to @f; 0 or -errno. */
 int stats_write_json(const struct stats *s, FILE *f);
 
+/* Write @str to @f as a JSON string, with the escapes RFC 8259 requires (NULL as ""). */
+void stats_json_str(FILE *f, const char *str);
+
 #endif

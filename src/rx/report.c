@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "replay/compiler.h"
+#include "replay/stats.h"
 #include "rx.h"
 
 /* A duration in ns with a unit a person reads at a glance; @sign prints "+" for positive values. */
@@ -153,23 +154,13 @@ void rx_report_print(const struct rx_result *r, const struct rx_source *src, FIL
 				: "NOT exact (see above)");
 }
 
-/* JSON string with the escapes RFC 8259 requires; null for NULL. */
+/* A JSON string, or null for NULL. */
 static void json_str(FILE *f, const char *s)
 {
-	if (!s) {
+	if (s)
+		stats_json_str(f, s);
+	else
 		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(f, "\\%c", *c);
-		else if (*c < 0x20)
-			fprintf(f, "\\u%04x", *c);
-		else
-			fputc(*c, f);
-	}
-	fputc('"', f);
 }
 
 static void json_dist(FILE *f, const char *p, const struct rx_dist *d)

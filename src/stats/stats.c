@@ -90,8 +90,7 @@ void stats_print(const struct stats *s, FILE *f)
 	}
 }
 
-/* JSON string with the escapes RFC 8259 requires. */
-static void json_str(FILE *f, const char *str)
+void stats_json_str(FILE *f, const char *str)
 {
 	fputc('"', f);
 	for (const unsigned char *c = (const unsigned char *)(str ? str : ""); *c; c++) {
@@ -110,9 +109,9 @@ int stats_write_json(const struct stats *s, FILE *f)
 	const struct hist *h = &s->send_err;
 
 	fprintf(f, "{\"method\":");
-	json_str(f, s->method);
+	stats_json_str(f, s->method);
 	fprintf(f, ",\"interface\":");
-	json_str(f, s->dev);
+	stats_json_str(f, s->dev);
 	fprintf(f,
 		",\"packets_read\":%llu,\"packets_sent\":%llu,\"packets_failed\":%llu,"
 		"\"packets_retried\":%llu,\"packets_filtered\":%llu,\"bytes_sent\":%llu,"
@@ -122,7 +121,7 @@ int stats_write_json(const struct stats *s, FILE *f)
 		(unsigned long long)s->filtered, (unsigned long long)s->bytes_sent,
 		(unsigned long long)stats_elapsed_ns(s), stats_pps(s), stats_mbps(s));
 	fprintf(f, ",\"timer\":");
-	json_str(f, s->timer ? s->timer : "none");
+	stats_json_str(f, s->timer ? s->timer : "none");
 	fprintf(f, ",\"spin_margin_ns\":%llu,\"guard_sleeps\":%llu", (unsigned long long)s->spin_margin_ns,
 		(unsigned long long)s->guard_sleeps);
 	fprintf(f,
