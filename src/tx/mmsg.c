@@ -8,7 +8,6 @@
  * next call meets it again on the same frame.)
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +16,6 @@
 #include <unistd.h>
 
 #include "tx_int.h"
-
-#define ENOBUFS_BACKOFF_NS 20000
 
 struct mmsg_state {
 	int fd;
@@ -61,17 +58,8 @@ static int mmsg_open(struct tx *tx, const struct tx_cfg *cfg)
 static int mmsg_send(struct tx *tx, const struct pkt *v, unsigned n)
 {
 	struct mmsg_state *s = tx->priv;
-	unsigned i;
 
-	for (i = 0; i < n; i++) {
-		int rc = netdev_frame_check(tx, &v[i]);
-
-		if (rc == 0)
-			rc = stage_push(&s->st, v[i].data, v[i].caplen);
-		if (rc < 0)
-			return i ? (int)i : rc;
-	}
-	return (int)n;
+	return stage_frames(tx, &s->st, v, n);
 }
 
 static int mmsg_flush(struct tx *tx)
@@ -91,9 +79,7 @@ static int mmsg_flush(struct tx *tx)
 		return sent;
 	}
 	rc = netdev_send_err(tx, sent < 0 ? errno : EAGAIN, s->st.len[head]);
-	if (rc != -EAGAIN && rc != -ENOBUFS && rc != -EINTR && !tx_fatal(rc))
-		stage_pop(&s->st, 1); /* reported failed: off the stage */
-	return rc;
+	return stage_settle(&s->st, rc);
 }
 
 static void mmsg_discard(struct tx *tx)
@@ -107,15 +93,7 @@ static int mmsg_wait(struct tx *tx, int err)
 {
 	struct mmsg_state *s = tx->priv;
 
-	if (err == -EAGAIN) {
-		struct pollfd pfd = { .fd = s->fd, .events = POLLOUT };
-
-		if (poll(&pfd, 1, 100) < 0)
-			return -errno;
-		return 0;
-	}
-	netdev_sleep_ns(ENOBUFS_BACKOFF_NS);
-	return 0;
+	return netdev_wait_room(&s->fd, 1, err);
 }
 
 static int mmsg_drain(struct tx *tx)

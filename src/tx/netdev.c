@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Interface checks shared by the wire backends (AF_PACKET, rings, AF_XDP). */
 #include <errno.h>
+#include <poll.h>
 #include <linux/if_packet.h>
 #include <linux/sockios.h>
 #include <net/if.h>
@@ -186,6 +187,22 @@ void netdev_sleep_ns(long ns)
 	struct timespec ts = { .tv_sec = 0, .tv_nsec = ns };
 
 	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+}
+
+int netdev_wait_room(const int *fds, unsigned nfds, int err)
+{
+	struct pollfd pfd[2];
+
+	if (err != -EAGAIN || !nfds) {
+		netdev_sleep_ns(TX_ENOBUFS_BACKOFF_NS);
+		return 0;
+	}
+	/* The send buffer is full: the socket becomes writable as the kernel frees frames. */
+	if (nfds > ARRAY_SIZE(pfd))
+		nfds = ARRAY_SIZE(pfd);
+	for (unsigned i = 0; i < nfds; i++)
+		pfd[i] = (struct pollfd){ .fd = fds[i], .events = POLLOUT };
+	return poll(pfd, nfds, 100) < 0 ? -errno : 0;
 }
 
 int netdev_wait_outq(struct tx *tx, int fd)

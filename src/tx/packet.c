@@ -6,7 +6,6 @@
  * into a staging FIFO; flush() sends them one syscall each.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +13,6 @@
 #include <unistd.h>
 
 #include "tx_int.h"
-
-/* How long to back off when the device queue is full (ENOBUFS): long enough to drain a few frames. */
-#define ENOBUFS_BACKOFF_NS 20000
 
 struct packet_state {
 	int fd;
@@ -49,17 +45,8 @@ static int packet_open(struct tx *tx, const struct tx_cfg *cfg)
 static int packet_send(struct tx *tx, const struct pkt *v, unsigned n)
 {
 	struct packet_state *s = tx->priv;
-	unsigned i;
 
-	for (i = 0; i < n; i++) {
-		int rc = netdev_frame_check(tx, &v[i]);
-
-		if (rc == 0)
-			rc = stage_push(&s->st, v[i].data, v[i].caplen);
-		if (rc < 0)
-			return i ? (int)i : rc;
-	}
-	return (int)n;
+	return stage_frames(tx, &s->st, v, n);
 }
 
 static int packet_flush(struct tx *tx)
@@ -73,11 +60,7 @@ static int packet_flush(struct tx *tx)
 		if (send(s->fd, stage_at(&s->st, 0), len, MSG_DONTWAIT) < 0) {
 			int rc = netdev_send_err(tx, errno, len);
 
-			if (done)
-				return (int)done;
-			if (rc != -EAGAIN && rc != -ENOBUFS && rc != -EINTR && !tx_fatal(rc))
-				stage_pop(&s->st, 1); /* reported failed: off the stage */
-			return rc;
+			return done ? (int)done : stage_settle(&s->st, rc);
 		}
 		stage_pop(&s->st, 1);
 		done++;
@@ -96,17 +79,7 @@ static int packet_wait(struct tx *tx, int err)
 {
 	struct packet_state *s = tx->priv;
 
-	if (err == -EAGAIN) {
-		/* The socket's send buffer is full: it becomes writable as frames are freed. */
-		struct pollfd pfd = { .fd = s->fd, .events = POLLOUT };
-
-		if (poll(&pfd, 1, 100) < 0)
-			return -errno;
-		return 0;
-	}
-	/* ENOBUFS: the device queue is full; the socket stays writable, so back off briefly. */
-	netdev_sleep_ns(ENOBUFS_BACKOFF_NS);
-	return 0;
+	return netdev_wait_room(&s->fd, 1, err);
 }
 
 static int packet_drain(struct tx *tx)

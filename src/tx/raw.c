@@ -14,7 +14,6 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +22,6 @@
 
 #include "tx_int.h"
 
-#define ENOBUFS_BACKOFF_NS 20000
 #define ETH_P_IPV4 0x0800
 #define ETH_P_IPV6 0x86dd
 #define ETH_P_8021Q 0x8100
@@ -207,9 +205,7 @@ static int raw_flush(struct tx *tx)
 					    tx->dev, strerror(err));
 			else
 				rc = netdev_send_err(tx, err, len);
-			if (rc != -EAGAIN && rc != -ENOBUFS && rc != -EINTR && !tx_fatal(rc))
-				stage_pop(&s->st, 1);
-			return rc;
+			return stage_settle(&s->st, rc);
 		}
 		stage_pop(&s->st, 1);
 		done++;
@@ -227,17 +223,9 @@ static void raw_discard(struct tx *tx)
 static int raw_wait(struct tx *tx, int err)
 {
 	struct raw_state *s = tx->priv;
+	int fds[2] = { s->fd4, s->fd6 };
 
-	if (err == -EAGAIN) {
-		struct pollfd pfd[2] = { { .fd = s->fd4, .events = POLLOUT },
-					 { .fd = s->fd6, .events = POLLOUT } };
-
-		if (poll(pfd, s->fd6 >= 0 ? 2 : 1, 100) < 0)
-			return -errno;
-		return 0;
-	}
-	netdev_sleep_ns(ENOBUFS_BACKOFF_NS);
-	return 0;
+	return netdev_wait_room(fds, s->fd6 >= 0 ? 2 : 1, err);
 }
 
 static int raw_drain(struct tx *tx)

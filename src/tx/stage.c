@@ -57,3 +57,23 @@ int stage_push(struct stage *s, const uint8_t *data, uint32_t len)
 	s->n++;
 	return 0;
 }
+
+int stage_frames(struct tx *tx, struct stage *s, const struct pkt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		int rc = netdev_frame_check(tx, &v[i]);
+
+		if (rc == 0)
+			rc = stage_push(s, v[i].data, v[i].caplen);
+		if (rc < 0)
+			return i ? (int)i : rc;
+	}
+	return (int)n;
+}
+
+int stage_settle(struct stage *s, int rc)
+{
+	if (rc != -EAGAIN && rc != -ENOBUFS && rc != -EINTR && !tx_fatal(rc))
+		stage_pop(s, 1);
+	return rc;
+}

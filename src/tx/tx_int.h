@@ -94,6 +94,17 @@ int netdev_wait_outq(struct tx *tx, int fd);
 /* netdev_sleep_ns() - a short back-off, for ENOBUFS (the socket stays writable). */
 void netdev_sleep_ns(long ns);
 
+/* How long a socket backend backs off on ENOBUFS (the device queue is full): a few frames' worth. */
+#define TX_ENOBUFS_BACKOFF_NS 20000
+
+/*
+ * netdev_wait_room() - ops->wait for socket backends: on -EAGAIN poll the
+ * @nfds sockets at @fds for POLLOUT (at most 100 ms); on anything else
+ * (ENOBUFS: the socket stays writable) back off TX_ENOBUFS_BACKOFF_NS.
+ * 0 or -errno.
+ */
+int netdev_wait_room(const int *fds, unsigned nfds, int err);
+
 /*
  * struct stage - a FIFO of frame copies in fixed memory, for backends whose
  * kernel interface takes pointers (send, sendmmsg, io_uring): send() copies
@@ -145,6 +156,22 @@ static inline void stage_pop(struct stage *s, unsigned k)
 	s->head = (s->head + k) % s->slots;
 	s->n -= k;
 }
+
+/*
+ * stage_frames() - ops->send for staging backends: check each of the @n
+ * Ethernet frames at @v against the interface (netdev_frame_check()) and
+ * copy it in.  Returns how many were staged, or the first one's -errno.
+ */
+int stage_frames(struct tx *tx, struct stage *s, const struct pkt *v, unsigned n);
+
+/*
+ * stage_settle() - after the oldest staged frame's send failed with @rc:
+ * a frame that failed for good (reported, counted failed by the caller)
+ * leaves the stage; one held back by back-pressure (EAGAIN, ENOBUFS, EINTR)
+ * stays to be retried, and after a fatal error the caller discards the
+ * rest.  Returns @rc.
+ */
+int stage_settle(struct stage *s, int rc);
 
 /* stage_slot_bytes() - room a slot needs for Ethernet frames on an interface with @mtu. */
 static inline uint32_t stage_slot_bytes(uint32_t mtu)

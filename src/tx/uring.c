@@ -21,7 +21,6 @@
 
 #include "tx_int.h"
 
-#define BACKOFF_NS 20000
 /* SQPOLL: the kernel thread sleeps after this much idle time, ms (then a submit wakes it). */
 #define SQ_IDLE_MS 200
 
@@ -76,17 +75,8 @@ static int uring_open(struct tx *tx, const struct tx_cfg *cfg)
 static int uring_send(struct tx *tx, const struct pkt *v, unsigned n)
 {
 	struct uring_state *s = tx->priv;
-	unsigned i;
 
-	for (i = 0; i < n; i++) {
-		int rc = netdev_frame_check(tx, &v[i]);
-
-		if (rc == 0)
-			rc = stage_push(&s->st, v[i].data, v[i].caplen);
-		if (rc < 0)
-			return i ? (int)i : rc;
-	}
-	return (int)n;
+	return stage_frames(tx, &s->st, v, n);
 }
 
 static int uring_flush(struct tx *tx)
@@ -134,9 +124,7 @@ static int uring_flush(struct tx *tx)
 		return (int)ok;
 	}
 	rc = netdev_send_err(tx, -s->res[0], stage_len(&s->st, 0));
-	if (rc != -EAGAIN && rc != -ENOBUFS && rc != -EINTR && !tx_fatal(rc))
-		stage_pop(&s->st, 1);
-	return rc;
+	return stage_settle(&s->st, rc);
 }
 
 static void uring_discard(struct tx *tx)
@@ -151,7 +139,7 @@ static int uring_wait(struct tx *tx, int err)
 	/* io_uring already waits out EAGAIN itself (it polls the socket); what reaches here is ENOBUFS. */
 	(void)tx;
 	(void)err;
-	netdev_sleep_ns(BACKOFF_NS);
+	netdev_sleep_ns(TX_ENOBUFS_BACKOFF_NS);
 	return 0;
 }
 
