@@ -38,22 +38,6 @@ struct pcap_state {
 	bool frac_warned;
 };
 
-static uint32_t rd32(const uint8_t *b, bool swapped)
-{
-	uint32_t v;
-
-	memcpy(&v, b, 4);
-	return swapped ? __builtin_bswap32(v) : v;
-}
-
-static uint16_t rd16(const uint8_t *b, bool swapped)
-{
-	uint16_t v;
-
-	memcpy(&v, b, 2);
-	return swapped ? __builtin_bswap16(v) : v;
-}
-
 static bool magic_known(uint32_t m)
 {
 	return m == PCAP_MAGIC_USEC || m == PCAP_MAGIC_NSEC || m == PCAP_MAGIC_MODIFIED;
@@ -95,13 +79,13 @@ static int pcap_open(struct trace *t)
 	s->frac_ns = magic == PCAP_MAGIC_NSEC ? 1 : 1000;
 	s->frac_max = magic == PCAP_MAGIC_NSEC ? 1000000000u : 1000000u;
 	s->rec_hdr = PCAP_REC_HDR_BYTES + (magic == PCAP_MAGIC_MODIFIED ? PCAP_MOD_EXTRA_BYTES : 0);
-	vmaj = rd16(h + 4, s->swapped);
-	vmin = rd16(h + 6, s->swapped);
+	vmaj = trace_rd16(h + 4, s->swapped);
+	vmin = trace_rd16(h + 6, s->swapped);
 	if (vmaj != 2)
 		return trace_err(t, -EINVAL, "unsupported pcap version %u.%u (only 2.x exists)", vmaj,
 				 vmin);
-	s->snaplen = rd32(h + 16, s->swapped);
-	lt_field = rd32(h + 20, s->swapped);
+	s->snaplen = trace_rd32(h + 16, s->swapped);
+	lt_field = trace_rd32(h + 20, s->swapped);
 	s->linktype = (uint16_t)(lt_field & 0xffff);
 	if (lt_field & PCAP_LT_FCS_PRESENT)
 		s->fcs_bytes = 2 * (lt_field >> 28);
@@ -142,10 +126,10 @@ static int pcap_next(struct trace *t, struct pkt *p)
 		trace_consume(t, got);
 		return 0;
 	}
-	sec = rd32(h, s->swapped);
-	frac = rd32(h + 4, s->swapped);
-	caplen = rd32(h + 8, s->swapped);
-	wirelen = rd32(h + 12, s->swapped);
+	sec = trace_rd32(h, s->swapped);
+	frac = trace_rd32(h + 4, s->swapped);
+	caplen = trace_rd32(h + 8, s->swapped);
+	wirelen = trace_rd32(h + 12, s->swapped);
 	if (caplen > TRACE_RECORD_MAX_BYTES)
 		return trace_rec_err(t, -EINVAL, recno, off,
 				     "captured length %u is absurd (limit %u); the file is corrupt",

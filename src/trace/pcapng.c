@@ -61,30 +61,6 @@ struct ng_state {
 	uint64_t last_ts_ns;   /* for Simple Packet Blocks, which carry none */
 };
 
-static uint32_t rd32(const uint8_t *b, bool swapped)
-{
-	uint32_t v;
-
-	memcpy(&v, b, 4);
-	return swapped ? __builtin_bswap32(v) : v;
-}
-
-static uint16_t rd16(const uint8_t *b, bool swapped)
-{
-	uint16_t v;
-
-	memcpy(&v, b, 2);
-	return swapped ? __builtin_bswap16(v) : v;
-}
-
-static uint64_t rd64(const uint8_t *b, bool swapped)
-{
-	uint64_t v;
-
-	memcpy(&v, b, 8);
-	return swapped ? __builtin_bswap64(v) : v;
-}
-
 static uint32_t pad4(uint32_t v)
 {
 	return (v + 3u) & ~3u;
@@ -114,7 +90,7 @@ static int walk_options(struct trace *t, const uint8_t *opt, uint32_t len, uint6
 	uint32_t at = 0;
 
 	while (at + 4 <= len) {
-		uint16_t code = rd16(opt + at, s->swapped), olen = rd16(opt + at + 2, s->swapped);
+		uint16_t code = trace_rd16(opt + at, s->swapped), olen = trace_rd16(opt + at + 2, s->swapped);
 		int rc;
 
 		if (code == OPT_ENDOFOPT)
@@ -166,7 +142,7 @@ static int idb_option(struct trace *t, void *arg, uint16_t code, const uint8_t *
 	case OPT_IF_TSOFFSET:
 		if (len != 8)
 			return trace_off_err(t, -EINVAL, o->off, "Interface Description Block: if_tsoffset of %u bytes, not 8", len);
-		o->ifc->tsoffset_s = (int64_t)rd64(v, s->swapped);
+		o->ifc->tsoffset_s = (int64_t)trace_rd64(v, s->swapped);
 		break;
 	default:
 		break;
@@ -187,8 +163,8 @@ static int parse_idb(struct trace *t, const uint8_t *b, uint32_t len, uint64_t o
 		return trace_off_err(t, -EINVAL, off,
 				     "Interface Description Block of %u bytes is shorter than %u", len,
 				     IDB_MIN_BYTES);
-	ifc.linktype = rd16(b + 8, s->swapped);
-	ifc.snaplen = rd32(b + 12, s->swapped);
+	ifc.linktype = trace_rd16(b + 8, s->swapped);
+	ifc.snaplen = trace_rd32(b + 12, s->swapped);
 	rc = walk_options(t, b + 16, len - IDB_MIN_BYTES, off, "Interface Description Block",
 			  idb_option, &o);
 	if (rc < 0)
@@ -236,10 +212,10 @@ static int whole_block(struct trace *t, uint32_t len, uint64_t off, const char *
 		trace_consume(t, got);
 		return 0;
 	}
-	if (rd32(b + len - 4, s->swapped) != len)
+	if (trace_rd32(b + len - 4, s->swapped) != len)
 		return trace_off_err(t, -EINVAL, off,
 				     "%s: trailing length %u does not match the leading %u", what,
-				     rd32(b + len - 4, s->swapped), len);
+				     trace_rd32(b + len - 4, s->swapped), len);
 	*bp = b;
 	return 1;
 }
@@ -275,7 +251,7 @@ static int parse_shb(struct trace *t)
 	else
 		return trace_off_err(t, -EINVAL, off,
 				     "Section Header Block: bad byte-order magic 0x%08x", magic);
-	len = rd32(b + 4, s->swapped);
+	len = trace_rd32(b + 4, s->swapped);
 	if (len < SHB_MIN_BYTES || len % 4)
 		return trace_off_err(t, -EINVAL, off,
 				     "Section Header Block length %u is %s", len,
@@ -286,8 +262,8 @@ static int parse_shb(struct trace *t)
 			return trace_err(t, -EINVAL, "truncated pcapng section header");
 		return rc;
 	}
-	vmaj = rd16(b + 12, s->swapped);
-	vmin = rd16(b + 14, s->swapped);
+	vmaj = trace_rd16(b + 12, s->swapped);
+	vmin = trace_rd16(b + 14, s->swapped);
 	if (vmaj != 1)
 		return trace_off_err(t, -EINVAL, off, "unsupported pcapng version %u.%u (only 1.x exists)",
 				     vmaj, vmin);
@@ -318,8 +294,8 @@ static int block_head(struct trace *t, uint32_t *type, uint32_t *len)
 		}
 		return 0;
 	}
-	*type = rd32(b, s->swapped);
-	*len = rd32(b + 4, s->swapped);
+	*type = trace_rd32(b, s->swapped);
+	*len = trace_rd32(b + 4, s->swapped);
 	if (*type == BT_SHB)
 		return 1; /* its length is in the new section's byte order */
 	if (*len < BLOCK_MIN_BYTES || *len % 4)
@@ -368,7 +344,7 @@ static int epb_option(struct trace *t, void *arg, uint16_t code, const uint8_t *
 	struct epb_opts *o = arg;
 
 	if (code == OPT_EPB_FLAGS && len == 4) {
-		o->flags = rd32(v, s->swapped);
+		o->flags = trace_rd32(v, s->swapped);
 		o->have_flags = true;
 	}
 	return 0;
@@ -392,15 +368,15 @@ static int parse_packet(struct trace *t, uint32_t type, const uint8_t *b, uint32
 		return trace_rec_err(t, -EINVAL, recno, off, "%s of %u bytes is too short", what, len);
 	if (type == BT_SPB) {
 		ifid = 0;
-		origlen = rd32(b + 8, s->swapped);
+		origlen = trace_rd32(b + 8, s->swapped);
 		data_at = 12;
 		/* 4.4: the captured length is the smaller of the original length and the snap length. */
 		caplen = MIN(origlen, len - SPB_MIN_BYTES);
 	} else {
-		ifid = type == BT_EPB ? rd32(b + 8, s->swapped) : rd16(b + 8, s->swapped);
-		units = (uint64_t)rd32(b + 12, s->swapped) << 32 | rd32(b + 16, s->swapped);
-		caplen = rd32(b + 20, s->swapped);
-		origlen = rd32(b + 24, s->swapped);
+		ifid = type == BT_EPB ? trace_rd32(b + 8, s->swapped) : trace_rd16(b + 8, s->swapped);
+		units = (uint64_t)trace_rd32(b + 12, s->swapped) << 32 | trace_rd32(b + 16, s->swapped);
+		caplen = trace_rd32(b + 20, s->swapped);
+		origlen = trace_rd32(b + 24, s->swapped);
 		data_at = 28;
 		if (caplen > len - EPB_MIN_BYTES || pad4(caplen) > len - EPB_MIN_BYTES)
 			return trace_rec_err(t, -EINVAL, recno, off,
@@ -517,7 +493,7 @@ static int ng_next(struct trace *t, struct pkt *p)
 			}
 			{
 				struct ng_state *s = t->priv;
-				uint32_t trail = rd32(b, s->swapped);
+				uint32_t trail = trace_rd32(b, s->swapped);
 
 				if (trail != len)
 					return trace_off_err(t, -EINVAL, off,

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "replay/compiler.h"
 #include "replay/trace.h"
@@ -202,5 +203,30 @@ bool trace_to_ethernet(struct trace *t, struct pkt *p);
 
 /* trace_ts_units_to_ns() - a timestamp of @units in @tsresol coding as ns; false on overflow. */
 bool trace_ts_units_to_ns(uint64_t units, uint8_t tsresol, uint64_t *ns);
+
+/* Fixed-width fields of a file written in either byte order: @swapped when it is not ours. */
+static inline uint16_t trace_rd16(const uint8_t *b, bool swapped)
+{
+	uint16_t v;
+
+	memcpy(&v, b, 2);
+	return swapped ? __builtin_bswap16(v) : v;
+}
+
+static inline uint32_t trace_rd32(const uint8_t *b, bool swapped)
+{
+	uint32_t v;
+
+	memcpy(&v, b, 4);
+	return swapped ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t trace_rd64(const uint8_t *b, bool swapped)
+{
+	uint64_t v;
+
+	memcpy(&v, b, 8);
+	return swapped ? __builtin_bswap64(v) : v;
+}
 
 #endif
