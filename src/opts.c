@@ -178,8 +178,7 @@ const struct opt_def *opts_table(size_t *n)
 	return table;
 }
 
-static int fail(char *err, size_t len, const char *fmt, ...) PRINTF_LIKE(3, 4);
-static int fail(char *err, size_t len, const char *fmt, ...)
+int opts_fail(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -196,12 +195,12 @@ static int parse_u64(const struct opt_def *d, const char *arg, uint64_t *v, char
 	errno = 0;
 	/* strtoull accepts "-1" as a huge number: refuse any sign up front. */
 	if (!*arg || *arg == '-' || *arg == '+' || *arg == ' ')
-		return fail(err, len, "--%s: '%s' is not a non-negative integer", d->name, arg);
+		return opts_fail(err, len, "--%s: '%s' is not a non-negative integer", d->name, arg);
 	*v = strtoull(arg, &end, 10);
 	if (*end)
-		return fail(err, len, "--%s: '%s' is not a non-negative integer", d->name, arg);
+		return opts_fail(err, len, "--%s: '%s' is not a non-negative integer", d->name, arg);
 	if (errno == ERANGE || *v < d->min || *v > d->max)
-		return fail(err, len, "--%s: %s is out of range (%" PRIu64 "..%" PRIu64 ")", d->name,
+		return opts_fail(err, len, "--%s: %s is out of range (%" PRIu64 "..%" PRIu64 ")", d->name,
 			    arg, d->min, d->max);
 	return 0;
 }
@@ -215,11 +214,11 @@ static int parse_size(const struct opt_def *d, const char *arg, uint64_t *v, cha
 
 	errno = 0;
 	if (!*arg || *arg < '0' || *arg > '9')
-		return fail(err, len, "--%s: '%s' is not a size (bytes, or a number with K, M or G)",
+		return opts_fail(err, len, "--%s: '%s' is not a size (bytes, or a number with K, M or G)",
 			    d->name, arg);
 	*v = strtoull(arg, &end, 10);
 	if (*end && (end[1] || !(u = strchr(units, *end & ~0x20))))
-		return fail(err, len, "--%s: '%s' is not a size (bytes, or a number with K, M or G)",
+		return opts_fail(err, len, "--%s: '%s' is not a size (bytes, or a number with K, M or G)",
 			    d->name, arg);
 	if (*end) {
 		unsigned shift = 10 * (unsigned)(u - units + 1);
@@ -229,7 +228,7 @@ static int parse_size(const struct opt_def *d, const char *arg, uint64_t *v, cha
 		*v <<= shift;
 	}
 	if (errno == ERANGE || *v < d->min || *v > d->max)
-		return fail(err, len, "--%s: %s is out of range (%" PRIu64 "K..%" PRIu64 "G)", d->name,
+		return opts_fail(err, len, "--%s: %s is out of range (%" PRIu64 "K..%" PRIu64 "G)", d->name,
 			    arg, d->min >> 10, d->max >> 30);
 	return 0;
 }
@@ -250,7 +249,7 @@ static int apply(void *o, const struct opt_def *d, const char *arg, char *err, s
 		return 0;
 	case OPT_T_STR:
 		if (!*arg)
-			return fail(err, len, "--%s: empty argument", d->name);
+			return opts_fail(err, len, "--%s: empty argument", d->name);
 		*(const char **)field = arg;
 		return 0;
 	case OPT_T_U64:
@@ -262,7 +261,7 @@ static int apply(void *o, const struct opt_def *d, const char *arg, char *err, s
 		errno = 0;
 		v = strtod(arg, &end);
 		if (!*arg || *end || errno == ERANGE || !isfinite(v) || v <= 0)
-			return fail(err, len, "--%s: '%s' is not a positive number", d->name, arg);
+			return opts_fail(err, len, "--%s: '%s' is not a positive number", d->name, arg);
 		*(double *)field = v;
 		return 0;
 	}
@@ -270,7 +269,7 @@ static int apply(void *o, const struct opt_def *d, const char *arg, char *err, s
 		char why[256];
 
 		if (d->parse(field, arg, why, sizeof(why)) < 0)
-			return fail(err, len, "--%s: %s", d->name, why);
+			return opts_fail(err, len, "--%s: %s", d->name, why);
 		return 0;
 	}
 	case OPT_T_SIZE:
@@ -278,7 +277,7 @@ static int apply(void *o, const struct opt_def *d, const char *arg, char *err, s
 	case OPT_T_MAX:
 		break;
 	}
-	return fail(err, len, "--%s: internal error: bad option type", d->name);
+	return opts_fail(err, len, "--%s: internal error: bad option type", d->name);
 }
 
 /* The timing mode from the options that choose one; at most one may be given. */
@@ -287,15 +286,15 @@ static int timing(struct opts *o, char *err, size_t len)
 	int n = (o->mode == SCHED_MODE_TOPSPEED) + !!o->speed.num + !!o->pps.num + !!o->mbps.num;
 
 	if (n > 1)
-		return fail(err, len, "--topspeed, --speed, --pps and --mbps exclude each other: give one");
+		return opts_fail(err, len, "--topspeed, --speed, --pps and --mbps exclude each other: give one");
 	if (o->pps.num)
 		o->mode = SCHED_MODE_PPS;
 	else if (o->mbps.num)
 		o->mode = SCHED_MODE_MBPS;
 	if (o->wire_overhead && o->mode != SCHED_MODE_MBPS)
-		return fail(err, len, "--wire-overhead only applies to --mbps");
+		return opts_fail(err, len, "--wire-overhead only applies to --mbps");
 	if (o->spin_us != OPT_AUTO && o->timer != SCHED_TIMER_HYBRID)
-		return fail(err, len, "--spin-us sets the hybrid timer's margin; --timer=%s has none",
+		return opts_fail(err, len, "--spin-us sets the hybrid timer's margin; --timer=%s has none",
 			    sched_timer_name(o->timer));
 	return 0;
 }
@@ -309,37 +308,37 @@ static int check(const struct opts *o, char *err, size_t len)
 		return -EINVAL;
 	if (o->prep_cmd) {
 		if (o->intf1 || o->write_path || o->prep_path)
-			return fail(err, len, "replay prep writes a sidecar: no -i, -w or --prep");
+			return opts_fail(err, len, "replay prep writes a sidecar: no -i, -w or --prep");
 		if (!o->prep_out)
-			return fail(err, len, "replay prep: give the sidecar's name with -o FILE");
+			return opts_fail(err, len, "replay prep: give the sidecar's name with -o FILE");
 		if (o->nfiles != 1)
-			return fail(err, len, "replay prep: give exactly one trace file");
+			return opts_fail(err, len, "replay prep: give exactly one trace file");
 		return 0;
 	}
 	if (o->prep_out)
-		return fail(err, len, "-o is for 'replay prep TRACE -o FILE'; to write frames use -w");
+		return opts_fail(err, len, "-o is for 'replay prep TRACE -o FILE'; to write frames use -w");
 	if (o->prep_path && o->nfiles != 1)
-		return fail(err, len, "--prep: a sidecar belongs to one trace; give exactly one file");
+		return opts_fail(err, len, "--prep: a sidecar belongs to one trace; give exactly one file");
 	if (o->info) {
 		if (o->intf1 || o->write_path)
-			return fail(err, len, "--info only reads the files: it takes no -i or -w");
+			return opts_fail(err, len, "--info only reads the files: it takes no -i or -w");
 		if (o->nfiles == 0)
-			return fail(err, len, "no trace file given");
+			return opts_fail(err, len, "no trace file given");
 		return 0;
 	}
 	if (o->intf1 && o->write_path)
-		return fail(err, len, "-i and -w exclude each other: send on an interface or write a file");
+		return opts_fail(err, len, "-i and -w exclude each other: send on an interface or write a file");
 	if (!o->intf1 && !o->write_path)
-		return fail(err, len, "no output: give an interface (-i IF) or an output file (-w FILE)");
+		return opts_fail(err, len, "no output: give an interface (-i IF) or an output file (-w FILE)");
 	if (o->nfiles == 0)
-		return fail(err, len, "no trace file given");
+		return opts_fail(err, len, "no trace file given");
 	if (o->write_path && o->method && strcmp(o->method, "auto") && strcmp(o->method, "file"))
-		return fail(err, len, "-w writes a file: --method %s needs an interface (-i)", o->method);
+		return opts_fail(err, len, "-w writes a file: --method %s needs an interface (-i)", o->method);
 	if (o->intf1 && o->method && !strcmp(o->method, "file"))
-		return fail(err, len, "--method file needs an output file (-w FILE), not -i");
+		return opts_fail(err, len, "--method file needs an output file (-w FILE), not -i");
 	if (o->xdp_mode && strcmp(o->xdp_mode, "auto") && strcmp(o->xdp_mode, "copy") &&
 	    strcmp(o->xdp_mode, "zerocopy"))
-		return fail(err, len, "--xdp-mode: '%s' is not auto, copy or zerocopy", o->xdp_mode);
+		return opts_fail(err, len, "--xdp-mode: '%s' is not auto, copy or zerocopy", o->xdp_mode);
 	return 0;
 }
 
@@ -369,7 +368,7 @@ int opts_set_parse(const struct opt_set *set, void *cfg, int argc, char **argv, 
 	lopts = calloc(set->n + 1, sizeof(*lopts));
 	sopts = calloc(2 + 2 * set->n + 1, 1);
 	if (!lopts || !sopts) {
-		fail(err, errlen, "out of memory");
+		opts_fail(err, errlen, "out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -396,13 +395,13 @@ int opts_set_parse(const struct opt_set *set, void *cfg, int argc, char **argv, 
 
 		if (c == '?') {
 			if (optopt)
-				rc = fail(err, errlen, "unknown option '-%c' (try --help)", optopt);
+				rc = opts_fail(err, errlen, "unknown option '-%c' (try --help)", optopt);
 			else
-				rc = fail(err, errlen, "unknown option '%s' (try --help)", argv[optind - 1]);
+				rc = opts_fail(err, errlen, "unknown option '%s' (try --help)", argv[optind - 1]);
 			goto out;
 		}
 		if (c == ':') {
-			rc = fail(err, errlen, "option '%s' needs an argument", argv[optind - 1]);
+			rc = opts_fail(err, errlen, "option '%s' needs an argument", argv[optind - 1]);
 			goto out;
 		}
 		if (c >= 256) {
@@ -413,7 +412,7 @@ int opts_set_parse(const struct opt_set *set, void *cfg, int argc, char **argv, 
 					d = &table[i];
 		}
 		if (!d) {
-			rc = fail(err, errlen, "internal error: option %d not in the table", c);
+			rc = opts_fail(err, errlen, "internal error: option %d not in the table", c);
 			goto out;
 		}
 		rc = apply(cfg, d, optarg, err, errlen);

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "replay/compiler.h"
+
 #include "edit.h"
 #include "sched.h"
 
@@ -154,5 +156,8 @@ int opts_set_parse(const struct opt_set *set, void *cfg, int argc, char **argv, 
 
 /* opts_set_usage() - print the --help of @set, for program @prog, to @f. */
 void opts_set_usage(const struct opt_set *set, FILE *f, const char *prog);
+
+/* opts_fail() - a usage error: format the reason into @err; returns -EINVAL. */
+int opts_fail(char *err, size_t len, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
 #endif

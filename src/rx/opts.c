@@ -108,44 +108,33 @@ const struct opt_set *rx_opts_set(void)
 	return &rx_set;
 }
 
-static int fail(char *err, size_t len, const char *fmt, ...) PRINTF_LIKE(3, 4);
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* Checks that need every option at once. */
 static int check(const struct rx_opts *o, char *err, size_t len)
 {
 	if (o->help || o->version)
 		return 0;
 	if (o->intf && o->read_path)
-		return fail(err, len, "-i and -r exclude each other: capture live or read a file");
+		return opts_fail(err, len, "-i and -r exclude each other: capture live or read a file");
 	if (!o->intf && !o->read_path)
-		return fail(err, len, "nothing to receive: give an interface (-i IF) or a file (-r FILE)");
+		return opts_fail(err, len, "nothing to receive: give an interface (-i IF) or a file (-r FILE)");
 	if (o->read_path &&
 	    (o->hw_ts || o->block_bytes || o->blocks || o->block_ms || o->timeout_s > 0 ||
 	     o->idle_s > 0))
-		return fail(err, len,
+		return opts_fail(err, len,
 			    "-r reads a file: --hw-timestamps, the ring's options, --timeout and --idle apply to live capture");
 	if (o->block_bytes & (o->block_bytes - 1))
-		return fail(err, len, "--block-size: %llu is not a power of two",
+		return opts_fail(err, len, "--block-size: %llu is not a power of two",
 			    (unsigned long long)o->block_bytes);
 	if (o->block_bytes && o->block_bytes < o->snaplen + 128)
-		return fail(err, len, "--block-size: %llu bytes cannot hold a %llu-byte frame",
+		return opts_fail(err, len, "--block-size: %llu bytes cannot hold a %llu-byte frame",
 			    (unsigned long long)o->block_bytes, (unsigned long long)o->snaplen);
 	if (o->send_log && o->snaplen < PKT_ID_BYTES)
-		return fail(err, len, "--send-log identifies packets by their first %u bytes: --snaplen must be at least that",
+		return opts_fail(err, len, "--send-log identifies packets by their first %u bytes: --snaplen must be at least that",
 			    PKT_ID_BYTES);
 	if (o->plot_dir && !o->reference)
-		return fail(err, len, "--plot draws timing against the reference: give --reference FILE");
+		return opts_fail(err, len, "--plot draws timing against the reference: give --reference FILE");
 	if (o->write_path && o->json && !strcmp(o->write_path, "-") && !strcmp(o->json, "-"))
-		return fail(err, len, "-w - and --json - cannot both write to standard output");
+		return opts_fail(err, len, "-w - and --json - cannot both write to standard output");
 	return 0;
 }
 
@@ -156,7 +145,7 @@ int rx_opts_parse(struct rx_opts *o, int argc, char **argv, char *err, size_t er
 	if (rc < 0)
 		return rc;
 	if (first < argc)
-		return fail(err, errlen, "unexpected argument '%s' (a filter goes in --filter)",
+		return opts_fail(err, errlen, "unexpected argument '%s' (a filter goes in --filter)",
 			    argv[first]);
 	return check(o, err, errlen);
 }
