@@ -7,7 +7,6 @@
  * thing (-i, -r, -w, -s, -c).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
