@@ -320,7 +320,7 @@ static int ng_open(struct trace *t)
 	/* The interfaces declared before the first packet: the caller checks their link types now. */
 	while ((rc = block_head(t, &type, &len)) == 1 && type == BT_IDB) {
 		uint64_t off = trace_offset(t);
-		const uint8_t *b;
+		const uint8_t *b = NULL;
 
 		rc = whole_block(t, len, off, "Interface Description Block", &b);
 		if (rc <= 0)
@@ -446,7 +446,7 @@ static int ng_next(struct trace *t, struct pkt *p)
 {
 	for (;;) {
 		uint64_t off = trace_offset(t);
-		const uint8_t *b;
+		const uint8_t *b = NULL;
 		uint32_t type, len;
 		size_t got;
 		int rc;
