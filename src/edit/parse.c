@@ -327,7 +327,7 @@ int edit_cfg_check(const struct edit_cfg *c, char *err, size_t errlen)
 {
 	if (c->filter) {
 		/* Compile once for Ethernet now, so a bad expression is a usage error. */
-		pcap_t *dead = pcap_open_dead(LINKTYPE_ETHERNET, 262144);
+		pcap_t *dead = pcap_open_dead(LINKTYPE_ETHERNET, (int)PKT_FRAME_MAX_BYTES);
 		struct bpf_program prog;
 		int rc;
 
