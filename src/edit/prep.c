@@ -375,6 +375,15 @@ int edit_prep_open(struct edit_prep **pp, const char *path, const char *trace_pa
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	/* The trace first: a sidecar is checked against a file's whole content, which a pipe has not. */
+	if (!strcmp(trace_path, "-") ||
+	    (stat(trace_path, &st) == 0 && !S_ISREG(st.st_mode))) {
+		snprintf(err, errlen,
+			 "--prep: the trace %s is %s, not a regular file; a sidecar is checked against the whole trace file, so give its path",
+			 trace_path, !strcmp(trace_path, "-") ? "standard input" : "a pipe or device");
+		free(p);
+		return -EINVAL;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		rc = -errno;
