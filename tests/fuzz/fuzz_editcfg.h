@@ -24,7 +24,10 @@ static inline void fuzz_edit_cfg(uint64_t o, struct edit_cfg *cfg)
 		edit_parse_macs(&c.smac, "02:00:00:00:00:01", err, sizeof(err));
 	if (o & 8) {
 		c.vlan = (o & 16) ? EDIT_VLAN_DEL : EDIT_VLAN_ADD;
-		c.vlan_tag = (o >> 8) & 0xfff;
+		/* A tag only with add: with del, edit_cfg_check() refuses it, and the old fuzz_edit
+		 * set it always, so it never reached VLAN del at all. */
+		if (c.vlan == EDIT_VLAN_ADD)
+			c.vlan_tag = (o >> 8) & 0xfff;
 	}
 	if (o & 32)
 		edit_parse_pnat(&c.pnat, (o & 64) ? "0.0.0.0/1:10.0.0.0/7,[::/1]:[fd00::/9]"

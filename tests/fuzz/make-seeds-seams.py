@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-# Seeds for the seam targets, pipeline and prep (tests/fuzz/fuzz_pipeline.c and
+# Seeds for the seam targets, pipeline and prep, and edit's frame-limit cases (tests/fuzz/fuzz_pipeline.c and
 # fuzz_prep.c say how an input is read): the sample traces under a few edit
 # configurations, and synthesised records at the frame limit that reach the
 # bugs issue 11 found (conversion past the edit buffer, VLAN del + padding,
@@ -89,3 +89,9 @@ prep = {
 }
 for k, v in prep.items():
     write('prep', k, v)
+
+# fuzz_edit: a tagged frame whose wire length (mode 6) is 262145..262148, VLAN del + padding.
+for k in range(4):
+    write('edit', f'vlandel-pad-wire{262145 + k}', opts(VLAN | VLAN_DEL | PAD_PAYLOAD | 6 << 56 | k << 32) + tagged + bytes(58))
+    write('edit', f'vlandel-fixlen-wire{262145 + k}', opts(VLAN | VLAN_DEL | FIXLEN | 6 << 56 | k << 32) + tagged + bytes(58))
+write('edit', 'vlanadd-wire-top', opts(VLAN | 7 << 8 | FIXLEN | 7 << 56) + tagged + bytes(58))
