@@ -11,9 +11,11 @@
  * it as a pipe, bits 2-7: the pipe's piece size); bytes 1-8 the edit options
  * (fuzz_editcfg.h); the rest is the trace -- or, synthesised, a recipe for a
  * pcap whose records are as long as the frame limit (and a little more or
- * less) without the input having to be: byte 0 the link type, byte 1 the
- * record count, two bytes per record choosing its captured and wire
- * lengths, and the remaining bytes a template repeated to fill each record.
+ * less) without the input having to be: byte 0 the link type (bit 6: a
+ * pcapng whose blocks are as long as the 1 MiB block cap, give or take),
+ * byte 1 the record count, two bytes per record choosing its captured and
+ * wire lengths, and the remaining bytes a template repeated to fill each
+ * record.
  *
  * Checks: nothing outside its buffer (ASan/UBSan); no frame past
  * PKT_FRAME_MAX_BYTES reaches the writer; the written file reads back as the
@@ -44,7 +46,79 @@ static void put32(uint8_t *b, uint32_t v)
 	memcpy(b, &v, 4); /* the pcap is in our byte order: its magic says so */
 }
 
-/* A classic pcap from the recipe at @r (@n bytes); NULL if the recipe is too short. */
+/* Fill @n bytes at @b from the template (zeros without one). */
+static void fill(uint8_t *b, size_t n, const uint8_t *tmpl, size_t ntmpl)
+{
+	for (size_t k = 0; k < n; k++)
+		b[k] = ntmpl ? tmpl[k % ntmpl] : 0;
+}
+
+/* One pcapng block of @type at @b: @body bytes (a multiple of 4) already at b + 8. */
+static size_t ng_block(uint8_t *b, uint32_t type, size_t body)
+{
+	uint32_t total = (uint32_t)(12 + body);
+
+	put32(b, type);
+	put32(b + 4, total);
+	put32(b + 8 + body, total);
+	return total;
+}
+
+/*
+ * The recipe as a pcapng: each record an EPB whose comment options bring the
+ * block to within -64..+60 bytes of the 1 MiB block cap (byte a's low bits),
+ * so the block-size check is reached with a short input.
+ */
+static uint8_t *synthesise_ng(const uint8_t *r, size_t nrec, uint16_t lt, const uint8_t *tmpl,
+			      size_t ntmpl, size_t *len)
+{
+	const size_t cap_block = 1u << 20; /* TRACE_PEEK_MAX_BYTES */
+	uint8_t *b = malloc(64 + nrec * (cap_block + 128));
+	size_t at = 0;
+
+	if (!b)
+		return NULL;
+	put32(b + 8, 0x1a2b3c4d);
+	put32(b + 12, 1); /* version 1.0 */
+	memset(b + 16, 0xff, 8); /* section length: unknown */
+	at += ng_block(b, 0x0a0d0d0a, 16);
+	put32(b + at + 8, lt);
+	put32(b + at + 12, 0); /* snaplen: none */
+	at += ng_block(b + at, 1, 8);
+	for (size_t i = 0; i < nrec; i++) {
+		uint8_t a = r[2 + 2 * i];
+		uint32_t cap = (uint32_t)a * 64, padded = (cap + 3) & ~3u;
+		uint8_t *e = b + at + 8;
+		size_t body = 20 + padded, want = cap_block + (size_t)(a & 0x1f) * 4 - 64;
+
+		put32(e, 0);
+		put32(e + 4, 0);
+		put32(e + 8, (uint32_t)i);
+		put32(e + 12, cap);
+		put32(e + 16, cap);
+		fill(e + 20, cap, tmpl, ntmpl);
+		memset(e + 20 + cap, 0, padded - cap);
+		/* Comments (code 1) of up to 65532 bytes until the block is @want long, then the end. */
+		while (12 + body + 4 + 4 <= want) {
+			size_t o = want - (12 + body + 4) - 4;
+
+			if (o > 65532)
+				o = 65532;
+			o &= ~(size_t)3;
+			e[body] = 1, e[body + 1] = 0;
+			e[body + 2] = (uint8_t)o, e[body + 3] = (uint8_t)(o >> 8);
+			memset(e + body + 4, 'c', o);
+			body += 4 + o;
+		}
+		memset(e + body, 0, 4); /* opt_endofopt */
+		body += 4;
+		at += ng_block(b + at, 6, body);
+	}
+	*len = at;
+	return b;
+}
+
+/* A classic pcap (or, byte 0 bit 6, a pcapng) from the recipe at @r (@n bytes); NULL if too short. */
 static uint8_t *synthesise(const uint8_t *r, size_t n, size_t *len)
 {
 	const uint8_t *tmpl;
@@ -58,6 +132,10 @@ static uint8_t *synthesise(const uint8_t *r, size_t n, size_t *len)
 		return NULL;
 	tmpl = r + 2 + 2 * nrec;
 	ntmpl = n - 2 - 2 * nrec;
+	if (r[0] & 0x40)
+		return synthesise_ng(r, nrec,
+				     syn_linktypes[r[0] % (sizeof(syn_linktypes) / sizeof(syn_linktypes[0]))],
+				     tmpl, ntmpl, len);
 	b = malloc(24 + nrec * (16 + (size_t)PKT_FRAME_MAX_BYTES + 64));
 	if (!b)
 		return NULL;
@@ -93,8 +171,7 @@ static uint8_t *synthesise(const uint8_t *r, size_t n, size_t *len)
 		at += 16;
 		if (cap > PKT_FRAME_MAX_BYTES + 64)
 			cap = PKT_FRAME_MAX_BYTES + 64;
-		for (uint32_t k = 0; k < cap; k++)
-			b[at + k] = ntmpl ? tmpl[k % ntmpl] : 0;
+		fill(b + at, cap, tmpl, ntmpl);
 		at += cap;
 	}
 	*len = at;

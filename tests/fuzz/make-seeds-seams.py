@@ -62,6 +62,8 @@ pipeline = {
         syn(0, [(12, wire_over(k)) for k in range(1, 5)], tagged),
     # Wire lengths at the top of 32 bits through conversion and VLAN add.
     'syn-wire-top-vlanadd': bytes([1]) + opts(VLAN | FIXLEN) + syn(4, [(12, 2), (12, 2 | 4 << 2)], null),
+    # pcapng blocks at the 1 MiB block cap (RAW, frames of about 5 KB): just under, at, over.
+    'syn-ng-block-cap': bytes([1]) + opts(DMAC) + syn(0x40 | 1, [(0x4f, 0), (0x50, 0), (0x51, 0)], ipv4),
     # A frame at the limit and a VLAN tag.
     'syn-eth-cap-vlanadd': bytes([3 | 9 << 2]) + opts(VLAN) + syn(0, [(AT_LIMIT, 0), (AT_LIMIT - 1, 1 << 2)], tagged),
 }
