@@ -3,6 +3,8 @@
  * --mtu-trunc: cut frames whose layer-3 part is longer than --mtu (default
  * 1500) down to it, and say so in the IP (and UDP) length fields; checksums
  * are then recomputed over what is left.  Frames that are not IP are cut too.
+ * IP headers never are: an IP packet whose header (options included) is
+ * longer than --mtu fails, since no length field could describe the rest.
  */
 #include <netinet/in.h>
 
