@@ -44,16 +44,19 @@ run_suites() {
 
 # fuzz_all DIR SECONDS: run every libFuzzer target in DIR (fuzz_NAME) for SECONDS from its
 # seed corpus (tests/fuzz/corpus/NAME); new inputs go to a scratch directory, crashes to
-# DIR/crashes/ (and fail the run).
+# DIR/crashes/ (and fail the run).  tests/fuzz/NAME.options, if there, holds more libFuzzer
+# flags for that target (-max_len for inputs past libFuzzer's default of 4096 bytes).
 fuzz_all() {
-	local dir=$1 secs=$2 f name work
+	local dir=$1 secs=$2 f name work opts
 	mkdir -p "$dir/crashes"
 	for f in "$dir"/tests/fuzz/fuzz_*; do
 		[ -x "$f" ] && [ -f "$f" ] || continue
 		name=$(basename "$f")
 		work=$(mktemp -d)
-		log "fuzzing $name for ${secs}s"
-		if ! "$f" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		opts=()
+		[ -f "tests/fuzz/${name#fuzz_}.options" ] && read -ra opts <"tests/fuzz/${name#fuzz_}.options"
+		log "fuzzing $name for ${secs}s ${opts[*]}"
+		if ! "$f" "${opts[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 			-artifact_prefix="$dir/crashes/$name-" "$work" "tests/fuzz/corpus/${name#fuzz_}" \
 			>"$dir/$name.log" 2>&1; then
 			tail -n 40 "$dir/$name.log" >&2

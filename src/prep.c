@@ -39,6 +39,11 @@ int prep_main(const struct opts *o)
 		goto out;
 	}
 	while ((rc = trace_next(t, &p)) == 1) {
+		/* A packet the reader could not make Ethernet of fails the replay too: say so now. */
+		if (p.linktype != LINKTYPE_ETHERNET) {
+			log_err("%s", trace_strerror(t));
+			goto out;
+		}
 		rc = edit_chain_apply(c, &p);
 		if (rc < 0) {
 			/* A packet the chain cannot edit fails the same way at replay: say so now. */

@@ -189,20 +189,25 @@ void edit_chain_use_prep(struct edit_chain *c, const struct edit_prep *prep);
 void edit_chain_free(struct edit_chain *c);
 
 /*
- * The prep sidecar (replay prep TRACE -o TRACE.prep).  Version 1 layout,
+ * The prep sidecar (replay prep TRACE -o TRACE.prep).  Version 2 layout,
  * little-endian:
  *   header (64 bytes): magic "RPLYPREP", u32 version, u32 record size,
- *     u64 trace size, i64 trace mtime (ns), u64 FNV-1a of the trace's first
- *     4096 bytes, u64 edit_cfg_hash(), u64 records, 8 reserved bytes;
+ *     u64 trace size, u64 edit_prep_content_hash() of the whole trace file,
+ *     8 reserved bytes, u64 edit_cfg_hash(), u64 records, 8 reserved bytes;
  *   then one record per trace record, in order (record n at index n - 1).
+ * Version 1 bound a sidecar to the trace's size, mtime and first 4096 bytes
+ * only, so a trace changed further in kept its stale checksums.
  */
-#define EDIT_PREP_VERSION 1u
+#define EDIT_PREP_VERSION 2u
+
+/* edit_prep_content_hash() - the 64-bit hash a sidecar identifies its trace's content by. */
+uint64_t edit_prep_content_hash(const void *buf, size_t len);
 
 struct edit_prep_writer;
 
 /*
- * edit_prep_create() - start a sidecar for the trace at @trace_path (its size,
- * mtime and header hash are taken now) made by chain @c (built from @cfg;
+ * edit_prep_create() - start a sidecar for the trace at @trace_path (its size
+ * and content hash are taken now, reading the whole file) made by chain @c (built from @cfg;
  * from now on it walks every packet's layers for the sidecar), to be written to
  * @out_path on commit (a temporary file renamed into place, so a failed prep
  * leaves nothing behind).  Returns 0 or -errno with the reason in @err.
@@ -226,7 +231,8 @@ void edit_prep_abort(struct edit_prep_writer *w);
 
 /*
  * edit_prep_open() - map the sidecar at @path and check it against the trace
- * at @trace_path (size, mtime, header hash) and against @cfg.  A stale or
+ * at @trace_path (size and content hash: the whole file is read once) and
+ * against @cfg.  A stale or
  * foreign sidecar is refused: -ESTALE (or -EINVAL for one that is not a
  * sidecar) with the reason in @err.  Returns 0 and *@pp on success.
  */

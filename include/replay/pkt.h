@@ -28,6 +28,16 @@ enum {
 
 #define ETH_HDR_BYTES 14u /* destination, source, EtherType */
 
+/*
+ * PKT_FRAME_MAX_BYTES - the largest frame anywhere in the pipeline, defined
+ * here once: libpcap's maximum snapshot length (262144).  The readers refuse
+ * a longer record (TRACE_RECORD_MAX_BYTES), link-type conversion refuses a
+ * packet whose Ethernet form would be longer, the edit chain builds nothing
+ * longer (EDIT_FRAME_MAX, VLAN tags and padding included) and the pcap
+ * writer declares it as its snaplen.
+ */
+#define PKT_FRAME_MAX_BYTES (256u * 1024u)
+
 struct pkt {
 	const uint8_t *data; /* first captured byte; not owned */
 	uint32_t caplen;     /* bytes at data */

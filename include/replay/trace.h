@@ -23,12 +23,12 @@
 #include "pkt.h"
 
 /*
- * RECORD_MAX_BYTES - the largest record any reader accepts.  libpcap's own
- * ceiling (262144, the maximum snapshot length) for every link type we send;
- * anything larger is corruption, and checking it before use keeps a bad
- * length from walking us off the end of the file.
+ * RECORD_MAX_BYTES - the largest record any reader accepts: the pipeline's
+ * frame limit (PKT_FRAME_MAX_BYTES, libpcap's maximum snapshot length) for
+ * every link type we send; anything larger is corruption, and checking it
+ * before use keeps a bad length from walking us off the end of the file.
  */
-#define TRACE_RECORD_MAX_BYTES (256u * 1024u)
+#define TRACE_RECORD_MAX_BYTES PKT_FRAME_MAX_BYTES
 
 /*
  * TRACE_VIEW_KEEP_BYTES - how long a view outlives later calls, at least

@@ -36,7 +36,7 @@ struct edit_chain {
 	struct edit_cfg cfg;          /* our copy: edits keep pointers to it */
 	struct edit edits[ARRAY_SIZE(edit_order)];
 	unsigned nedits;
-	uint8_t *buf;                 /* EDIT_HEADROOM + EDIT_FRAME_MAX bytes */
+	uint8_t *buf;                 /* EDIT_BUF_BYTES: headroom, frame, tailroom */
 	uint8_t *dirty_lo, *dirty_hi; /* bytes of buf earlier packets may have left non-zero */
 	struct host *hosts;           /* NULL unless a pair form needs directions */
 	unsigned nhosts;
@@ -64,7 +64,7 @@ int edit_chain_new(struct edit_chain **cp, const struct edit_cfg *cfg)
 	if (!c)
 		return -ENOMEM;
 	c->cfg = *cfg;
-	c->buf = calloc(1, EDIT_HEADROOM + EDIT_FRAME_MAX);
+	c->buf = calloc(1, EDIT_BUF_BYTES);
 	if (!c->buf)
 		goto nomem;
 	c->dirty_lo = c->dirty_hi = c->buf + EDIT_HEADROOM;
@@ -127,7 +127,7 @@ uint8_t *edit_wr(struct edit_ctx *c)
 	struct edit_chain *ch = c->chain;
 
 	if (!c->writable) {
-		/* caplen <= TRACE_RECORD_MAX_BYTES (the readers' limit) <= EDIT_FRAME_MAX. */
+		/* caplen <= EDIT_FRAME_MAX: edit_chain_apply() refuses a longer packet. */
 		memcpy(c->base, c->p->data, c->p->caplen);
 		c->p->data = c->base;
 		c->writable = true;
@@ -137,6 +137,14 @@ uint8_t *edit_wr(struct edit_ctx *c)
 			ch->dirty_hi = c->base + c->p->caplen;
 	}
 	return (uint8_t *)c->p->data;
+}
+
+uint32_t edit_room(const struct edit_ctx *c)
+{
+	const uint8_t *start = c->writable ? c->p->data : c->base;
+	size_t room = (size_t)(c->chain->buf + EDIT_BUF_BYTES - start);
+
+	return room < EDIT_FRAME_MAX ? (uint32_t)room : EDIT_FRAME_MAX;
 }
 
 void edit_zero_tail(struct edit_ctx *c, uint8_t *start, uint32_t from, uint32_t len)
@@ -188,7 +196,7 @@ uint8_t *edit_push(struct edit_ctx *c, uint32_t at, uint32_t n)
 	struct edit_chain *ch = c->chain;
 	uint8_t *d = edit_wr(c);
 
-	if (d - n < ch->buf || at > c->p->caplen)
+	if ((size_t)(d - ch->buf) < n || at > c->p->caplen)
 		return NULL;
 	memmove(d - n, d, at);
 	d -= n;
@@ -334,6 +342,12 @@ int edit_chain_apply(struct edit_chain *ch, struct pkt *p)
 	ch->orig_valid = false;
 	ch->in_caplen = p->caplen;
 	ch->in_wirelen = p->wirelen;
+	/* The readers never hand out more; a caller's packet that is longer would not fit the buffer. */
+	if (unlikely(p->caplen > EDIT_FRAME_MAX)) {
+		rc = edit_fail(c, "a packet of %u bytes is longer than the frame limit (%u)", p->caplen,
+			       EDIT_FRAME_MAX);
+		goto out;
+	}
 	if (ch->prep && (rc = from_sidecar(ch, p, &r)) < 0)
 		goto out;
 	if (ch->recording)

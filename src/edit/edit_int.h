@@ -16,8 +16,13 @@
 
 /* Room in front of the copied frame for VLAN tags pushed by --enet-vlan add. */
 #define EDIT_HEADROOM 64u
-/* The largest frame the chain builds: a padded packet goes out at its wire length. */
-#define EDIT_FRAME_MAX (256u * 1024u)
+/* The largest frame the chain takes or builds (a padded packet goes out at its wire length,
+ * a pushed VLAN tag counts): the pipeline's one limit. */
+#define EDIT_FRAME_MAX PKT_FRAME_MAX_BYTES
+/* Room behind it: a frame pulled forward by --enet-vlan del ends up to 4 bytes later in the
+ * buffer; the edits check the room they write to, this is only their margin. */
+#define EDIT_TAILROOM 64u
+#define EDIT_BUF_BYTES (EDIT_HEADROOM + EDIT_FRAME_MAX + EDIT_TAILROOM)
 /* VLAN tags and IPv6 extension headers walked before giving up on a packet. */
 #define EDIT_VLAN_MAX 8
 #define EDIT_IP6_EXT_MAX 8
@@ -102,6 +107,10 @@ extern const struct edit_ops edit_fixcsum_ops;
 
 /* edit_wr() - make the packet writable (copy it into the chain buffer once) and return its bytes. */
 uint8_t *edit_wr(struct edit_ctx *c);
+
+/* edit_room() - bytes the frame may grow to where it is now (the chain buffer's end, and
+ * EDIT_FRAME_MAX): what padding may fill. */
+uint32_t edit_room(const struct edit_ctx *c);
 
 /* edit_layers() - the packet's layers, parsed on first use. */
 const struct layers *edit_layers(struct edit_ctx *c);

@@ -37,7 +37,7 @@ static int compile(struct filter *f, const char *expr, unsigned linktype)
 	f->n++;
 	f->lt[i].linktype = linktype;
 	f->lt[i].rc = 0;
-	dead = pcap_open_dead((int)linktype, 262144);
+	dead = pcap_open_dead((int)linktype, (int)PKT_FRAME_MAX_BYTES);
 	if (!dead) {
 		snprintf(f->lt[i].err, sizeof(f->lt[i].err), "out of memory");
 		return f->lt[i].rc = -ENOMEM;

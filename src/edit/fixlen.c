@@ -26,9 +26,10 @@ static int fixlen_apply(struct edit *e, struct edit_ctx *c)
 	case EDIT_FIXLEN_DEL:
 		return EDIT_DROP;
 	case EDIT_FIXLEN_PAD:
-		if (p->wirelen > EDIT_FRAME_MAX)
+		/* The room where the frame is now: after --enet-vlan del it starts 4 bytes later. */
+		if (p->wirelen > edit_room(c))
 			return edit_fail(c, "wire length %u is too large to pad (limit %u)", p->wirelen,
-					 EDIT_FRAME_MAX);
+					 edit_room(c));
 		d = edit_wr(c);
 		edit_zero_tail(c, d, p->caplen, p->wirelen);
 		if (c->zero_from > p->caplen)

@@ -3,6 +3,8 @@
  * --mtu-trunc: cut frames whose layer-3 part is longer than --mtu (default
  * 1500) down to it, and say so in the IP (and UDP) length fields; checksums
  * are then recomputed over what is left.  Frames that are not IP are cut too.
+ * IP headers never are: an IP packet whose header (options included) is
+ * longer than --mtu fails, since no length field could describe the rest.
  */
 #include <netinet/in.h>
 
@@ -40,11 +42,19 @@ static int mtu_apply(struct edit *e, struct edit_ctx *c)
 
 	if (c->p->wirelen <= max && c->p->caplen <= max)
 		return EDIT_KEEP;
+	/* Never into the IP header (options included): its length field could not say so. */
+	if (l->flags & L_IP) {
+		uint32_t iphdr = l->ipver == 4 ? (uint32_t)(l->l4off - l->l3off) : 40u;
+
+		if (e->cfg->mtu < iphdr)
+			return edit_fail(c, "--mtu %llu is shorter than this packet's IPv%u header (%u bytes); --mtu-trunc never cuts IP headers",
+					 (unsigned long long)e->cfg->mtu, l->ipver, iphdr);
+	}
 	edit_wr(c);
 	c->p->wirelen = (uint32_t)max;
 	if (c->p->caplen > max)
 		c->p->caplen = (uint32_t)max;
-	if ((l->flags & L_IP) && e->cfg->mtu >= (l->ipver == 4 ? 20u : 40u) && l->l3len > e->cfg->mtu) {
+	if ((l->flags & L_IP) && l->l3len > e->cfg->mtu) {
 		set_lengths(c, (uint32_t)e->cfg->mtu);
 		/* A cut first fragment of a UDP datagram can never match its checksum again: say
 		 * "no checksum" (IPv4 allows it), as tcprewrite does. */

@@ -41,8 +41,9 @@ static int pad_apply(struct edit *e, struct edit_ctx *c)
 	uint8_t *d;
 
 	(void)e;
-	if (len > EDIT_FRAME_MAX)
-		return edit_fail(c, "wire length %u is too large to pad (limit %u)", len, EDIT_FRAME_MAX);
+	/* The room where the frame is now: after --enet-vlan del it starts 4 bytes later. */
+	if (len > edit_room(c))
+		return edit_fail(c, "wire length %u is too large to pad (limit %u)", len, edit_room(c));
 	if (c->writable) {
 		d = (uint8_t *)p->data;
 	} else {

@@ -59,15 +59,21 @@ int edit_parse_pktlist(void *field, const char *arg, char *err, size_t errlen)
 	for (;;) {
 		int64_t lo = number(&s, UINT64_MAX / 2), hi;
 
-		if (lo < 1)
-			return fail(err, errlen, "'%s': expected a packet number from 1 at '%s'", arg, s);
+		if (lo < 0)
+			return fail(err, errlen, "'%s': expected a packet number at '%s'", arg, s);
+		if (lo == 0)
+			return fail(err, errlen, "'%s': packet numbers count from 1, not 0", arg);
 		hi = lo;
 		if (*s == '-') {
 			s++;
 			if (!*s || *s == ',')
 				hi = INT64_MAX; /* open range: to the end */
-			else if ((hi = number(&s, UINT64_MAX / 2)) < lo)
-				return fail(err, errlen, "'%s': a range must go from low to high", arg);
+			else if ((hi = number(&s, UINT64_MAX / 2)) < 0)
+				return fail(err, errlen, "'%s': expected the packet number that ends the range at '%s'",
+					    arg, s);
+			else if (hi < lo)
+				return fail(err, errlen, "'%s': the range %lld-%lld goes from high to low", arg,
+					    (long long)lo, (long long)hi);
 		}
 		if (l->n == EDIT_LIST_MAX)
 			return fail(err, errlen, "'%s': more than %d ranges", arg, EDIT_LIST_MAX);
@@ -327,7 +333,7 @@ int edit_cfg_check(const struct edit_cfg *c, char *err, size_t errlen)
 {
 	if (c->filter) {
 		/* Compile once for Ethernet now, so a bad expression is a usage error. */
-		pcap_t *dead = pcap_open_dead(LINKTYPE_ETHERNET, 262144);
+		pcap_t *dead = pcap_open_dead(LINKTYPE_ETHERNET, (int)PKT_FRAME_MAX_BYTES);
 		struct bpf_program prog;
 		int rc;
 

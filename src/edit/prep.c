@@ -6,10 +6,11 @@
  * edited (padded, rewritten) form carries; `replay --prep` maps the file and
  * the chain copies those values instead of parsing and summing.
  *
- * The sidecar is bound to its trace (size, mtime, a hash of the first 4096
- * bytes) and to the edit options (edit_cfg_hash()); anything else is refused,
- * since stale checksums would go on the wire looking valid to us.
+ * The sidecar is bound to its trace (size and a hash of its whole content)
+ * and to the edit options (edit_cfg_hash()); anything else is refused, since
+ * stale checksums would go on the wire looking valid to us.
  */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,7 +24,6 @@
 
 #define PREP_MAGIC "RPLYPREP"
 #define PREP_HDR_BYTES 64u
-#define PREP_HEAD_HASHED 4096u
 
 struct edit_prep {
 	const uint8_t *map; /* the whole file */
@@ -114,14 +114,92 @@ int prep_lookup(const struct edit_prep *prep, uint64_t recno, struct prep_rec *r
 	return 0;
 }
 
-/* The trace's identity: size, mtime and FNV-1a of its first PREP_HEAD_HASHED bytes. */
-static int trace_identity(const char *path, uint64_t *size, int64_t *mtime_ns, uint64_t *hash,
-			  char *err, size_t errlen)
+/*
+ * The content hash: four lanes of xxHash64's round (Yann Collet, "xxHash,
+ * extremely fast hash algorithm", 2012; its published primes) over 32-byte
+ * blocks, merged with the length and finished by SplitMix64's mixer (Steele,
+ * Lea and Flood, "Fast splittable pseudorandom number generators", 2014).
+ * Several GB/s: checking a trace costs about one sequential read of it.
+ * Not cryptographic: it tells a changed trace from its sidecar's, it does not
+ * stand against someone forging a collision.
+ */
+#define HASH_P1 0x9e3779b185ebca87ull
+#define HASH_P2 0xc2b2ae3d27d4eb4full
+#define HASH_BLOCK 32u
+#define HASH_READ_BYTES (1u << 20) /* a multiple of HASH_BLOCK */
+
+struct content_hash {
+	uint64_t lane[4];
+	uint64_t len;
+};
+
+static inline uint64_t rotl64(uint64_t v, int r)
 {
-	uint8_t head[PREP_HEAD_HASHED];
+	return v << r | v >> (64 - r);
+}
+
+static void hash_init(struct content_hash *h)
+{
+	h->lane[0] = HASH_P1 + HASH_P2;
+	h->lane[1] = HASH_P2;
+	h->lane[2] = 0;
+	h->lane[3] = 0 - HASH_P1;
+	h->len = 0;
+}
+
+/* hash_blocks() - @n bytes (a multiple of HASH_BLOCK) at @b. */
+static void hash_blocks(struct content_hash *h, const uint8_t *b, size_t n)
+{
+	for (size_t at = 0; at < n; at += HASH_BLOCK)
+		for (int i = 0; i < 4; i++) {
+			uint64_t w;
+
+			memcpy(&w, b + at + 8 * i, 8);
+			w = le64toh(w);
+			h->lane[i] = rotl64(h->lane[i] + w * HASH_P2, 31) * HASH_P1;
+		}
+	h->len += n;
+}
+
+/* hash_final() - the value, after the last @n (< HASH_BLOCK) bytes at @b. */
+static uint64_t hash_final(struct content_hash *h, const uint8_t *b, size_t n)
+{
+	uint8_t tail[HASH_BLOCK] = { 0 };
+	uint64_t v;
+
+	memcpy(tail, b, n);
+	hash_blocks(h, tail, HASH_BLOCK); /* zero padding; the true length goes in below */
+	h->len -= HASH_BLOCK - n;
+	v = rotl64(h->lane[0], 1) + rotl64(h->lane[1], 7) + rotl64(h->lane[2], 12) +
+	    rotl64(h->lane[3], 18) + h->len;
+	v = (v ^ (v >> 30)) * 0xbf58476d1ce4e5b9ull;
+	v = (v ^ (v >> 27)) * 0x94d049bb133111ebull;
+	return v ^ (v >> 31);
+}
+
+uint64_t edit_prep_content_hash(const void *buf, size_t len)
+{
+	struct content_hash h;
+	size_t whole = len / HASH_BLOCK * HASH_BLOCK;
+
+	hash_init(&h);
+	hash_blocks(&h, buf, whole);
+	return hash_final(&h, (const uint8_t *)buf + whole, len - whole);
+}
+
+/*
+ * The trace's identity: its size and a hash of its whole content, read once
+ * from start to end.  Not the modification time: a trace copied or touched
+ * but unchanged keeps its sidecar; one changed in a single byte does not.
+ */
+static int trace_identity(const char *path, uint64_t *size, uint64_t *hash, char *err,
+			  size_t errlen)
+{
+	struct content_hash h;
 	struct stat st;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint8_t *buf = NULL;
+	size_t have = 0;
+	int rc = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		int e = errno;
@@ -136,18 +214,42 @@ static int trace_identity(const char *path, uint64_t *size, int64_t *mtime_ns, u
 		snprintf(err, errlen, "%s: a prep sidecar needs a regular trace file", path);
 		return -EINVAL;
 	}
-	n = pread(fd, head, sizeof(head), 0);
-	close(fd);
-	if (n < 0) {
-		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-		return -EIO;
+	buf = malloc(HASH_READ_BYTES);
+	if (!buf) {
+		close(fd);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
-	*size = (uint64_t)st.st_size;
-	*mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-	*hash = 14695981039346656037ull;
-	for (ssize_t i = 0; i < n; i++)
-		*hash = (*hash ^ head[i]) * 1099511628211ull;
-	return 0;
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	hash_init(&h);
+	for (;;) {
+		ssize_t n = read(fd, buf + have, HASH_READ_BYTES - have);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+			break;
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
+		if (have == HASH_READ_BYTES) {
+			hash_blocks(&h, buf, have);
+			have = 0;
+		}
+	}
+	if (!rc) {
+		size_t whole = have / HASH_BLOCK * HASH_BLOCK;
+
+		hash_blocks(&h, buf, whole);
+		*hash = hash_final(&h, buf + whole, have - whole);
+		*size = h.len;
+	}
+	free(buf);
+	close(fd);
+	return rc;
 }
 
 int edit_prep_create(struct edit_prep_writer **wp, const char *out_path, const char *trace_path,
@@ -155,7 +257,6 @@ int edit_prep_create(struct edit_prep_writer **wp, const char *out_path, const c
 {
 	struct edit_prep_writer *w = calloc(1, sizeof(*w));
 	uint64_t size, hash;
-	int64_t mtime;
 	int fd, rc;
 
 	*wp = w;
@@ -165,7 +266,7 @@ int edit_prep_create(struct edit_prep_writer **wp, const char *out_path, const c
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	rc = trace_identity(trace_path, &size, &mtime, &hash, err, errlen);
+	rc = trace_identity(trace_path, &size, &hash, err, errlen);
 	if (rc < 0)
 		return rc;
 	fd = mkstemp(w->tmp);
@@ -184,8 +285,8 @@ int edit_prep_create(struct edit_prep_writer **wp, const char *out_path, const c
 	put_le(w->hdr + 8, EDIT_PREP_VERSION, 4);
 	put_le(w->hdr + 12, PREP_REC_BYTES, 4);
 	put_le(w->hdr + 16, size, 8);
-	put_le(w->hdr + 24, (uint64_t)mtime, 8);
-	put_le(w->hdr + 32, hash, 8);
+	put_le(w->hdr + 24, hash, 8);
+	/* 32..39 reserved (zero) */
 	put_le(w->hdr + 40, edit_cfg_hash(cfg), 8);
 	/* The record count (offset 48) is filled in by commit. */
 	if (fwrite(w->hdr, 1, PREP_HDR_BYTES, w->f) != PREP_HDR_BYTES) {
@@ -265,7 +366,6 @@ int edit_prep_open(struct edit_prep **pp, const char *path, const char *trace_pa
 {
 	struct edit_prep *p = calloc(1, sizeof(*p));
 	uint64_t size, hash, nrec;
-	int64_t mtime;
 	struct stat st;
 	void *m;
 	int fd, rc;
@@ -274,6 +374,15 @@ int edit_prep_open(struct edit_prep **pp, const char *path, const char *trace_pa
 	if (!p) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
+	}
+	/* The trace first: a sidecar is checked against a file's whole content, which a pipe has not. */
+	if (!strcmp(trace_path, "-") ||
+	    (stat(trace_path, &st) == 0 && !S_ISREG(st.st_mode))) {
+		snprintf(err, errlen,
+			 "--prep: the trace %s is %s, not a regular file; a sidecar is checked against the whole trace file, so give its path",
+			 trace_path, !strcmp(trace_path, "-") ? "standard input" : "a pipe or device");
+		free(p);
+		return -EINVAL;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
@@ -316,15 +425,15 @@ int edit_prep_open(struct edit_prep **pp, const char *path, const char *trace_pa
 		goto fail;
 	}
 	p->nrec = nrec;
-	rc = trace_identity(trace_path, &size, &mtime, &hash, err, errlen);
+	rc = trace_identity(trace_path, &size, &hash, err, errlen);
 	if (rc < 0)
 		goto fail;
-	if (get_le(p->map + 16, 8) != size || (int64_t)get_le(p->map + 24, 8) != mtime ||
-	    get_le(p->map + 32, 8) != hash) {
+	if (get_le(p->map + 16, 8) != size || get_le(p->map + 24, 8) != hash) {
 		snprintf(err, errlen,
-			 "%s: stale or foreign sidecar: it was made for a trace of %llu bytes with another modification time or header than %s (%llu bytes); run 'replay prep' again",
-			 path, (unsigned long long)get_le(p->map + 16, 8), trace_path,
-			 (unsigned long long)size);
+			 "%s: stale or foreign sidecar: it was made for a trace of %llu bytes with content hash %016llx, %s is %llu bytes with content hash %016llx; run 'replay prep' again",
+			 path, (unsigned long long)get_le(p->map + 16, 8),
+			 (unsigned long long)get_le(p->map + 24, 8), trace_path,
+			 (unsigned long long)size, (unsigned long long)hash);
 		rc = -ESTALE;
 		goto fail;
 	}

@@ -39,6 +39,12 @@ static int vlan_apply(struct edit *e, struct edit_ctx *c)
 			old = (uint16_t)(d[14] << 8 | d[15]);
 		tci |= cfg->vlan_pri != EDIT_UNSET ? (uint16_t)(cfg->vlan_pri << 13) : (old & 0xe000);
 		tci |= cfg->vlan_cfi != EDIT_UNSET ? (uint16_t)(cfg->vlan_cfi << 12) : (old & 0x1000);
+		/* Never past the frame limit, and a 32-bit wire length must not wrap. */
+		if (c->p->caplen > EDIT_FRAME_MAX - 4)
+			return edit_fail(c, "a VLAN tag would make the %u-byte frame longer than the frame limit (%u)",
+					 c->p->caplen, EDIT_FRAME_MAX);
+		if (c->p->wirelen > UINT32_MAX - 4)
+			return edit_fail(c, "a VLAN tag would overflow the wire length %u", c->p->wirelen);
 		w = edit_push(c, 12, 4);
 		if (!w)
 			return edit_fail(c, "no room to add another VLAN tag");

@@ -41,6 +41,7 @@
 #define ERF_PROBE_RECORDS 3
 
 #define ERF_FLAG_RXERR 0x10
+#define ERF_FLAGS_RESERVED 0xc0 /* bits 6-7 of the flags */
 
 enum {
 	ERF_TYPE_HDLC_POS = 1,
@@ -108,6 +109,21 @@ static long ext_bytes(const uint8_t *r, size_t len)
 	return (long)(at - ERF_HDR_BYTES);
 }
 
+/* Does the record at @r (@avail bytes at hand) hold its header, extensions and Ethernet pad? */
+static bool record_fits(const uint8_t *r, size_t rlen, size_t avail)
+{
+	long ext;
+
+	if (rlen < ERF_HDR_BYTES)
+		return false;
+	if (rlen > avail)
+		return true; /* as far as the head goes */
+	ext = ext_bytes(r, rlen);
+	if (ext < 0)
+		return false;
+	return !is_eth(r[8] & 0x7f) || ERF_HDR_BYTES + (size_t)ext + ERF_ETH_PAD_BYTES <= rlen;
+}
+
 static bool erf_probe(const uint8_t *head, size_t len)
 {
 	size_t at = 0;
@@ -125,7 +141,17 @@ static bool erf_probe(const uint8_t *head, size_t len)
 		/* Past the first record, a broken length is the reader's to report, with its offset. */
 		if (n > 0 && rlen < ERF_HDR_BYTES)
 			return true;
-		if (rlen < ERF_HDR_BYTES || le64(r) >> 32 == 0)
+		if (le64(r) >> 32 == 0)
+			return false;
+		/*
+		 * The first record's header is ERF's (a known type, a time, no reserved flag):
+		 * a broken length in it is the reader's to report too, as the record error it
+		 * is -- not "unknown magic" over the timestamp's first bytes.
+		 */
+		if (n == 0 && (r[9] & ERF_FLAGS_RESERVED) == 0 && (r[8] & 0x7f) != ERF_TYPE_PAD &&
+		    !record_fits(r, rlen, avail))
+			return true;
+		if (rlen < ERF_HDR_BYTES)
 			return false;
 		ext = ext_bytes(r, MIN(rlen, avail));
 		if (ext < 0 && rlen <= avail)

@@ -208,6 +208,14 @@ bool trace_to_ethernet(struct trace *t, struct pkt *p)
 	}
 
 	len = p->caplen - hdr;
+	/* The pipeline's one limit: an IP packet of 262144 bytes has no Ethernet form within it. */
+	if (unlikely(len > PKT_FRAME_MAX_BYTES - ETH_HDR_BYTES))
+		return unconvertible(t, p, "its Ethernet frame would be %u bytes, longer than the frame limit (%u)",
+				     ETH_HDR_BYTES + len, PKT_FRAME_MAX_BYTES);
+	/* Nor may a 32-bit wire length wrap. */
+	if (unlikely(p->wirelen > hdr && p->wirelen - hdr > UINT32_MAX - ETH_HDR_BYTES))
+		return unconvertible(t, p, "its wire length %u would overflow as an Ethernet frame",
+				     p->wirelen);
 	if (!t->ring) {
 		/* Mapped, not malloc()ed: a short trace only costs the pages it fills. */
 		void *r = mmap(NULL, TRACE_RING_BYTES, PROT_READ | PROT_WRITE,

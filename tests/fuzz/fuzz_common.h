@@ -50,8 +50,8 @@ static inline void fuzz_drain(const uint8_t *data, size_t size, const struct tra
 		if (pass && trace_rewind(t) < 0)
 			break;
 		while ((r->end_rc = trace_next(t, &p)) == 1) {
-			/* a record can never claim more than a reader accepts, nor more than the input */
-			if (p.caplen > TRACE_RECORD_MAX_BYTES + 14 || p.recno == 0)
+			/* a record can never be longer than the pipeline's frame limit, conversion included */
+			if (p.caplen > PKT_FRAME_MAX_BYTES || p.recno == 0)
 				abort();
 			r->npkts++;
 			/* every record moves the cursor: a reader that does not would loop forever */

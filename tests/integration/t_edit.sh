@@ -69,8 +69,14 @@ test_edit_errors() {
 	expect_fail 2 "^replay: --prep: a sidecar belongs to one trace" \
 		"$REPLAY" -w "$o" --prep x "$TRACES/dns.pcap" "$TRACES/http.pcap"
 	# A stale sidecar (its trace changed) and a foreign one are refused before sending.
+	# Only touching the trace changes nothing: the sidecar is bound to its content (issue 11).
 	cp "$TRACES/dns.pcap" "$WORK/d.pcap"
 	"$REPLAY" prep -q "$WORK/d.pcap" -o "$WORK/d.prep" --pad-payload
+	touch -d '2001-01-01' "$WORK/d.pcap"
+	"$REPLAY" -q -w "$o" --pad-payload --prep "$WORK/d.prep" "$WORK/d.pcap" ||
+		die "a touched but unchanged trace lost its sidecar"
+	rm -f "$o"
+	printf '\x01' | dd of="$WORK/d.pcap" bs=1 seek=700 conv=notrunc status=none
 	touch -d '2001-01-01' "$WORK/d.pcap"
 	expect_fail 1 "^replay: $WORK/d.prep: stale or foreign sidecar" \
 		"$REPLAY" -w "$o" --pad-payload --prep "$WORK/d.prep" "$WORK/d.pcap"

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -107,6 +109,14 @@ static void test_parsers(void **state)
 	assert_true(l.r[2].lo == 72 && l.r[2].hi == UINT64_MAX);
 	assert_int_equal(edit_parse_pktlist(&l, "P:0", err, sizeof(err)), -EINVAL);
 	assert_int_equal(edit_parse_pktlist(&l, "P:5-2", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "'P:5-2': the range 5-2 goes from high to low");
+	/* What is wrong, not "a range must go from low to high" (issue 11). */
+	assert_int_equal(edit_parse_pktlist(&l, "P:5-x", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "'P:5-x': expected the packet number that ends the range at 'x'");
+	assert_int_equal(edit_parse_pktlist(&l, "P:0", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "'P:0': packet numbers count from 1, not 0");
+	assert_int_equal(edit_parse_pktlist(&l, "P:3,y", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "'P:3,y': expected a packet number at 'y'");
 	assert_int_equal(edit_parse_pktlist(&l, "S:10.0.0.0/8", err, sizeof(err)), -EINVAL);
 	assert_int_equal(edit_parse_macs(&m, "00:11:22:33:44:55,0:a:b:c:d:e", err, sizeof(err)), 0);
 	assert_int_equal(m.n, 2);
@@ -332,6 +342,200 @@ static void test_prep_stale_and_foreign(void **state)
 	rmdir(dir);
 }
 
+/* One edit on one packet of @caplen bytes at @frame claiming @wirelen; the chain's verdict. */
+static int edit_one(struct edit_cfg *c, const uint8_t *frame, uint32_t caplen, uint32_t wirelen,
+		    struct pkt *out, struct edit_chain **chp)
+{
+	struct edit_chain *ch;
+
+	assert_int_equal(edit_chain_new(&ch, c), 0);
+	*out = (struct pkt){ .data = frame, .caplen = caplen, .wirelen = wirelen,
+			     .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	*chp = ch;
+	return edit_chain_apply(ch, out);
+}
+
+/* An 802.1Q-tagged Ethernet + IPv4 frame of @n bytes (n >= 38) in a heap copy of exactly n. */
+static uint8_t *tagged4(size_t n)
+{
+	uint8_t *b = calloc(1, n);
+
+	assert_non_null(b);
+	memcpy(b, "\x02\0\0\0\0\x02\x02\0\0\0\0\x01\x81\x00\x00\x07\x08\x00", 18);
+	b[18] = 0x45, b[26] = 64, b[27] = 17;
+	b[20] = 0xff, b[21] = 0xff; /* total length: as long as it can say */
+	return b;
+}
+
+/*
+ * The frame limit (issue 11): no edit writes past the chain's buffer or builds a frame
+ * longer than PKT_FRAME_MAX_BYTES, and a 32-bit wire length never wraps.  Each used to:
+ * a packet longer than the buffer was copied into it whole; VLAN add made 262148 bytes
+ * and wrapped 2^32 - 1 to 3; VLAN del + padding read 1-4 bytes past the buffer (ASan).
+ */
+static void test_frame_limit(void **state)
+{
+	struct edit_cfg c = EDIT_CFG_DEFAULTS;
+	struct edit_chain *ch;
+	struct pkt p;
+	uint8_t *big = tagged4(PKT_FRAME_MAX_BYTES + 1);
+	char err[256];
+
+	(void)state;
+	/* Longer than the limit (no reader hands that out): refused, nothing copied. */
+	assert_int_equal(edit_parse_macs(&c.dmac, "00:11:22:33:44:55", err, sizeof(err)), 0);
+	assert_true(edit_one(&c, big, PKT_FRAME_MAX_BYTES + 1, PKT_FRAME_MAX_BYTES + 1, &p, &ch) < 0);
+	assert_non_null(strstr(edit_chain_strerror(ch), "262145 bytes is longer than the frame limit (262144)"));
+	edit_chain_free(ch);
+	assert_int_equal(edit_one(&c, big, PKT_FRAME_MAX_BYTES, PKT_FRAME_MAX_BYTES, &p, &ch), EDIT_KEEP);
+	assert_int_equal(p.caplen, PKT_FRAME_MAX_BYTES);
+	assert_memory_equal(p.data, "\0\x11\x22\x33\x44\x55", 6);
+	edit_chain_free(ch);
+
+	/* VLAN add: never past the limit, never a wrapped wire length. */
+	c = (struct edit_cfg)EDIT_CFG_DEFAULTS;
+	c.vlan = EDIT_VLAN_ADD;
+	c.vlan_tag = 9;
+	assert_true(edit_one(&c, big, PKT_FRAME_MAX_BYTES, PKT_FRAME_MAX_BYTES, &p, &ch) < 0);
+	assert_non_null(strstr(edit_chain_strerror(ch), "longer than the frame limit"));
+	edit_chain_free(ch);
+	assert_int_equal(edit_one(&c, big, PKT_FRAME_MAX_BYTES - 4, PKT_FRAME_MAX_BYTES - 4, &p, &ch),
+			 EDIT_KEEP);
+	assert_int_equal(p.caplen, PKT_FRAME_MAX_BYTES);
+	edit_chain_free(ch);
+	assert_true(edit_one(&c, big, 64, UINT32_MAX, &p, &ch) < 0);
+	assert_non_null(strstr(edit_chain_strerror(ch), "overflow the wire length 4294967295"));
+	edit_chain_free(ch);
+	assert_int_equal(edit_one(&c, big, 64, UINT32_MAX - 4, &p, &ch), EDIT_KEEP);
+	assert_int_equal(p.wirelen, UINT32_MAX);
+	edit_chain_free(ch);
+
+	/* VLAN del, then pad to a wire length of 262145-262148: 262141-262144 bytes after the
+	 * pull, every one inside the buffer and every padded one zero. */
+	for (int pad = 0; pad < 2; pad++)
+		for (uint32_t w = PKT_FRAME_MAX_BYTES + 1; w <= PKT_FRAME_MAX_BYTES + 4; w++) {
+			c = (struct edit_cfg)EDIT_CFG_DEFAULTS;
+			c.vlan = EDIT_VLAN_DEL;
+			if (pad)
+				c.pad_payload = true;
+			else
+				c.fixlen = EDIT_FIXLEN_PAD;
+			assert_int_equal(edit_one(&c, big, 100, w, &p, &ch), EDIT_KEEP);
+			assert_int_equal(p.caplen, w - 4);
+			assert_int_equal(p.wirelen, w - 4);
+			assert_int_equal(p.data[12], 0x08);
+			for (uint32_t i = 100 - 4; i < p.caplen; i++)
+				if (p.data[i])
+					fail_msg("byte %u of the padded frame is 0x%02x", i, p.data[i]);
+			edit_chain_free(ch);
+		}
+	/* Without the pull the same lengths are too large to pad: refused, not over-read. */
+	c = (struct edit_cfg)EDIT_CFG_DEFAULTS;
+	c.fixlen = EDIT_FIXLEN_PAD;
+	assert_true(edit_one(&c, big, 100, PKT_FRAME_MAX_BYTES + 1, &p, &ch) < 0);
+	assert_non_null(strstr(edit_chain_strerror(ch), "too large to pad"));
+	edit_chain_free(ch);
+	free(big);
+}
+
+/* --mtu-trunc --mtu 20 on IPv4 with options: never a total length below the header's (issue 11). */
+static void test_mtu_keeps_ip_header(void **state)
+{
+	struct edit_cfg c = EDIT_CFG_DEFAULTS;
+	struct edit_chain *ch;
+	struct pkt p;
+	uint8_t f[100] = { 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00 };
+
+	(void)state;
+	f[14] = 0x46; /* 24-byte header: one option word */
+	f[16] = 0, f[17] = 86;
+	f[22] = 64, f[23] = 17;
+	f[34] = 1; /* NOP options */
+	c.mtu_trunc = true;
+	c.mtu = 20;
+	assert_true(edit_one(&c, f, sizeof(f), sizeof(f), &p, &ch) < 0);
+	assert_non_null(strstr(edit_chain_strerror(ch),
+			       "--mtu 20 is shorter than this packet's IPv4 header (24 bytes)"));
+	edit_chain_free(ch);
+	c.mtu = 24;
+	assert_int_equal(edit_one(&c, f, sizeof(f), sizeof(f), &p, &ch), EDIT_KEEP);
+	assert_int_equal(p.caplen, 14 + 24);
+	assert_int_equal(p.data[16] << 8 | p.data[17], 24);
+	edit_chain_free(ch);
+	c.mtu = 30;
+	assert_int_equal(edit_one(&c, f, sizeof(f), sizeof(f), &p, &ch), EDIT_KEEP);
+	assert_int_equal(p.data[16] << 8 | p.data[17], 30);
+	edit_chain_free(ch);
+}
+
+/*
+ * The sidecar is bound to the trace's whole content (issue 11): one payload byte changed
+ * far past the first 4 KiB, same size, mtime put back, used to pass with its stale
+ * checksums.  A trace only touched (content the same) keeps its sidecar.
+ */
+static void test_prep_content_bound(void **state)
+{
+	char dir[] = "/tmp/test_edit.XXXXXX", trace[300], side[300], err[512];
+	struct edit_cfg c = cfg_with("pad", NULL);
+	struct edit_prep_writer *w;
+	struct edit_prep *prep;
+	struct edit_chain *ch;
+	struct timespec keep[2];
+	struct stat st;
+	static uint8_t body[100003]; /* not a whole number of hash blocks */
+	FILE *f;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(body); i++)
+		body[i] = (uint8_t)(i * 31 + 7);
+	assert_non_null(mkdtemp(dir));
+	snprintf(trace, sizeof(trace), "%s/t.pcap", dir);
+	snprintf(side, sizeof(side), "%s/t.prep", dir);
+	f = fopen(trace, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(body, 1, sizeof(body), f), sizeof(body));
+	fclose(f);
+	assert_int_equal(edit_chain_new(&ch, &c), 0);
+	assert_int_equal(edit_prep_create(&w, side, trace, ch, &c, err, sizeof(err)), 0);
+	assert_int_equal(edit_prep_commit(w, err, sizeof(err)), 0);
+	edit_chain_free(ch);
+	/* Touched only: still this trace. */
+	assert_int_equal(utimensat(AT_FDCWD, trace, NULL, 0), 0);
+	assert_int_equal(edit_prep_open(&prep, side, trace, &c, err, sizeof(err)), 0);
+	edit_prep_close(prep);
+	/* One byte at 90000 changed, same size, the old mtime put back (touch -r). */
+	assert_int_equal(stat(trace, &st), 0);
+	keep[0] = st.st_atim, keep[1] = st.st_mtim;
+	body[90000] ^= 1;
+	f = fopen(trace, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fwrite(body, 1, sizeof(body), f), sizeof(body));
+	fclose(f);
+	assert_int_equal(utimensat(AT_FDCWD, trace, keep, 0), 0);
+	assert_int_equal(edit_prep_open(&prep, side, trace, &c, err, sizeof(err)), -ESTALE);
+	assert_non_null(strstr(err, "stale or foreign sidecar"));
+	assert_non_null(strstr(err, "content hash"));
+	/* The sidecar holds the hash of the content it was made for, read as a stream. */
+	body[90000] ^= 1;
+	{
+		uint8_t h[8];
+		uint64_t v = 0;
+
+		f = fopen(side, "rb");
+		assert_non_null(f);
+		assert_int_equal(fseek(f, 24, SEEK_SET), 0);
+		assert_int_equal(fread(h, 1, 8, f), 8);
+		fclose(f);
+		for (int i = 7; i >= 0; i--)
+			v = v << 8 | h[i];
+		assert_true(v == edit_prep_content_hash(body, sizeof(body)));
+		assert_true(v != edit_prep_content_hash(body, sizeof(body) - 1));
+	}
+	unlink(trace);
+	unlink(side);
+	rmdir(dir);
+}
+
 /*
  * A sidecar is checked against its trace, but its records are input too: flip
  * every byte of a record to several values; the chain must refuse or cope,
@@ -422,6 +626,9 @@ int main(void)
 		cmocka_unit_test(test_selection),
 		cmocka_unit_test(test_prep_stale_and_foreign),
 		cmocka_unit_test(test_prep_corrupt_records),
+		cmocka_unit_test(test_frame_limit),
+		cmocka_unit_test(test_mtu_keeps_ip_header),
+		cmocka_unit_test(test_prep_content_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

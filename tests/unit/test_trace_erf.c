@@ -258,8 +258,36 @@ static void test_probe(void **state)
 	assert_non_null(strstr(trace_strerror(t), "unknown magic"));
 	trace_close(t);
 	b.data[78 + 8] = ETH;
+	/*
+	 * The first record's header is ERF's but its length is broken: the record error,
+	 * naming record 1, not "unknown magic 0x00000000" over the timestamp's fraction
+	 * (issue 11; this open used to fail with that).
+	 */
 	b.data[10] = 0, b.data[11] = 8; /* rlen shorter than a header */
+	{
+		struct pkt p;
+
+		assert_int_equal(trace_open_mem(&t, "x", b.data, b.len, NULL), 0);
+		assert_string_equal(trace_format_name(t), "erf");
+		assert_int_equal(trace_next(t, &p), -EINVAL);
+		assert_non_null(strstr(trace_strerror(t),
+				       "x: record 1 at offset 0x0: record length 8 is shorter"));
+		trace_close(t);
+	}
+	/* An Ethernet record with no room for its pad: the same. */
+	b.data[11] = 16;
+	{
+		struct pkt p;
+
+		assert_int_equal(trace_open_mem(&t, "x", b.data, b.len, NULL), 0);
+		assert_int_equal(trace_next(t, &p), -EINVAL);
+		assert_non_null(strstr(trace_strerror(t), "record 1 at offset 0x0: Ethernet record of 16 bytes"));
+		trace_close(t);
+	}
+	/* Without a time it is not taken for ERF at all. */
+	memset(b.data, 0, 8);
 	assert_int_equal(trace_open_mem(&t, "x", b.data, b.len, NULL), -EINVAL);
+	assert_non_null(strstr(trace_strerror(t), "unknown magic"));
 	trace_close(t);
 	tb_free(&b);
 }

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -170,6 +171,75 @@ static void test_unconvertible(void **state)
 	expect_unconvertible(147, r, 30, "link type 147 (unknown) cannot be replayed");
 }
 
+/* The one record of a pcap (snaplen 262144) of @linktype, @len bytes of @rec claiming @wirelen. */
+static int convert_big(uint16_t linktype, const uint8_t *rec, uint32_t len, uint32_t wirelen,
+		       struct pkt *p, char *why)
+{
+	struct tracebuf b = { 0 };
+	struct trace *t = NULL;
+	int rc;
+
+	tb_pcap_header(&b, PCAP_NSEC, PKT_FRAME_MAX_BYTES, linktype);
+	tb_pcap_record(&b, 1, 2, len, wirelen, rec);
+	assert_int_equal(trace_open_mem(&t, "big.pcap", b.data, b.len, NULL), 0);
+	rc = trace_next(t, p);
+	assert_int_equal(rc, 1);
+	strcpy(why, p->linktype == LINKTYPE_ETHERNET ? "" : trace_strerror(t));
+	rc = p->linktype;
+	trace_close(t);
+	tb_free(&b);
+	return rc;
+}
+
+/*
+ * The frame limit (issue 11): a record at the readers' cap grows by the Ethernet header
+ * when converted, past the edit buffer, and used to be built anyway (a heap overflow in
+ * the edit chain).  The conversion refuses it, per record; one that fits converts; a
+ * 32-bit wire length never wraps.
+ */
+static void test_frame_limit(void **state)
+{
+	uint8_t *r = calloc(1, PKT_FRAME_MAX_BYTES);
+	char why[512];
+	struct pkt p;
+
+	(void)state;
+	assert_non_null(r);
+	assert_int_equal(TRACE_RECORD_MAX_BYTES, PKT_FRAME_MAX_BYTES);
+	ipv4(r, 10, 0, 0, 2);
+	assert_int_equal(convert_big(LINKTYPE_RAW, r, PKT_FRAME_MAX_BYTES, PKT_FRAME_MAX_BYTES, &p, why),
+			 LINKTYPE_RAW);
+	assert_non_null(strstr(why, "big.pcap: record 1 at offset 0x18: RAW packet has no Ethernet form: "
+				    "its Ethernet frame would be 262158 bytes, longer than the frame limit (262144)"));
+	assert_int_equal(p.caplen, PKT_FRAME_MAX_BYTES);
+	assert_int_equal(convert_big(LINKTYPE_IPV6, r, PKT_FRAME_MAX_BYTES - 13, PKT_FRAME_MAX_BYTES - 13,
+				     &p, why), LINKTYPE_IPV6);
+	assert_non_null(strstr(why, "262145 bytes"));
+	/* Exactly the limit: converted. */
+	assert_int_equal(convert_big(LINKTYPE_IPV4, r, PKT_FRAME_MAX_BYTES - 14, PKT_FRAME_MAX_BYTES - 14,
+				     &p, why), LINKTYPE_ETHERNET);
+	assert_int_equal(p.caplen, PKT_FRAME_MAX_BYTES);
+	assert_int_equal(p.wirelen, PKT_FRAME_MAX_BYTES);
+	/* NULL loses 4 bytes and gains 14: 262135 bytes are one too many. */
+	memcpy(r, "\x02\0\0\0", 4);
+	ipv4(r + 4, 10, 0, 0, 2);
+	assert_int_equal(convert_big(LINKTYPE_NULL, r, PKT_FRAME_MAX_BYTES - 9, PKT_FRAME_MAX_BYTES - 9,
+				     &p, why), LINKTYPE_NULL);
+	assert_non_null(strstr(why, "longer than the frame limit"));
+	assert_int_equal(convert_big(LINKTYPE_NULL, r, PKT_FRAME_MAX_BYTES - 10, PKT_FRAME_MAX_BYTES - 10,
+				     &p, why), LINKTYPE_ETHERNET);
+	assert_int_equal(p.caplen, PKT_FRAME_MAX_BYTES);
+	/* A wire length of 2^32 - 1 would wrap to 13 as an Ethernet frame: refused. */
+	assert_int_equal(convert_big(LINKTYPE_NULL, r, 32, UINT32_MAX, &p, why), LINKTYPE_NULL);
+	assert_non_null(strstr(why, "wire length 4294967295 would overflow"));
+	ipv4(r, 10, 0, 0, 2);
+	assert_int_equal(convert_big(LINKTYPE_RAW, r, 28, UINT32_MAX - 13, &p, why), LINKTYPE_RAW);
+	assert_non_null(strstr(why, "would overflow"));
+	assert_int_equal(convert_big(LINKTYPE_RAW, r, 28, UINT32_MAX - 14, &p, why), LINKTYPE_ETHERNET);
+	assert_int_equal(p.wirelen, UINT32_MAX);
+	free(r);
+}
+
 /* The caller's addresses replace the defaults; keep_linktype hands packets over as recorded. */
 static void test_cfg(void **state)
 {
@@ -227,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_null_loop),
 		cmocka_unit_test(test_sll_sll2),
 		cmocka_unit_test(test_unconvertible),
+		cmocka_unit_test(test_frame_limit),
 		cmocka_unit_test(test_cfg),
 		cmocka_unit_test(test_ring_keeps_views),
 	};
