@@ -211,10 +211,10 @@ static int collect_pairs(struct pairs *p, const struct rx_result *res, const str
 		if (res->kind[k] != RX_K_IN_ORDER)
 			continue;
 		if (prev != RX_NONE) {
-			p->got[p->n] = (double)((int64_t)rx_recs_at(recs, k)->ts_ns -
-						(int64_t)rx_recs_at(recs, prev)->ts_ns);
-			p->want[p->n] = (double)((int64_t)ref->ts_ns[res->pos[k]] -
-						 (int64_t)ref->ts_ns[res->pos[prev]]);
+			p->got[p->n] = (double)rx_tdiff(rx_recs_at(recs, k)->ts_ns,
+							rx_recs_at(recs, prev)->ts_ns);
+			p->want[p->n] = (double)rx_tdiff(ref->ts_ns[res->pos[k]],
+							 ref->ts_ns[res->pos[prev]]);
 			p->n++;
 		}
 		prev = k;
