@@ -207,7 +207,7 @@ static int collect_pairs(struct pairs *p, const struct rx_result *res, const str
 		free(p->got);
 		return -ENOMEM;
 	}
-	for (size_t k = 0; k < recs->n; k++) {
+	for (size_t k = 0; res->kind && k < recs->n; k++) { /* no kinds: no reference, no pairs */
 		if (res->kind[k] != RX_K_IN_ORDER)
 			continue;
 		if (prev != RX_NONE) {
@@ -512,7 +512,7 @@ int rx_plot_timeline(FILE *f, const struct rx_result *res, const struct rx_recs 
 	char sub[240];
 	int rc = -ENOMEM;
 
-	for (size_t k = 0; k < recs->n && first == RX_NONE; k++)
+	for (size_t k = 0; res->kind && k < recs->n && first == RX_NONE; k++)
 		if (res->kind[k] == RX_K_IN_ORDER)
 			first = k;
 	if (first == RX_NONE) {
