@@ -103,6 +103,8 @@ static int prepare(struct rx *x)
 	expect = o->count ? o->count : x->ref.n + x->ref.n / 8 + 4096;
 	if (expect > RX_RESERVE_MAX)
 		expect = RX_RESERVE_MAX;
+	if (expect > rx_mem_cap() / sizeof(struct rx_rec))
+		expect = rx_mem_cap() / sizeof(struct rx_rec);
 	if (o->intf && rx_recs_reserve(&x->sink.recs, expect) < 0) {
 		snprintf(x->err, sizeof(x->err), "out of memory for %zu records", expect);
 		return -ENOMEM;

@@ -321,6 +321,12 @@ test_rx_offline_inputs() {
 			--json "$WORK/lt.json" 2>"$WORK/lt.err" || die "--reference pcap-$lt: exit $?: $(cat "$WORK/lt.err")"
 		[ "$(json_get "$WORK/lt.json" matched)" -eq "$n" ] || die "--reference pcap-$lt: matched $(json_get "$WORK/lt.json" matched) of $n"
 	done
+	# A link type replay does not send (802.11): refused, naming it.
+	printf '\xd4\xc3\xb2\xa1\x02\x00\x04\x00\0\0\0\0\0\0\0\0\xff\xff\0\0\x69\0\0\0' >"$WORK/wifi.pcap"
+	expect_fail 1 "^replay-rx: $WORK/wifi.pcap: link type 105 has no Ethernet form" \
+		"$REPLAY_RX" -q -r "$WORK/wifi.pcap"
+	expect_fail 1 "^replay-rx: $WORK/wifi.pcap: link type 105 has no Ethernet form" \
+		"$REPLAY_RX" -q -r "$TRACES/dns.pcap" --reference "$WORK/wifi.pcap"
 	# A looped replay of one packet: matching is linear (300 000 took half a minute before).
 	"$REPLAY" -q -w "$WORK/one.pcap" --limit 1 "$TRACES/dns.pcap"
 	"$REPLAY" -q -w "$WORK/same.pcap" --topspeed --loop 300000 "$WORK/one.pcap"
