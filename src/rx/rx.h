@@ -146,7 +146,7 @@ struct rx_pcapout;
 
 struct rx_sink {
 	struct rx_recs recs;
-	size_t max_recs;          /* records kept, at most; 0 = rx_mem_cap() / sizeof(struct rx_rec) */
+	size_t max_recs;          /* records kept, at most; 0 = rx_mem_cap()'s worth, in whole chunks */
 	uint32_t id_bytes;        /* identity length, bytes (pkt_id) */
 	uint64_t count_max;       /* stop after this many frames; 0 = no limit */
 	uint64_t bytes;           /* sum of len */
