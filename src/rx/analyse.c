@@ -20,6 +20,10 @@
  * histogram of stats/hist.c: the receiver keeps every record anyway, and its
  * figures are checked against an independent receiver to within 1 %, which
  * a 3 %-wide bucket could not show.  Eight bytes per frame, n log n once.
+ *
+ * Every time goes through rx_time()/rx_tdiff() (rx.h): a timestamp of 2^63 ns
+ * or more (a crafted capture or send log) is taken as RX_TIME_MAX_NS, so no
+ * difference, nor difference of differences, overflows.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -131,8 +135,8 @@ static int against_reference(struct rx_result *res, const struct rx_recs *recs,
 		if (prev != RX_NONE) {
 			const struct rx_rec *a = rx_recs_at(recs, prev);
 			size_t pa = res->pos[prev];
-			int64_t e = ((int64_t)r->ts_ns - (int64_t)a->ts_ns) -
-				    ((int64_t)ref->ts_ns[p] - (int64_t)ref->ts_ns[pa]);
+			int64_t e = rx_tdiff(r->ts_ns, a->ts_ns) -
+				    rx_tdiff(ref->ts_ns[p], ref->ts_ns[pa]);
 
 			err[nerr] = e;
 			abs_err[nerr++] = abs64(e);
@@ -150,10 +154,10 @@ static int against_reference(struct rx_result *res, const struct rx_recs *recs,
 	}
 	res->matched = ref->n - res->lost;
 	if (first != RX_NONE) {
-		res->duration_ns = (int64_t)rx_recs_at(recs, prev)->ts_ns -
-				   (int64_t)rx_recs_at(recs, first)->ts_ns;
-		res->duration_intended_ns = (int64_t)ref->ts_ns[res->pos[prev]] -
-					    (int64_t)ref->ts_ns[res->pos[first]];
+		res->duration_ns = rx_tdiff(rx_recs_at(recs, prev)->ts_ns,
+					    rx_recs_at(recs, first)->ts_ns);
+		res->duration_intended_ns = rx_tdiff(ref->ts_ns[res->pos[prev]],
+						     ref->ts_ns[res->pos[first]]);
 	}
 	res->jitter_rfc3550_ns = j;
 	rx_dist_of(&res->gap_err, err, nerr);
@@ -198,8 +202,8 @@ static int against_log(struct rx_result *res, const struct rx_recs *recs,
 			continue;
 		if (p >= next)
 			next = p + 1;
-		res->send_ns[k] = (int64_t)sendlog_realtime(log, log->e[p].run_ns);
-		delay = (int64_t)r->ts_ns - res->send_ns[k];
+		res->send_ns[k] = rx_time(sendlog_realtime(log, log->e[p].run_ns));
+		delay = rx_time(r->ts_ns) - res->send_ns[k];
 		lat[nlat++] = delay;
 		if (have_prev)
 			jit[njit++] = abs64(delay - prev_delay);
@@ -233,7 +237,7 @@ int rx_analyse(struct rx_result *res, const struct rx_recs *recs, const struct r
 		res->hw_ts += !!(r->flags & RX_REC_HW_TS);
 		res->vlan += !!(r->flags & RX_REC_VLAN);
 		if (k)
-			a[k - 1] = (int64_t)r->ts_ns - (int64_t)rx_recs_at(recs, k - 1)->ts_ns;
+			a[k - 1] = rx_tdiff(r->ts_ns, rx_recs_at(recs, k - 1)->ts_ns);
 	}
 	if (n) {
 		res->first_ns = rx_recs_at(recs, 0)->ts_ns;

@@ -397,9 +397,11 @@ int rx_capture_run(struct rx_capture *c, struct rx_sink *sink, const struct rx_s
 		}
 	}
 	read_kstats(c);
-	if (rc < 0 && sink->err == rc)
-		snprintf(err, errlen, "%s: %s", c->ifname,
-			 rc == -ENOMEM ? "out of memory for the records" : strerror(-rc));
+	if (rc < 0 && sink->err == rc) {
+		char why[256];
+
+		snprintf(err, errlen, "%s: %s", c->ifname, rx_sink_strerror(sink, rc, why, sizeof(why)));
+	}
 	return rc < 0 ? rc : 0;
 }
 

@@ -53,7 +53,7 @@ int rx_filter_compile(struct rx_filter *f, const char *expr, const char *ifname,
 			  pcap_activate(p) < 0)) {
 			snprintf(err, errlen, "%s: cannot prepare the filter: %s", ifname, pcap_geterr(p));
 			pcap_close(p);
-			return -EINVAL;
+			return -ENODEV;
 		}
 	} else {
 		p = pcap_open_dead(DLT_EN10MB, (int)snaplen);

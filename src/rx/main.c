@@ -50,6 +50,7 @@ struct rx {
 	struct rx_result res;
 	struct rx_source src;
 	FILE *json;
+	bool usage; /* the error is a bad option: exit 2 */
 	char err[1024];
 };
 
@@ -65,12 +66,14 @@ static int prepare(struct rx *x)
 	if (o->send_log)
 		id_bytes = PKT_ID_BYTES;
 	if (o->reference &&
-	    (rc = rx_ref_load(&x->ref, o->reference, id_bytes, x->err, sizeof(x->err))) < 0)
+	    (rc = rx_ref_load(&x->ref, o->reference, id_bytes, 0, x->err, sizeof(x->err))) < 0)
 		return rc;
 	rc = rx_filter_compile(&x->filter, o->filter, o->intf, (uint32_t)o->snaplen, x->err,
 			       sizeof(x->err));
-	if (rc < 0)
+	if (rc < 0) {
+		x->usage = rc == -EINVAL; /* a filter that does not compile is a bad option */
 		return rc;
+	}
 	if (o->json) {
 		x->json = strcmp(o->json, "-") ? fopen(o->json, "w") : stdout;
 		if (!x->json) {
@@ -91,9 +94,18 @@ static int prepare(struct rx *x)
 		return rc;
 	x->sink.id_bytes = id_bytes;
 	x->sink.count_max = o->count;
-	/* Room for what is expected, so the capture loop does not allocate at all. */
+	/*
+	 * A live capture: room for what is expected, so the capture loop seldom
+	 * allocates -- but no more than RX_RESERVE_MAX up front (a huge --count
+	 * must not take memory, or time, before the first frame): beyond it the
+	 * records grow a chunk at a time, up to rx_mem_cap().  -r needs none.
+	 */
 	expect = o->count ? o->count : x->ref.n + x->ref.n / 8 + 4096;
-	if (rx_recs_reserve(&x->sink.recs, expect) < 0) {
+	if (expect > RX_RESERVE_MAX)
+		expect = RX_RESERVE_MAX;
+	if (expect > rx_mem_cap() / sizeof(struct rx_rec))
+		expect = rx_mem_cap() / sizeof(struct rx_rec);
+	if (o->intf && rx_recs_reserve(&x->sink.recs, expect) < 0) {
 		snprintf(x->err, sizeof(x->err), "out of memory for %zu records", expect);
 		return -ENOMEM;
 	}
@@ -127,10 +139,18 @@ static int prepare(struct rx *x)
 static int load_send_log(struct rx *x)
 {
 	const char *path = x->o->send_log;
+	struct stat st;
 	int rc;
 
 	if (!path)
 		return 0;
+	/* Bounded before it is read: the whole log is held in memory. */
+	if (!stat(path, &st) && (uint64_t)st.st_size > rx_mem_cap()) {
+		snprintf(x->err, sizeof(x->err),
+			 "%s: %lld bytes: the send log would pass replay-rx's memory cap (%zu MiB, an eighth of physical memory)",
+			 path, (long long)st.st_size, rx_mem_cap() >> 20);
+		return -E2BIG;
+	}
 	if ((rc = sendlog_load(&x->log, path, x->err, sizeof(x->err))) < 0)
 		return rc;
 	if (x->log.hdr.id_bytes != x->src.id_bytes) {
@@ -211,7 +231,12 @@ static int rx_run(const struct rx_opts *o)
 	struct rx x = { .o = o };
 	int status = RX_EXIT_FAIL, rc;
 
-	if (prepare(&x) < 0 || receive(&x) < 0)
+	if (prepare(&x) < 0) {
+		if (x.usage)
+			status = RX_EXIT_USAGE;
+		goto out;
+	}
+	if (receive(&x) < 0)
 		goto out;
 	rx_capture_close(x.cap);
 	x.cap = NULL;

@@ -3,6 +3,8 @@
  * -r: a capture made earlier (by tcpdump, by replay-rx -w, any format the
  * project's readers take) goes through the same sink as a live capture, so
  * the analysis and the report are the same.  VLAN tags are in the frames.
+ * Link types replay sends as Ethernet (raw IP, BSD loopback, Linux cooked)
+ * are converted by the reader exactly as replay converts them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,23 +24,32 @@ int rx_offline_run(const char *path, const struct rx_filter *filter, struct rx_s
 		snprintf(err, errlen, "%s", t ? trace_strerror(t) : "out of memory");
 		goto out;
 	}
-	if (trace_linktype(t) != LINKTYPE_ETHERNET) {
-		snprintf(err, errlen, "%s: link type %u is not Ethernet", path, trace_linktype(t));
+	if (!trace_linktype_replayable(trace_linktype(t))) {
+		snprintf(err, errlen, "%s: link type %u has no Ethernet form", path,
+			 trace_linktype(t));
 		rc = -ENOTSUP;
 		goto out;
 	}
 	while (!*sig && (rc = trace_next(t, &p)) == 1) {
+		if (p.linktype != LINKTYPE_ETHERNET) {
+			/* The reader could not make an Ethernet frame of it; it says why. */
+			snprintf(err, errlen, "%s", trace_strerror(t));
+			rc = -ENOTSUP;
+			break;
+		}
 		if (!rx_filter_match(filter, p.data, p.caplen, p.wirelen))
 			continue;
 		rc = rx_sink_take(sink, p.data, p.caplen, p.wirelen, p.ts_ns, 0);
 		if (rc)
 			break;
 	}
-	if (rc < 0 && sink->err == rc)
-		snprintf(err, errlen, "%s: %s", path,
-			 rc == -ENOMEM ? "out of memory for the records" : strerror(-rc));
-	else if (rc < 0)
+	if (rc < 0 && sink->err == rc) {
+		char why[256];
+
+		snprintf(err, errlen, "%s: %s", path, rx_sink_strerror(sink, rc, why, sizeof(why)));
+	} else if (rc < 0 && rc != -ENOTSUP) {
 		snprintf(err, errlen, "%s", trace_strerror(t));
+	}
 out:
 	trace_close(t);
 	return rc < 0 ? rc : 0;

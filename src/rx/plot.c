@@ -207,14 +207,14 @@ static int collect_pairs(struct pairs *p, const struct rx_result *res, const str
 		free(p->got);
 		return -ENOMEM;
 	}
-	for (size_t k = 0; k < recs->n; k++) {
+	for (size_t k = 0; res->kind && k < recs->n; k++) { /* no kinds: no reference, no pairs */
 		if (res->kind[k] != RX_K_IN_ORDER)
 			continue;
 		if (prev != RX_NONE) {
-			p->got[p->n] = (double)((int64_t)rx_recs_at(recs, k)->ts_ns -
-						(int64_t)rx_recs_at(recs, prev)->ts_ns);
-			p->want[p->n] = (double)((int64_t)ref->ts_ns[res->pos[k]] -
-						 (int64_t)ref->ts_ns[res->pos[prev]]);
+			p->got[p->n] = (double)rx_tdiff(rx_recs_at(recs, k)->ts_ns,
+							rx_recs_at(recs, prev)->ts_ns);
+			p->want[p->n] = (double)rx_tdiff(ref->ts_ns[res->pos[k]],
+							 ref->ts_ns[res->pos[prev]]);
 			p->n++;
 		}
 		prev = k;
@@ -512,7 +512,7 @@ int rx_plot_timeline(FILE *f, const struct rx_result *res, const struct rx_recs 
 	char sub[240];
 	int rc = -ENOMEM;
 
-	for (size_t k = 0; k < recs->n && first == RX_NONE; k++)
+	for (size_t k = 0; res->kind && k < recs->n && first == RX_NONE; k++)
 		if (res->kind[k] == RX_K_IN_ORDER)
 			first = k;
 	if (first == RX_NONE) {

@@ -35,11 +35,12 @@ static int grow(struct rx_ref *r, size_t cap)
 	return 0;
 }
 
-int rx_ref_load(struct rx_ref *r, const char *path, uint32_t id_bytes, char *err, size_t errlen)
+int rx_ref_load(struct rx_ref *r, const char *path, uint32_t id_bytes, size_t max_bytes,
+		char *err, size_t errlen)
 {
+	size_t cap = 0, max = (max_bytes ? max_bytes : rx_mem_cap()) / RX_REF_PACKET_BYTES;
 	struct trace *t;
 	struct pkt p;
-	size_t cap = 0;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -49,15 +50,28 @@ int rx_ref_load(struct rx_ref *r, const char *path, uint32_t id_bytes, char *err
 		snprintf(err, errlen, "%s", t ? trace_strerror(t) : "out of memory");
 		goto out;
 	}
-	if (trace_linktype(t) != LINKTYPE_ETHERNET) {
-		snprintf(err, errlen, "%s: link type %u is not Ethernet: frames on the wire cannot match it",
+	if (!trace_linktype_replayable(trace_linktype(t))) {
+		snprintf(err, errlen, "%s: link type %u has no Ethernet form: frames on the wire cannot match it",
 			 path, trace_linktype(t));
 		rc = -ENOTSUP;
 		goto out;
 	}
 	while ((rc = trace_next(t, &p)) == 1) {
+		if (p.linktype != LINKTYPE_ETHERNET) {
+			/* replay could not have sent it either; the reader says why. */
+			snprintf(err, errlen, "%s", trace_strerror(t));
+			rc = -ENOTSUP;
+			goto out;
+		}
+		if (r->n == max) {
+			snprintf(err, errlen,
+				 "%s: more than %zu packets: the reference would pass replay-rx's memory cap (%zu MiB, an eighth of physical memory)",
+				 path, max, max * RX_REF_PACKET_BYTES >> 20);
+			rc = -E2BIG;
+			goto out;
+		}
 		if (r->n == cap) {
-			cap = cap ? 2 * cap : 4096;
+			cap = cap ? (cap > max / 2 ? max : 2 * cap) : (max < 4096 ? max : 4096);
 			if (grow(r, cap) < 0) {
 				snprintf(err, errlen, "%s: out of memory at record %llu", path,
 					 (unsigned long long)p.recno);

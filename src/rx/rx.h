@@ -38,6 +38,29 @@ enum {
 	RX_EXIT_MISMATCH = 3, /* loss, duplicates, reordering, foreign frames or kernel drops */
 };
 
+/* ---- times ---- */
+
+/*
+ * RX_TIME_MAX_NS - the latest time the analysis and the plots work with,
+ * 2^62 - 1 ns (the year 2116).  A later timestamp (a crafted capture or send
+ * log, a clock gone wrong) counts as this, so that the difference of two
+ * times, and the difference of two such differences, always fits in an
+ * int64_t: no overflow whatever the input.
+ */
+#define RX_TIME_MAX_NS ((INT64_C(1) << 62) - 1)
+
+/* rx_time() - @ns as a signed time, at most RX_TIME_MAX_NS. */
+static inline int64_t rx_time(uint64_t ns)
+{
+	return ns < (uint64_t)RX_TIME_MAX_NS ? (int64_t)ns : RX_TIME_MAX_NS;
+}
+
+/* rx_tdiff() - @a minus @b, ns, each through rx_time(): within +-RX_TIME_MAX_NS. */
+static inline int64_t rx_tdiff(uint64_t a, uint64_t b)
+{
+	return rx_time(a) - rx_time(b);
+}
+
 /* ---- opts.c ---- */
 
 struct rx_opts {
@@ -108,10 +131,22 @@ struct rx_recs {
 	size_t n;              /* records in use */
 };
 
+/*
+ * rx_mem_cap() - the most memory, bytes, replay-rx gives each of the records,
+ * the reference and the send log: an eighth of physical memory (at least
+ * 64 MiB), so that all three and the analysis over them fit.  Beyond it a
+ * clear error, not the kernel's OOM killer.
+ */
+size_t rx_mem_cap(void);
+
+/* RX_RESERVE_MAX - records faulted in before a live capture, at most (96 MiB); more grow on the way. */
+#define RX_RESERVE_MAX ((size_t)64 << RX_CHUNK_SHIFT)
+
 struct rx_pcapout;
 
 struct rx_sink {
 	struct rx_recs recs;
+	size_t max_recs;          /* records kept, at most; 0 = rx_mem_cap()'s worth, in whole chunks */
 	uint32_t id_bytes;        /* identity length, bytes (pkt_id) */
 	uint64_t count_max;       /* stop after this many frames; 0 = no limit */
 	uint64_t bytes;           /* sum of len */
@@ -135,10 +170,14 @@ void rx_recs_free(struct rx_recs *r);
  * rx_sink_take() - one frame: @caplen bytes at @data of a frame @len bytes
  * long on the wire, received at @ts_ns, with RX_REC_* @flags.  Records it
  * and writes it to -w.  Returns 1 when --count is reached (stop now), 0 to
- * go on, or -errno (out of memory, write error: kept in sink->err).
+ * go on, or -errno (-ENOMEM, -E2BIG past max_recs, a write error: kept in
+ * sink->err).
  */
 int rx_sink_take(struct rx_sink *s, const uint8_t *data, uint32_t caplen, uint32_t len,
 		 uint64_t ts_ns, uint32_t flags);
+
+/* rx_sink_strerror() - sink error @rc (from rx_sink_take()) as words, in @buf; returns @buf. */
+const char *rx_sink_strerror(const struct rx_sink *s, int rc, char *buf, size_t len);
 
 /* ---- pcapout.c: -w ---- */
 
@@ -165,7 +204,8 @@ struct rx_filter {
  * rx_filter_compile() - compile libpcap expression @expr (NULL: none) for
  * frames captured at @snaplen bytes, either as tcpdump would for interface
  * @ifname (the kernel's view: an outer VLAN tag is metadata) or, with
- * @ifname NULL, for reading a file.  0 or -EINVAL with libpcap's reason.
+ * @ifname NULL, for reading a file.  0, or with the reason in @err -EINVAL
+ * (the expression does not compile), -ENODEV or -ENOMEM.
  */
 int rx_filter_compile(struct rx_filter *f, const char *expr, const char *ifname, uint32_t snaplen,
 		      char *err, size_t errlen);
@@ -265,8 +305,16 @@ struct rx_ref {
 	uint32_t *len;    /* frame length as sent (captured bytes), bytes */
 };
 
-/* rx_ref_load() - read and identify every packet of @path.  0 or -errno with @err. */
-int rx_ref_load(struct rx_ref *r, const char *path, uint32_t id_bytes, char *err, size_t errlen);
+/*
+ * rx_ref_load() - read and identify every packet of @path, in at most
+ * @max_bytes of memory (0: rx_mem_cap()).  Other link types are turned into
+ * Ethernet frames as replay's reader does.  0 or -errno with @err.
+ */
+int rx_ref_load(struct rx_ref *r, const char *path, uint32_t id_bytes, size_t max_bytes,
+		char *err, size_t errlen);
+
+/* RX_REF_PACKET_BYTES - memory per reference packet (its four arrays). */
+#define RX_REF_PACKET_BYTES (3 * sizeof(uint64_t) + sizeof(uint32_t))
 
 /* rx_ref_free() - release; accepts a zeroed struct. */
 void rx_ref_free(struct rx_ref *r);
@@ -290,6 +338,7 @@ struct rx_index {
 	size_t n;
 	struct rx_key *keys; /* sorted by (id, pos) */
 	uint32_t *taken;     /* per position: frames matched to it */
+	size_t *up, *down;   /* next-free forests over the keys (match.c); n + 1 each */
 };
 
 /* rx_index_build() - index @n identities; 0 or -ENOMEM. */

@@ -5,8 +5,10 @@
  * appends and returns; the records grow a chunk at a time, never copied.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "replay/pkt_id.h"
 #include "rx.h"
@@ -57,6 +59,43 @@ void rx_recs_free(struct rx_recs *r)
 	*r = (struct rx_recs){ 0 };
 }
 
+size_t rx_mem_cap(void)
+{
+	static size_t cap;
+
+	if (!cap) {
+		long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+		size_t floor = (size_t)64 << 20;
+
+		cap = pages > 0 && page > 0 && (size_t)pages <= SIZE_MAX / (size_t)page
+			      ? (size_t)pages * (size_t)page / 8
+			      : floor;
+		if (cap < floor)
+			cap = floor;
+	}
+	return cap;
+}
+
+/* The records allowed; the default is whole chunks, so checking at a chunk's end is exact. */
+static size_t max_recs(const struct rx_sink *s)
+{
+	return s->max_recs ? s->max_recs
+			   : rx_mem_cap() / sizeof(struct rx_rec) & ~(size_t)(RX_CHUNK_RECS - 1);
+}
+
+const char *rx_sink_strerror(const struct rx_sink *s, int rc, char *buf, size_t len)
+{
+	if (rc == -E2BIG)
+		snprintf(buf, len,
+			 "more than %zu frames: their records would pass replay-rx's memory cap (%zu MiB, an eighth of physical memory); stop sooner with --count",
+			 max_recs(s), max_recs(s) * sizeof(struct rx_rec) >> 20);
+	else if (rc == -ENOMEM)
+		snprintf(buf, len, "out of memory for the records");
+	else
+		snprintf(buf, len, "%s", strerror(-rc));
+	return buf;
+}
+
 int rx_sink_take(struct rx_sink *s, const uint8_t *data, uint32_t caplen, uint32_t len,
 		 uint64_t ts_ns, uint32_t flags)
 {
@@ -64,8 +103,15 @@ int rx_sink_take(struct rx_sink *s, const uint8_t *data, uint32_t caplen, uint32
 	struct rx_rec *rec;
 	int rc;
 
-	if (r->n == r->nchunks * RX_CHUNK_RECS && (rc = add_chunk(r, false)) < 0)
-		return s->err = rc;
+	/* Per frame only a compare with a field; the default cap is looked at once a chunk. */
+	if (s->max_recs && r->n >= s->max_recs)
+		return s->err = -E2BIG;
+	if (r->n == r->nchunks * RX_CHUNK_RECS) {
+		if (r->n >= max_recs(s))
+			return s->err = -E2BIG;
+		if ((rc = add_chunk(r, false)) < 0)
+			return s->err = rc;
+	}
 	rec = rx_recs_at(r, r->n++);
 	rec->ts_ns = ts_ns;
 	rec->id = pkt_id(data, caplen, len, s->id_bytes);

@@ -34,4 +34,28 @@ done
 if command -v editcap >/dev/null; then
 	editcap -F pcapng traces/dns.pcap "$C/pcapng/dns.editcap.pcapng"
 fi
+# replay-rx: --reference and -r take a config byte, then a trace (fuzz_rx_ref.c, fuzz_rx_read.c).
+rm -f "$C"/rx_ref/* "$C"/rx_read/*
+mkdir -p "$C"/rx_ref "$C"/rx_read
+i=0
+for f in "$C"/pcap/dns.* "$C"/pcap/malformed-* "$C"/pcap/mixed.pcap "$C"/pcapng/dns.ng-mixedlink \
+	"$C"/pcapng/dns.ng-multi "$C"/erf/dns.erf-ip; do
+	b=$(basename "$f")
+	{ printf "\\x$(printf %02x $((i % 64)))"; cat "$f"; } >"$C/rx_ref/$b"
+	{ printf "\\x$(printf %02x $((i * 9 % 64)))"; cat "$f"; } >"$C/rx_read/$b"
+	i=$((i + 1))
+done
+# Matching and the writers: the hand-made rx_match seeds (byte 0 below 64: no send log) in
+# every send-log mode as well (fuzz_rx.h).
+mkdir -p "$C"/rx_report
+for f in "$C"/rx_match/*; do
+	b=$(basename "$f")
+	case $b in *.mode*) continue ;; esac
+	cp "$f" "$C/rx_report/$b"
+	for m in 1 2 3; do
+		{ printf "\\x$(printf %02x $(($(head -c1 "$f" | od -An -tu1) % 64 + 64 * m)))"
+		  tail -c +2 "$f"; } >"$C/rx_match/$b.mode$m"
+		cp "$C/rx_match/$b.mode$m" "$C/rx_report/$b.mode$m"
+	done
+done
 du -sh "$C"/*

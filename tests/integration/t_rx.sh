@@ -265,7 +265,8 @@ test_rx_errors() {
 	expect_fail 2 "^replay-rx: nothing to receive" "$REPLAY_RX"
 	expect_fail 2 "^replay-rx: unexpected argument 'udp'" "$REPLAY_RX" -i "$IF_B" udp
 	expect_fail 1 "^replay-rx: nosuch0: no such interface$" in_b "$REPLAY_RX" -i nosuch0
-	expect_fail 1 "^replay-rx: --filter 'udp port': " in_b "$REPLAY_RX" -i "$IF_B" --filter "udp port"
+	# A filter that does not compile is a bad option (issue 11: exit 2, was 1).
+	expect_fail 2 "^replay-rx: --filter 'udp port': " in_b "$REPLAY_RX" -i "$IF_B" --filter "udp port"
 	expect_fail 1 "^replay-rx: /nonexistent/ref.pcap: " in_b "$REPLAY_RX" -i "$IF_B" -R /nonexistent/ref.pcap
 	expect_fail 1 "^replay-rx: $IF_B: no hardware receive timestamps" in_b "$REPLAY_RX" -i "$IF_B" --hw-timestamps
 	expect_fail 1 "^replay-rx: $IF_B: cannot open a packet socket: permission denied \(needs root or CAP_NET_RAW\)$" \
@@ -279,6 +280,59 @@ test_rx_errors() {
 	echo "not a log" >"$WORK/bad.log"
 	expect_fail 1 "^replay-rx: $WORK/bad.log: not a send log" in_b "$REPLAY_RX" -i "$IF_B" --timeout 0.1 \
 		--send-log "$WORK/bad.log"
+}
+
+# Reading files (-r): what replay converts, bounded memory and time.
+test_rx_offline_inputs() {
+	local lt n in
+	# Filter syntax errors are usage errors, offline too, before anything is read.
+	expect_fail 2 "^replay-rx: --filter 'ip proto nosuch': " "$REPLAY_RX" -r "$TRACES/dns.pcap" \
+		--filter "ip proto nosuch"
+	# A huge --count reserves nothing up front: done in seconds, not minutes (24 GB before).
+	timeout 20 "$REPLAY_RX" -q -r "$TRACES/dns.pcap" --count 1000000000 --json "$WORK/c1.json" ||
+		die "-r --count 1000000000: exit $? (124: timed out)"
+	[ "$(json_get "$WORK/c1.json" received)" = 8 ] || die "--count 1e9: received $(json_get "$WORK/c1.json" received)"
+	timeout 20 "$REPLAY_RX" -q -r "$TRACES/dns.pcap" --count 18446744073709551615 \
+		--json "$WORK/c2.json" || die "-r --count 2^64-1: exit $? (124: timed out)"
+	[ "$(json_get "$WORK/c2.json" received)" = 8 ] || die "--count 2^64-1: received $(json_get "$WORK/c2.json" received)"
+	# A send log is held whole: one larger than the cap (1/8 of the RAM; a sparse file, a writer
+	# that never closed it, so read to its end) is refused before it is read.
+	local cap=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) * 1024 / 8))
+	# magic, byte order, entry_bytes 24, id_bytes 128 (PKT_ID_BYTES), then zeros: count 0 = unclosed
+	printf 'RPLYSLG1\x04\x03\x02\x01\x18\0\0\0\x80\0\0\0' >"$WORK/big.log"
+	head -c 40 /dev/zero >>"$WORK/big.log"
+	truncate -s $((cap + 56 + 24)) "$WORK/big.log"
+	expect_fail 1 "^replay-rx: $WORK/big.log: [0-9]+ bytes: the send log would pass replay-rx's memory cap" \
+		timeout 20 "$REPLAY_RX" -q -r "$TRACES/dns.pcap" --send-log "$WORK/big.log"
+	rm -f "$WORK/big.log"
+	# Link types replay turns into Ethernet: -r and --reference read them as replay sends them,
+	# which is what reformat --expect writes with its own, independent conversion.
+	for lt in raw ipv4 ipv6 null loop sll; do
+		in=$TRACES/http.pcap
+		[ "$lt" = ipv6 ] && in=$TRACES/http6.pcap
+		"$REFORMAT" "$in" "$WORK/lt-$lt.pcap" "pcap-$lt" --expect "$WORK/lt-$lt.exp.pcap" ||
+			die "reformat pcap-$lt"
+		n=$(tcpdump -r "$WORK/lt-$lt.exp.pcap" 2>/dev/null | wc -l)
+		[ "$n" -gt 0 ] || die "pcap-$lt: nothing to compare"
+		"$REPLAY_RX" -q -r "$WORK/lt-$lt.pcap" --reference "$WORK/lt-$lt.exp.pcap" \
+			--json "$WORK/lt.json" 2>"$WORK/lt.err" || die "-r pcap-$lt: exit $?: $(cat "$WORK/lt.err")"
+		[ "$(json_get "$WORK/lt.json" received)" -eq "$n" ] || die "-r pcap-$lt: received $(json_get "$WORK/lt.json" received) of $n"
+		"$REPLAY_RX" -q -r "$WORK/lt-$lt.exp.pcap" --reference "$WORK/lt-$lt.pcap" \
+			--json "$WORK/lt.json" 2>"$WORK/lt.err" || die "--reference pcap-$lt: exit $?: $(cat "$WORK/lt.err")"
+		[ "$(json_get "$WORK/lt.json" matched)" -eq "$n" ] || die "--reference pcap-$lt: matched $(json_get "$WORK/lt.json" matched) of $n"
+	done
+	# A link type replay does not send (802.11): refused, naming it.
+	printf '\xd4\xc3\xb2\xa1\x02\x00\x04\x00\0\0\0\0\0\0\0\0\xff\xff\0\0\x69\0\0\0' >"$WORK/wifi.pcap"
+	expect_fail 1 "^replay-rx: $WORK/wifi.pcap: link type 105 has no Ethernet form" \
+		"$REPLAY_RX" -q -r "$WORK/wifi.pcap"
+	expect_fail 1 "^replay-rx: $WORK/wifi.pcap: link type 105 has no Ethernet form" \
+		"$REPLAY_RX" -q -r "$TRACES/dns.pcap" --reference "$WORK/wifi.pcap"
+	# A looped replay of one packet: matching is linear (300 000 took half a minute before).
+	"$REPLAY" -q -w "$WORK/one.pcap" --limit 1 "$TRACES/dns.pcap"
+	"$REPLAY" -q -w "$WORK/same.pcap" --topspeed --loop 300000 "$WORK/one.pcap"
+	timeout 30 "$REPLAY_RX" -q -r "$WORK/same.pcap" --reference "$WORK/same.pcap" --json "$WORK/same.json" ||
+		die "300 000 identical frames: exit $? (124: timed out)"
+	[ "$(json_get "$WORK/same.json" matched)" = 300000 ] || die "identical frames: matched $(json_get "$WORK/same.json" matched)"
 }
 
 test_veth_check() {
@@ -323,4 +377,4 @@ done
 init_ns
 run_tests test_agrees_with_tcpdump test_faults_caught_exactly test_vlan_tags_reinserted \
 	test_kernel_filter test_kernel_drops_reported test_send_log_latency test_plots_render \
-	test_stopping test_rx_errors test_veth_check
+	test_stopping test_rx_errors test_rx_offline_inputs test_veth_check

@@ -8,16 +8,19 @@
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "replay/pkt_id.h"
+#include "replay/trace.h"
 #include "rx.h"
 
 #define FRAME 64
@@ -443,6 +446,297 @@ static void test_loop_late_packet(void **state)
 	rx_ref_free(&ref);
 }
 
+/*
+ * The matching rule of rx_index_take(), written the plain way: scan the
+ * identity's positions outwards from the expected one.  Quadratic on a loop
+ * of identical packets, but the definition the index must follow exactly.
+ */
+static size_t naive_take(const uint64_t *ids, size_t n, uint32_t *taken, uint64_t id,
+			 size_t expect, unsigned hints, bool *dup)
+{
+	size_t after = RX_NONE, before = RX_NONE, last_before = RX_NONE, first = RX_NONE, i, p;
+
+	*dup = false;
+	for (i = 0; i < n; i++) {
+		if (ids[i] != id)
+			continue;
+		if (first == RX_NONE)
+			first = i;
+		if (i < expect) {
+			last_before = i;
+			if (!taken[i])
+				before = i;
+		} else if (after == RX_NONE && !taken[i]) {
+			after = i;
+		}
+	}
+	if (first == RX_NONE)
+		return RX_NONE;
+	if (after != RX_NONE && (after == expect || !(hints & RX_TAKE_RESUMES)))
+		p = after;
+	else if (before != RX_NONE)
+		p = before;
+	else if (last_before != RX_NONE && (hints & RX_TAKE_TWIN))
+		goto duplicate;
+	else if (after != RX_NONE)
+		p = after;
+	else
+		goto duplicate;
+	taken[p]++;
+	return p;
+duplicate:
+	*dup = true;
+	p = last_before != RX_NONE ? last_before : first;
+	taken[p]++;
+	return p;
+}
+
+/* The linear-time index takes exactly the positions the plain scan takes, on random traffic. */
+static void test_index_same_as_scan(void **state)
+{
+	enum { N = 300, FRAMES = 700 };
+	static uint64_t ids[N];
+	static uint32_t taken[N];
+	struct rx_index ix;
+	uint64_t rnd = 0x9e3779b97f4a7c15ull;
+
+	(void)state;
+	for (unsigned round = 0; round < 200; round++) {
+		unsigned alphabet = 1 + round % 7;
+
+		for (size_t i = 0; i < N; i++) {
+			rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
+			ids[i] = (rnd >> 33) % alphabet;
+			taken[i] = 0;
+		}
+		assert_int_equal(rx_index_build(&ix, ids, N), 0);
+		for (size_t k = 0; k < FRAMES; k++) {
+			bool d1, d2;
+			size_t expect, p1, p2;
+			uint64_t id;
+			unsigned hints;
+
+			rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
+			id = (rnd >> 33) % (alphabet + 1); /* alphabet: foreign */
+			expect = (size_t)((rnd >> 12) % (N + 1));
+			hints = (unsigned)(rnd >> 5) & 3;
+			p1 = rx_index_take(&ix, id, expect, hints, &d1);
+			p2 = naive_take(ids, N, taken, id, expect, hints, &d2);
+			assert_int_equal(p1, p2);
+			assert_int_equal(d1, d2);
+		}
+		for (size_t i = 0; i < N; i++)
+			assert_int_equal(ix.taken[i], taken[i]);
+		rx_index_free(&ix);
+	}
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	fprintf(stderr, "matching identical frames took more than a minute: not linear\n");
+	_exit(1);
+}
+
+/*
+ * A loop of one packet: 400 000 identical frames against 400 000 identical
+ * reference packets.  The scanning index took O(n^2) (12 s for 200 000); now
+ * well under a second, so a minute is a bound no machine load reaches.
+ */
+static void test_identical_frames_linear(void **state)
+{
+	const size_t n = 400000;
+	unsigned *seq = calloc(n, sizeof(*seq));
+	uint64_t *ts = malloc(n * sizeof(*ts));
+	struct rx_result res;
+	struct rx_sink s;
+	struct rx_ref ref;
+
+	(void)state;
+	assert_true(seq && ts);
+	for (size_t i = 0; i < n; i++)
+		ts[i] = 2000000000ull + i * 1000;
+	make_ref(&ref, seq, n, 1000);
+	make_recs(&s, seq, ts, n);
+	signal(SIGALRM, on_alarm);
+	alarm(60);
+	assert_int_equal(rx_analyse(&res, &s.recs, &ref, NULL), 0);
+	alarm(0);
+	assert_int_equal(res.matched, n);
+	assert_int_equal(res.lost + res.dup + res.reordered + res.foreign, 0);
+	rx_result_free(&res);
+	/* Every frame twice (a duplicating path): still linear, every second one a duplicate. */
+	rx_recs_free(&s.recs);
+	seq = realloc(seq, 2 * n * sizeof(*seq));
+	ts = realloc(ts, 2 * n * sizeof(*ts));
+	assert_true(seq && ts);
+	memset(seq, 0, 2 * n * sizeof(*seq));
+	for (size_t i = 0; i < 2 * n; i++)
+		ts[i] = 2000000000ull + i * 500;
+	make_recs(&s, seq, ts, n + n / 2);
+	alarm(60);
+	assert_int_equal(rx_analyse(&res, &s.recs, &ref, NULL), 0);
+	alarm(0);
+	assert_int_equal(res.matched, n);
+	assert_int_equal(res.dup, n / 2);
+	rx_result_free(&res);
+	rx_recs_free(&s.recs);
+	rx_ref_free(&ref);
+	free(seq);
+	free(ts);
+}
+
+/*
+ * Timestamps at and beyond 2^63 ns (a crafted capture, reference or send
+ * log): no signed overflow (UBSan halts the ASan build on one), and every
+ * time counts as RX_TIME_MAX_NS, so gaps and durations come out as the
+ * largest they can be, never negative.
+ */
+static void test_times_beyond_int64(void **state)
+{
+	const unsigned seq[] = { 1, 2, 3 };
+	const uint64_t ts[] = { 0, (1ull << 63) + 5, UINT64_MAX };
+	struct sendlog_entry e[3];
+	struct sendlog_data log = { .e = e, .count = 3 };
+	struct rx_result res;
+	struct rx_sink s;
+	struct rx_ref ref;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	make_ref(&ref, seq, 3, 1000);
+	ref.ts_ns[1] = UINT64_MAX;
+	ref.ts_ns[2] = 0;
+	for (unsigned i = 0; i < 3; i++)
+		e[i] = (struct sendlog_entry){ .run_ns = i ? UINT64_MAX - i : 0, .id = id_of(seq[i]),
+					       .recno = i + 1 };
+	log.hdr.id_bytes = PKT_ID_BYTES;
+	log.hdr.real_minus_run0_ns = INT64_MAX;
+	make_recs(&s, seq, ts, 3);
+	assert_int_equal(rx_analyse(&res, &s.recs, &ref, &log), 0);
+	assert_int_equal(res.gap.count, 2);
+	assert_int_equal(res.gap.min, 0);
+	assert_int_equal(res.gap.max, RX_TIME_MAX_NS);
+	assert_int_equal(res.duration_ns, RX_TIME_MAX_NS);
+	assert_int_equal(res.duration_intended_ns, -1000000000);
+	/* received gaps 2^62-1 and 0 against intended 2^62-1-1e9 and -(2^62-1) */
+	assert_int_equal(res.gap_err.count, 2);
+	assert_int_equal(res.gap_err.min, 1000000000);
+	assert_int_equal(res.gap_err.max, RX_TIME_MAX_NS);
+	assert_true(res.latency.min >= -RX_TIME_MAX_NS && res.latency.max <= RX_TIME_MAX_NS);
+	assert_int_equal(res.log_matched, 3);
+	assert_true(res.jitter_rfc4689.min >= 0);
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	assert_int_equal(rx_plot_interval(f, &res, &s.recs, &ref), 0);
+	assert_int_equal(rx_plot_error_cdf(f, &res, &s.recs, &ref), 0);
+	assert_int_equal(rx_plot_timeline(f, &res, &s.recs, &ref), 0);
+	fclose(f);
+	assert_non_null(strstr(out, "</svg>"));
+	free(out);
+	rx_result_free(&res);
+	rx_recs_free(&s.recs);
+	rx_ref_free(&ref);
+}
+
+/* The records stop at their cap with a clear error, not an OOM kill. */
+static void test_sink_cap(void **state)
+{
+	struct rx_sink s = { .id_bytes = PKT_ID_BYTES, .max_recs = 3 };
+	uint8_t b[FRAME];
+	char why[256];
+
+	(void)state;
+	frame(b, 1);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(rx_sink_take(&s, b, FRAME, FRAME, 1, 0), 0);
+	assert_int_equal(rx_sink_take(&s, b, FRAME, FRAME, 1, 0), -E2BIG);
+	assert_int_equal(s.err, -E2BIG);
+	assert_int_equal(s.recs.n, 3);
+	assert_non_null(strstr(rx_sink_strerror(&s, -E2BIG, why, sizeof(why)), "more than 3 frames"));
+	assert_non_null(strstr(why, "memory cap"));
+	rx_recs_free(&s.recs);
+	/* The default cap is a fraction of physical memory, and not nothing. */
+	assert_true(rx_mem_cap() >= (size_t)64 << 20);
+	assert_true(rx_mem_cap() / 4 < (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE));
+}
+
+/* A classic pcap (us, little-endian) of link type @lt: @n records of @len bytes from @rec. */
+static void write_pcap(const char *path, uint32_t lt, const uint8_t *rec, uint32_t len, unsigned n)
+{
+	FILE *f = fopen(path, "wb");
+	uint32_t h[6] = { 0xa1b2c3d4, 0x00040002, 0, 0, 65535, lt };
+
+	assert_non_null(f);
+	h[1] = 2 | (4u << 16);
+	assert_int_equal(fwrite(h, sizeof(h), 1, f), 1);
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t r[4] = { 1700000000u + i, 0, len, len };
+
+		assert_int_equal(fwrite(r, sizeof(r), 1, f), 1);
+		assert_int_equal(fwrite(rec, len, 1, f), 1);
+	}
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * The reference: raw IPv4 and BSD loopback captures are Ethernet frames as
+ * replay sends them (the reader's conversion); a reference over the memory
+ * cap is refused with the reason.
+ */
+static void test_ref_linktypes_and_cap(void **state)
+{
+	uint8_t ip[40] = { 0x45, 0, 0, 40, 0, 1, 0, 0, 64, 17, 0, 0, 198, 18, 0, 1, 198, 19, 0, 1,
+			   0x04, 0x00, 0, 9, 0, 20, 0, 0, 'r', 'e', 'p', 'l', 'a', 'y' };
+	uint8_t loop[44], eth[54];
+	char dir[] = "/tmp/test_rx_refXXXXXX", path[64], err[512];
+	struct rx_ref r;
+	uint64_t want;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	/* What replay puts on the wire for it: default addresses, IPv4 ethertype. */
+	memcpy(eth, (const uint8_t[])TRACE_DEFAULT_DMAC, 6);
+	memcpy(eth + 6, (const uint8_t[])TRACE_DEFAULT_SMAC, 6);
+	eth[12] = 0x08;
+	eth[13] = 0x00;
+	memcpy(eth + 14, ip, sizeof(ip));
+	want = pkt_id(eth, sizeof(eth), sizeof(eth), PKT_ID_BYTES);
+
+	snprintf(path, sizeof(path), "%s/raw.pcap", dir);
+	write_pcap(path, 101 /* RAW */, ip, sizeof(ip), 5);
+	assert_int_equal(rx_ref_load(&r, path, PKT_ID_BYTES, 0, err, sizeof(err)), 0);
+	assert_int_equal(r.n, 5);
+	assert_true(r.id[4] == want);
+	assert_int_equal(r.len[0], sizeof(eth));
+	rx_ref_free(&r);
+
+	snprintf(path, sizeof(path), "%s/null.pcap", dir);
+	memcpy(loop, (const uint8_t[]){ 2, 0, 0, 0 }, 4); /* AF_INET, host (little-endian) order */
+	memcpy(loop + 4, ip, sizeof(ip));
+	write_pcap(path, 0 /* NULL */, loop, sizeof(loop), 2);
+	assert_int_equal(rx_ref_load(&r, path, PKT_ID_BYTES, 0, err, sizeof(err)), 0);
+	assert_int_equal(r.n, 2);
+	assert_true(r.id[1] == want);
+	rx_ref_free(&r);
+
+	/* Room for four packets: the fifth is refused, with the reason. */
+	snprintf(path, sizeof(path), "%s/raw.pcap", dir);
+	assert_int_equal(rx_ref_load(&r, path, PKT_ID_BYTES, 4 * RX_REF_PACKET_BYTES, err,
+				     sizeof(err)),
+			 -E2BIG);
+	assert_non_null(strstr(err, "more than 4 packets"));
+	assert_non_null(strstr(err, "memory cap"));
+	assert_int_equal(r.n, 0);
+	assert_null(r.id);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/null.pcap", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -458,6 +752,11 @@ int main(void)
 		cmocka_unit_test(test_kernel_drops_spoil_the_measurement),
 		cmocka_unit_test(test_sink_chunks_and_count),
 		cmocka_unit_test(test_report_keys),
+		cmocka_unit_test(test_index_same_as_scan),
+		cmocka_unit_test(test_identical_frames_linear),
+		cmocka_unit_test(test_times_beyond_int64),
+		cmocka_unit_test(test_sink_cap),
+		cmocka_unit_test(test_ref_linktypes_and_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
