@@ -201,7 +201,6 @@ static int open_output(struct replay *r, const struct tx_ops *ops)
 	struct tx_cfg cfg = {
 		.ifname = o->intf1,
 		.path = o->write_path,
-		.linktype = LINKTYPE_ETHERNET,
 		.clock_to_real_ns = (int64_t)realtime_minus_mono_ns(),
 		.batch = (unsigned)o->batch,
 		.qdisc_bypass = o->qdisc_bypass,

@@ -54,7 +54,7 @@ static void test_unknown_method(void **state)
 
 static void test_file_roundtrip(void **state)
 {
-	struct tx_cfg cfg = { .path = out, .linktype = LINKTYPE_ETHERNET, .clock_to_real_ns = 1000 };
+	struct tx_cfg cfg = { .path = out, .clock_to_real_ns = 1000 };
 	uint8_t f[3][200];
 	struct pkt v[3];
 	struct trace *t;
@@ -93,7 +93,7 @@ static void test_file_roundtrip(void **state)
 
 static void test_file_discarded_without_drain(void **state)
 {
-	struct tx_cfg cfg = { .path = out, .linktype = LINKTYPE_ETHERNET };
+	struct tx_cfg cfg = { .path = out };
 	uint8_t f[60];
 	struct pkt v = { .data = f, .caplen = sizeof(f) };
 	struct tx *tx;
@@ -113,7 +113,7 @@ static void test_file_discarded_without_drain(void **state)
 
 static void test_file_unwritable(void **state)
 {
-	struct tx_cfg cfg = { .path = "/nonexistent-dir/out.pcap", .linktype = 1 };
+	struct tx_cfg cfg = { .path = "/nonexistent-dir/out.pcap" };
 	struct tx *tx;
 
 	(void)state;
@@ -125,7 +125,7 @@ static void test_file_unwritable(void **state)
 
 static void test_packet_missing_interface(void **state)
 {
-	struct tx_cfg cfg = { .ifname = "nosuchif0", .linktype = LINKTYPE_ETHERNET };
+	struct tx_cfg cfg = { .ifname = "nosuchif0" };
 	struct tx *tx;
 	int rc;
 
