@@ -194,13 +194,13 @@ void waiter_start(struct waiter *w, uint64_t now_ns);
 
 /*
  * waiter_until() - wait for @deadline_ns with the configured timer.  Returns
- * 0 when reached, or -EINTR on a signal (a sleep interrupted, or *stop set
- * during a spin).  *@late_ns is how far past the deadline the waiter saw
- * the clock when it returned: 0 when the wait ended by a spin or sleep to
- * the deadline itself (the clock returns at or after it, and is not read
- * again: that would cost every packet a clock read) or was cut short.
+ * how far past the deadline the waiter saw the clock when it returned, ns
+ * (>= 0; a run clock stays below 2^63 ns), or -EINTR on a signal (a sleep
+ * interrupted, or *stop set during a spin).  A wait that ended by a spin or
+ * sleep to the deadline itself returns 0: the clock returns at or after it
+ * and is not read again, which would cost every packet a clock read.
  */
-int waiter_until(struct waiter *w, uint64_t deadline_ns, uint64_t *late_ns);
+int64_t waiter_until(struct waiter *w, uint64_t deadline_ns);
 
 struct sched {
 	enum sched_mode mode;

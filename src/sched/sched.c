@@ -213,7 +213,8 @@ uint64_t sched_deadline(struct sched *s, struct pkt *p)
 	return d;
 }
 
-void sched_late(struct sched *s, uint64_t late_ns)
+/* The late policy (sched.h, sched_late()); inline into sched_wait(), the per-packet caller. */
+static inline void late_policy(struct sched *s, uint64_t late_ns)
 {
 	if (late_ns <= s->late_threshold_ns) {
 		s->in_stall = false;
@@ -237,16 +238,21 @@ void sched_late(struct sched *s, uint64_t late_ns)
 	}
 }
 
+void sched_late(struct sched *s, uint64_t late_ns)
+{
+	late_policy(s, late_ns);
+}
+
 int sched_wait(struct sched *s, uint64_t deadline_ns)
 {
-	uint64_t late_ns;
-	int rc;
+	int64_t late_ns;
 
 	if (s->mode == SCHED_MODE_TOPSPEED)
 		return 0;
-	rc = waiter_until(&s->waiter, deadline_ns, &late_ns);
-	sched_late(s, late_ns);
-	return rc;
+	late_ns = waiter_until(&s->waiter, deadline_ns);
+	/* Cut short by a signal: not late, as far as anyone saw. */
+	late_policy(s, late_ns > 0 ? (uint64_t)late_ns : 0);
+	return late_ns < 0 ? (int)late_ns : 0;
 }
 
 const char *sched_timer_name(enum sched_timer t)

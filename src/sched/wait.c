@@ -197,18 +197,15 @@ static uint64_t sleep_to(struct waiter *w, uint64_t target, uint64_t now, int *r
 	return woke;
 }
 
-int waiter_until(struct waiter *w, uint64_t deadline_ns, uint64_t *late_ns)
+int64_t waiter_until(struct waiter *w, uint64_t deadline_ns)
 {
 	uint64_t now, margin;
 	int rc;
 
-	*late_ns = 0;
 	now = now_of(w);
 	guard_account(w, now);
-	if (now >= deadline_ns) {
-		*late_ns = now - deadline_ns;
-		return 0;
-	}
+	if (now >= deadline_ns)
+		return (int64_t)(now - deadline_ns);
 	if (w->timer == SCHED_TIMER_SPIN && w->clk->spin_until_ns)
 		return w->clk->spin_until_ns(w->clk, deadline_ns, w->stop);
 	margin = w->timer == SCHED_TIMER_HYBRID ? w->margin_ns : 0;
@@ -223,8 +220,7 @@ int waiter_until(struct waiter *w, uint64_t deadline_ns, uint64_t *late_ns)
 		if (now >= deadline_ns) {
 			if (margin)
 				w->sleep_overshoots++;
-			*late_ns = now - deadline_ns;
-			return 0;
+			return (int64_t)(now - deadline_ns);
 		}
 	} else if (w->owed_ns > 0 && deadline_ns - now >= GUARD_NAP_MIN_NS) {
 		/*
@@ -243,10 +239,8 @@ int waiter_until(struct waiter *w, uint64_t deadline_ns, uint64_t *late_ns)
 		if (rc < 0)
 			return rc;
 		w->guard_sleeps++;
-		if (now >= deadline_ns) {
-			*late_ns = now - deadline_ns;
-			return 0;
-		}
+		if (now >= deadline_ns)
+			return (int64_t)(now - deadline_ns);
 	} else if (w->owed_ns >= GUARD_CHUNK_NS) {
 		/*
 		 * No room for a nap (the gaps are short): sleep off the debt at
@@ -259,8 +253,7 @@ int waiter_until(struct waiter *w, uint64_t deadline_ns, uint64_t *late_ns)
 		if (rc < 0)
 			return rc;
 		w->guard_sleeps++;
-		*late_ns = now > deadline_ns ? now - deadline_ns : 0;
-		return 0;
+		return now > deadline_ns ? (int64_t)(now - deadline_ns) : 0;
 	}
 	/* Hybrid: the last stretch, shorter than the timer can be trusted with. */
 	if (w->clk->spin_until_ns)
