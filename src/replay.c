@@ -201,7 +201,6 @@ static int open_output(struct replay *r, const struct tx_ops *ops)
 	struct tx_cfg cfg = {
 		.ifname = o->intf1,
 		.path = o->write_path,
-		.linktype = LINKTYPE_ETHERNET,
 		.clock_to_real_ns = (int64_t)realtime_minus_mono_ns(),
 		.batch = (unsigned)o->batch,
 		.qdisc_bypass = o->qdisc_bypass,
@@ -625,9 +624,10 @@ static void calibrate(struct replay *r)
 {
 	if (sched_calibrate(&r->sched) < 0)
 		return; /* a signal: the run stops after its first packet */
-	if (r->sched.timer == SCHED_TIMER_HYBRID)
-		log_info("timer: hybrid, spin margin %.1f us%s", (double)r->sched.spin_ns / 1e3,
-			 r->sched.adaptive ? " (from the wake-up lateness measured at start-up)" : "");
+	if (r->sched.waiter.timer == SCHED_TIMER_HYBRID)
+		log_info("timer: hybrid, spin margin %.1f us%s",
+			 (double)r->sched.waiter.margin_ns / 1e3,
+			 r->sched.waiter.adaptive ? " (from the wake-up lateness measured at start-up)" : "");
 }
 
 static void cleanup(struct replay *r)
@@ -704,13 +704,14 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 	}
 	r.st.end_ns = sched_now(&r.sched);
 	if (r.timed) {
-		r.st.timer = sched_timer_name(r.sched.timer);
-		r.st.spin_margin_ns = r.sched.timer == SCHED_TIMER_HYBRID ? r.sched.spin_ns : 0;
+		r.st.timer = sched_timer_name(r.sched.waiter.timer);
+		r.st.spin_margin_ns =
+			r.sched.waiter.timer == SCHED_TIMER_HYBRID ? r.sched.waiter.margin_ns : 0;
 		r.st.late_threshold_ns = r.sched.late_threshold_ns;
 		r.st.late_stalls = r.sched.late_stalls;
 		r.st.late_packets = r.sched.late_packets;
 		r.st.late_shifted_ns = r.sched.shifted_ns;
-		r.st.guard_sleeps = r.sched.guard_sleeps;
+		r.st.guard_sleeps = r.sched.waiter.guard_sleeps;
 	}
 	if (r.slog && close_send_log(&r) < 0)
 		status = EXIT_FAIL;

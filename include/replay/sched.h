@@ -1,23 +1,28 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The scheduler: when each packet is due, waiting for it, and the real-time
- * set-up that makes the waiting accurate.
+ * set-up that makes the waiting accurate.  Two halves with two reasons to
+ * change: the schedule (src/sched/sched.c) is exact arithmetic and policy,
+ * the waiter (src/sched/wait.c) is measurement and the machine.
  *
- * Every deadline is absolute -- origin + f(progress) on the run clock -- so
- * per-packet lateness never accumulates into drift, however long the run
- * (tcpreplay 4.4's relative sleeps drift by up to 30 %, seed 000).  f() is
+ * The schedule.  Every deadline is absolute -- origin + f(progress) on the
+ * run clock -- so per-packet lateness never accumulates into drift, however
+ * long the run (tcpreplay 4.4's relative sleeps drift by up to 30 %: Lange,
+ * "Analyse und Performancetests von Paket Replay Programmen", 2004).  f() is
  * exact integer arithmetic on the packet's trace time, its index or the
  * bytes sent before it, never a sum of rounded gaps, so the billionth
  * deadline is as exact as the first.  A run is cut into segments: each pass
  * over each file starts a new one, whose origin is the previous deadline
  * (plus any gap asked for) and whose ts0 is the first timestamp of the
- * segment.
+ * segment.  What happens to a packet found late is the late policy
+ * (sched_late()), applied to what the waiter measured.
  *
- * Waiting (NetVCR's lesson, seed 003: sleep for efficiency, poll for
- * accuracy): sleep on an absolute deadline to within a margin of it, then
- * spin on the clock for the rest.  The margin is the timer's wake-up
- * lateness, measured at start-up by a short probe under the scheduling
- * policy in use (sched_calibrate()) and kept up to date from every sleep.
+ * The waiter (Feng, Bezzaz, Feng and Walpole, "NetVCR: a high-performance
+ * packet replay engine", 2002: sleep for efficiency, poll for accuracy):
+ * sleep on an absolute deadline to within a margin of it, then spin on the
+ * clock for the rest.  The margin is the timer's wake-up lateness, measured
+ * at start-up by a short probe under the scheduling policy in use
+ * (sched_calibrate()) and kept up to date from every sleep.
  */
 #ifndef REPLAY_SCHED_H
 #define REPLAY_SCHED_H
@@ -138,20 +143,73 @@ struct sched_cfg {
 	uint32_t busy_max_permille;
 };
 
+/*
+ * The waiter (src/sched/wait.c): waits for an absolute deadline with the
+ * configured timer and measures how well it did.  It knows nothing of
+ * packets or of the schedule; the scheduler owns one and hands it each
+ * deadline (sched_wait()).
+ */
+
 /* Samples of wake-up lateness per margin estimate (the p99 of a window is its 2nd largest). */
-#define SCHED_LATE_WINDOW 128u
+#define WAITER_WINDOW 128u
+
+struct waiter {
+	enum sched_timer timer;
+	struct clock *clk;
+	const volatile sig_atomic_t *stop; /* ends a spin early when set (may be NULL) */
+	bool adaptive;                 /* the margin follows measured wake-up lateness */
+	uint64_t margin_ns;            /* hybrid: sleep to deadline minus this, spin the rest, ns */
+	/* the current window of wake-up lateness samples (adaptive margin) */
+	uint32_t win_n;                /* samples in the window */
+	uint64_t win_max1, win_max2;   /* largest and second largest, ns */
+	/* counters, for the summary */
+	uint64_t sleeps;               /* sleeps taken */
+	uint64_t sleep_overshoots;     /* sleeps that woke after the deadline itself (margin too small) */
+	uint64_t calib_lateness_ns;    /* waiter_calibrate(): the probe's p99 wake-up lateness, ns */
+	/* the busy-share guard (sched_cfg.busy_max_permille) */
+	uint32_t busy_max_permille;
+	int64_t owed_ns;               /* sleep owed to keep the busy share, ns; < 0 = credit */
+	uint64_t owed_at_ns;           /* run-clock time owed_ns was brought up to date, ns */
+	uint64_t guard_sleeps;         /* sleeps to the deadline taken instead of a spin, to pay it */
+};
+
+/*
+ * waiter_init() - configure @w from the waiting half of @cfg (timer,
+ * spin_fixed, spin_ns, stop, busy_max_permille) to wait on @clk.  Until
+ * waiter_calibrate() measures, an adaptive hybrid margin is 0: a plain sleep.
+ */
+void waiter_init(struct waiter *w, const struct sched_cfg *cfg, struct clock *clk);
+
+/*
+ * waiter_calibrate() - measure how late the clock's sleeps wake, with a
+ * short probe (about 60 ms) under the calling thread's current scheduling
+ * policy, and set the hybrid margin from it.  Does nothing unless the timer
+ * is hybrid and the margin is not fixed.  Returns 0, or -EINTR if a signal
+ * cut the probe short (the margin is then set from what was measured).
+ */
+int waiter_calibrate(struct waiter *w);
+
+/* waiter_start() - the run starts at @now_ns: the busy-share guard starts with nothing owed. */
+void waiter_start(struct waiter *w, uint64_t now_ns);
+
+/*
+ * waiter_until() - wait for @deadline_ns with the configured timer.  Returns
+ * how far past the deadline the waiter saw the clock when it returned, ns
+ * (>= 0; a run clock stays below 2^63 ns), or -EINTR on a signal (a sleep
+ * interrupted, or *stop set during a spin).  A wait that ended by a spin or
+ * sleep to the deadline itself returns 0: the clock returns at or after it
+ * and is not read again, which would cost every packet a clock read.
+ */
+int64_t waiter_until(struct waiter *w, uint64_t deadline_ns);
 
 struct sched {
 	enum sched_mode mode;
-	enum sched_timer timer;
 	enum sched_late late;
 	struct clock *clk;
-	const volatile sig_atomic_t *stop;
+	struct waiter waiter;          /* how deadlines are waited for */
 	struct sched_ratio speed;      /* TRACE: num/den, reduced; 1/1 by default */
 	struct sched_ratio rate;       /* PPS, MBPS */
 	bool wire_overhead;
-	bool adaptive;                 /* the margin follows measured wake-up lateness */
-	uint64_t spin_ns;              /* hybrid margin: sleep to deadline minus this, ns */
 	uint64_t late_threshold_ns;
 	uint64_t origin_ns;            /* run-clock time the segment's progress counts from, ns */
 	uint64_t ts0_ns;               /* TRACE: trace time of the segment's first packet, ns */
@@ -161,33 +219,18 @@ struct sched {
 	uint64_t gap_ns;               /* delay before the next segment's first packet, ns */
 	bool new_segment;              /* the next packet starts a segment */
 	bool in_stall;                 /* the previous packet was late beyond the threshold */
-	/* the current window of wake-up lateness samples (adaptive margin) */
-	uint32_t win_n;                /* samples in the window */
-	uint64_t win_max1, win_max2;   /* largest and second largest, ns */
 	/* counters, for the summary */
 	uint64_t late_stalls;          /* runs of packets found late beyond the threshold */
 	uint64_t late_packets;         /* packets found late beyond the threshold */
 	uint64_t shifted_ns;           /* SHIFT: total the schedule moved back by, ns */
-	uint64_t sleeps;               /* sleeps taken */
-	uint64_t sleep_overshoots;     /* sleeps that woke after the deadline itself (margin too small) */
-	uint64_t calib_lateness_ns;    /* sched_calibrate(): the probe's p99 wake-up lateness, ns */
-	/* the busy-share guard (cfg.busy_max_permille) */
-	uint32_t busy_max_permille;
-	int64_t owed_ns;               /* sleep owed to keep the busy share, ns; < 0 = credit */
-	uint64_t owed_at_ns;           /* run-clock time owed_ns was brought up to date, ns */
-	uint64_t guard_sleeps;         /* sleeps to the deadline taken instead of a spin, to pay it */
 };
 
 /* sched_init() - configure @s from @cfg to use @clk; nothing is due until sched_start(). */
 void sched_init(struct sched *s, const struct sched_cfg *cfg, struct clock *clk);
 
 /*
- * sched_calibrate() - measure how late the clock's sleeps wake, with a short
- * probe (about 60 ms) under the calling thread's current scheduling policy,
- * and set the hybrid margin from it.  Does nothing unless the timer is
- * hybrid and the margin is not fixed.  Call after the real-time set-up and
- * before sched_start().  Returns 0, or -EINTR if a signal cut the probe
- * short (the margin is then set from what was measured).
+ * sched_calibrate() - waiter_calibrate() of the scheduler's waiter.  Call
+ * after the real-time set-up and before sched_start().  0 or -EINTR.
  */
 int sched_calibrate(struct sched *s);
 
@@ -212,29 +255,28 @@ void sched_segment(struct sched *s, uint64_t gap_ns);
 uint64_t sched_deadline(struct sched *s, struct pkt *p);
 
 /*
- * sched_wait() - wait for @deadline_ns with the configured timer; 0 when
- * reached, -EINTR on a signal.  A packet found late (now past the deadline
- * by more than the threshold) is a stall: counted, and under SCHED_LATE_SHIFT
- * every later deadline moves back by the lateness.  Deadlines computed
- * before a shift are not moved: compute a packet's deadline just before
- * waiting for it.
+ * sched_wait() - wait for @deadline_ns with the waiter, then apply the late
+ * policy (sched_late()) to what it saw; 0 when reached, -EINTR on a signal.
+ * Returns at once in topspeed mode.  Deadlines computed before a shift are
+ * not moved: compute a packet's deadline just before waiting for it.
  */
 int sched_wait(struct sched *s, uint64_t deadline_ns);
+
+/*
+ * sched_late() - the late policy, for a packet that went @late_ns after its
+ * deadline (0 = on time).  Lateness beyond the threshold is a stall: the
+ * packet is counted, and so is the stall once for a run of late packets;
+ * under SCHED_LATE_SHIFT every later deadline moves back by the lateness
+ * (the recorded gaps are kept), under SCHED_LATE_CATCHUP none moves (late
+ * packets go at once until the schedule is caught up).  sched_wait() calls
+ * it for every packet.
+ */
+void sched_late(struct sched *s, uint64_t late_ns);
 
 /* sched_now() - the run clock's time, ns. */
 static inline uint64_t sched_now(struct sched *s)
 {
 	return s->clk->now_ns(s->clk);
-}
-
-/*
- * sched_due() - true when @deadline_ns has been reached (always in topspeed
- * mode): the packet may go now without waiting, e.g. join a batch.  Applies
- * no late policy (that happens in sched_wait() for the packet that waited).
- */
-static inline bool sched_due(struct sched *s, uint64_t deadline_ns)
-{
-	return s->mode == SCHED_MODE_TOPSPEED || sched_now(s) >= deadline_ns;
 }
 
 /* sched_timer_name() / sched_late_name() - "hybrid", "catchup", ...; "?" if out of range. */

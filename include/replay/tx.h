@@ -52,7 +52,6 @@ enum tx_xdp_mode {
 struct tx_cfg {
 	const char *ifname;        /* interface, for wire backends */
 	const char *path;          /* output file ("-" = stdout), for the file backend */
-	unsigned linktype;         /* LINKTYPE_* of every frame this run sends */
 	int64_t clock_to_real_ns;  /* add to a run-clock time to get CLOCK_REALTIME, ns */
 	unsigned batch;            /* most packets staged at once; 0 = the backend's default */
 	bool qdisc_bypass;         /* AF_PACKET backends: PACKET_QDISC_BYPASS (no qdisc, no shaping) */

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * --pad-payload, NetVCR's padded payloads (seed 003, §III-C): every packet
- * goes out at its original wire length with the headers as captured (through
- * the L4 header; the whole capture for frames that are not IP) and a payload
- * of zeros, so truncated captures replay at full size and the disk need not
- * deliver payloads.  Checksums are then recomputed -- cheaply, since zeros
- * add nothing to an Internet checksum, only the headers are summed -- or come
- * from a prep sidecar.
+ * --pad-payload, NetVCR's padded payloads (Feng, Bezzaz, Feng and Walpole,
+ * "NetVCR: a high-performance packet replay engine", 2002, §III-C): every
+ * packet goes out at its original wire length with the headers as captured
+ * (through the L4 header; the whole capture for frames that are not IP) and
+ * a payload of zeros, so truncated captures replay at full size and the
+ * disk need not deliver payloads.  Checksums are then recomputed --
+ * cheaply, since zeros add nothing to an Internet checksum, only the headers
+ * are summed -- or come from a prep sidecar.
  *
  * The chain buffer is kept zeroed behind the last frame's headers, so a
  * padded frame costs a copy of its headers and clearing what the previous

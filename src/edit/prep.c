@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The prep sidecar: NetVCR's preparation step (seed 003, §III-C).  `replay
- * prep` walks a trace once through the same edit chain the replay will use
- * and writes, for every record, its layer offsets and the checksums its
- * edited (padded, rewritten) form carries; `replay --prep` maps the file and
- * the chain copies those values instead of parsing and summing.
+ * The prep sidecar: NetVCR's preparation step (Feng, Bezzaz, Feng and
+ * Walpole, "NetVCR: a high-performance packet replay engine", 2002,
+ * §III-C).  `replay prep` walks a trace once through the same edit chain
+ * the replay will use and writes, for every record, its layer offsets and
+ * the checksums its edited (padded, rewritten) form carries; `replay --prep`
+ * maps the file and the chain copies those values instead of parsing and
+ * summing.
  *
  * The sidecar is bound to its trace (size and a hash of its whole content)
  * and to the edit options (edit_cfg_hash()); anything else is refused, since

@@ -4,9 +4,10 @@
  * style), each of bounded size however many frames there were:
  *
  *   interval.svg   received gap against intended gap for consecutive
- *                  in-order frames, log-log with the diagonal (seed 000,
- *                  figures 18-20); points binned into 3-pixel cells whose
- *                  darkness grows with the count
+ *                  in-order frames, log-log with the diagonal (Lange,
+ *                  "Analyse und Performancetests von Paket Replay
+ *                  Programmen", 2004, figures 18-20); points binned into
+ *                  3-pixel cells whose darkness grows with the count
  *   error-cdf.svg  cumulative distribution of |received - intended gap|,
  *                  log x, with p50/p99/p99.9 marked
  *   timeline.svg   over the run: arrival time minus schedule (and, with a

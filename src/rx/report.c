@@ -35,7 +35,10 @@ static double elapsed_ns(const struct rx_result *r)
 	return r->last_ns > r->first_ns ? (double)(r->last_ns - r->first_ns) : 0.0;
 }
 
-/* Rates over first to last frame, as seed 004's receiver reports them: count / time. */
+/*
+ * Rates over first to last frame, count / time, as the pktgen receiver of
+ * Turull, "Open Source Traffic Analyzer", 2010, reports them.
+ */
 static double pps(const struct rx_result *r)
 {
 	double ns = elapsed_ns(r);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Deadline arithmetic and waiting.  Integer nanoseconds throughout, each
- * deadline computed afresh from the segment's origin: no rounding to
- * accumulate, however many packets or loop passes.
+ * The schedule: deadline arithmetic and the late policy.  Integer
+ * nanoseconds throughout, each deadline computed afresh from the segment's
+ * origin: no rounding to accumulate, however many packets or loop passes.
+ * How a deadline is waited for is the waiter's (wait.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,50 +11,6 @@
 
 #include "replay/compiler.h"
 #include "replay/sched.h"
-
-/*
- * The hybrid margin: the measured p99 wake-up lateness plus an eighth plus a
- * little, so that a wake-up a shade later than any measured still leaves the
- * spin to absorb it.  Bounded: below 2 us a margin saves nothing worth the
- * risk; above 300 us (twice the p99 wake-up lateness of a 2-core VM at its
- * noisiest) the lateness is run-queue delay on a loaded machine, which a
- * spin cannot beat either -- a normal task that spins is preempted just the
- * same -- and a longer spin only burns the CPU others are waiting for.
- */
-#define SPIN_PAD_NS 2000ull
-#define SPIN_MIN_NS 2000ull
-#define SPIN_MAX_NS 300000ull
-
-/*
- * The busy-share guard's bounds.  Credit from sleeping is kept only up to
- * 20 ms, so that a long idle spell cannot license a spin long enough to meet
- * the kernel's throttle (which forgives nothing beyond its own period).
- * Debt is capped too: it is paid by sleeping at the next chances, and a run
- * that was late for a long time owes no more than this at once.
- */
-#define GUARD_CREDIT_NS 20000000ll
-#define GUARD_DEBT_NS   50000000ll
-/*
- * How the debt is paid, when the gap is shorter than the margin.  Where the
- * gap leaves room, by a nap of at least 20 us to half the margin before the
- * deadline: the CPU is idle from the nap's start to the (late) wake-up, and
- * the wake-up is mostly still early enough for the spin.  Naps must not be
- * shorter: measured on a 2-core VM under kernel 6.18, a spinning SCHED_FIFO
- * task that sleeps 8-20 % of the time in 5 us naps still stalls for 5-50 ms
- * about once a second (the normal tasks it starves get their share at once),
- * while the same share in 30-300 us sleeps lets them run and keeps it clear.
- * Where there is no room (gaps of a few us), by sleeping 300 us to 1 ms at
- * once: rarer events make fewer packets late (at 20 us gaps, 100 us chunks
- * made 1.6 % of packets late by ~130 us -- the p99 -- and 300 us chunks 0.5 %).
- */
-#define GUARD_NAP_MIN_NS 20000ull
-#define GUARD_CHUNK_NS 300000ll
-#define GUARD_SLEEP_MAX_NS 1000000ll
-
-/* The start-up probe: short and long sleeps, since a longer sleep lets the CPU idle deeper. */
-#define CALIB_SHORT_NS 200000ull
-#define CALIB_LONG_NS  1000000ull
-#define CALIB_SAMPLES  48u /* of each length */
 
 static uint64_t gcd(uint64_t a, uint64_t b)
 {
@@ -152,103 +109,27 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-static uint64_t margin_from(uint64_t p99_ns)
-{
-	uint64_t m = p99_ns + p99_ns / 8 + SPIN_PAD_NS;
-
-	return m < SPIN_MIN_NS ? SPIN_MIN_NS : m > SPIN_MAX_NS ? SPIN_MAX_NS : m;
-}
-
 void sched_init(struct sched *s, const struct sched_cfg *cfg, struct clock *clk)
 {
 	*s = (struct sched){
 		.mode = cfg->mode,
-		.timer = cfg->timer,
 		.late = cfg->late,
 		.clk = clk,
-		.stop = cfg->stop,
 		.speed = cfg->speed.num && cfg->speed.den ? cfg->speed : (struct sched_ratio){ 1, 1 },
 		.rate = cfg->rate,
 		.wire_overhead = cfg->wire_overhead,
-		/* Until measured, no margin: a plain sleep.  sched_calibrate() measures. */
-		.adaptive = cfg->timer == SCHED_TIMER_HYBRID && !cfg->spin_fixed,
-		.spin_ns = cfg->spin_fixed ? cfg->spin_ns : 0,
 		.late_threshold_ns = cfg->late_threshold_ns,
 		.new_segment = true,
-		.busy_max_permille = cfg->timer == SCHED_TIMER_HYBRID ? cfg->busy_max_permille : 0,
 	};
+	waiter_init(&s->waiter, cfg, clk);
 	/* A rate of zero would divide by zero; the option parser never lets one through. */
 	if ((s->mode == SCHED_MODE_PPS || s->mode == SCHED_MODE_MBPS) && !(s->rate.num && s->rate.den))
 		s->mode = SCHED_MODE_TOPSPEED;
 }
 
-/* One wake-up lateness sample into the window; at the window's end, move the margin. */
-static void margin_sample(struct sched *s, uint64_t late_ns)
-{
-	uint64_t target;
-
-	if (late_ns > s->win_max1) {
-		s->win_max2 = s->win_max1;
-		s->win_max1 = late_ns;
-	} else if (late_ns > s->win_max2) {
-		s->win_max2 = late_ns;
-	}
-	if (++s->win_n < SCHED_LATE_WINDOW)
-		return;
-	/*
-	 * The window's second largest is its p99: one outlier (this VM pauses
-	 * for 30-350 us now and then) cannot raise the margin, a shift of the
-	 * whole distribution (load came) raises it at once, and an improvement
-	 * lowers it by an eighth of the difference per window, so a quiet spell
-	 * does not leave the next burst of load unguarded.
-	 */
-	target = margin_from(s->win_max2);
-	if (target >= s->spin_ns)
-		s->spin_ns = target;
-	else
-		s->spin_ns -= (s->spin_ns - target) / 8;
-	s->win_n = 0;
-	s->win_max1 = s->win_max2 = 0;
-}
-
 int sched_calibrate(struct sched *s)
 {
-	static const uint64_t len_ns[] = { CALIB_SHORT_NS, CALIB_LONG_NS };
-	uint64_t max1 = 0, max2 = 0;
-	unsigned n = 0;
-	int rc = 0;
-
-	if (s->timer != SCHED_TIMER_HYBRID || !s->adaptive)
-		return 0;
-	for (size_t l = 0; l < ARRAY_SIZE(len_ns) && !rc; l++) {
-		uint64_t t = sched_now(s);
-
-		for (unsigned i = 0; i < CALIB_SAMPLES; i++) {
-			uint64_t now, late;
-
-			/* Absolute targets, as in the run: lateness is measured, not compounded. */
-			t += len_ns[l];
-			rc = s->clk->sleep_until_ns(s->clk, t);
-			if (rc < 0)
-				break;
-			now = sched_now(s);
-			late = now > t ? now - t : 0;
-			if (late > max1) {
-				max2 = max1;
-				max1 = late;
-			} else if (late > max2) {
-				max2 = late;
-			}
-			n++;
-			/* A wake-up later than the period is no reason to sleep into the past. */
-			if (now > t)
-				t = now;
-		}
-	}
-	/* 96 samples: the second largest is about the p99, and not a single VM pause. */
-	s->calib_lateness_ns = n > 1 ? max2 : max1;
-	s->spin_ns = margin_from(s->calib_lateness_ns);
-	return rc;
+	return waiter_calibrate(&s->waiter);
 }
 
 uint64_t sched_start(struct sched *s)
@@ -262,8 +143,7 @@ uint64_t sched_start(struct sched *s)
 	s->count = 0;
 	s->bytes = 0;
 	s->in_stall = false;
-	s->owed_ns = 0;
-	s->owed_at_ns = now;
+	waiter_start(&s->waiter, now);
 	return now;
 }
 
@@ -333,12 +213,10 @@ uint64_t sched_deadline(struct sched *s, struct pkt *p)
 	return d;
 }
 
-/* @now is past @deadline_ns: count a stall, and under SHIFT move the schedule back. */
-static void late(struct sched *s, uint64_t deadline_ns, uint64_t now)
+/* The late policy (sched.h, sched_late()); inline into sched_wait(), the per-packet caller. */
+static inline void late_policy(struct sched *s, uint64_t late_ns)
 {
-	uint64_t by = now - deadline_ns;
-
-	if (by <= s->late_threshold_ns) {
+	if (late_ns <= s->late_threshold_ns) {
 		s->in_stall = false;
 		return;
 	}
@@ -350,125 +228,31 @@ static void late(struct sched *s, uint64_t deadline_ns, uint64_t now)
 		/*
 		 * Everything after this packet keeps its gap to this one, as
 		 * recorded, instead of rushing out to catch up (tcpreplay's
-		 * burst, seed 000 figs. 12 and 15).  The stall ends here.
+		 * burst: Lange, "Analyse und Performancetests von Paket Replay
+		 * Programmen", 2004, figs. 12 and 15).  The stall ends here.
 		 */
-		s->origin_ns = add_sat(s->origin_ns, by);
-		s->last_ns = add_sat(s->last_ns, by);
-		s->shifted_ns = add_sat(s->shifted_ns, by);
+		s->origin_ns = add_sat(s->origin_ns, late_ns);
+		s->last_ns = add_sat(s->last_ns, late_ns);
+		s->shifted_ns = add_sat(s->shifted_ns, late_ns);
 		s->in_stall = false;
 	}
 }
 
-/*
- * The busy-share guard: time passing adds the share that must be spent
- * asleep to the debt, sleeping pays it.  Only the caller's own sleeps count;
- * what the kernel sees as idle is what matters to its throttle.
- */
-static void guard_account(struct sched *s, uint64_t now)
+void sched_late(struct sched *s, uint64_t late_ns)
 {
-	uint64_t dt;
-
-	if (!s->busy_max_permille || now <= s->owed_at_ns)
-		return;
-	dt = now - s->owed_at_ns;
-	s->owed_at_ns = now;
-	if (dt > (uint64_t)GUARD_DEBT_NS)
-		dt = GUARD_DEBT_NS;
-	s->owed_ns += (int64_t)(dt * (1000 - s->busy_max_permille) / 1000);
-	if (s->owed_ns > GUARD_DEBT_NS)
-		s->owed_ns = GUARD_DEBT_NS;
-}
-
-/* Sleep to @target; the guard is credited with the time actually asleep.  Returns now, or 0 on EINTR. */
-static uint64_t sleep_to(struct sched *s, uint64_t target, uint64_t now, int *rc)
-{
-	uint64_t woke;
-
-	*rc = s->clk->sleep_until_ns(s->clk, target);
-	if (*rc < 0)
-		return 0;
-	s->sleeps++;
-	woke = sched_now(s);
-	if (s->busy_max_permille) {
-		guard_account(s, woke);
-		s->owed_ns -= (int64_t)(woke - now);
-		if (s->owed_ns < -GUARD_CREDIT_NS)
-			s->owed_ns = -GUARD_CREDIT_NS;
-	}
-	return woke;
+	late_policy(s, late_ns);
 }
 
 int sched_wait(struct sched *s, uint64_t deadline_ns)
 {
-	uint64_t now, margin;
-	int rc;
+	int64_t late_ns;
 
 	if (s->mode == SCHED_MODE_TOPSPEED)
 		return 0;
-	now = sched_now(s);
-	guard_account(s, now);
-	if (now >= deadline_ns) {
-		late(s, deadline_ns, now);
-		return 0;
-	}
-	s->in_stall = false;
-	if (s->timer == SCHED_TIMER_SPIN && s->clk->spin_until_ns)
-		return s->clk->spin_until_ns(s->clk, deadline_ns, s->stop);
-	margin = s->timer == SCHED_TIMER_HYBRID ? s->spin_ns : 0;
-	if (deadline_ns - now > margin) {
-		uint64_t target = deadline_ns - margin;
-
-		now = sleep_to(s, target, now, &rc);
-		if (rc < 0)
-			return rc;
-		if (s->adaptive)
-			margin_sample(s, now > target ? now - target : 0);
-		if (now >= deadline_ns) {
-			if (margin)
-				s->sleep_overshoots++;
-			late(s, deadline_ns, now);
-			return 0;
-		}
-	} else if (s->owed_ns > 0 && deadline_ns - now >= GUARD_NAP_MIN_NS) {
-		/*
-		 * The gap is shorter than the margin, so the hybrid timer would
-		 * spin -- but it has spun so much that the kernel would soon
-		 * stop it for up to 50 ms.  Nap instead, to half the margin
-		 * before the deadline (less if the gap is short): the CPU is
-		 * idle from the nap's start until the late wake-up, and most
-		 * wake-ups are early enough for the spin to finish on time, or
-		 * late by a little -- never by a whole chunk as below.
-		 */
-		uint64_t target = deadline_ns - MIN(s->spin_ns / 2, deadline_ns - now - GUARD_NAP_MIN_NS);
-
-		now = sleep_to(s, target, now, &rc);
-		if (rc < 0)
-			return rc;
-		s->guard_sleeps++;
-		if (now >= deadline_ns) {
-			late(s, deadline_ns, now);
-			return 0;
-		}
-	} else if (s->owed_ns >= GUARD_CHUNK_NS) {
-		/*
-		 * No room for a nap (the gaps are short): sleep off the debt at
-		 * once.  This packet, and a few after it, caught up, go late by
-		 * the sleep, instead of all stalling for up to 50 ms.
-		 */
-		uint64_t target = now + (uint64_t)MIN(s->owed_ns, GUARD_SLEEP_MAX_NS);
-
-		now = sleep_to(s, MAX(target, deadline_ns), now, &rc);
-		if (rc < 0)
-			return rc;
-		s->guard_sleeps++;
-		if (now >= deadline_ns)
-			late(s, deadline_ns, now);
-		return 0;
-	}
-	/* Hybrid: the last stretch, shorter than the timer can be trusted with. */
-	if (s->clk->spin_until_ns)
-		return s->clk->spin_until_ns(s->clk, deadline_ns, s->stop);
-	return s->clk->sleep_until_ns(s->clk, deadline_ns);
+	late_ns = waiter_until(&s->waiter, deadline_ns);
+	/* Cut short by a signal: not late, as far as anyone saw. */
+	late_policy(s, late_ns > 0 ? (uint64_t)late_ns : 0);
+	return late_ns < 0 ? (int)late_ns : 0;
 }
 
 const char *sched_timer_name(enum sched_timer t)

@@ -4,10 +4,11 @@
  * whole and paged through a read-ahead window, a preloaded copy, or a stream
  * (pipe, device, standard input) read into two alternating buffers.
  *
- * The read-ahead window (NetVCR, seed 003, section III-A).  NetVCR mapped
- * two alternating 32 MiB windows and madvise()d the next one while sending
- * from the current one, in the send loop, with no thread and no lock.  We
- * keep that idea and its memory bound, not its two separate mappings:
+ * The read-ahead window (Feng, Bezzaz, Feng and Walpole, "NetVCR: a
+ * high-performance packet replay engine", 2002, section III-A).  NetVCR
+ * mapped two alternating 32 MiB windows and madvise()d the next one while
+ * sending from the current one, in the send loop, with no thread and no
+ * lock.  We keep that idea and its memory bound, not its two separate mappings:
  *
  *  - The file is mapped once, whole (address space is free on 64-bit), so a
  *    record straddling two windows is contiguous and a view stays valid

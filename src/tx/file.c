@@ -96,7 +96,7 @@ static int file_open(struct tx *tx, const struct tx_cfg *cfg)
 	hdr[2] = 0;                      /* thiszone */
 	hdr[3] = 0;                      /* sigfigs */
 	hdr[4] = htole32(TRACE_RECORD_MAX_BYTES);
-	hdr[5] = htole32(cfg->linktype);
+	hdr[5] = htole32(LINKTYPE_ETHERNET); /* every frame is: the reader converts the rest */
 	return put(tx, s, hdr, sizeof(hdr));
 }
 

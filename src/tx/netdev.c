@@ -115,9 +115,6 @@ int netdev_packet_socket(struct tx *tx, const struct tx_cfg *cfg, struct netdev 
 	if (!cfg->ifname)
 		return tx_err(tx, -EINVAL, "no interface given");
 	snprintf(tx->dev, sizeof(tx->dev), "%s", cfg->ifname);
-	if (cfg->linktype != LINKTYPE_ETHERNET)
-		return tx_err(tx, -ENOTSUP, "%s: cannot send link type %u frames on an Ethernet interface",
-			      cfg->ifname, cfg->linktype);
 	/* Permission first: without it the interface checks would mislead. */
 	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 	if (fd < 0)

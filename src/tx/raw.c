@@ -31,7 +31,6 @@
 
 struct raw_state {
 	int fd4, fd6;             /* -1 until needed: IPv6 may be off */
-	unsigned linktype;        /* of the frames offered */
 	struct stage st;          /* IP packets, without link layer */
 	struct sockaddr_in6 *dst; /* destination per slot (sockaddr_in for IPv4) */
 	uint8_t *family;          /* AF_INET or AF_INET6 per slot */
@@ -72,11 +71,6 @@ static int raw_open(struct tx *tx, const struct tx_cfg *cfg)
 	if (!cfg->ifname)
 		return tx_err(tx, -EINVAL, "no interface given");
 	snprintf(tx->dev, sizeof(tx->dev), "%s", cfg->ifname);
-	s->linktype = cfg->linktype;
-	if (s->linktype != LINKTYPE_ETHERNET && s->linktype != LINKTYPE_RAW &&
-	    s->linktype != LINKTYPE_IPV4 && s->linktype != LINKTYPE_IPV6)
-		return tx_err(tx, -ENOTSUP, "%s: the raw method sends Ethernet or raw IP traces, not link type %u",
-			      tx->dev, s->linktype);
 	/* The IPv4 socket decides permission; the IPv6 one is opened when the first IPv6 packet comes. */
 	rc = raw_socket(tx, AF_INET);
 	if (rc < 0)
@@ -95,29 +89,29 @@ static int raw_open(struct tx *tx, const struct tx_cfg *cfg)
 	return 0;
 }
 
-/* The IP packet in @p: *@off its first byte, *@len its own length; 0, or -EINVAL with the reason. */
-static int find_ip(struct tx *tx, const struct raw_state *s, const struct pkt *p, uint32_t *off,
-		   uint32_t *len, int *family)
+/*
+ * The IP packet in the Ethernet frame @p (the reader gives every frame an
+ * Ethernet header, raw-IP traces' included): *@off its first byte, *@len its
+ * own length; 0, or -EINVAL with the reason.
+ */
+static int find_ip(struct tx *tx, const struct pkt *p, uint32_t *off, uint32_t *len, int *family)
 {
 	uint16_t type = 0, v16;
-	uint32_t o = 0;
+	uint32_t o = 12;
 	const uint8_t *b;
 
-	if (s->linktype == LINKTYPE_ETHERNET) {
-		o = 12;
-		if (pkt_get_be16(p, o, &type))
-			return tx_err(tx, -EINVAL, "frame of %u bytes is shorter than an Ethernet header",
-				      p->caplen);
-		/* VLAN tags have no place at layer 3: step over them. */
-		while ((type == ETH_P_8021Q || type == ETH_P_8021AD) && !pkt_get_be16(p, o + 4, &v16)) {
-			o += 4;
-			type = v16;
-		}
-		o += 2;
-		if (type != ETH_P_IPV4 && type != ETH_P_IPV6)
-			return tx_err(tx, -EINVAL, "EtherType 0x%04x is not IP: the raw method sends only IPv4 and IPv6",
-				      type);
+	if (pkt_get_be16(p, o, &type))
+		return tx_err(tx, -EINVAL, "frame of %u bytes is shorter than an Ethernet header",
+			      p->caplen);
+	/* VLAN tags have no place at layer 3: step over them. */
+	while ((type == ETH_P_8021Q || type == ETH_P_8021AD) && !pkt_get_be16(p, o + 4, &v16)) {
+		o += 4;
+		type = v16;
 	}
+	o += 2;
+	if (type != ETH_P_IPV4 && type != ETH_P_IPV6)
+		return tx_err(tx, -EINVAL, "EtherType 0x%04x is not IP: the raw method sends only IPv4 and IPv6",
+			      type);
 	b = pkt_bytes(p, o, 1);
 	if (!b)
 		return tx_err(tx, -EINVAL, "no IP header in a %u-byte frame", p->caplen);
@@ -151,7 +145,7 @@ static int raw_send(struct tx *tx, const struct pkt *v, unsigned n)
 
 	for (i = 0; i < n; i++) {
 		uint32_t off = 0, len = 0, slot;
-		int family = 0, rc = find_ip(tx, s, &v[i], &off, &len, &family);
+		int family = 0, rc = find_ip(tx, &v[i], &off, &len, &family);
 
 		if (rc == 0 && family == AF_INET6 && s->fd6 < 0) {
 			rc = raw_socket(tx, AF_INET6);

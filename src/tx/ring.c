@@ -3,12 +3,14 @@
  * PACKET_TX_RING (TPACKET_V2): frames are written straight into a ring the
  * kernel shares with us, and one send() kicks every frame that is ready.
  *
- * Ownership of a ring frame, by its tp_status:
- *   AVAILABLE     ours: send() may fill it;
- *   SEND_REQUEST  filled and handed over, but the kernel only looks at it
- *                 when kicked (send(fd, NULL, 0)) -- so send() stages by
- *                 filling frames ahead of their deadline, and flush() is the
- *                 kick at the deadline;
+ * Ownership of a ring frame, by its tp_status (each hand-off is a named
+ * function below):
+ *   AVAILABLE     ours: send() may fill it (user_may_fill());
+ *   SEND_REQUEST  filled and handed over (hand_to_kernel()), but the kernel
+ *                 only looks at it when kicked (send(fd, NULL, 0)) -- so
+ *                 send() stages by filling frames ahead of their deadline,
+ *                 and flush() is the kick at the deadline; until the kick,
+ *                 discard() may take it back (take_back_from_kernel());
  *   SENDING       the kernel built an skb from it and it is on its way;
  *   AVAILABLE     again once the skb is freed (tpacket_destruct_skb);
  *   WRONG_FORMAT  the kernel refused the frame (PACKET_LOSS is not set, so
@@ -58,16 +60,39 @@ static inline struct tpacket2_hdr *frame(const struct ring_state *s, uint32_t i)
 	return (struct tpacket2_hdr *)(s->map + (size_t)(i % s->frame_nr) * s->frame_bytes);
 }
 
-/* user_may_fill(): the frame is ours again.  Acquire: the kernel is done with its bytes. */
+/*
+ * The hand-offs of a frame between us and the kernel, each named, as the
+ * receiver's ring does (src/rx/capture.c).  status_of() is the one read of
+ * the status word, with acquire ordering: whatever the kernel did to a frame
+ * before it set the status is visible once we see the status.
+ */
 static inline uint32_t status_of(const struct tpacket2_hdr *h)
 {
 	return __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
 }
 
-/* hand_to_kernel(): release so the frame's bytes and length are visible before the status. */
-static inline void set_status(struct tpacket2_hdr *h, uint32_t st)
+/* user_may_fill() - the frame is ours: never handed over, or the kernel freed its skb. */
+static inline bool user_may_fill(const struct tpacket2_hdr *h)
 {
-	__atomic_store_n(&h->tp_status, st, __ATOMIC_RELEASE);
+	return status_of(h) == TP_STATUS_AVAILABLE;
+}
+
+/*
+ * hand_to_kernel() - the frame is filled: the next kick sends it.  Release,
+ * so that its bytes and length are visible before the status says so.
+ */
+static inline void hand_to_kernel(struct tpacket2_hdr *h)
+{
+	__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST, __ATOMIC_RELEASE);
+}
+
+/*
+ * take_back_from_kernel() - un-hand a frame the kernel has not been kicked
+ * to look at yet (discard): it is ours again, unsent.
+ */
+static inline void take_back_from_kernel(struct tpacket2_hdr *h)
+{
+	__atomic_store_n(&h->tp_status, TP_STATUS_AVAILABLE, __ATOMIC_RELEASE);
 }
 
 static int ring_open(struct tx *tx, const struct tx_cfg *cfg)
@@ -137,14 +162,14 @@ static int ring_send(struct tx *tx, const struct pkt *v, unsigned n)
 		struct tpacket2_hdr *h = frame(s, s->prod);
 		int rc = netdev_frame_check(tx, &v[i]);
 
-		if (rc == 0 && (s->n == s->stage_max || status_of(h) != TP_STATUS_AVAILABLE))
+		if (rc == 0 && (s->n == s->stage_max || !user_may_fill(h)))
 			rc = -EAGAIN; /* stage full, or the kernel has not freed this frame yet */
 		if (rc < 0)
 			return i ? (int)i : rc;
 		memcpy((uint8_t *)h + DATA_OFF, v[i].data, v[i].caplen);
 		h->tp_len = v[i].caplen;
 		h->tp_snaplen = v[i].caplen;
-		set_status(h, TP_STATUS_SEND_REQUEST);
+		hand_to_kernel(h);
 		s->prod = (s->prod + 1) % s->frame_nr;
 		s->n++;
 	}
@@ -198,7 +223,7 @@ static void ring_discard(struct tx *tx)
 	/* The kernel's head is at the oldest staged frame: taking them back keeps us in step. */
 	while (s->n) {
 		s->prod = (s->prod + s->frame_nr - 1) % s->frame_nr;
-		set_status(frame(s, s->prod), TP_STATUS_AVAILABLE);
+		take_back_from_kernel(frame(s, s->prod));
 		s->n--;
 	}
 }
@@ -224,7 +249,7 @@ static int ring_drain(struct tx *tx)
 		uint32_t busy = 0;
 
 		for (uint32_t i = 0; i < s->frame_nr; i++)
-			if (status_of(frame(s, i)) != TP_STATUS_AVAILABLE)
+			if (!user_may_fill(frame(s, i)))
 				busy++;
 		if (!busy)
 			return netdev_wait_outq(tx, s->fd);

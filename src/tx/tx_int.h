@@ -61,9 +61,9 @@ int netdev_frame_check(struct tx *tx, const struct pkt *p);
 int netdev_sock_err(struct tx *tx, int err, const char *what);
 
 /*
- * netdev_packet_socket() - what every AF_PACKET backend does first: refuse a
- * non-Ethernet run, open a send-only SOCK_RAW packet socket, check the
- * interface (tx->dev, tx->mtu set), apply cfg->qdisc_bypass and bind.
+ * netdev_packet_socket() - what every AF_PACKET backend does first: open a
+ * send-only SOCK_RAW packet socket, check the interface (tx->dev, tx->mtu
+ * set), apply cfg->qdisc_bypass and bind.
  * Returns the descriptor, or -errno with the reason in tx->err.
  */
 int netdev_packet_socket(struct tx *tx, const struct tx_cfg *cfg, struct netdev *nd);
@@ -179,6 +179,36 @@ static inline uint32_t stage_slot_bytes(uint32_t mtu)
 	/* One 802.1Q tag beyond the MTU, as netdev_frame_check() allows; 64-byte aligned. */
 	return (mtu + ETH_HDR_BYTES + 4u + 63u) & ~63u;
 }
+
+/*
+ * struct sock_tx - the skeleton the staging socket backends (packet, mmsg,
+ * uring) share, in src/tx/sock.c: a send-only AF_PACKET socket and a
+ * stage.  A backend's state starts with one (it is tx->priv), so the
+ * sock_tx_*() functions serve as its ops where it has nothing to add:
+ *   sock_tx_open()     calloc @state_bytes of state (zeroed, fd -1) into
+ *                      tx->priv, open the socket (netdev_packet_socket()),
+ *                      set tx->batch and a stage of that many frames, and
+ *                      tx->mode for --qdisc-bypass.  0 or -errno with
+ *                      tx->err set; the backend's open() goes on from there;
+ *   sock_tx_send()     ops->send: stage_frames();
+ *   sock_tx_discard()  ops->discard: empty the stage;
+ *   sock_tx_wait()     ops->wait: netdev_wait_room() on the socket;
+ *   sock_tx_drain()    ops->drain: netdev_wait_outq() on the socket;
+ *   sock_tx_close()    ops->close: the socket, the stage and the state; a
+ *                      backend with more frees its own first, then calls it.
+ * Only flush(), how the stage reaches the kernel, is each backend's own.
+ */
+struct sock_tx {
+	int fd;          /* the AF_PACKET socket; -1 until open */
+	struct stage st; /* frames staged for the next flush() */
+};
+
+int sock_tx_open(struct tx *tx, const struct tx_cfg *cfg, size_t state_bytes);
+int sock_tx_send(struct tx *tx, const struct pkt *v, unsigned n);
+void sock_tx_discard(struct tx *tx);
+int sock_tx_wait(struct tx *tx, int err);
+int sock_tx_drain(struct tx *tx);
+void sock_tx_close(struct tx *tx);
 
 /* tx_batch() - cfg->batch, defaulted and capped. */
 static inline unsigned tx_batch(const struct tx_cfg *cfg)

@@ -10,14 +10,14 @@
  * the batch's completions, so it reports exactly the prefix that went and
  * the error of the first that did not; the cancelled ones stay staged and go
  * in the next flush().  The socket is registered (IOSQE_FIXED_FILE) to save
- * a file lookup per send.
+ * a file lookup per send.  The socket, the stage, send(), discard(), drain()
+ * and close() are the socket backends' skeleton (sock.c).
  */
 #include <errno.h>
 #include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "tx_int.h"
 
@@ -25,10 +25,9 @@
 #define SQ_IDLE_MS 200
 
 struct uring_state {
-	int fd;
+	struct sock_tx sk;   /* first: the skeleton's state (sock.c) */
 	bool ring_ok;
 	struct io_uring ring;
-	struct stage st;
 	int *res;            /* completion result per sqe of the batch in flight */
 };
 
@@ -36,19 +35,12 @@ static int uring_open(struct tx *tx, const struct tx_cfg *cfg)
 {
 	struct io_uring_params p;
 	struct uring_state *s;
-	struct netdev nd;
 	int rc;
 
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return tx_err(tx, -ENOMEM, "out of memory");
-	s->fd = -1;
-	tx->priv = s;
-	rc = netdev_packet_socket(tx, cfg, &nd);
+	rc = sock_tx_open(tx, cfg, sizeof(*s));
 	if (rc < 0)
 		return rc;
-	s->fd = rc;
-	tx->batch = tx_batch(cfg);
+	s = tx->priv;
 	memset(&p, 0, sizeof(p));
 	if (cfg->uring_sqpoll) {
 		p.flags |= IORING_SETUP_SQPOLL;
@@ -60,29 +52,23 @@ static int uring_open(struct tx *tx, const struct tx_cfg *cfg)
 			      cfg->uring_sqpoll ? " with SQPOLL" : "", strerror(-rc),
 			      rc == -EPERM ? " (kernel.io_uring_disabled?)" : "");
 	s->ring_ok = true;
-	rc = io_uring_register_files(&s->ring, &s->fd, 1);
+	rc = io_uring_register_files(&s->ring, &s->sk.fd, 1);
 	if (rc < 0)
 		return tx_err(tx, rc, "%s: cannot register the socket with io_uring: %s", tx->dev,
 			      strerror(-rc));
 	s->res = calloc(tx->batch, sizeof(*s->res));
-	if (!s->res || stage_init(&s->st, tx->batch, stage_slot_bytes(tx->mtu)) < 0)
+	if (!s->res)
 		return tx_err(tx, -ENOMEM, "out of memory");
 	snprintf(tx->mode, sizeof(tx->mode), "%s%s", cfg->uring_sqpoll ? "SQPOLL" : "batched submit",
 		 cfg->qdisc_bypass ? ", qdisc bypassed" : "");
 	return 0;
 }
 
-static int uring_send(struct tx *tx, const struct pkt *v, unsigned n)
-{
-	struct uring_state *s = tx->priv;
-
-	return stage_frames(tx, &s->st, v, n);
-}
-
 static int uring_flush(struct tx *tx)
 {
 	struct uring_state *s = tx->priv;
-	unsigned run = stage_contig(&s->st), got = 0, ok = 0;
+	struct stage *st = &s->sk.st;
+	unsigned run = stage_contig(st), got = 0, ok = 0;
 	struct io_uring_cqe *cqe;
 	int rc;
 
@@ -95,7 +81,7 @@ static int uring_flush(struct tx *tx)
 			run = i;
 			break;
 		}
-		io_uring_prep_send(sqe, 0, stage_at(&s->st, i), stage_len(&s->st, i), 0);
+		io_uring_prep_send(sqe, 0, stage_at(st, i), stage_len(st, i), 0);
 		sqe->flags |= IOSQE_FIXED_FILE | (i + 1 < run ? IOSQE_IO_LINK : 0);
 		io_uring_sqe_set_data64(sqe, i);
 		s->res[i] = -ECANCELED;
@@ -120,18 +106,11 @@ static int uring_flush(struct tx *tx)
 	while (ok < run && s->res[ok] >= 0)
 		ok++;
 	if (ok) {
-		stage_pop(&s->st, ok);
+		stage_pop(st, ok);
 		return (int)ok;
 	}
-	rc = netdev_send_err(tx, -s->res[0], stage_len(&s->st, 0));
-	return stage_settle(&s->st, rc);
-}
-
-static void uring_discard(struct tx *tx)
-{
-	struct uring_state *s = tx->priv;
-
-	stage_pop(&s->st, s->st.n);
+	rc = netdev_send_err(tx, -s->res[0], stage_len(st, 0));
+	return stage_settle(st, rc);
 }
 
 static int uring_wait(struct tx *tx, int err)
@@ -143,36 +122,25 @@ static int uring_wait(struct tx *tx, int err)
 	return 0;
 }
 
-static int uring_drain(struct tx *tx)
-{
-	struct uring_state *s = tx->priv;
-
-	return netdev_wait_outq(tx, s->fd);
-}
-
 static void uring_close(struct tx *tx)
 {
 	struct uring_state *s = tx->priv;
 
-	if (!s)
-		return;
-	if (s->ring_ok)
-		io_uring_queue_exit(&s->ring);
-	if (s->fd >= 0)
-		close(s->fd);
-	stage_free(&s->st);
-	free(s->res);
-	free(s);
-	tx->priv = NULL;
+	if (s) {
+		if (s->ring_ok)
+			io_uring_queue_exit(&s->ring);
+		free(s->res);
+	}
+	sock_tx_close(tx);
 }
 
 const struct tx_ops tx_uring_ops = {
 	.name = "uring",
 	.open = uring_open,
-	.send = uring_send,
+	.send = sock_tx_send,
 	.flush = uring_flush,
-	.discard = uring_discard,
+	.discard = sock_tx_discard,
 	.wait = uring_wait,
-	.drain = uring_drain,
+	.drain = sock_tx_drain,
 	.close = uring_close,
 };

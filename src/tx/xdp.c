@@ -113,9 +113,6 @@ static int xdp_open(struct tx *tx, const struct tx_cfg *cfg)
 	if (!cfg->ifname)
 		return tx_err(tx, -EINVAL, "no interface given");
 	snprintf(tx->dev, sizeof(tx->dev), "%s", cfg->ifname);
-	if (cfg->linktype != LINKTYPE_ETHERNET)
-		return tx_err(tx, -ENOTSUP, "%s: cannot send link type %u frames on an Ethernet interface",
-			      cfg->ifname, cfg->linktype);
 	/* Permission first, as for packet sockets: AF_XDP needs CAP_NET_RAW too. */
 	fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
 	if (fd < 0)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The scheduler driven by a fake clock: deadlines in every mode, exactness over
- * 10^9 packets, the timers, calibration and the adaptive margin (lateness
- * injected by the clock), late policies.  No sleeping, no timing assertions.
+ * 10^9 packets, the late policies; its waiter's timers, calibration and
+ * adaptive margin (lateness injected by the clock).  No sleeping, no timing
+ * assertions.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -359,17 +360,17 @@ static void test_hybrid_wait(void **state)
 	assert_int_equal(fc.sleeps, 2);
 	assert_int_equal(fc.spins, 3);
 	assert_int_equal(fc.now, T0 + 2000000);
-	assert_int_equal(s.sleep_overshoots, 0);
+	assert_int_equal(s.waiter.sleep_overshoots, 0);
 
 	/* One later than the margin overshoots: no spin, the packet is late, counted. */
 	fc.oversleep_ns = 80000;
 	assert_int_equal(sched_wait(&s, T0 + 3000000), 0);
 	assert_int_equal(fc.spins, 3);
 	assert_int_equal(fc.now, T0 + 3000000 + 30000);
-	assert_int_equal(s.sleep_overshoots, 1);
-	assert_int_equal(s.sleeps, 3);
+	assert_int_equal(s.waiter.sleep_overshoots, 1);
+	assert_int_equal(s.waiter.sleeps, 3);
 	/* A fixed margin does not move. */
-	assert_int_equal(s.spin_ns, 50000);
+	assert_int_equal(s.waiter.margin_ns, 50000);
 }
 
 static void test_sleep_and_spin_timers(void **state)
@@ -441,11 +442,11 @@ static void test_calibrate(void **state)
 	fc.oversleep_seq = seq;
 	fc.oversleep_n = 96;
 	sched_init(&s, &(struct sched_cfg){ 0 }, &fc.clk);
-	assert_int_equal(s.spin_ns, 0);
+	assert_int_equal(s.waiter.margin_ns, 0);
 	assert_int_equal(sched_calibrate(&s), 0);
 	assert_int_equal(fc.sleeps, 96);
-	assert_int_equal(s.calib_lateness_ns, 39000); /* second largest */
-	assert_int_equal(s.spin_ns, 39000 + 39000 / 8 + 2000);
+	assert_int_equal(s.waiter.calib_lateness_ns, 39000); /* second largest */
+	assert_int_equal(s.waiter.margin_ns, 39000 + 39000 / 8 + 2000);
 
 	/* Two slow wake-ups are a pattern, not an accident: the margin covers them. */
 	seq[10] = 120000;
@@ -454,25 +455,25 @@ static void test_calibrate(void **state)
 	fc.oversleep_n = 96;
 	sched_init(&s, &(struct sched_cfg){ 0 }, &fc.clk);
 	sched_calibrate(&s);
-	assert_int_equal(s.spin_ns, 120000 + 15000 + 2000);
+	assert_int_equal(s.waiter.margin_ns, 120000 + 15000 + 2000);
 
 	/* Bounds: a timer that is never late still gets 2 us; a hopeless one at most 300 us. */
 	fakeclock_init(&fc, T0);
 	sched_init(&s, &(struct sched_cfg){ 0 }, &fc.clk);
 	sched_calibrate(&s);
-	assert_int_equal(s.spin_ns, 2000);
+	assert_int_equal(s.waiter.margin_ns, 2000);
 	fakeclock_init(&fc, T0);
 	fc.oversleep_ns = 5000000;
 	sched_init(&s, &(struct sched_cfg){ 0 }, &fc.clk);
 	sched_calibrate(&s);
-	assert_int_equal(s.spin_ns, 300000);
+	assert_int_equal(s.waiter.margin_ns, 300000);
 
 	/* A fixed margin is the user's: no probe. */
 	fakeclock_init(&fc, T0);
 	sched_init(&s, &(struct sched_cfg){ .spin_fixed = true, .spin_ns = 7000 }, &fc.clk);
 	assert_int_equal(sched_calibrate(&s), 0);
 	assert_int_equal(fc.sleeps, 0);
-	assert_int_equal(s.spin_ns, 7000);
+	assert_int_equal(s.waiter.margin_ns, 7000);
 
 	/* A signal cuts the probe short: it says so, and leaves a margin set. */
 	fakeclock_init(&fc, T0);
@@ -480,7 +481,7 @@ static void test_calibrate(void **state)
 	sched_init(&s, &(struct sched_cfg){ 0 }, &fc.clk);
 	assert_int_equal(sched_calibrate(&s), -EINTR);
 	assert_int_equal(fc.sleeps, 1);
-	assert_int_equal(s.spin_ns, 2000);
+	assert_int_equal(s.waiter.margin_ns, 2000);
 }
 
 /* During the run the margin follows the measured wake-ups: up at once, down by eighths. */
@@ -495,38 +496,38 @@ static void test_margin_adapts(void **state)
 	fc.oversleep_ns = 40000;
 	sched_calibrate(&s);
 	sched_start(&s);
-	assert_int_equal(s.spin_ns, 47000);
+	assert_int_equal(s.waiter.margin_ns, 47000);
 	d = fc.now;
 	/* Load arrives: wake-ups 100 us late.  For one window packets are late... */
 	fc.oversleep_ns = 100000;
-	for (unsigned i = 0; i < SCHED_LATE_WINDOW; i++) {
+	for (unsigned i = 0; i < WAITER_WINDOW; i++) {
 		d += 1000000;
 		sched_wait(&s, d);
 	}
-	assert_int_equal(s.sleep_overshoots, SCHED_LATE_WINDOW);
+	assert_int_equal(s.waiter.sleep_overshoots, WAITER_WINDOW);
 	/* ...then the margin covers them and they are on time again. */
-	assert_int_equal(s.spin_ns, 100000 + 12500 + 2000);
+	assert_int_equal(s.waiter.margin_ns, 100000 + 12500 + 2000);
 	d += 1000000;
 	sched_wait(&s, d);
 	assert_int_equal(fc.now, d);
-	assert_int_equal(s.sleep_overshoots, SCHED_LATE_WINDOW);
+	assert_int_equal(s.waiter.sleep_overshoots, WAITER_WINDOW);
 	/* The load goes: the margin comes down an eighth of the way per window. */
 	fc.oversleep_ns = 10000;
-	m = s.spin_ns;
-	for (unsigned i = 0; i < SCHED_LATE_WINDOW - 1; i++) {
+	m = s.waiter.margin_ns;
+	for (unsigned i = 0; i < WAITER_WINDOW - 1; i++) {
 		d += 1000000;
 		sched_wait(&s, d);
 	}
-	assert_int_equal(s.spin_ns, m - (m - (10000 + 1250 + 2000)) / 8);
+	assert_int_equal(s.waiter.margin_ns, m - (m - (10000 + 1250 + 2000)) / 8);
 	/* A fixed margin never moves. */
 	init(&s, &fc, (struct sched_cfg){ .spin_fixed = true, .spin_ns = 5000 });
 	fc.oversleep_ns = 100000;
 	d = fc.now;
-	for (unsigned i = 0; i < 2 * SCHED_LATE_WINDOW; i++) {
+	for (unsigned i = 0; i < 2 * WAITER_WINDOW; i++) {
 		d += 1000000;
 		sched_wait(&s, d);
 	}
-	assert_int_equal(s.spin_ns, 5000);
+	assert_int_equal(s.waiter.margin_ns, 5000);
 }
 
 /* Catch-up: the schedule stays; late packets go at once; one stall, counted once. */
@@ -630,9 +631,9 @@ static void test_busy_guard(void **state)
 	/* At least 8 % of the time asleep (but not much more), in sleeps of 100 us or more. */
 	assert_true(fc.slept_ns * 1000 >= (fc.now - T0) * 79);
 	assert_true(fc.slept_ns * 1000 <= (fc.now - T0) * 100);
-	assert_true(s.guard_sleeps > 0);
-	assert_int_equal(big_sleeps, s.guard_sleeps);
-	assert_int_equal(s.guard_sleeps, fc.sleeps);
+	assert_true(s.waiter.guard_sleeps > 0);
+	assert_int_equal(big_sleeps, s.waiter.guard_sleeps);
+	assert_int_equal(s.waiter.guard_sleeps, fc.sleeps);
 	/* The sleeps made packets late, but the schedule was kept: caught up by the end. */
 	assert_true(fc.now <= d + 200000);
 
@@ -649,8 +650,8 @@ static void test_busy_guard(void **state)
 		sched_wait(&s, d);
 		assert_int_equal(fc.now, d);
 	}
-	assert_true(s.guard_sleeps > 0);
-	assert_int_equal(s.guard_sleeps, fc.sleeps);
+	assert_true(s.waiter.guard_sleeps > 0);
+	assert_int_equal(s.waiter.guard_sleeps, fc.sleeps);
 	assert_true(fc.slept_ns * 1000 >= (fc.now - T0) * 79);
 	assert_int_equal(s.late_packets, 0);
 
@@ -666,7 +667,7 @@ static void test_busy_guard(void **state)
 		sched_wait(&s, d);
 		assert_true(fc.now <= d + 10000);
 	}
-	assert_true(s.guard_sleeps > 0);
+	assert_true(s.waiter.guard_sleeps > 0);
 	/* Each nap aimed 30 us before a packet's deadline. */
 	assert_int_equal((fc.last_deadline + 30000 - T0) % 50000, 0);
 	assert_true(fc.slept_ns * 1000 >= (fc.now - T0) * 79);
@@ -679,7 +680,7 @@ static void test_busy_guard(void **state)
 		sched_wait(&s, d);
 	}
 	assert_int_equal(fc.sleeps, 0);
-	assert_int_equal(s.guard_sleeps, 0);
+	assert_int_equal(s.waiter.guard_sleeps, 0);
 	assert_int_equal(fc.now, d);
 
 	/* --timer=spin asked for spinning: the guard does not apply (rt_setup() warns). */
@@ -700,10 +701,11 @@ static void test_busy_guard(void **state)
 		sched_wait(&s, d);
 		assert_int_equal(fc.now, d);
 	}
-	assert_int_equal(s.guard_sleeps, 0);
+	assert_int_equal(s.waiter.guard_sleeps, 0);
 	assert_int_equal(fc.sleeps, 10000);
 }
 
+/* Due at the deadline, not before: sched_wait() waits for T0 + 1 and not for T0. */
 static void test_due(void **state)
 {
 	struct fakeclock fc;
@@ -711,16 +713,86 @@ static void test_due(void **state)
 
 	(void)state;
 	init(&s, &fc, (struct sched_cfg){ 0 });
-	assert_true(sched_due(&s, T0));
-	assert_false(sched_due(&s, T0 + 1));
-	fc.now = T0 + 1;
-	assert_true(sched_due(&s, T0 + 1));
+	assert_int_equal(sched_wait(&s, T0), 0);
+	assert_int_equal(fc.sleeps + fc.spins, 0);
+	assert_int_equal(sched_wait(&s, T0 + 1), 0);
+	assert_int_equal(fc.sleeps + fc.spins, 1);
+	assert_int_equal(fc.now, T0 + 1);
 	init(&s, &fc, (struct sched_cfg){ .mode = SCHED_MODE_TOPSPEED });
-	assert_true(sched_due(&s, UINT64_MAX));
+	assert_int_equal(sched_wait(&s, UINT64_MAX), 0);
+	assert_int_equal(fc.sleeps + fc.spins, 0);
 	assert_string_equal(sched_timer_name(SCHED_TIMER_HYBRID), "hybrid");
 	assert_string_equal(sched_timer_name(SCHED_TIMER_SPIN), "spin");
 	assert_string_equal(sched_late_name(SCHED_LATE_SHIFT), "shift");
 	assert_string_equal(sched_late_name(SCHED_LATE_MAX), "?");
+}
+
+/* The late policy on its own, as an operation: no waiting involved. */
+static void test_late_policy(void **state)
+{
+	struct fakeclock fc;
+	struct sched s;
+
+	(void)state;
+	init(&s, &fc, (struct sched_cfg){ .late_threshold_ns = 1000 });
+	assert_int_equal(deadline_of(&s, TS0, 60), T0);
+	sched_late(&s, 0);
+	sched_late(&s, 1000); /* at the threshold: not a stall */
+	assert_int_equal(s.late_packets, 0);
+	sched_late(&s, 2000);
+	sched_late(&s, 3000);
+	assert_int_equal(s.late_packets, 2);
+	assert_int_equal(s.late_stalls, 1); /* one run of late packets */
+	sched_late(&s, 500);                /* on time again: the stall is over */
+	sched_late(&s, 5000);
+	assert_int_equal(s.late_stalls, 2);
+	assert_int_equal(s.shifted_ns, 0);
+	/* Catch-up moves nothing. */
+	assert_int_equal(deadline_of(&s, TS0 + 7000, 60), T0 + 7000);
+
+	init(&s, &fc, (struct sched_cfg){ .late = SCHED_LATE_SHIFT, .late_threshold_ns = 1000 });
+	assert_int_equal(deadline_of(&s, TS0, 60), T0);
+	sched_late(&s, 4000);
+	assert_int_equal(s.shifted_ns, 4000);
+	assert_int_equal(deadline_of(&s, TS0 + 100, 60), T0 + 100 + 4000);
+	/* A shift ends the stall: the next late packet is a new one, and shifts again. */
+	sched_late(&s, 1500);
+	assert_int_equal(s.late_stalls, 2);
+	assert_int_equal(s.shifted_ns, 5500);
+	sched_late(&s, 900);
+	assert_int_equal(s.shifted_ns, 5500);
+	assert_int_equal(deadline_of(&s, TS0 + 200, 60), T0 + 200 + 5500);
+}
+
+/* The waiter reports the lateness it saw; a wait ended by a spin to the deadline reports none. */
+static void test_waiter_lateness(void **state)
+{
+	struct fakeclock fc;
+	struct waiter w;
+
+	(void)state;
+	fakeclock_init(&fc, T0);
+	waiter_init(&w, &(struct sched_cfg){ .timer = SCHED_TIMER_SLEEP }, &fc.clk);
+	waiter_start(&w, T0);
+	fc.oversleep_ns = 40000;
+	assert_int_equal(waiter_until(&w, T0 + 1000000), 40000);
+	assert_int_equal(w.sleeps, 1);
+	/* Already past: no sleep, the lateness as found. */
+	assert_int_equal(waiter_until(&w, T0 + 1000000), 40000);
+	assert_int_equal(fc.sleeps, 1);
+
+	fakeclock_init(&fc, T0);
+	waiter_init(&w, &(struct sched_cfg){ .spin_fixed = true, .spin_ns = 50000 }, &fc.clk);
+	waiter_start(&w, T0);
+	fc.spin_late_ns = 700; /* a spin is not read back: its lateness is the clock's to tell */
+	assert_int_equal(waiter_until(&w, T0 + 1000000), 0);
+	assert_int_equal(fc.sleeps, 1);
+	assert_int_equal(fc.spins, 1);
+	assert_int_equal(w.margin_ns, 50000);
+
+	/* Cut short by a signal: -EINTR. */
+	fc.eintr_next = 1;
+	assert_int_equal(waiter_until(&w, T0 + 3000000), -EINTR);
 }
 
 /* rt_setup() never fails: what it cannot do it explains. */
@@ -764,6 +836,8 @@ int main(void)
 		cmocka_unit_test(test_late_shift),
 		cmocka_unit_test(test_busy_guard),
 		cmocka_unit_test(test_due),
+		cmocka_unit_test(test_late_policy),
+		cmocka_unit_test(test_waiter_lateness),
 		cmocka_unit_test(test_rt_warns),
 	};
 

@@ -54,7 +54,7 @@ static void test_unknown_method(void **state)
 
 static void test_file_roundtrip(void **state)
 {
-	struct tx_cfg cfg = { .path = out, .linktype = LINKTYPE_ETHERNET, .clock_to_real_ns = 1000 };
+	struct tx_cfg cfg = { .path = out, .clock_to_real_ns = 1000 };
 	uint8_t f[3][200];
 	struct pkt v[3];
 	struct trace *t;
@@ -93,7 +93,7 @@ static void test_file_roundtrip(void **state)
 
 static void test_file_discarded_without_drain(void **state)
 {
-	struct tx_cfg cfg = { .path = out, .linktype = LINKTYPE_ETHERNET };
+	struct tx_cfg cfg = { .path = out };
 	uint8_t f[60];
 	struct pkt v = { .data = f, .caplen = sizeof(f) };
 	struct tx *tx;
@@ -113,7 +113,7 @@ static void test_file_discarded_without_drain(void **state)
 
 static void test_file_unwritable(void **state)
 {
-	struct tx_cfg cfg = { .path = "/nonexistent-dir/out.pcap", .linktype = 1 };
+	struct tx_cfg cfg = { .path = "/nonexistent-dir/out.pcap" };
 	struct tx *tx;
 
 	(void)state;
@@ -123,28 +123,77 @@ static void test_file_unwritable(void **state)
 	tx_close(tx);
 }
 
+/* The socket backends share one skeleton (src/tx/sock.c): the same refusals, the same clean-up. */
+static const char *const sock_methods[] = { "packet", "mmsg", "uring" };
+
 static void test_packet_missing_interface(void **state)
 {
-	struct tx_cfg cfg = { .ifname = "nosuchif0", .linktype = LINKTYPE_ETHERNET };
+	struct tx_cfg cfg = { .ifname = "nosuchif0" };
 	struct tx *tx;
 	int rc;
 
 	(void)state;
-	rc = tx_open(&tx, "packet", &cfg);
-	if (geteuid() == 0) {
-		assert_int_equal(rc, -ENODEV);
-		assert_string_equal(tx_strerror(tx), "nosuchif0: no such interface");
-	} else {
-		assert_int_equal(rc, -EPERM);
-		assert_string_equal(tx_strerror(tx),
-				    "nosuchif0: cannot open a packet socket: permission denied (needs root or CAP_NET_RAW)");
-	}
-	tx_close(tx);
+	for (size_t i = 0; i < sizeof(sock_methods) / sizeof(sock_methods[0]); i++) {
+		if (!tx_method_known(sock_methods[i]))
+			continue; /* uring without liburing */
+		cfg.ifname = "nosuchif0";
+		rc = tx_open(&tx, sock_methods[i], &cfg);
+		if (geteuid() == 0) {
+			assert_int_equal(rc, -ENODEV);
+			assert_string_equal(tx_strerror(tx), "nosuchif0: no such interface");
+		} else {
+			assert_int_equal(rc, -EPERM);
+			assert_string_equal(tx_strerror(tx),
+					    "nosuchif0: cannot open a packet socket: permission denied (needs root or CAP_NET_RAW)");
+		}
+		tx_close(tx);
 
-	cfg.ifname = "this-name-is-far-too-long";
-	rc = tx_open(&tx, "packet", &cfg);
-	assert_true(rc == -ENODEV || rc == -EPERM);
-	tx_close(tx);
+		cfg.ifname = "this-name-is-far-too-long";
+		rc = tx_open(&tx, sock_methods[i], &cfg);
+		assert_true(rc == -ENODEV || rc == -EPERM);
+		tx_close(tx);
+	}
+}
+
+/*
+ * As root, on loopback, without sending anything: each skeleton backend
+ * opens with the default batch and says when the qdisc is bypassed, refuses
+ * a frame too short for Ethernet, stages, discards, drains and closes.
+ */
+static void test_sock_skeleton(void **state)
+{
+	uint8_t frame[60] = { 0 };
+	struct pkt v[2] = {
+		{ .data = frame, .caplen = 10, .wirelen = 10 },
+		{ .data = frame, .caplen = sizeof(frame), .wirelen = sizeof(frame) },
+	};
+	struct tx_cfg cfg = { .ifname = "lo", .qdisc_bypass = true };
+	struct tx *tx;
+	int rc;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	for (size_t i = 0; i < sizeof(sock_methods) / sizeof(sock_methods[0]); i++) {
+		if (!tx_method_known(sock_methods[i]))
+			continue;
+		rc = tx_open(&tx, sock_methods[i], &cfg);
+		if (rc == -EPERM && strstr(tx_strerror(tx), "io_uring_disabled")) {
+			tx_close(tx);
+			continue; /* io_uring switched off on this machine */
+		}
+		assert_int_equal(rc, 0);
+		assert_int_equal(tx->batch, 64);
+		assert_string_equal(tx->dev, "lo");
+		assert_non_null(strstr(tx_mode(tx), "qdisc bypassed"));
+		assert_int_equal(tx_send(tx, &v[0], 1), -EINVAL);
+		assert_non_null(strstr(tx_strerror(tx), "shorter than an Ethernet header"));
+		assert_int_equal(tx_send(tx, &v[1], 1), 1);
+		tx_discard(tx);
+		assert_int_equal(tx_flush(tx), 0); /* nothing left to send */
+		assert_int_equal(tx_drain(tx), 0);
+		tx_close(tx);
+	}
 }
 
 int main(void)
@@ -155,6 +204,7 @@ int main(void)
 		cmocka_unit_test(test_file_discarded_without_drain),
 		cmocka_unit_test(test_file_unwritable),
 		cmocka_unit_test(test_packet_missing_interface),
+		cmocka_unit_test(test_sock_skeleton),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
