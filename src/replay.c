@@ -89,6 +89,17 @@ static uint64_t realtime_minus_mono_ns(void)
 }
 
 /* Open every trace first: a bad file is reported before a single packet leaves. */
+static enum step flush_all(struct replay *r);
+
+/* The reader waits for a pipe: what is staged goes now, not after the input's next record. */
+static void input_wait(void *arg)
+{
+	struct replay *r = arg;
+
+	if (r->tx && r->qn)
+		(void)flush_all(r); /* a failure is counted; the next send meets it again */
+}
+
 static int open_inputs(struct replay *r)
 {
 	const struct opts *o = r->o;
@@ -103,6 +114,8 @@ static int open_inputs(struct replay *r)
 		.window_bytes = (size_t)o->window_bytes,
 		.will_rewind = o->loop != 1,
 		.stop = r->stop,
+		.on_wait = input_wait,
+		.on_wait_arg = r,
 	};
 
 	for (int i = 0; i < o->nfiles; i++) {

@@ -86,6 +86,13 @@ struct trace_cfg {
 	 * interrupted read ends the wait.
 	 */
 	const volatile sig_atomic_t *stop;
+	/*
+	 * Called when a pipe has nothing to read and the reader is about to
+	 * wait for it: the caller sends what it holds back (a staged batch)
+	 * rather than leave it waiting on the input.  NULL: none.
+	 */
+	void (*on_wait)(void *arg);
+	void *on_wait_arg;
 	/* --preload of a pipe: the most memory it may take, bytes; 0 = what is available (MemAvailable). */
 	size_t preload_max_bytes;
 };

@@ -403,11 +403,11 @@ static int stream_init(struct trace *t)
 
 /*
  * Wait until the stream has input (or its end), unless the caller's stop
- * flag is up: 0, or -EINTR to stop.  SIGINT and SIGTERM are blocked from
- * the flag's check until ppoll() unblocks them atomically, so a signal that
- * comes just before the wait cannot be lost in a read() that a silent pipe
- * never ends.  Three system calls a refill: a refill takes whatever the pipe
- * holds, up to a buffer.
+ * flag is up: 0, or -EINTR to stop.  Input at hand costs one poll(); only
+ * a wait tells the caller (cfg.on_wait) and takes more.  SIGINT and SIGTERM
+ * are blocked from the flag's check until ppoll() unblocks them atomically,
+ * so a signal that comes just before the wait cannot be lost in a read()
+ * that a silent pipe never ends.
  */
 static int stream_wait(struct trace *t)
 {
@@ -415,7 +415,13 @@ static int stream_wait(struct trace *t)
 	sigset_t block, old;
 	int rc = 0;
 
-	if (!t->cfg.stop || t->smem)
+	if ((!t->cfg.stop && !t->cfg.on_wait) || t->smem)
+		return 0;
+	if (poll(&pfd, 1, 0) > 0)
+		return 0;
+	if (t->cfg.on_wait)
+		t->cfg.on_wait(t->cfg.on_wait_arg);
+	if (!t->cfg.stop)
 		return 0;
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
