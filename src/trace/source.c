@@ -169,7 +169,7 @@ void trace_window_step(struct trace *t)
 	 * reader then stops within a step of the cut instead of sending what
 	 * the file no longer holds.
 	 */
-	if (fstat(t->fd, &st) == 0 && (uint64_t)st.st_size < t->map_bytes && !t->bus_fault) {
+	if (!t->bus_fault && fstat(t->fd, &st) == 0 && (uint64_t)st.st_size < t->map_bytes) {
 		t->bus_off = t->pos;
 		t->bus_fault = 1;
 		t->io_err = -EIO;
