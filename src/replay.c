@@ -89,6 +89,17 @@ static uint64_t realtime_minus_mono_ns(void)
 }
 
 /* Open every trace first: a bad file is reported before a single packet leaves. */
+static enum step flush_all(struct replay *r);
+
+/* The reader waits for a pipe: what is staged goes now, not after the input's next record. */
+static void input_wait(void *arg)
+{
+	struct replay *r = arg;
+
+	if (r->tx && r->qn)
+		(void)flush_all(r); /* a failure is counted; the next send meets it again */
+}
+
 static int open_inputs(struct replay *r)
 {
 	const struct opts *o = r->o;
@@ -102,6 +113,9 @@ static int open_inputs(struct replay *r)
 		.preload = o->preload,
 		.window_bytes = (size_t)o->window_bytes,
 		.will_rewind = o->loop != 1,
+		.stop = r->stop,
+		.on_wait = input_wait,
+		.on_wait_arg = r,
 	};
 
 	for (int i = 0; i < o->nfiles; i++) {
@@ -109,6 +123,8 @@ static int open_inputs(struct replay *r)
 		int rc = trace_open(&t, o->files[i], &tcfg);
 
 		r->traces[i] = t;
+		if (rc == -EINTR && *r->stop)
+			return rc; /* stopped, not failed */
 		if (rc < 0) {
 			log_err("%s", t ? trace_strerror(t) : "out of memory");
 			return rc;
@@ -658,7 +674,8 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 	struct replay r = { .o = o, .stop = stop };
 	struct sched_cfg scfg = sched_config(&r);
 	FILE *summary;
-	int status = EXIT_DONE;
+	int status = EXIT_DONE, rc;
+	bool stopped;
 
 	if (!hooks)
 		hooks = &none;
@@ -669,7 +686,10 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 	stats_init(&r.st);
 	if (!hooks->clock && !o->write_path)
 		realtime(&r, &scfg);
-	if (open_inputs(&r) < 0 || open_edits(&r) < 0 || open_output(&r, hooks->tx_ops) < 0) {
+	/* A signal while a pipe's header (or --preload) was awaited: a run stopped before its first packet. */
+	rc = open_inputs(&r);
+	stopped = rc == -EINTR && *stop;
+	if ((rc < 0 && !stopped) || open_edits(&r) < 0 || open_output(&r, hooks->tx_ops) < 0) {
 		cleanup(&r);
 		return EXIT_FAIL;
 	}
@@ -692,7 +712,9 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		return EXIT_FAIL;
 	}
 
-	if (run(&r) < 0)
+	if (stopped)
+		r.st.start_ns = sched_now(&r.sched);
+	else if (run(&r) < 0)
 		status = EXIT_FAIL;
 	/* The end of the traces (or a read error) leaves the last batch staged: it goes too. */
 	if (flush_all(&r) == STEP_ERROR)

@@ -9,6 +9,10 @@
  * are turned into Ethernet frames here, packet by packet, so that everything
  * after the reader sees Ethernet (see trace_cfg.keep_linktype).
  *
+ * A trace truncated while it is mapped (log rotation, a copy still being
+ * written) does not kill the process with SIGBUS: the reader catches the
+ * mapping's fault and trace_next() returns -EIO, naming the file.
+ *
  * Errors: functions return -errno; the text, naming the file and, for record
  * errors, the record number and byte offset, is kept in the trace and read
  * with trace_strerror().  Nothing here prints.
@@ -16,6 +20,7 @@
 #ifndef REPLAY_TRACE_H
 #define REPLAY_TRACE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -74,6 +79,22 @@ struct trace_cfg {
 	const char *format;  /* "pcap", "pcapng" or "erf": skip probing (ERF has no magic); NULL = probe */
 	size_t stream_chunk_bytes; /* trace_open_mem() only, for tests: read the buffer as a pipe
 				      would deliver it, at most this many bytes per read; 0 = no */
+	/*
+	 * The caller's stop flag, set by its SIGINT/SIGTERM handler: a wait for
+	 * a pipe's input (and a --preload of one) ends with -EINTR once it is
+	 * set, even when the signal came just before the wait began.  NULL: any
+	 * interrupted read ends the wait.
+	 */
+	const volatile sig_atomic_t *stop;
+	/*
+	 * Called when a pipe has nothing to read and the reader is about to
+	 * wait for it: the caller sends what it holds back (a staged batch)
+	 * rather than leave it waiting on the input.  NULL: none.
+	 */
+	void (*on_wait)(void *arg);
+	void *on_wait_arg;
+	/* --preload of a pipe: the most memory it may take, bytes; 0 = what is available (MemAvailable). */
+	size_t preload_max_bytes;
 };
 
 /* One capture interface: a pcapng IDB, the pcap file header, an ERF port. */
@@ -113,7 +134,8 @@ int trace_open_mem(struct trace **tp, const char *name, const void *buf, size_t 
  * at the end of the trace (including a clean stop at a truncated final
  * record, which is reported as a warning), or a negative errno for a
  * malformed record or a failed read (-EINTR: a signal interrupted a read
- * from a pipe).
+ * from a pipe; -EIO: a read error, or the file was truncated under its
+ * mapping).
  *
  * Unless cfg->keep_linktype, p->linktype is LINKTYPE_ETHERNET: other link
  * types are converted.  A packet that has no Ethernet form (a CAN frame in

@@ -39,10 +39,19 @@
  *    BENCHMARKS.md has the stalls each policy causes.
  *
  * A mapping cannot report an I/O error or a file truncated under it except
- * by SIGBUS; replay(1) says not to truncate a trace while it is replayed.
+ * by SIGBUS.  A trace is truncated while it is replayed more often than one
+ * would think (log rotation, a copy still being written), so the fault is
+ * caught: on_sigbus() maps zeros over the rest of the mapping, so that the
+ * access that faulted completes, and marks the trace, whose next
+ * trace_next() then fails with -EIO naming the file and where it ended.
+ * trace_next() reads each record's last byte before handing it out, so the
+ * fault comes while the reader holds the record, not in the sender (which
+ * would send zeros): the whole cost is that one load per packet.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +161,22 @@ void trace_window_step(struct trace *t)
 {
 	size_t chunk_end = round_down(t->pos, RA_CHUNK_BYTES) + RA_CHUNK_BYTES;
 	size_t want = chunk_end + t->win_bytes;
+	struct stat st;
+
+	/*
+	 * Has the file shrunk?  Not every kernel faults at once on pages of a
+	 * truncated file that are still mapped (a large folio straddling the
+	 * new end may stay), so the size is checked too, once a step: the
+	 * reader then stops within a step of the cut instead of sending what
+	 * the file no longer holds.
+	 */
+	if (!t->bus_fault && fstat(t->fd, &st) == 0 && (uint64_t)st.st_size < t->map_bytes) {
+		t->bus_off = t->pos;
+		t->bus_fault = 1;
+		t->io_err = -EIO;
+		t->ra_next = SIZE_MAX;
+		return;
+	}
 
 	if (t->ra_willneed) {
 		/* Keep one window beyond the chunk being read on its way into the page cache. */
@@ -216,6 +241,91 @@ static size_t device_readahead_bytes(const struct stat *st)
 	return (size_t)kb << 10;
 }
 
+/*
+ * The mapped traces, for on_sigbus(): a list the handler only reads.  A
+ * SIGBUS from a mapping is synchronous -- it comes from an access by this
+ * thread, never from within the list's own updates -- so no lock is needed.
+ */
+static struct trace *bus_list;
+static struct sigaction bus_prev; /* the disposition before ours, for faults not ours */
+static uintptr_t bus_page;        /* the page size, read once (sysconf is not async-signal-safe) */
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	uintptr_t a = (uintptr_t)si->si_addr;
+	int saved = errno;
+
+	(void)sig;
+	(void)uc;
+	for (struct trace *t = bus_list; t; t = t->bus_next) {
+		uintptr_t lo = (uintptr_t)t->map, hi = lo + t->map_bytes, pg = a & ~(bus_page - 1);
+
+		if (a < lo || a >= hi)
+			continue;
+		/* Zeros from the faulting page to the end: the access completes, and no other faults. */
+		if (mmap((void *)pg, hi - pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+			 0) == MAP_FAILED)
+			break;
+		if (!t->bus_fault)
+			t->bus_off = pg - lo;
+		t->bus_fault = 1;
+		t->io_err = -EIO;
+		errno = saved;
+		return;
+	}
+	/* Not a mapped trace's: the fault is re-raised on return, under the disposition before ours. */
+	sigaction(SIGBUS, &bus_prev, NULL);
+	errno = saved;
+}
+
+/* Catch the faults of @t's mapping; (re)installs the handler if another took SIGBUS since. */
+static void bus_watch(struct trace *t)
+{
+	struct sigaction cur;
+
+	if (sigaction(SIGBUS, NULL, &cur) == 0 &&
+	    (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != on_sigbus)) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_sigbus;
+		sa.sa_flags = SA_SIGINFO;
+		sigemptyset(&sa.sa_mask);
+		bus_page = (uintptr_t)sysconf(_SC_PAGESIZE);
+		if (sigaction(SIGBUS, &sa, &bus_prev) < 0)
+			return;
+	}
+	t->bus_next = bus_list;
+	__atomic_store_n(&bus_list, t, __ATOMIC_RELEASE);
+}
+
+static void bus_unwatch(struct trace *t)
+{
+	for (struct trace **pp = &bus_list; *pp; pp = &(*pp)->bus_next)
+		if (*pp == t) {
+			__atomic_store_n(pp, t->bus_next, __ATOMIC_RELEASE);
+			return;
+		}
+}
+
+int trace_src_failed(struct trace *t)
+{
+	struct stat st;
+
+	if (t->bus_fault == 1) {
+		t->bus_fault = 2; /* said once */
+		if (fstat(t->fd, &st) == 0 && (uint64_t)st.st_size < t->map_bytes)
+			trace_err(t, -EIO,
+				  "the file shrank from %zu to %llu bytes while it was replayed "
+				  "(truncated or rewritten under us); stopping at offset 0x%zx",
+				  t->map_bytes, (unsigned long long)st.st_size, t->bus_off);
+		else
+			trace_err(t, -EIO, "cannot read offset 0x%zx of the mapped file (I/O error)",
+				  t->bus_off);
+	}
+	return t->io_err;
+}
+
 static int map_file(struct trace *t, const struct stat *st)
 {
 	size_t size = (size_t)st->st_size;
@@ -229,6 +339,7 @@ static int map_file(struct trace *t, const struct stat *st)
 		return trace_err(t, -errno, "cannot map: %s", strerror(errno));
 	}
 	t->map_bytes = size;
+	bus_watch(t);
 	t->src = TRACE_SRC_MAP;
 	t->base = t->map;
 	t->size = size;
@@ -291,7 +402,44 @@ static int stream_init(struct trace *t)
 	return 0;
 }
 
-/* One read() from the stream: bytes, 0 at its end, or -errno. */
+/*
+ * Wait until the stream has input (or its end), unless the caller's stop
+ * flag is up: 0, or -EINTR to stop.  Input at hand costs one poll(); only
+ * a wait tells the caller (cfg.on_wait) and takes more.  SIGINT and SIGTERM
+ * are blocked from the flag's check until ppoll() unblocks them atomically,
+ * so a signal that comes just before the wait cannot be lost in a read()
+ * that a silent pipe never ends.
+ */
+static int stream_wait(struct trace *t)
+{
+	struct pollfd pfd = { .fd = t->fd, .events = POLLIN };
+	sigset_t block, old;
+	int rc = 0;
+
+	if ((!t->cfg.stop && !t->cfg.on_wait) || t->smem)
+		return 0;
+	if (poll(&pfd, 1, 0) > 0)
+		return 0;
+	if (t->cfg.on_wait)
+		t->cfg.on_wait(t->cfg.on_wait_arg);
+	if (!t->cfg.stop)
+		return 0;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &block, &old) < 0)
+		return 0;
+	while (!*t->cfg.stop) {
+		if (ppoll(&pfd, 1, NULL, &old) >= 0 || errno != EINTR)
+			break;
+	}
+	if (*t->cfg.stop)
+		rc = -EINTR;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+/* One read() from the stream: bytes, 0 at its end, or -errno (-EINTR: the caller is to stop). */
 static ssize_t stream_read(struct trace *t, uint8_t *buf, size_t len)
 {
 	ssize_t n;
@@ -303,8 +451,17 @@ static ssize_t stream_read(struct trace *t, uint8_t *buf, size_t len)
 		t->smem_pos += k;
 		return (ssize_t)k;
 	}
-	n = read(t->fd, buf, len);
-	return n < 0 ? -errno : n;
+	for (;;) {
+		int rc = stream_wait(t);
+
+		if (rc < 0)
+			return rc;
+		n = read(t->fd, buf, len);
+		/* Another signal than the caller's: not a reason to stop. */
+		if (n < 0 && errno == EINTR && t->cfg.stop && !*t->cfg.stop)
+			continue;
+		return n < 0 ? -errno : n;
+	}
 }
 
 /*
@@ -378,28 +535,61 @@ uint64_t trace_skip(struct trace *t, uint64_t len)
 	return done;
 }
 
-/* --preload of a stream: read to the end into one growing buffer. */
+/*
+ * --preload of a stream: read to the end into one growing buffer.  Its cap
+ * is fixed at the start (cfg.preload_max_bytes, or the memory available
+ * then), so what the buffer already holds cannot make room for more of it;
+ * each growth is also checked against what is available at that moment.
+ * A signal (the caller's stop flag) ends it with -EINTR, however long the
+ * pipe stays silent.
+ */
+static int preload_stream_failed(struct trace *t, uint8_t *buf, ssize_t n, size_t len)
+{
+	free(buf);
+	if (n == -EINTR)
+		return trace_err(t, -EINTR,
+				 "interrupted while reading the input into memory (--preload), after %zu bytes",
+				 len);
+	return trace_err(t, (int)n, "read error: %s", strerror((int)-n));
+}
+
 static int preload_stream(struct trace *t)
 {
-	size_t cap = STREAM_MIN_BYTES, len = 0;
+	uint64_t limit = MAX(t->cfg.preload_max_bytes ? t->cfg.preload_max_bytes : mem_available_bytes(), 1);
+	size_t cap = 0, len = 0;
 	uint8_t *buf = NULL;
+	ssize_t n;
 
 	for (;;) {
-		ssize_t n;
-
-		if (len == cap || !buf) {
+		if (len == cap) {
 			uint64_t avail = mem_available_bytes();
-			size_t ncap = buf ? cap * 2 : cap;
-			uint8_t *nb;
+			size_t ncap = cap ? cap * 2 : STREAM_MIN_BYTES;
+			uint8_t *nb, more;
 
-			if (ncap > avail) {
+			/* Full at the cap: refused unless the input ends right here. */
+			if (cap && cap >= limit) {
+				n = stream_read(t, &more, 1);
+				if (n == 0)
+					break;
+				if (n < 0)
+					return preload_stream_failed(t, buf, n, len);
 				free(buf);
-				return preload_refused(t, ncap, avail);
+				return trace_err(t, -ENOMEM,
+						 "--preload: the input is larger than the %.1f MiB of memory it may take%s; "
+						 "replay it without --preload (it streams)",
+						 limit / 1048576.0,
+						 t->cfg.preload_max_bytes ? "" : " (what was available)");
+			}
+			/* The last step stops short of doubling, at the cap itself. */
+			ncap = (size_t)MIN((uint64_t)ncap, limit);
+			if (ncap - cap > avail) {
+				free(buf);
+				return preload_refused(t, ncap, avail + cap);
 			}
 			nb = realloc(buf, ncap);
 			if (!nb) {
 				free(buf);
-				return preload_refused(t, ncap, avail);
+				return preload_refused(t, ncap, avail + cap);
 			}
 			buf = nb;
 			cap = ncap;
@@ -407,12 +597,8 @@ static int preload_stream(struct trace *t)
 		n = stream_read(t, buf + len, cap - len);
 		if (n == 0)
 			break;
-		if (n == -EINTR)
-			continue;
-		if (n < 0) {
-			free(buf);
-			return trace_err(t, (int)n, "read error: %s", strerror((int)-n));
-		}
+		if (n < 0)
+			return preload_stream_failed(t, buf, n, len);
 		len += (size_t)n;
 	}
 	t->mem = buf;
@@ -497,8 +683,10 @@ int trace_src_rewind(struct trace *t)
 
 void trace_src_close(struct trace *t)
 {
-	if (t->map)
+	if (t->map) {
+		bus_unwatch(t);
 		munmap(t->map, t->map_bytes);
+	}
 	if (t->mem && t->mem_bytes)
 		munmap(t->mem, t->mem_bytes);
 	else

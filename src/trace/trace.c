@@ -211,9 +211,23 @@ static int trace_start(struct trace *t)
 		return trace_err(t, -EINVAL, "unknown trace format '%s'", t->cfg.format);
 	}
 	/* A short input comes back NULL with got bytes at the cursor: probe those. */
+	head = NULL;
+	if (t->src == TRACE_SRC_STREAM) {
+		/*
+		 * pcap and pcapng are told by their first 4 bytes: a pipe need not
+		 * wait for more before its first record can go.  ERF has no magic
+		 * and waits for PROBE_BYTES (or the end of the input) below.
+		 */
+		head = trace_peek(t, 4, &got);
+		if (t->io_err)
+			return trace_src_failed(t);
+		for (size_t i = 0; head && i < ARRAY_SIZE(formats); i++)
+			if (formats[i]->probe(head, got))
+				return start_format(t, formats[i]);
+	}
 	head = trace_peek(t, PROBE_BYTES, &got);
 	if (t->io_err)
-		return t->io_err;
+		return trace_src_failed(t);
 	if (!head)
 		head = t->base + t->pos;
 	if (got == 0)
@@ -269,9 +283,18 @@ int trace_next(struct trace *t, struct pkt *p)
 	if (unlikely(t->pos >= t->ra_next))
 		trace_window_step(t);
 	rc = t->ops->next(t, p);
+	/*
+	 * The record's last byte (the header's when it has no data): a file
+	 * truncated under its mapping faults here, with the record still ours,
+	 * not later in the sender (see source.c).
+	 */
+	if (likely(rc == 1))
+		(void)*(const volatile uint8_t *)(p->data + p->caplen - 1);
+	/* ...and the handler's mark is read after that load, not before. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* A failed read looks like the end of the input to a format: it is not. */
 	if (unlikely(t->io_err))
-		return t->io_err;
+		return trace_src_failed(t);
 	if (rc == 1 && p->linktype != LINKTYPE_ETHERNET && !t->cfg.keep_linktype)
 		trace_to_ethernet(t, p);
 	return rc;

@@ -94,13 +94,17 @@ struct trace {
 	bool ra_release;        /* release behind the cursor (file larger than two windows) */
 	bool fadvise_behind;    /* also drop released pages from the page cache (file larger than RAM/2) */
 	uint8_t first_byte;     /* read at open to fault the file's start in */
+	/* the mapping's faults (a file truncated under it): see on_sigbus() in source.c */
+	struct trace *bus_next; /* the next mapped trace the SIGBUS handler searches */
+	volatile sig_atomic_t bus_fault; /* a read beyond the file's end was caught */
+	size_t bus_off;         /* where: the faulting page, bytes from the file's start */
 
 	/* stream: two buffers; views in the one not being filled stay put */
 	uint8_t *sbuf[2];
 	size_t scap;            /* bytes in each */
 	unsigned scur;          /* buffer at base */
 	bool seof;              /* read() said end of input (or failed) */
-	int io_err;             /* a failed read(), -errno; 0 if none */
+	int io_err;             /* a failed read() or a caught fault, -errno; 0 if none */
 	const uint8_t *smem;    /* stream_chunk_bytes: the memory read as a pipe */
 	size_t smem_len, smem_pos;
 
@@ -191,6 +195,12 @@ void trace_src_mem(struct trace *t, const void *buf, size_t len);
 int trace_src_mem_stream(struct trace *t, const void *buf, size_t len);
 int trace_src_rewind(struct trace *t);
 void trace_src_close(struct trace *t);
+/*
+ * trace_src_failed() - t->io_err is set: complete its message where a
+ * signal handler could not (a mapping's fault: how far the file shrank);
+ * returns t->io_err.
+ */
+int trace_src_failed(struct trace *t);
 /* trace_window_step() - advance the read-ahead window to the cursor; trace_next() calls it when pos >= ra_next. */
 void trace_window_step(struct trace *t);
 

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +24,7 @@
 #include "tracebuf.h"
 
 #define SEC0 1700000000u
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A trace of every format's features: pcapng sections, skipped blocks, and a converted link type. */
 static void build_pcapng(struct tracebuf *b, unsigned n)
@@ -369,6 +372,283 @@ static void test_real_pipe(void **state)
 	tb_free(&b);
 }
 
+/*
+ * A trace truncated while it is read through its mapping (log rotation, a
+ * copy still being written): trace_next() fails with -EIO naming the file,
+ * where the old code died of SIGBUS.  For each read-ahead policy, and cut
+ * both at a record boundary's page and in the middle of the file.
+ */
+static void test_truncated_under_mapping(void **state)
+{
+	/* TRACE_RA_NONE takes no window steps: only the fault handler can stop it. */
+	static const enum trace_readahead modes[] = { TRACE_RA_WINDOW, TRACE_RA_KERNEL,
+						      TRACE_RA_NONE };
+	struct tracebuf b = { 0 };
+	char *path;
+
+	(void)state;
+	tb_pcap_header(&b, 0xa1b2c3d4u, 65535, LINKTYPE_ETHERNET);
+	for (unsigned i = 0; i < 20000; i++)
+		tb_pcap_record(&b, SEC0 + i, 0, 1000, 1000, NULL); /* 20 MB */
+	path = write_temp(&b);
+	for (size_t m = 0; m < ARRAY_LEN(modes); m++) {
+		for (int cut = 0; cut < 2; cut++) {
+			struct trace_cfg cfg = { .window_bytes = TRACE_WINDOW_MIN_BYTES,
+						 .readahead = modes[m] };
+			off_t to = cut ? (off_t)b.len / 2 : 4096;
+			uint64_t n = 0, at_cut;
+			struct trace *t;
+			struct pkt p;
+			int rc, fd;
+
+			fd = open(path, O_WRONLY);
+			assert_true(fd >= 0);
+			assert_int_equal(pwrite(fd, b.data, b.len, 0), (ssize_t)b.len);
+			assert_int_equal(trace_open(&t, path, &cfg), 0);
+			/* Read well into the file first: those pages were mapped, and must be let go. */
+			while (n < 5000 && (rc = trace_next(t, &p)) == 1)
+				n++;
+			assert_int_equal(n, 5000);
+			at_cut = p.off + 16 + p.caplen;
+			assert_int_equal(ftruncate(fd, to), 0);
+			/*
+			 * The reader stops within one read-ahead step (128 KiB) of
+			 * where it was: at once if the kernel faults on the pages
+			 * beyond the new end, at the next step if it still serves them.
+			 */
+			while ((rc = trace_next(t, &p)) == 1)
+				assert_true(p.off < at_cut + (128u << 10) || modes[m] == TRACE_RA_NONE);
+			assert_int_equal(rc, -EIO);
+			assert_non_null(strstr(trace_strerror(t), path));
+			assert_non_null(strstr(trace_strerror(t), "shrank"));
+			/* It stays failed. */
+			assert_int_equal(trace_next(t, &p), -EIO);
+			trace_close(t);
+			close(fd);
+		}
+	}
+	/* A fault outside any trace still kills (the handler steps aside). */
+	{
+		pid_t pid = fork();
+		int status;
+
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			int fd = open(path, O_RDWR);
+			volatile uint8_t *m = mmap(NULL, 1 << 20, PROT_READ, MAP_SHARED, fd, 0);
+			struct trace *t;
+
+			/* cmocka's handler would go on with the tests in this child: the default, then ours. */
+			signal(SIGBUS, SIG_DFL);
+			if (trace_open(&t, path, NULL) < 0)
+				_exit(2);
+			(void)ftruncate(fd, 0);
+			(void)m[8192];
+			_exit(0);
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS);
+	}
+	unlink(path);
+	free(path);
+	tb_free(&b);
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_alarm(int sig)
+{
+	stop_flag = sig;
+}
+
+/*
+ * A pipe that stays open and silent: @pre bytes of @b arrive, then nothing.
+ * Returns the read end; *@pid is the writer, to be killed.
+ */
+static int silent_pipe(const struct tracebuf *b, size_t pre, pid_t *pid)
+{
+	int pfd[2];
+
+	assert_int_equal(pipe(pfd), 0);
+	*pid = fork();
+	assert_true(*pid >= 0);
+	if (*pid == 0) {
+		close(pfd[0]);
+		if (pre && write(pfd[1], b->data, pre) != (ssize_t)pre)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(pfd[1]);
+	return pfd[0];
+}
+
+static void end_writer(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+}
+
+/*
+ * SIGINT/SIGTERM while a pipe is silent: the wait ends with -EINTR, in the
+ * probe, in the middle of the records, and in a --preload (which the old
+ * code retried forever).  The alarm's handler sets the caller's stop flag as
+ * replay's does; the alarm itself interrupts no read() that was not begun.
+ */
+static void test_pipe_stop_signal(void **state)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct tracebuf b = { 0 };
+
+	(void)state;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	tb_pcap_header(&b, 0xa1b2c3d4u, 65535, LINKTYPE_ETHERNET);
+	for (unsigned i = 0; i < 10; i++)
+		tb_pcap_record(&b, SEC0 + i, 0, 100, 100, NULL);
+	for (int which = 0; which < 3; which++) {
+		/* 0: nothing arrives; 1: the header and 10 records, then silence; 2: the same, preloaded */
+		struct trace_cfg cfg = { .stop = &stop_flag, .preload = which == 2 };
+		size_t pre = which ? b.len : 0;
+		struct trace *t;
+		char path[32];
+		struct pkt p;
+		pid_t pid;
+		int fd = silent_pipe(&b, pre, &pid), rc, n = 0;
+		sigset_t block, old;
+
+		snprintf(path, sizeof(path), "/dev/fd/%d", fd);
+		stop_flag = 0;
+		/*
+		 * SIGALRM stands in for SIGINT (which cmocka would take); the
+		 * stream blocks only SIGINT and SIGTERM around its wait, so the
+		 * alarm is a plain interruption here: the stop flag decides.
+		 */
+		sigemptyset(&block);
+		sigaddset(&block, SIGALRM);
+		sigprocmask(SIG_UNBLOCK, &block, &old);
+		alarm(1);
+		rc = trace_open(&t, path, &cfg);
+		if (which == 1) {
+			assert_int_equal(rc, 0);
+			while ((rc = trace_next(t, &p)) == 1)
+				n++;
+			assert_int_equal(n, 10);
+		}
+		alarm(0);
+		assert_int_equal(rc, -EINTR);
+		assert_int_equal(stop_flag, SIGALRM);
+		if (which == 2)
+			assert_non_null(strstr(trace_strerror(t), "--preload"));
+		trace_close(t);
+		close(fd);
+		end_writer(pid);
+	}
+	signal(SIGALRM, SIG_DFL);
+	tb_free(&b);
+}
+
+/* --preload of a pipe stops at its memory cap, and takes an input that fills it exactly. */
+static void test_preload_pipe_cap(void **state)
+{
+	struct tracebuf b = { 0 };
+
+	(void)state;
+	tb_pcap_header(&b, 0xa1b2c3d4u, 65535, LINKTYPE_ETHERNET);
+	for (unsigned i = 0; i < 100; i++)
+		tb_pcap_record(&b, SEC0 + i, 0, 1000, 1000, NULL);
+	for (int exact = 0; exact < 2; exact++) {
+		struct trace_cfg cfg = { .preload = true,
+					 .preload_max_bytes = exact ? b.len : b.len / 2 };
+		struct trace *t;
+		char path[32];
+		int pfd[2], status, rc;
+		struct pkt p;
+		pid_t pid;
+
+		assert_int_equal(pipe(pfd), 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			close(pfd[0]);
+			/* Then endless: the old code read on for ever. */
+			if (write(pfd[1], b.data, b.len) != (ssize_t)b.len)
+				_exit(1);
+			while (!exact && write(pfd[1], b.data + 24, b.len - 24) > 0)
+				;
+			_exit(0);
+		}
+		close(pfd[1]);
+		snprintf(path, sizeof(path), "/dev/fd/%d", pfd[0]);
+		rc = trace_open(&t, path, &cfg);
+		if (exact) {
+			int n = 0;
+
+			assert_int_equal(rc, 0);
+			while ((rc = trace_next(t, &p)) == 1)
+				n++;
+			assert_int_equal(rc, 0);
+			assert_int_equal(n, 100);
+		} else {
+			assert_int_equal(rc, -ENOMEM);
+			assert_non_null(strstr(trace_strerror(t), "larger than the"));
+		}
+		trace_close(t);
+		close(pfd[0]);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+	}
+	tb_free(&b);
+}
+
+/*
+ * A pipe's first record comes out as soon as it has arrived, not after
+ * 64 KiB or the end of the input: pcap and pcapng (ERF, which has no
+ * magic, still waits).  The writer sends the header and one record, then
+ * stays silent; an alarm would end a wait for more with -EINTR.
+ */
+static void test_pipe_first_record_at_once(void **state)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct tracebuf pc = { 0 }, ng = { 0 };
+	const struct tracebuf *in[] = { &pc, &ng };
+
+	(void)state;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	tb_pcap_header(&pc, 0xa1b2c3d4u, 65535, LINKTYPE_ETHERNET);
+	tb_pcap_record(&pc, SEC0, 0, 100, 100, NULL);
+	tb_ng_shb(&ng);
+	tb_ng_idb(&ng, LINKTYPE_ETHERNET, 0, 9, NULL, -1);
+	tb_ng_epb(&ng, 0, (uint64_t)SEC0 * 1000000000, 100, 100, NULL, NULL);
+	for (size_t i = 0; i < ARRAY_LEN(in); i++) {
+		struct trace_cfg cfg = { .stop = &stop_flag };
+		struct trace *t;
+		char path[32];
+		struct pkt p;
+		pid_t pid;
+		int fd = silent_pipe(in[i], in[i]->len, &pid);
+
+		snprintf(path, sizeof(path), "/dev/fd/%d", fd);
+		stop_flag = 0;
+		alarm(2);
+		assert_int_equal(trace_open(&t, path, &cfg), 0);
+		assert_int_equal(trace_next(t, &p), 1);
+		assert_int_equal(stop_flag, 0);
+		assert_int_equal(p.caplen, 100);
+		/* ...and the next one is waited for, until the signal. */
+		assert_int_equal(trace_next(t, &p), -EINTR);
+		alarm(0);
+		trace_close(t);
+		close(fd);
+		end_writer(pid);
+	}
+	signal(SIGALRM, SIG_DFL);
+	tb_free(&pc);
+	tb_free(&ng);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +657,10 @@ int main(void)
 		cmocka_unit_test(test_window_bounds_rss),
 		cmocka_unit_test(test_preload_file),
 		cmocka_unit_test(test_real_pipe),
+		cmocka_unit_test(test_truncated_under_mapping),
+		cmocka_unit_test(test_pipe_stop_signal),
+		cmocka_unit_test(test_preload_pipe_cap),
+		cmocka_unit_test(test_pipe_first_record_at_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
