@@ -769,8 +769,10 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		status = EXIT_FAIL;
 	}
 
-	summary = (r.json == stdout || (o->write_path && !strcmp(o->write_path, "-"))) ? stderr
-										     : stdout;
+	summary = (r.json == stdout || (o->write_path && !strcmp(o->write_path, "-")) ||
+		   (o->send_log && !strcmp(o->send_log, "-")))
+			  ? stderr
+			  : stdout;
 	if (!o->quiet)
 		stats_print(&r.st, summary);
 	if (r.json) {
