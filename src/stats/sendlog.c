@@ -90,6 +90,8 @@ int sendlog_open(struct sendlog **lp, const char *path, int64_t real_minus_run_n
 	memset(l->buf, 0, SENDLOG_BUF_ENTRIES * sizeof(*l->buf));
 	rc = outfile_open(&l->out, path, err, errlen);
 	if (rc < 0) {
+		if (rc != -EPERM) /* else @err says whose link it is */
+			snprintf(err, errlen, "%s: cannot write the send log: %s", path, strerror(-rc));
 		free_log(l);
 		return rc;
 	}
