@@ -218,5 +218,5 @@ test_plot_is_a_file() {
 
 require_root
 init_ns
-run_tests test_output_on_input test_foreign_symlink test_failed_run_leaves_nothing test_write_limits \
-	test_closed_pipe test_loop_sends_nothing test_interface_counter test_plot_is_a_file
+run_tests ${T_FILES_TESTS:-test_output_on_input test_foreign_symlink test_failed_run_leaves_nothing test_write_limits \
+	test_closed_pipe test_loop_sends_nothing test_interface_counter test_plot_is_a_file}
