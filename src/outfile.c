@@ -293,7 +293,7 @@ int outfile_open(struct outfile *of, const char *path, char *err, size_t errlen)
 	of->dirfd = open(of->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (of->dirfd < 0) {
 		rc = -errno;
-		snprintf(err, errlen, "%s: cannot create: %s: %s", path, of->dir, strerror(errno));
+		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
 		return rc;
 	}
 	of->fd = openat(of->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
@@ -397,9 +397,12 @@ void outfile_close(struct outfile *of)
 FILE *outfile_fopen(struct outfile *of, const char *path, char *err, size_t errlen)
 {
 	FILE *f;
+	int rc = outfile_open(of, path, err, errlen);
 
-	if (outfile_open(of, path, err, errlen) < 0)
+	if (rc < 0) {
+		errno = -rc;
 		return NULL;
+	}
 	if (of->fd == STDOUT_FILENO)
 		return stdout;
 	f = fdopen(of->fd, "wb");

@@ -245,8 +245,13 @@ static int open_output(struct replay *r, const struct tx_ops *ops)
 
 		r->json = outfile_fopen(&r->json_out, o->stats_json, err, sizeof(err));
 		if (!r->json) {
-			log_err("--stats-json: %s", err);
-			return -EIO;
+			int e = errno;
+
+			if (e == EPERM) /* another user's symbolic link: @err says whose */
+				log_err("--stats-json: %s", err);
+			else
+				log_err("%s: cannot write statistics: %s", o->stats_json, strerror(e));
+			return -e;
 		}
 	}
 	return 0;
@@ -695,7 +700,7 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		       const struct replay_hooks *hooks)
 {
 	const struct replay_hooks none = { 0 };
-	struct replay r = { .o = o, .stop = stop };
+	struct replay r = { .o = o, .stop = stop, .json_out = OUTFILE_INIT };
 	struct sched_cfg scfg = sched_config(&r);
 	FILE *summary;
 	int status = EXIT_DONE;

@@ -53,6 +53,8 @@ struct outfile_use {
  */
 int outfile_check(const struct outfile_use *u, size_t n, char *err, size_t errlen);
 
+#define OUTFILE_INIT { .fd = -1, .dirfd = -1 }
+
 struct outfile {
 	int fd;          /* where to write; -1 when closed */
 	char *path;      /* as given, for messages */
@@ -82,14 +84,16 @@ int outfile_commit(struct outfile *of, char *err, size_t errlen);
 /*
  * outfile_close() - close the descriptor (unless it is standard output)
  * and, if not committed, discard what was written: the old file stays.
- * Accepts a zeroed or already closed @of.
+ * Accepts an @of after a failed outfile_open(), an already closed one, or
+ * one set to OUTFILE_INIT (a zeroed one is not: fd 0 is a descriptor).
  */
 void outfile_close(struct outfile *of);
 
 /*
  * outfile_fopen() - outfile_open() and a stdio stream on it ("wb"), which
  * the caller flushes, commits with outfile_fcommit() and ends with
- * outfile_fclose().  NULL with the reason in @err.
+ * outfile_fclose().  NULL with the reason in @err and errno set (EPERM: a
+ * symbolic link owned by another user, which @err names).
  */
 FILE *outfile_fopen(struct outfile *of, const char *path, char *err, size_t errlen);
 

@@ -111,8 +111,13 @@ static int prepare(struct rx *x)
 		return rc;
 	if (o->json) {
 		x->json = outfile_fopen(&x->json_out, o->json, x->err, sizeof(x->err));
-		if (!x->json)
-			return -EIO;
+		if (!x->json) {
+			rc = -errno;
+			if (rc != -EPERM) /* else x->err names another user's symbolic link */
+				snprintf(x->err, sizeof(x->err), "%s: cannot write the report: %s",
+					 o->json, strerror(-rc));
+			return rc;
+		}
 	}
 	if (o->plot_dir && mkdir(o->plot_dir, 0777) < 0 && errno != EEXIST) {
 		rc = -errno;
@@ -244,7 +249,7 @@ static void cleanup(struct rx *x)
 
 static int rx_run(const struct rx_opts *o)
 {
-	struct rx x = { .o = o };
+	struct rx x = { .o = o, .json_out = OUTFILE_INIT };
 	int status = RX_EXIT_FAIL, rc;
 
 	if (prepare(&x) < 0 || receive(&x) < 0)

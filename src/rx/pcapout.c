@@ -49,8 +49,12 @@ int rx_pcapout_open(struct rx_pcapout **op, const char *path, char *err, size_t 
 	}
 	f = outfile_fopen(&o->out, path, err, errlen);
 	if (!f) {
+		int rc = -errno;
+
+		if (rc != -EPERM) /* else @err names another user's symbolic link */
+			snprintf(err, errlen, "%s: cannot write: %s", path, strerror(-rc));
 		rx_pcapout_close(o, NULL, 0);
-		return -EIO;
+		return rc;
 	}
 	errno = 0;
 	o->d = pcap_dump_fopen(o->dead, f);

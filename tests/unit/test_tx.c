@@ -163,7 +163,7 @@ static void test_file_unwritable(void **state)
 	(void)state;
 	assert_int_equal(tx_open(&tx, "file", &cfg), -ENOENT);
 	assert_string_equal(tx_strerror(tx),
-			    "/nonexistent-dir/out.pcap: cannot create: /nonexistent-dir: No such file or directory");
+			    "/nonexistent-dir/out.pcap: cannot create: No such file or directory");
 	tx_close(tx);
 }
 
