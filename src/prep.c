@@ -11,6 +11,7 @@
 #include "replay.h"
 #include "replay/edit.h"
 #include "replay/log.h"
+#include "replay/outfile.h"
 #include "replay/trace.h"
 
 int prep_main(const struct opts *o)
@@ -22,7 +23,16 @@ int prep_main(const struct opts *o)
 	struct pkt p;
 	char err[512];
 	int rc, status = EXIT_FAIL;
+	const struct outfile_use use[] = {
+		{ path, "input", false },
+		{ o->prep_out, "-o", true },
+	};
 
+	/* Before anything is opened: the sidecar must not replace its own trace. */
+	if (outfile_check(use, 2, err, sizeof(err)) < 0) {
+		log_err("%s", err);
+		return EXIT_FAIL;
+	}
 	rc = trace_open(&t, path, NULL);
 	if (rc < 0) {
 		log_err("%s", t ? trace_strerror(t) : "out of memory");

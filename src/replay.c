@@ -32,8 +32,10 @@
 
 #include "replay.h"
 #include "replay/compiler.h"
+#include "replay/checks.h"
 #include "replay/edit.h"
 #include "replay/log.h"
+#include "replay/outfile.h"
 #include "replay/sendlog.h"
 #include "replay/stats.h"
 #include "replay/trace.h"
@@ -69,6 +71,8 @@ struct replay {
 	struct clock_virtual vclock;
 	struct stats st;
 	FILE *json;                  /* --stats-json output, opened before sending */
+	struct outfile json_out;     /* its file, committed after writing */
+	struct ifcheck ifc;          /* -i: the interface's own TX counters around the run */
 	struct sendlog *slog;        /* --send-log, or NULL */
 	uint64_t kick_ns;            /* run clock just before the last kick, with a send log */
 	bool timed;                  /* deadlines are waited for and their errors measured */
@@ -252,14 +256,17 @@ static int open_output(struct replay *r, const struct tx_ops *ops)
 		return -ENOMEM;
 	}
 	if (o->stats_json) {
-		if (!strcmp(o->stats_json, "-")) {
-			r->json = stdout;
-		} else {
-			r->json = fopen(o->stats_json, "w");
-			if (!r->json) {
-				log_err("%s: cannot write statistics: %s", o->stats_json, strerror(errno));
-				return -errno;
-			}
+		char err[512];
+
+		r->json = outfile_fopen(&r->json_out, o->stats_json, err, sizeof(err));
+		if (!r->json) {
+			int e = errno;
+
+			if (e == EPERM) /* another user's symbolic link: @err says whose */
+				log_err("--stats-json: %s", err);
+			else
+				log_err("%s: cannot write statistics: %s", o->stats_json, strerror(e));
+			return -e;
 		}
 	}
 	return 0;
@@ -527,7 +534,8 @@ static int run(struct replay *r)
 
 	r->st.start_ns = sched_start(&r->sched);
 	for (uint64_t pass = 0; o->loop == 0 || pass < o->loop; pass++) {
-		uint64_t read_before = r->st.read;
+		uint64_t read_before = r->st.read, sent_before = r->st.sent + r->qn;
+		uint64_t filtered_before = r->st.filtered, failed_before = r->st.failed;
 
 		for (int f = 0; f < o->nfiles; f++) {
 			struct trace *t = r->traces[f];
@@ -587,6 +595,14 @@ static int run(struct replay *r)
 			if (!*r->stop)
 				log_warn("the traces hold no packets; nothing to send");
 			return 0;
+		}
+		/* ... and so would endless loops in which every packet is filtered out or fails. */
+		if (o->loop == 0 && r->st.sent + r->qn == sent_before && !*r->stop) {
+			log_err("--loop 0: a whole pass over the traces sent nothing (%llu packets read: %llu filtered or excluded, %llu failed); stopping",
+				(unsigned long long)(r->st.read - read_before),
+				(unsigned long long)(r->st.filtered - filtered_before),
+				(unsigned long long)(r->st.failed - failed_before));
+			return -1;
 		}
 	}
 	return 0;
@@ -658,8 +674,37 @@ static void cleanup(struct replay *r)
 	tx_close(r->tx);
 	if (r->slog)
 		close_send_log(r);
-	if (r->json && r->json != stdout)
-		fclose(r->json);
+	if (r->json)
+		outfile_fclose(&r->json_out, r->json);
+	r->json = NULL;
+}
+
+/*
+ * Every input and output of the run, before anything is opened for
+ * writing: no output may overwrite an input or another output.
+ */
+static int check_paths(const struct opts *o)
+{
+	struct outfile_use *u = calloc((size_t)o->nfiles + 4, sizeof(*u));
+	size_t n = 0;
+	char err[1024];
+	int rc;
+
+	if (!u) {
+		log_err("out of memory");
+		return -ENOMEM;
+	}
+	for (int i = 0; i < o->nfiles; i++)
+		u[n++] = (struct outfile_use){ o->files[i], "input", false };
+	u[n++] = (struct outfile_use){ o->prep_path, "--prep", false };
+	u[n++] = (struct outfile_use){ o->write_path, "-w", true };
+	u[n++] = (struct outfile_use){ o->stats_json, "--stats-json", true };
+	u[n++] = (struct outfile_use){ o->send_log, "--send-log", true };
+	rc = outfile_check(u, n, err, sizeof(err));
+	if (rc < 0)
+		log_err("%s", err);
+	free(u);
+	return rc;
 }
 
 int replay_main(const struct opts *o, volatile sig_atomic_t *stop)
@@ -671,7 +716,7 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		       const struct replay_hooks *hooks)
 {
 	const struct replay_hooks none = { 0 };
-	struct replay r = { .o = o, .stop = stop };
+	struct replay r = { .o = o, .stop = stop, .json_out = OUTFILE_INIT };
 	struct sched_cfg scfg = sched_config(&r);
 	FILE *summary;
 	int status = EXIT_DONE, rc;
@@ -684,6 +729,8 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		return EXIT_USAGE;
 	}
 	stats_init(&r.st);
+	if (check_paths(o) < 0)
+		return EXIT_FAIL;
 	if (!hooks->clock && !o->write_path)
 		realtime(&r, &scfg);
 	/* A signal while a pipe's header (or --preload) was awaited: a run stopped before its first packet. */
@@ -712,6 +759,8 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		return EXIT_FAIL;
 	}
 
+	if (!o->write_path && !hooks->tx_ops)
+		ifcheck_begin(&r.ifc, r.tx->dev);
 	if (stopped)
 		r.st.start_ns = sched_now(&r.sched);
 	else if (run(&r) < 0)
@@ -739,14 +788,31 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		status = EXIT_FAIL;
 	if (r.st.failed)
 		status = EXIT_FAIL;
+	/* What the interface itself counted: a deficit is packets we called sent that never left. */
+	if (ifcheck_end(&r.ifc, r.st.sent, &r.st) > 0)
+		status = EXIT_FAIL;
+	/* Only a run without a failure gives its -w output a name (a signal is not a failure). */
+	if (status == EXIT_DONE && tx_commit(r.tx) < 0) {
+		log_err("%s", tx_strerror(r.tx));
+		status = EXIT_FAIL;
+	}
 
-	summary = (r.json == stdout || (o->write_path && !strcmp(o->write_path, "-"))) ? stderr
-										     : stdout;
+	summary = (r.json == stdout || (o->write_path && !strcmp(o->write_path, "-")) ||
+		   (o->send_log && !strcmp(o->send_log, "-")))
+			  ? stderr
+			  : stdout;
 	if (!o->quiet)
 		stats_print(&r.st, summary);
-	if (r.json && stats_write_json(&r.st, r.json) < 0) {
-		log_err("%s: cannot write statistics: %s", o->stats_json, strerror(errno));
-		status = EXIT_FAIL;
+	if (r.json) {
+		char err[512];
+
+		if (stats_write_json(&r.st, r.json) < 0) {
+			log_err("%s: cannot write statistics: %s", o->stats_json, strerror(errno));
+			status = EXIT_FAIL;
+		} else if (outfile_fcommit(&r.json_out, r.json, err, sizeof(err)) < 0) {
+			log_err("--stats-json: %s", err);
+			status = EXIT_FAIL;
+		}
 	}
 	if (*stop)
 		status = 128 + *stop;

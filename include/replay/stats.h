@@ -6,6 +6,7 @@
 #ifndef REPLAY_STATS_H
 #define REPLAY_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -81,6 +82,11 @@ struct stats {
 	const char *method;  /* backend name */
 	const char *method_mode; /* how the backend runs ("copy mode, queue 0"); NULL or "" = nothing to say */
 	const char *dev;     /* interface or output file */
+	/* -i: the interface's own counters over the run (src/checks.c); only when if_valid. */
+	bool if_valid;
+	uint64_t if_tx_packets;  /* tx_packets it counted during the run */
+	uint64_t if_tx_dropped;  /* tx_dropped it counted during the run */
+	uint64_t if_tx_deficit;  /* sent minus if_tx_packets, when positive: reported sent, never left */
 };
 
 /* stats_init() - zero @s and its histogram. */

@@ -21,7 +21,9 @@
  *                      and offer it again -- after flush() for a full stage;
  *   -EMSGSIZE, -EINVAL this packet can never be sent (too large, too short);
  *                      count it failed and go on;
- *   -ENETDOWN, -ENXIO, -ENODEV  the interface went away: stop the run;
+ *   -ENETDOWN, -ENXIO, -ENODEV  the interface went away (and -EPIPE,
+ *                      -ENOSPC, -EDQUOT, -EFBIG: an output file's
+ *                      stream broke; see tx_fatal()): stop the run;
  *                      discard() everything staged (that packet included),
  *                      counting it all failed;
  *   anything else      count it failed and go on.  A failure of this kind
@@ -80,8 +82,10 @@ struct tx_ops {
 	void (*discard)(struct tx *tx);
 	/* wait() - block until a send() or flush() refused with @err (-EAGAIN, -ENOBUFS) may succeed; 0 or -errno (-EINTR). */
 	int (*wait)(struct tx *tx, int err);
-	/* drain() - end of run: every handed-over packet leaves, then outputs are committed; 0 or -errno.  Nothing is staged. */
+	/* drain() - end of run: every handed-over packet leaves (files flushed); 0 or -errno.  Nothing is staged. */
 	int (*drain)(struct tx *tx);
+	/* commit() - after a drain() of a run that succeeded: outputs take their names; NULL = nothing to do. */
+	int (*commit)(struct tx *tx);
 	/* close() - release; an output not drained is discarded.  Called once, also after a failed open(). */
 	void (*close)(struct tx *tx);
 };
@@ -150,6 +154,9 @@ static inline int tx_wait(struct tx *tx, int err)
 /* tx_drain() - as ops->drain(). */
 int tx_drain(struct tx *tx);
 
+/* tx_commit() - as ops->commit(), if the backend has one: only a successful run's output appears; 0 or -errno. */
+int tx_commit(struct tx *tx);
+
 /* tx_close() - release; accepts NULL. */
 void tx_close(struct tx *tx);
 
@@ -168,10 +175,15 @@ static inline bool tx_virtual_time(const struct tx *tx)
 	return tx->ops->flags & TX_F_VIRTUAL_TIME;
 }
 
-/* tx_fatal() - true for a send error that ends the run (the interface went away). */
+/*
+ * tx_fatal() - true for a send error that ends the run: the interface went
+ * away, or the output file's stream broke (EPIPE: the reader of -w - left,
+ * or another write error; ENOSPC, EDQUOT, EFBIG: no room).
+ */
 static inline bool tx_fatal(int err)
 {
-	return err == -ENETDOWN || err == -ENXIO || err == -ENODEV;
+	return err == -ENETDOWN || err == -ENXIO || err == -ENODEV || err == -EPIPE ||
+	       err == -ENOSPC || err == -EDQUOT || err == -EFBIG;
 }
 
 #endif

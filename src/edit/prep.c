@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "edit_int.h"
+#include "replay/outfile.h"
 
 #define PREP_MAGIC "RPLYPREP"
 #define PREP_HDR_BYTES 64u
@@ -35,7 +36,8 @@ struct edit_prep {
 
 struct edit_prep_writer {
 	FILE *f;
-	char *tmp, *out;
+	struct outfile of; /* unnamed until commit (replay/outfile.h) */
+	char *out;
 	uint8_t hdr[PREP_HDR_BYTES];
 	uint64_t nrec;
 	struct edit_chain *chain;
@@ -259,30 +261,21 @@ int edit_prep_create(struct edit_prep_writer **wp, const char *out_path, const c
 {
 	struct edit_prep_writer *w = calloc(1, sizeof(*w));
 	uint64_t size, hash;
-	int fd, rc;
+	int rc;
 
 	*wp = w;
-	if (!w || !(w->out = strdup(out_path)) || asprintf(&w->tmp, "%s.tmpXXXXXX", out_path) < 0) {
-		if (w)
-			w->tmp = NULL;
+	if (w)
+		w->of.fd = w->of.dirfd = -1;
+	if (!w || !(w->out = strdup(out_path))) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	rc = trace_identity(trace_path, &size, &hash, err, errlen);
 	if (rc < 0)
 		return rc;
-	fd = mkstemp(w->tmp);
-	if (fd < 0 || !(w->f = fdopen(fd, "wb"))) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: cannot create: %s", out_path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(w->tmp);
-		}
-		free(w->tmp);
-		w->tmp = NULL;
-		return rc;
-	}
+	w->f = outfile_fopen(&w->of, out_path, err, errlen);
+	if (!w->f)
+		return -EIO;
 	memcpy(w->hdr, PREP_MAGIC, 8);
 	put_le(w->hdr + 8, EDIT_PREP_VERSION, 4);
 	put_le(w->hdr + 12, PREP_REC_BYTES, 4);
@@ -332,20 +325,9 @@ int edit_prep_commit(struct edit_prep_writer *w, char *err, size_t errlen)
 		rc = -errno ? -errno : -EIO;
 		snprintf(err, errlen, "%s: cannot write: %s", w->out, strerror(errno));
 	}
-	if (fclose(w->f) && !rc) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: cannot write: %s", w->out, strerror(errno));
-	}
-	w->f = NULL;
-	if (!rc && rename(w->tmp, w->out) < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: cannot rename into place: %s", w->out, strerror(errno));
-	}
-	if (rc)
-		unlink(w->tmp);
-	free(w->tmp);
-	w->tmp = NULL;
-	edit_prep_abort(w);
+	if (!rc)
+		rc = outfile_fcommit(&w->of, w->f, err, errlen);
+	edit_prep_abort(w); /* closes; an output not committed is discarded */
 	return rc;
 }
 
@@ -353,12 +335,7 @@ void edit_prep_abort(struct edit_prep_writer *w)
 {
 	if (!w)
 		return;
-	if (w->f)
-		fclose(w->f);
-	if (w->tmp) {
-		unlink(w->tmp);
-		free(w->tmp);
-	}
+	outfile_fclose(&w->of, w->f);
 	free(w->out);
 	free(w);
 }

@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "replay/log.h"
+#include "replay/outfile.h"
 #include "replay/pkt_id.h"
 #include "rx.h"
 
@@ -51,8 +52,43 @@ struct rx {
 	struct rx_source src;
 	FILE *json;
 	bool usage; /* the error is a bad option: exit 2 */
+	struct outfile json_out;
 	char err[1024];
 };
+
+/* The plots' file names in --plot DIR (src/rx/plot.c), checked like every output. */
+static const char *const plot_files[] = { "interval.svg", "error-cdf.svg", "timeline.svg" };
+
+/*
+ * No output may overwrite an input or another output, and --plot must be a
+ * directory (or not exist yet): all checked before anything is written.
+ */
+static int check_paths(struct rx *x)
+{
+	const struct rx_opts *o = x->o;
+	struct outfile_use u[6 + ARRAY_SIZE(plot_files)];
+	char plot[ARRAY_SIZE(plot_files)][4096];
+	struct stat st;
+	size_t n = 0;
+
+	u[n++] = (struct outfile_use){ o->read_path, "-r", false };
+	u[n++] = (struct outfile_use){ o->reference, "--reference", false };
+	u[n++] = (struct outfile_use){ o->send_log, "--send-log", false };
+	u[n++] = (struct outfile_use){ o->json, "--json", true };
+	u[n++] = (struct outfile_use){ o->write_path, "-w", true };
+	if (o->plot_dir) {
+		if (stat(o->plot_dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			snprintf(x->err, sizeof(x->err), "--plot %s: exists and is not a directory",
+				 o->plot_dir);
+			return -ENOTDIR;
+		}
+		for (size_t i = 0; i < ARRAY_SIZE(plot_files); i++) {
+			snprintf(plot[i], sizeof(plot[i]), "%s/%s", o->plot_dir, plot_files[i]);
+			u[n++] = (struct outfile_use){ plot[i], "--plot", true };
+		}
+	}
+	return outfile_check(u, n, x->err, sizeof(x->err));
+}
 
 /* Everything that can fail before capturing, in the order a user would fix it. */
 static int prepare(struct rx *x)
@@ -62,6 +98,8 @@ static int prepare(struct rx *x)
 	size_t expect;
 	int rc;
 
+	if ((rc = check_paths(x)) < 0)
+		return rc;
 	/* The send log is written while we capture: it is read afterwards, its identities are replay's. */
 	if (o->send_log)
 		id_bytes = PKT_ID_BYTES;
@@ -75,11 +113,12 @@ static int prepare(struct rx *x)
 		return rc;
 	}
 	if (o->json) {
-		x->json = strcmp(o->json, "-") ? fopen(o->json, "w") : stdout;
+		x->json = outfile_fopen(&x->json_out, o->json, x->err, sizeof(x->err));
 		if (!x->json) {
 			rc = -errno;
-			snprintf(x->err, sizeof(x->err), "%s: cannot write the report: %s", o->json,
-				 strerror(-rc));
+			if (rc != -EPERM) /* else x->err names another user's symbolic link */
+				snprintf(x->err, sizeof(x->err), "%s: cannot write the report: %s",
+					 o->json, strerror(-rc));
 			return rc;
 		}
 	}
@@ -206,6 +245,8 @@ static int report(struct rx *x)
 			 strerror(-rc));
 		return rc;
 	}
+	if (x->json && (rc = outfile_fcommit(&x->json_out, x->json, x->err, sizeof(x->err))) < 0)
+		return rc;
 	if (o->plot_dir &&
 	    (rc = rx_plot_write(o->plot_dir, &x->res, &x->sink.recs, &x->ref, x->err,
 				sizeof(x->err))) < 0)
@@ -222,13 +263,13 @@ static void cleanup(struct rx *x)
 	rx_filter_free(&x->filter);
 	rx_ref_free(&x->ref);
 	sendlog_free(&x->log);
-	if (x->json && x->json != stdout)
-		fclose(x->json);
+	if (x->json)
+		outfile_fclose(&x->json_out, x->json);
 }
 
 static int rx_run(const struct rx_opts *o)
 {
-	struct rx x = { .o = o };
+	struct rx x = { .o = o, .json_out = OUTFILE_INIT };
 	int status = RX_EXIT_FAIL, rc;
 
 	if (prepare(&x) < 0) {

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "replay/compiler.h"
+#include "replay/outfile.h"
 #include "rx.h"
 
 #define W 760.0
@@ -622,22 +623,22 @@ static int write_one(const char *dir, const char *name, char *err, size_t errlen
 			       const struct rx_ref *),
 		     const struct rx_result *res, const struct rx_recs *recs, const struct rx_ref *ref)
 {
+	struct outfile out;
 	char path[4096];
 	FILE *f;
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(-rc));
-		return rc;
-	}
+	/* Unnamed until complete, and never through another user's symlink (replay/outfile.h). */
+	f = outfile_fopen(&out, path, err, errlen);
+	if (!f)
+		return -EIO;
 	rc = fn(f, res, recs, ref);
-	if (fclose(f) != 0 && rc == 0)
-		rc = -errno;
 	if (rc < 0)
 		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(-rc));
+	else
+		rc = outfile_fcommit(&out, f, err, errlen);
+	outfile_fclose(&out, f);
 	return rc;
 }
 

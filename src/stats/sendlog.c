@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "replay/outfile.h"
 #include "replay/pkt_id.h"
 #include "replay/sendlog.h"
 
@@ -16,7 +17,8 @@ _Static_assert(sizeof(struct sendlog_hdr) == 64, "send log header layout");
 _Static_assert(sizeof(struct sendlog_entry) == 24, "send log entry layout");
 
 struct sendlog {
-	int fd;
+	int fd;                    /* out.fd */
+	struct outfile out;        /* committed at close: a log appears whole or not at all */
 	char *path;
 	struct sendlog_hdr hdr;
 	struct sendlog_entry *buf; /* SENDLOG_BUF_ENTRIES */
@@ -59,8 +61,7 @@ static void flush(struct sendlog *l)
 
 static void free_log(struct sendlog *l)
 {
-	if (l->fd >= 0)
-		close(l->fd);
+	outfile_close(&l->out);
 	free(l->buf);
 	free(l->path);
 	free(l);
@@ -77,7 +78,7 @@ int sendlog_open(struct sendlog **lp, const char *path, int64_t real_minus_run_n
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	l->fd = -1;
+	l->fd = l->out.fd = l->out.dirfd = -1;
 	l->path = strdup(path);
 	/* Touch every page now: a page fault on the send path would show as send-time error. */
 	l->buf = malloc(SENDLOG_BUF_ENTRIES * sizeof(*l->buf));
@@ -87,20 +88,21 @@ int sendlog_open(struct sendlog **lp, const char *path, int64_t real_minus_run_n
 		return -ENOMEM;
 	}
 	memset(l->buf, 0, SENDLOG_BUF_ENTRIES * sizeof(*l->buf));
-	l->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (l->fd < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: cannot write the send log: %s", path, strerror(-rc));
+	rc = outfile_open(&l->out, path, err, errlen);
+	if (rc < 0) {
+		if (rc != -EPERM) /* else @err says whose link it is */
+			snprintf(err, errlen, "%s: cannot write the send log: %s", path, strerror(-rc));
 		free_log(l);
 		return rc;
 	}
+	l->fd = l->out.fd;
 	memcpy(l->hdr.magic, SENDLOG_MAGIC, sizeof(l->hdr.magic));
 	l->hdr.byte_order = SENDLOG_BYTE_ORDER;
 	l->hdr.entry_bytes = sizeof(struct sendlog_entry);
 	l->hdr.id_bytes = PKT_ID_BYTES;
 	l->hdr.run0_ns = run_ns;
 	l->hdr.real_minus_run0_ns = real_minus_run_ns;
-	/* count stays 0 until close: a log cut short by a crash is read to its end. */
+	/* count stays 0 until close: a log cut short (a pipe's reader) is read to its end. */
 	rc = write_all(l->fd, &l->hdr, sizeof(l->hdr), -1);
 	if (rc < 0) {
 		snprintf(err, errlen, "%s: cannot write the send log: %s", path, strerror(-rc));
@@ -141,13 +143,10 @@ int sendlog_close(struct sendlog *l, int64_t real_minus_run_ns, uint64_t run_ns,
 		if (rc == -ESPIPE)
 			rc = 0;
 	}
-	if (!rc && close(l->fd) < 0)
-		rc = -errno;
-	else if (rc)
-		close(l->fd);
-	l->fd = -1;
 	if (rc < 0)
 		snprintf(err, errlen, "%s: cannot write the send log: %s", l->path, strerror(-rc));
+	else
+		rc = outfile_commit(&l->out, err, errlen);
 	free_log(l);
 	return rc;
 }

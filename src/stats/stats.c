@@ -88,6 +88,14 @@ void stats_print(const struct stats *s, FILE *f)
 				(unsigned long long)s->guard_sleeps);
 		fputc('\n', f);
 	}
+	if (s->if_valid) {
+		fprintf(f, "Interface: %s counted %llu packets sent, %llu dropped", s->dev ? s->dev : "-",
+			(unsigned long long)s->if_tx_packets, (unsigned long long)s->if_tx_dropped);
+		if (s->if_tx_deficit)
+			fprintf(f, "; DEFICIT: %llu packets reported sent never left it",
+				(unsigned long long)s->if_tx_deficit);
+		fputc('\n', f);
+	}
 }
 
 void stats_json_str(FILE *f, const char *str)
@@ -133,6 +141,11 @@ int stats_write_json(const struct stats *s, FILE *f)
 		(unsigned long long)hist_pct(h, 0.999), (unsigned long long)h->max, hist_mean(h),
 		(unsigned long long)s->late_stalls, (unsigned long long)s->late_packets,
 		(unsigned long long)s->late_threshold_ns, (unsigned long long)s->late_shifted_ns);
+	if (s->if_valid)
+		fprintf(f, ",\"interface_tx_packets\":%llu,\"interface_tx_dropped\":%llu,"
+			"\"interface_tx_deficit\":%llu",
+			(unsigned long long)s->if_tx_packets, (unsigned long long)s->if_tx_dropped,
+			(unsigned long long)s->if_tx_deficit);
 	fprintf(f, "}\n");
 	if (fflush(f) != 0 || ferror(f))
 		return -(errno ? errno : EIO);

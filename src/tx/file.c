@@ -3,9 +3,17 @@
  * The file backend (-w): writes the frames that would go on the wire to a
  * nanosecond pcap, each stamped with its scheduled send time.  It runs in
  * virtual time, so a dry run of an hour-long trace takes as long as the
- * writing.  A regular output file appears under its name only when the run
- * drains; a run that fails before that leaves nothing behind (and no old
- * file clobbered).  Devices and FIFOs are written directly.
+ * writing.  A regular output file is written unnamed (replay/outfile.h) and
+ * appears under its name only at commit, which the send loop asks for only
+ * when the whole run succeeded: a run that fails partway leaves nothing
+ * behind (and no old file clobbered), even when killed.  Devices, FIFOs and
+ * standard output are written directly.
+ *
+ * Every record fits the snap length of the file's own header (the pipeline's
+ * frame maximum) and its timestamp fits pcap's 32-bit seconds; a frame that
+ * does not is refused with its reason, never written cut or wrapped.  A
+ * write error (a closed pipe, a full disk) ends the run: the stream is
+ * broken from that point.
  */
 #include <endian.h>
 #include <errno.h>
@@ -17,74 +25,54 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "replay/outfile.h"
 #include "replay/trace.h"
 #include "tx_int.h"
 
 #define PCAP_MAGIC_NSEC 0xa1b23c4du
 #define OUT_BUF_BYTES (1u << 20)
+/* The snap length in the header, the pipeline's frame limit: no record is ever longer. */
+#define FILE_SNAPLEN PKT_FRAME_MAX_BYTES
 
 struct file_state {
 	FILE *f;
-	char *path;        /* final name, or NULL for stdout */
-	char *tmp;         /* temporary name while writing */
+	struct outfile out;
 	int64_t to_real_ns;
-	bool committed;
+	int werr;          /* first write error, -errno: every later send fails with it */
 	char *buf;         /* stdio buffer */
 	unsigned staged;   /* frames written since the last flush() */
 };
 
+/* Map a write error onto the contract: fatal (tx_fatal()), the stream is broken. */
 static int put(struct tx *tx, struct file_state *s, const void *b, size_t n)
 {
-	if (fwrite(b, 1, n, s->f) != n)
-		return tx_err(tx, errno ? -errno : -EIO, "%s: write failed: %s", tx->dev,
-			      strerror(errno ? errno : EIO));
+	if (s->werr)
+		return tx_err(tx, s->werr, "%s: write failed: %s", tx->dev, strerror(-s->werr));
+	if (fwrite(b, 1, n, s->f) != n) {
+		int e = errno ? errno : EIO;
+
+		s->werr = e == EPIPE || e == ENOSPC || e == EDQUOT || e == EFBIG ? -e : -EPIPE;
+		return tx_err(tx, s->werr, "%s: write failed: %s", tx->dev, strerror(e));
+	}
 	return 0;
 }
 
 static int file_open(struct tx *tx, const struct tx_cfg *cfg)
 {
 	struct file_state *s;
-	struct stat st;
 	uint32_t hdr[6];
-	int fd;
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return tx_err(tx, -ENOMEM, "out of memory");
+	s->out.fd = s->out.dirfd = -1;
 	tx->priv = s;
 	s->to_real_ns = cfg->clock_to_real_ns;
 	snprintf(tx->dev, sizeof(tx->dev), "%s", cfg->path);
 	tx->batch = tx_batch(cfg);
-	if (!strcmp(cfg->path, "-")) {
-		s->f = stdout;
-	} else if (stat(cfg->path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* A device or FIFO (/dev/null, a pipe to a reader): write to it as it is. */
-		s->f = fopen(cfg->path, "wb");
-		if (!s->f)
-			return tx_err(tx, -errno, "%s: cannot write: %s", cfg->path, strerror(errno));
-	} else {
-		s->path = strdup(cfg->path);
-		if (!s->path || asprintf(&s->tmp, "%s.tmp.XXXXXX", cfg->path) < 0) {
-			s->tmp = NULL;
-			return tx_err(tx, -ENOMEM, "out of memory");
-		}
-		fd = mkstemp(s->tmp);
-		if (fd < 0) {
-			int err = errno;
-
-			free(s->tmp);
-			s->tmp = NULL;
-			return tx_err(tx, -err, "%s: cannot create: %s", cfg->path, strerror(err));
-		}
-		mode_t um = umask(0);
-		umask(um);
-		(void)fchmod(fd, 0666 & ~um);
-		s->f = fdopen(fd, "wb");
-		if (!s->f) {
-			close(fd);
-			return tx_err(tx, -errno, "%s: %s", cfg->path, strerror(errno));
-		}
-	}
+	s->f = outfile_fopen(&s->out, cfg->path, tx->err, sizeof(tx->err));
+	if (!s->f)
+		return errno ? -errno : -EIO; /* tx->err says why */
 	if (s->f != stdout) {
 		/* A large buffer: one write() per megabyte, not per frame. */
 		s->buf = malloc(OUT_BUF_BYTES);
@@ -95,7 +83,7 @@ static int file_open(struct tx *tx, const struct tx_cfg *cfg)
 	hdr[1] = htole32(2u | 4u << 16); /* version 2.4; le16 major, le16 minor */
 	hdr[2] = 0;                      /* thiszone */
 	hdr[3] = 0;                      /* sigfigs */
-	hdr[4] = htole32(TRACE_RECORD_MAX_BYTES);
+	hdr[4] = htole32(FILE_SNAPLEN);
 	hdr[5] = htole32(LINKTYPE_ETHERNET); /* every frame is: the reader converts the rest */
 	return put(tx, s, hdr, sizeof(hdr));
 }
@@ -109,6 +97,18 @@ static int file_send(struct tx *tx, const struct pkt *v, unsigned n)
 		uint32_t rec[4];
 		int rc;
 
+		if (v[i].caplen > FILE_SNAPLEN) {
+			rc = tx_err(tx, -EMSGSIZE,
+				    "%u-byte frame is longer than the output's snap length (%u bytes); not written",
+				    v[i].caplen, FILE_SNAPLEN);
+			return i ? (int)i : rc;
+		}
+		if (ts / NSEC_PER_SEC > UINT32_MAX) {
+			rc = tx_err(tx, -ERANGE,
+				    "send time %llu s is beyond what a pcap timestamp holds (2^32 s, the year 2106); not written",
+				    (unsigned long long)(ts / NSEC_PER_SEC));
+			return i ? (int)i : rc;
+		}
 		rec[0] = htole32((uint32_t)(ts / NSEC_PER_SEC));
 		rec[1] = htole32((uint32_t)(ts % NSEC_PER_SEC));
 		/* What the wire carries is what we send: caplen bytes, both lengths. */
@@ -156,15 +156,26 @@ static int file_drain(struct tx *tx)
 {
 	struct file_state *s = tx->priv;
 
-	if (fflush(s->f) != 0)
-		return tx_err(tx, -errno, "%s: write failed: %s", tx->dev, strerror(errno));
-	if (s->tmp && !s->committed) {
-		if (rename(s->tmp, s->path) < 0)
-			return tx_err(tx, -errno, "%s: cannot rename from %s: %s", s->path, s->tmp,
-				      strerror(errno));
-		s->committed = true;
+	if (s->werr)
+		return tx_err(tx, s->werr, "%s: write failed: %s", tx->dev, strerror(-s->werr));
+	if (fflush(s->f) != 0) {
+		int e = errno ? errno : EIO;
+
+		s->werr = e == EPIPE || e == ENOSPC || e == EDQUOT || e == EFBIG ? -e : -EPIPE;
+		return tx_err(tx, s->werr, "%s: write failed: %s", tx->dev, strerror(e));
 	}
 	return 0;
+}
+
+/* The run succeeded: the output takes its name (replay/outfile.h). */
+static int file_commit(struct tx *tx)
+{
+	struct file_state *s = tx->priv;
+	int rc = file_drain(tx);
+
+	if (rc < 0)
+		return rc;
+	return outfile_commit(&s->out, tx->err, sizeof(tx->err));
 }
 
 static void file_close(struct tx *tx)
@@ -173,14 +184,7 @@ static void file_close(struct tx *tx)
 
 	if (!s)
 		return;
-	if (s->f && s->f != stdout)
-		fclose(s->f);
-	else if (s->f)
-		fflush(s->f);
-	if (s->tmp && !s->committed)
-		unlink(s->tmp);
-	free(s->tmp);
-	free(s->path);
+	outfile_fclose(&s->out, s->f);
 	free(s->buf);
 	free(s);
 	tx->priv = NULL;
@@ -195,5 +199,6 @@ const struct tx_ops tx_file_ops = {
 	.discard = file_discard,
 	.wait = file_wait,
 	.drain = file_drain,
+	.commit = file_commit,
 	.close = file_close,
 };

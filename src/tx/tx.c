@@ -142,6 +142,11 @@ int tx_drain(struct tx *tx)
 	return tx->ops->drain(tx);
 }
 
+int tx_commit(struct tx *tx)
+{
+	return tx->ops->commit ? tx->ops->commit(tx) : 0;
+}
+
 void tx_close(struct tx *tx)
 {
 	if (!tx)

@@ -220,7 +220,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char path[64];
 	struct trace_cfg tcfg = { 0 };
-	struct tx_cfg xcfg = { .linktype = LINKTYPE_ETHERNET };
+	struct tx_cfg xcfg = { 0 };
 	struct edit_cfg ecfg;
 	struct edit_chain *ch = NULL;
 	struct trace *t = NULL;

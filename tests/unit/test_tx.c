@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Backends through their ops: the file writer round-trips, wire backends refuse cleanly. */
+#include <endian.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -72,9 +73,11 @@ static void test_file_roundtrip(void **state)
 	assert_true(tx_virtual_time(tx));
 	assert_int_equal(tx_send(tx, v, 2), 2);
 	assert_int_equal(tx_send(tx, v + 2, 1), 1);
-	/* Nothing under the final name until the run drains. */
+	/* Nothing under the final name until the run commits (only a run that succeeded does). */
 	assert_int_equal(access(out, F_OK), -1);
 	assert_int_equal(tx_drain(tx), 0);
+	assert_int_equal(access(out, F_OK), -1);
+	assert_int_equal(tx_commit(tx), 0);
 	tx_close(tx);
 
 	assert_int_equal(trace_open(&t, out, NULL), 0);
@@ -109,6 +112,47 @@ static void test_file_discarded_without_drain(void **state)
 	assert_int_equal(rmdir(dir), 0);
 	assert_non_null(mkdtemp(strcpy(dir, "/tmp/test_tx.XXXXXX")));
 	snprintf(out, sizeof(out), "%s/out.pcap", dir);
+}
+
+/* A drained run that is not committed (it failed) leaves nothing; records over the snaplen or 2^32 s are refused. */
+static void test_file_limits(void **state)
+{
+	struct tx_cfg cfg = { .path = out };
+	uint8_t *big = calloc(1, 262144 + 15);
+	struct pkt v = { .data = big, .caplen = 262144 + 14, .wirelen = 262144 + 14 };
+	uint32_t hdr[6];
+	struct tx *tx;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(big);
+	unlink(out);
+	tb_frame(big, 60, 1);
+	assert_int_equal(tx_open(&tx, "file", &cfg), 0);
+	assert_int_equal(tx_send(tx, &v, 1), -EMSGSIZE);
+	assert_non_null(strstr(tx_strerror(tx), "longer than the output's snap length (262144 bytes)"));
+	v.caplen = v.wirelen = 262144; /* the largest frame fits */
+	assert_int_equal(tx_send(tx, &v, 1), 1);
+	v.caplen = v.wirelen = 60;
+	v.sched_ns = (UINT32_MAX + 1ull) * 1000000000ull;
+	assert_int_equal(tx_send(tx, &v, 1), -ERANGE);
+	assert_non_null(strstr(tx_strerror(tx), "beyond what a pcap timestamp holds"));
+	assert_int_equal(tx_flush(tx), 1);
+	assert_int_equal(tx_drain(tx), 0);
+	tx_close(tx); /* not committed */
+	assert_int_equal(access(out, F_OK), -1);
+	/* Committed, the header's snap length is the pipeline's frame maximum. */
+	assert_int_equal(tx_open(&tx, "file", &cfg), 0);
+	assert_int_equal(tx_drain(tx), 0);
+	assert_int_equal(tx_commit(tx), 0);
+	tx_close(tx);
+	f = fopen(out, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(hdr, 1, sizeof(hdr), f), sizeof(hdr));
+	fclose(f);
+	assert_int_equal(le32toh(hdr[4]), 262144);
+	unlink(out);
+	free(big);
 }
 
 static void test_file_unwritable(void **state)
@@ -202,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_method),
 		cmocka_unit_test(test_file_roundtrip),
 		cmocka_unit_test(test_file_discarded_without_drain),
+		cmocka_unit_test(test_file_limits),
 		cmocka_unit_test(test_file_unwritable),
 		cmocka_unit_test(test_packet_missing_interface),
 		cmocka_unit_test(test_sock_skeleton),
