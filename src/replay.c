@@ -98,11 +98,9 @@ static int open_inputs(struct replay *r)
 		log_err("out of memory");
 		return -ENOMEM;
 	}
-	struct trace_cfg tcfg = {
-		.preload = o->preload,
-		.window_bytes = (size_t)o->window_bytes,
-		.will_rewind = o->loop != 1,
-	};
+	struct trace_cfg tcfg = o->trace;
+
+	tcfg.will_rewind = o->loop != 1;
 
 	for (int i = 0; i < o->nfiles; i++) {
 		struct trace *t;
@@ -198,38 +196,27 @@ static void note_fallback(const char *method, const char *why)
 static int open_output(struct replay *r, const struct tx_ops *ops)
 {
 	const struct opts *o = r->o;
-	struct tx_cfg cfg = {
-		.ifname = o->intf1,
-		.path = o->write_path,
-		.linktype = LINKTYPE_ETHERNET,
-		.clock_to_real_ns = (int64_t)realtime_minus_mono_ns(),
-		.batch = (unsigned)o->batch,
-		.qdisc_bypass = o->qdisc_bypass,
-		.xdp_queue = (unsigned)o->xdp_queue,
-		.xdp_mode = !o->xdp_mode || !strcmp(o->xdp_mode, "auto") ? TX_XDP_AUTO
-			    : !strcmp(o->xdp_mode, "copy")                ? TX_XDP_COPY
-									  : TX_XDP_ZEROCOPY,
-		.uring_sqpoll = o->uring_sqpoll,
-	};
-	const char *method = o->method ? o->method : "auto";
-	bool chosen = !strcmp(method, "auto");
+	struct tx_cfg cfg = o->tx;
+	bool chosen = o->method == TX_METHOD_AUTO;
 	int rc;
 
+	cfg.linktype = LINKTYPE_ETHERNET;
+	cfg.clock_to_real_ns = (int64_t)realtime_minus_mono_ns();
 	if (ops)
 		rc = tx_open_ops(&r->tx, ops, &cfg);
-	else if (o->write_path)
+	else if (o->tx.path)
 		rc = tx_open(&r->tx, "file", &cfg);
 	else if (chosen)
 		rc = tx_open_auto(&r->tx, &cfg, note_fallback);
 	else
-		rc = tx_open(&r->tx, method, &cfg);
+		rc = tx_open(&r->tx, opt_enum_name(tx_method_choices, (int)o->method), &cfg);
 	if (rc < 0) {
 		log_err("%s", r->tx ? tx_strerror(r->tx) : "out of memory");
 		return rc;
 	}
 	snprintf(r->mode, sizeof(r->mode), "%s%s%s", tx_mode(r->tx),
-		 chosen && !o->write_path && !ops ? (tx_mode(r->tx)[0] ? ", " : "") : "",
-		 chosen && !o->write_path && !ops ? "chosen by --method auto" : "");
+		 chosen && !o->tx.path && !ops ? (tx_mode(r->tx)[0] ? ", " : "") : "",
+		 chosen && !o->tx.path && !ops ? "chosen by --method auto" : "");
 	r->qcap = r->tx->batch ? r->tx->batch : 1;
 	r->q = calloc(r->qcap, sizeof(*r->q));
 	if (!r->q) {
@@ -577,41 +564,15 @@ static int run(struct replay *r)
 	return 0;
 }
 
-/* The scheduler's configuration from the options. */
-static struct sched_cfg sched_config(const struct replay *r)
-{
-	const struct opts *o = r->o;
-
-	return (struct sched_cfg){
-		.mode = o->mode,
-		.speed = o->speed,
-		.rate = o->mode == SCHED_MODE_PPS ? o->pps : o->mbps,
-		.wire_overhead = o->wire_overhead,
-		.timer = o->timer,
-		.spin_fixed = o->spin_us != OPT_AUTO,
-		.spin_ns = o->spin_us != OPT_AUTO ? o->spin_us * NSEC_PER_USEC : 0,
-		.late = o->late,
-		.late_threshold_ns = o->late_threshold_us * NSEC_PER_USEC,
-		.stop = r->stop,
-	};
-}
-
 /*
  * Real-time set-up for a run that waits on the real clock, before any trace
  * is mapped (memory is locked as it is mapped at this point); never fatal.
  */
 static void realtime(struct replay *r, struct sched_cfg *scfg)
 {
-	const struct opts *o = r->o;
-	struct rt_cfg cfg = {
-		.priority = (int)o->rt_priority,
-		.cpu = o->cpu == OPT_AUTO ? -1 : (int)o->cpu,
-		.timer_slack = o->mode != SCHED_MODE_TOPSPEED,
-		.timer = o->timer,
-	};
 	struct rt rt;
 
-	rt_setup(&rt, &cfg);
+	rt_setup(&rt, &r->o->rt);
 	for (int i = 0; i < rt.nwarn; i++)
 		log_warn("%s", rt.warn[i]);
 	scfg->busy_max_permille = rt.busy_max_permille;
@@ -656,18 +617,15 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 {
 	const struct replay_hooks none = { 0 };
 	struct replay r = { .o = o, .stop = stop };
-	struct sched_cfg scfg = sched_config(&r);
+	struct sched_cfg scfg = o->sched;
 	FILE *summary;
 	int status = EXIT_DONE;
 
+	scfg.stop = stop;
 	if (!hooks)
 		hooks = &none;
-	if (o->method && !hooks->tx_ops && !tx_method_known(o->method)) {
-		log_err("--method: no transmit method '%s' (built in: auto %s)", o->method, tx_methods());
-		return EXIT_USAGE;
-	}
 	stats_init(&r.st);
-	if (!hooks->clock && !o->write_path)
+	if (!hooks->clock && !o->tx.path)
 		realtime(&r, &scfg);
 	if (open_inputs(&r) < 0 || open_edits(&r) < 0 || open_output(&r, hooks->tx_ops) < 0) {
 		cleanup(&r);
@@ -683,10 +641,10 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		sched_init(&r.sched, &scfg, &r.vclock.clk);
 	} else {
 		sched_init(&r.sched, &scfg, clock_monotonic());
-		if (o->mode != SCHED_MODE_TOPSPEED)
+		if (o->sched.mode != SCHED_MODE_TOPSPEED)
 			calibrate(&r);
 	}
-	r.timed = o->mode != SCHED_MODE_TOPSPEED;
+	r.timed = o->sched.mode != SCHED_MODE_TOPSPEED;
 	if (open_send_log(&r) < 0) {
 		cleanup(&r);
 		return EXIT_FAIL;
@@ -717,7 +675,7 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 	if (r.st.failed)
 		status = EXIT_FAIL;
 
-	summary = (r.json == stdout || (o->write_path && !strcmp(o->write_path, "-"))) ? stderr
+	summary = (r.json == stdout || (o->tx.path && !strcmp(o->tx.path, "-"))) ? stderr
 										     : stdout;
 	if (!o->quiet)
 		stats_print(&r.st, summary);

@@ -40,6 +40,7 @@
 
 #include <errno.h>
 
+#include "optparse.h"
 #include "pkt.h"
 
 enum tx_xdp_mode {
@@ -48,6 +49,28 @@ enum tx_xdp_mode {
 	TX_XDP_ZEROCOPY, /* zero-copy or fail */
 	TX_XDP_MAX
 };
+
+/* The transmit methods, as --method names them. */
+enum tx_method {
+	TX_METHOD_AUTO,   /* the fastest that works here (tx_open_auto()) */
+	TX_METHOD_PACKET,
+	TX_METHOD_MMSG,
+	TX_METHOD_RING,
+	TX_METHOD_URING,
+	TX_METHOD_XDP,
+	TX_METHOD_RAW,
+	TX_METHOD_FILE,
+	TX_METHOD_MAX
+};
+
+/*
+ * Names, for the options and --help: tx_method_choices lists "auto" and the
+ * methods built into this program (a method whose library was missing at
+ * build time is not there, so naming it is a usage error);
+ * tx_xdp_mode_choices names enum tx_xdp_mode.
+ */
+extern const struct opt_enum tx_method_choices[];
+extern const struct opt_enum tx_xdp_mode_choices[];
 
 struct tx_cfg {
 	const char *ifname;        /* interface, for wire backends */

@@ -23,6 +23,29 @@ static const struct tx_ops *const backends[] = {
 	&tx_file_ops,
 };
 
+const struct opt_enum tx_method_choices[] = {
+	{ "auto", TX_METHOD_AUTO },
+	{ "packet", TX_METHOD_PACKET },
+	{ "mmsg", TX_METHOD_MMSG },
+	{ "ring", TX_METHOD_RING },
+#if HAVE_LIBURING
+	{ "uring", TX_METHOD_URING },
+#endif
+#if HAVE_LIBXDP
+	{ "xdp", TX_METHOD_XDP },
+#endif
+	{ "raw", TX_METHOD_RAW },
+	{ "file", TX_METHOD_FILE },
+	{ NULL, 0 },
+};
+
+const struct opt_enum tx_xdp_mode_choices[] = {
+	{ "auto", TX_XDP_AUTO },
+	{ "copy", TX_XDP_COPY },
+	{ "zerocopy", TX_XDP_ZEROCOPY },
+	{ NULL, 0 },
+};
+
 /*
  * --method auto: the fastest backend that works here, tried in this order.
  * Measured on veth (BENCHMARKS.md, "Transmit backends": sender CPU per

@@ -37,20 +37,20 @@ static void test_defaults_and_basics(void **state)
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "-i", "veth0", "a.pcap", "b.pcap"), 0);
-	assert_string_equal(o.intf1, "veth0");
-	assert_null(o.write_path);
+	assert_string_equal(o.tx.ifname, "veth0");
+	assert_null(o.tx.path);
 	assert_int_equal(o.nfiles, 2);
 	assert_string_equal(o.files[0], "a.pcap");
 	assert_string_equal(o.files[1], "b.pcap");
-	assert_int_equal(o.mode, SCHED_MODE_TRACE);
+	assert_int_equal(o.sched.mode, SCHED_MODE_TRACE);
 	assert_int_equal(o.loop, 1);
 	assert_int_equal(o.limit, 0);
 	assert_false(o.quiet);
 
 	assert_int_equal(PARSE(&o, "a.pcap", "--intf1=eth1", "-t", "--loop", "0", "-L", "5",
 			       "--stats-json", "-", "-q", "-vv"), 0);
-	assert_string_equal(o.intf1, "eth1");
-	assert_int_equal(o.mode, SCHED_MODE_TOPSPEED);
+	assert_string_equal(o.tx.ifname, "eth1");
+	assert_int_equal(o.sched.mode, SCHED_MODE_TOPSPEED);
 	assert_int_equal(o.loop, 0);
 	assert_int_equal(o.limit, 5);
 	assert_string_equal(o.stats_json, "-");
@@ -58,7 +58,7 @@ static void test_defaults_and_basics(void **state)
 	assert_int_equal(o.verbose, 2);
 
 	assert_int_equal(PARSE(&o, "-w", "out.pcap", "--topspeed", "a.pcap"), 0);
-	assert_string_equal(o.write_path, "out.pcap");
+	assert_string_equal(o.tx.path, "out.pcap");
 }
 
 static void expect_usage_error(int rc, const char *msg)
@@ -102,21 +102,21 @@ static void test_input_options(void **state)
 	assert_int_equal(PARSE(&o, "--info", "a.pcap", "b.pcapng"), 0);
 	assert_true(o.info);
 	assert_int_equal(o.nfiles, 2);
-	assert_false(o.preload);
-	assert_int_equal(o.window_bytes, 0);
+	assert_false(o.trace.preload);
+	assert_int_equal(o.trace.window_bytes, 0);
 	expect_usage_error(PARSE(&o, "--info", "-w", "x", "a.pcap"),
 			   "--info only reads the files: it takes no -i or -w");
 	expect_usage_error(PARSE(&o, "--info"), "no trace file given");
 
 	assert_int_equal(PARSE(&o, "-K", "-i", "x", "--window-size", "64M", "a"), 0);
-	assert_true(o.preload);
-	assert_int_equal(o.window_bytes, 64ull << 20);
+	assert_true(o.trace.preload);
+	assert_int_equal(o.trace.window_bytes, 64ull << 20);
 	assert_int_equal(PARSE(&o, "-i", "x", "--window-size=1g", "a"), 0);
-	assert_int_equal(o.window_bytes, 1ull << 30);
+	assert_int_equal(o.trace.window_bytes, 1ull << 30);
 	assert_int_equal(PARSE(&o, "-i", "x", "--window-size", "262144", "a"), 0);
-	assert_int_equal(o.window_bytes, 262144);
+	assert_int_equal(o.trace.window_bytes, 262144);
 	assert_int_equal(PARSE(&o, "-i", "x", "--window-size", "512K", "a"), 0);
-	assert_int_equal(o.window_bytes, 512 << 10);
+	assert_int_equal(o.trace.window_bytes, 512 << 10);
 	expect_usage_error(PARSE(&o, "-i", "x", "--window-size", "100K", "a"),
 			   "--window-size: 100K is out of range (256K..1024G)");
 	expect_usage_error(PARSE(&o, "-i", "x", "--window-size", "32MB", "a"),
@@ -146,42 +146,42 @@ static void test_timing(void **state)
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "-i", "x", "a"), 0);
-	assert_int_equal(o.mode, SCHED_MODE_TRACE);
-	assert_int_equal(o.speed.num, 0);
-	assert_int_equal(o.timer, SCHED_TIMER_HYBRID);
+	assert_int_equal(o.sched.mode, SCHED_MODE_TRACE);
+	assert_int_equal(o.sched.speed.num, 0);
+	assert_int_equal(o.sched.timer, SCHED_TIMER_HYBRID);
 	assert_int_equal(o.spin_us, OPT_AUTO);
-	assert_int_equal(o.late, SCHED_LATE_CATCHUP);
-	assert_int_equal(o.late_threshold_us, 1000);
-	assert_int_equal(o.rt_priority, 0);
-	assert_int_equal(o.cpu, OPT_AUTO);
+	assert_int_equal(o.sched.late, SCHED_LATE_CATCHUP);
+	assert_int_equal(o.sched.late_threshold_ns, 1000000);
+	assert_int_equal(o.rt.priority, 0);
+	assert_int_equal(o.rt.cpu, -1);
 
 	assert_int_equal(PARSE(&o, "-i", "x", "-x", "2.5", "a"), 0);
-	assert_int_equal(o.mode, SCHED_MODE_TRACE);
-	assert_int_equal(o.speed.num, 5);
-	assert_int_equal(o.speed.den, 2);
+	assert_int_equal(o.sched.mode, SCHED_MODE_TRACE);
+	assert_int_equal(o.sched.speed.num, 5);
+	assert_int_equal(o.sched.speed.den, 2);
 	assert_int_equal(PARSE(&o, "-i", "x", "--multiplier=0.25", "a"), 0);
-	assert_int_equal(o.speed.num, 1);
-	assert_int_equal(o.speed.den, 4);
+	assert_int_equal(o.sched.speed.num, 1);
+	assert_int_equal(o.sched.speed.den, 4);
 	assert_int_equal(PARSE(&o, "-i", "x", "-p", "100000", "a"), 0);
-	assert_int_equal(o.mode, SCHED_MODE_PPS);
+	assert_int_equal(o.sched.mode, SCHED_MODE_PPS);
 	assert_int_equal(o.pps.num, 100000);
 	assert_int_equal(PARSE(&o, "-i", "x", "--mbps", "940", "--wire-overhead", "a"), 0);
-	assert_int_equal(o.mode, SCHED_MODE_MBPS);
+	assert_int_equal(o.sched.mode, SCHED_MODE_MBPS);
 	assert_int_equal(o.mbps.num, 940);
-	assert_true(o.wire_overhead);
+	assert_true(o.sched.wire_overhead);
 
 	assert_int_equal(PARSE(&o, "-i", "x", "--timer", "spin", "--late", "shift",
 			       "--late-threshold", "250", "--rt-priority", "50", "--cpu", "1", "a"), 0);
-	assert_int_equal(o.timer, SCHED_TIMER_SPIN);
-	assert_int_equal(o.late, SCHED_LATE_SHIFT);
-	assert_int_equal(o.late_threshold_us, 250);
-	assert_int_equal(o.rt_priority, 50);
-	assert_int_equal(o.cpu, 1);
+	assert_int_equal(o.sched.timer, SCHED_TIMER_SPIN);
+	assert_int_equal(o.sched.late, SCHED_LATE_SHIFT);
+	assert_int_equal(o.sched.late_threshold_ns, 250000);
+	assert_int_equal(o.rt.priority, 50);
+	assert_int_equal(o.rt.cpu, 1);
 	/* tcpreplay's timer names. */
 	assert_int_equal(PARSE(&o, "-i", "x", "-T", "nano", "a"), 0);
-	assert_int_equal(o.timer, SCHED_TIMER_SLEEP);
+	assert_int_equal(o.sched.timer, SCHED_TIMER_SLEEP);
 	assert_int_equal(PARSE(&o, "-i", "x", "--timer=gtod", "a"), 0);
-	assert_int_equal(o.timer, SCHED_TIMER_SPIN);
+	assert_int_equal(o.sched.timer, SCHED_TIMER_SPIN);
 	assert_int_equal(PARSE(&o, "-i", "x", "--spin-us", "0", "a"), 0);
 	assert_int_equal(o.spin_us, 0);
 
