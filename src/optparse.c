@@ -143,19 +143,19 @@ static int parse_size(const struct opt_def *d, const char *arg, uint64_t *v, cha
 	return 0;
 }
 
-/* A positive number, at most d->dmax: strtod's digits only (no "inf", "nan", hex or space). */
+/* A positive decimal number, at most d->dmax: no sign, space, "inf", "nan" or hex. */
 static int parse_double(const struct opt_def *d, const char *arg, double *v, char *err, size_t len)
 {
 	char *end;
 
 	errno = 0;
-	if ((*arg < '0' || *arg > '9') && *arg != '.')
+	if (((*arg < '0' || *arg > '9') && *arg != '.') || arg[strspn(arg, "0123456789.eE+-")])
 		return opts_fail(err, len, "--%s: '%s' is not a positive number", d->name, arg);
 	*v = strtod(arg, &end);
 	if (*end || !isfinite(*v) || *v <= 0)
 		return opts_fail(err, len, "--%s: '%s' is not a positive number", d->name, arg);
 	if (errno == ERANGE || *v > d->dmax)
-		return opts_fail(err, len, "--%s: %s is out of range (at most %g)", d->name, arg, d->dmax);
+		return opts_fail(err, len, "--%s: %s is out of range (at most %.0f)", d->name, arg, d->dmax);
 	return 0;
 }
 

@@ -11,7 +11,9 @@
 
 #include <cmocka.h>
 
+#include "optcheck.h"
 #include "replay/opts.h"
+#include "replay/tx.h"
 
 static char err[512];
 
@@ -272,6 +274,134 @@ static void test_every_option_documented(void **state)
 	free(help);
 }
 
+/* Every row against its field: sizes, ranges, enum tables (tests/unit/optcheck.h). */
+static void test_rows_match_fields(void **state)
+{
+	const struct opt_set *set = opts_replay_set();
+	size_t n;
+
+	(void)state;
+	assert_ptr_equal(opts_table(&n), set->table);
+	assert_int_equal(n, set->n);
+	optcheck_set(set);
+}
+
+/* Rows bind the modules' own configs; aliases bind the same field. */
+static void test_binds_module_configs(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "--interface", "eth2", "--json", "s.json", "-K", "--batch", "32",
+			       "--qdisc-bypass", "--xdp-queue", "3", "--xdp-mode", "zerocopy",
+			       "--uring-sqpoll", "--method", "mmsg", "--late-threshold", "7",
+			       "--spin-us", "9", "a"), 0);
+	assert_string_equal(o.tx.ifname, "eth2");
+	assert_string_equal(o.stats_json, "s.json");
+	assert_true(o.trace.preload);
+	assert_int_equal(o.tx.batch, 32);
+	assert_true(o.tx.qdisc_bypass && o.tx.uring_sqpoll);
+	assert_int_equal(o.tx.xdp_queue, 3);
+	assert_int_equal(o.tx.xdp_mode, TX_XDP_ZEROCOPY);
+	assert_int_equal(o.method, TX_METHOD_MMSG);
+	assert_int_equal(o.sched.late_threshold_ns, 7000);
+	assert_true(o.sched.spin_fixed);
+	assert_int_equal(o.sched.spin_ns, 9000);
+	assert_int_equal(PARSE(&o, "-i", "x", "-p", "250", "--rt-priority", "5", "--cpu", "0", "a"), 0);
+	assert_int_equal(o.sched.mode, SCHED_MODE_PPS);
+	assert_int_equal(o.sched.rate.num, 250);
+	assert_int_equal(o.rt.priority, 5);
+	assert_int_equal(o.rt.cpu, 0);
+	assert_true(o.rt.timer_slack);
+	assert_int_equal(o.nwarn, 0);
+	assert_int_equal(PARSE(&o, "-i", "x", "-t", "a"), 0);
+	assert_false(o.rt.timer_slack);
+	assert_false(o.sched.spin_fixed);
+	assert_int_equal(PARSE(&o, "-w", "o", "--enet-vlan", "add", "--enet-vlan-tag", "5",
+			       "--enet-vlan-proto", "802.1ad", "--fixlen", "trunc", "a"), 0);
+	assert_int_equal(o.edit.vlan, EDIT_VLAN_ADD);
+	assert_int_equal(o.edit.vlan_proto, 0x88a8);
+	assert_int_equal(o.edit.fixlen, EDIT_FIXLEN_TRUNC);
+	expect_usage_error(PARSE(&o, "-w", "o", "--fixlen", "cut", "a"),
+			   "--fixlen: 'cut' is not one of pad, trunc or del");
+	expect_usage_error(PARSE(&o, "-i", "x", "--xdp-mode", "fast", "a"),
+			   "--xdp-mode: 'fast' is not one of auto, copy or zerocopy");
+	expect_usage_error(PARSE(&o, "-w", "o", "--method", "mmsg", "a"),
+			   "-w writes a file: --method mmsg needs an interface (-i)");
+	expect_usage_error(PARSE(&o, "-i", "x", "--method", "file", "a"),
+			   "--method file needs an output file (-w FILE), not -i");
+}
+
+/* An unknown method is a parse error listing what this build has, from the tx module's table. */
+static void test_method_from_table(void **state)
+{
+	char want[256] = "--method: 'pigeon' is not one of ", *help = NULL, *list;
+	size_t hlen = 0;
+	struct opts o;
+	FILE *hf;
+	int v;
+
+	(void)state;
+	expect_usage_error(PARSE(&o, "-i", "x", "--method", "pigeon", "a"), err);
+	assert_memory_equal(err, want, strlen(want));
+	hf = open_memstream(&help, &hlen);
+	opts_usage(hf, "replay");
+	fclose(hf);
+	for (const struct opt_enum *e = tx_method_choices; e->name; e++) {
+		/* Each name parses, is listed in the error and in --help, and is a backend built in. */
+		assert_int_equal(opt_enum_find(tx_method_choices, e->name, &v), 0);
+		assert_true(tx_method_known(e->name));
+		if (!strstr(err, e->name) || !strstr(help, e->name))
+			fail_msg("method %s missing from the error or --help", e->name);
+		assert_int_equal(PARSE(&o, "-i", "x", "--method", (char *)e->name, "a"),
+				 strcmp(e->name, "file") ? 0 : -EINVAL);
+	}
+	/* ...and every backend built in is a choice. */
+	list = strdup(tx_methods());
+	assert_non_null(list);
+	for (char *tok = strtok(list, " "); tok; tok = strtok(NULL, " "))
+		assert_int_equal(opt_enum_find(tx_method_choices, tok, &v), 0);
+	free(list);
+	free(help);
+}
+
+/* Values must start with a digit: strtoull would read "\t-1" as 2^64 - 1. */
+static void test_values_start_with_a_digit(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	expect_usage_error(PARSE(&o, "-i", "x", "--loop", "\t-1", "a"),
+			   "--loop: '\t-1' is not a non-negative integer");
+	expect_usage_error(PARSE(&o, "-i", "x", "--loop", " -1", "a"),
+			   "--loop: ' -1' is not a non-negative integer");
+	expect_usage_error(PARSE(&o, "-i", "x", "--limit", "\n5", "a"),
+			   "--limit: '\n5' is not a non-negative integer");
+	expect_usage_error(PARSE(&o, "-i", "x", "--loop", "+3", "a"),
+			   "--loop: '+3' is not a non-negative integer");
+	expect_usage_error(PARSE(&o, "-i", "x", "--window-size", "\t1M", "a"),
+			   "--window-size: '\t1M' is not a size (bytes, or a number with K, M or G)");
+	assert_int_equal(PARSE(&o, "-i", "x", "--loop", "007", "a"), 0);
+	assert_int_equal(o.loop, 7);
+}
+
+/* --cpu and --rt-priority do nothing on a dry run: said, not silently ignored. */
+static void test_dry_run_warns_rt(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-w", "o", "--cpu", "1", "--rt-priority", "9", "a"), 0);
+	assert_int_equal(o.nwarn, 2);
+	assert_string_equal(o.warn[0], "--rt-priority does nothing with -w: a dry run waits for no deadline");
+	assert_string_equal(o.warn[1], "--cpu does nothing with -w: a dry run waits for no deadline");
+	assert_int_equal(PARSE(&o, "-w", "o", "--cpu", "1", "a"), 0);
+	assert_int_equal(o.nwarn, 1);
+	assert_string_equal(o.warn[0], "--cpu does nothing with -w: a dry run waits for no deadline");
+	assert_int_equal(PARSE(&o, "-i", "x", "--cpu", "1", "--rt-priority", "9", "a"), 0);
+	assert_int_equal(o.nwarn, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +411,11 @@ int main(void)
 		cmocka_unit_test(test_help_skips_checks),
 		cmocka_unit_test(test_timing),
 		cmocka_unit_test(test_every_option_documented),
+		cmocka_unit_test(test_rows_match_fields),
+		cmocka_unit_test(test_binds_module_configs),
+		cmocka_unit_test(test_method_from_table),
+		cmocka_unit_test(test_values_start_with_a_digit),
+		cmocka_unit_test(test_dry_run_warns_rt),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
