@@ -11,10 +11,10 @@
  * Batching.  The trace's view of a packet is only promised to outlive a
  * bounded amount of later traffic (trace_next(): TRACE_VIEW_KEEP_BYTES for
  * pipes and converted packets; until close for files), so each packet is
- * staged at once: copied into the backend's own memory (a ring frame, a
+ * staged at once: copied into the method's own memory (a ring frame, a
  * UMEM frame, an sendmmsg slot).  The loop keeps
  * a small FIFO of what is staged (record, deadline, length) until the
- * backend reports each one handed to the kernel or failed.  When does it
+ * method reports each one handed to the kernel or failed.  When does it
  * kick?
  *   --topspeed            when the batch is full (large batches, few syscalls);
  *   honouring timestamps  a packet whose deadline is still ahead is staged
@@ -48,7 +48,7 @@ enum step {
 	STEP_ERROR, /* the run cannot go on (interface gone) */
 };
 
-/* A packet staged in the backend, remembered until it is reported handed over or failed. */
+/* A packet staged in the method, remembered until it is reported handed over or failed. */
 struct staged {
 	const struct trace *t; /* for messages */
 	uint64_t recno, off;   /* for messages */
@@ -73,7 +73,7 @@ struct replay {
 	uint64_t kick_ns;            /* run clock just before the last kick, with a send log */
 	bool timed;                  /* deadlines are waited for and their errors measured */
 	uint64_t fails_logged;
-	struct staged *q;            /* FIFO of staged packets, qcap = the backend's batch */
+	struct staged *q;            /* FIFO of staged packets, qcap = the method's batch */
 	unsigned qhead, qn, qcap;
 	char mode[160];              /* the method's details for the summary */
 };
@@ -295,7 +295,7 @@ static void settle_failed(struct replay *r, const char *why)
 	r->qn--;
 }
 
-/* Every staged packet fails for @why and the backend forgets them: nothing of them is sent. */
+/* Every staged packet fails for @why and the method forgets them: nothing of them is sent. */
 static void fail_staged(struct replay *r, const char *why)
 {
 	if (r->qn > 1 && r->fails_logged < FAIL_LOG_MAX) {
@@ -331,8 +331,8 @@ static enum step flush_all(struct replay *r)
 			continue;
 		}
 		if (rc == 0) {
-			/* The backend lost count of what it holds: a bug, not the network. */
-			fail_staged(r, "internal error: the backend reported nothing staged");
+			/* The method lost count of what it holds: a bug, not the network. */
+			fail_staged(r, "internal error: the method reported nothing staged");
 			return STEP_ERROR;
 		}
 		if (backpressure(rc)) {
@@ -355,8 +355,8 @@ static enum step flush_all(struct replay *r)
 }
 
 /*
- * Stage @p (copy it into the backend) until it is taken or cannot be.  A
- * full stage is kicked; a backend still full after that is waited for.
+ * Stage @p (copy it into the method) until it is taken or cannot be.  A
+ * full stage is kicked; a method still full after that is waited for.
  */
 static enum step stage_one(struct replay *r, const struct trace *t, const struct pkt *p,
 			   uint64_t deadline)

@@ -32,7 +32,7 @@
 
 /*
  * struct clock - the run clock, injectable so that unit tests drive the
- * scheduler with a fake and the file backend runs in virtual time.
+ * scheduler with a fake and the file method runs in virtual time.
  */
 struct clock {
 	/* now_ns() - current time, ns, monotonic. */
@@ -69,7 +69,7 @@ void clock_virtual_init(struct clock_virtual *v);
 
 enum sched_mode {
 	SCHED_MODE_TRACE,    /* the trace's own timing, scaled by cfg.speed */
-	SCHED_MODE_TOPSPEED, /* as fast as the backend takes them */
+	SCHED_MODE_TOPSPEED, /* as fast as the method takes them */
 	SCHED_MODE_PPS,      /* cfg.rate packets per second */
 	SCHED_MODE_MBPS,     /* cfg.rate megabits (10^6 bits) per second */
 	SCHED_MODE_MAX

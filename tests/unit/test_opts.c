@@ -348,7 +348,7 @@ static void test_method_from_table(void **state)
 	opts_usage(hf, "replay");
 	fclose(hf);
 	for (const struct opt_enum *e = tx_method_choices; e->name; e++) {
-		/* Each name parses, is listed in the error and in --help, and is a backend built in. */
+		/* Each name parses, is listed in the error and in --help, and is a method built in. */
 		assert_int_equal(opt_enum_find(tx_method_choices, e->name, &v), 0);
 		assert_true(tx_method_known(e->name));
 		if (!strstr(err, e->name) || !strstr(help, e->name))
@@ -356,7 +356,7 @@ static void test_method_from_table(void **state)
 		assert_int_equal(PARSE(&o, "-i", "x", "--method", (char *)e->name, "a"),
 				 strcmp(e->name, "file") ? 0 : -EINVAL);
 	}
-	/* ...and every backend built in is a choice. */
+	/* ...and every method built in is a choice. */
 	list = strdup(tx_methods());
 	assert_non_null(list);
 	for (char *tok = strtok(list, " "); tok; tok = strtok(NULL, " "))

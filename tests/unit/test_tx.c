@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Backends through their ops: the file writer round-trips, wire backends refuse cleanly. */
+/* Methods through their ops: the file writer round-trips, wire methods refuse cleanly. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
