@@ -355,7 +355,7 @@ static enum step flush_all(struct replay *r)
 }
 
 /*
- * Stage @p (copy it into the method) until it is taken or cannot be.  A
+ * Stage @p (copy it into the method's memory) until it is taken or cannot be.  A
  * full stage is kicked; a method still full after that is waited for.
  */
 static enum step stage_one(struct replay *r, const struct trace *t, const struct pkt *p,
