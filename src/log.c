@@ -13,11 +13,6 @@ void log_init(const char *prog, enum log_level max_level)
 	log_max = max_level;
 }
 
-int log_level_enabled(enum log_level lvl)
-{
-	return lvl <= log_max;
-}
-
 void log_msg(enum log_level lvl, const char *fmt, ...)
 {
 	static const char *const tag[LOG_LVL_MAX] = {

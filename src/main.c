@@ -40,6 +40,8 @@ int main(int argc, char **argv)
 				   : o.verbose >= 2 ? LOG_LVL_DEBUG
 				   : o.verbose ? LOG_LVL_INFO
 					       : LOG_LVL_WARN);
+	for (unsigned i = 0; i < o.nwarn; i++)
+		log_warn("%s", o.warn[i]);
 
 	if (o.prep_cmd)
 		return prep_main(&o);

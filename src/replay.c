@@ -11,10 +11,10 @@
  * Batching.  The trace's view of a packet is only promised to outlive a
  * bounded amount of later traffic (trace_next(): TRACE_VIEW_KEEP_BYTES for
  * pipes and converted packets; until close for files), so each packet is
- * staged at once: copied into the backend's own memory (a ring frame, a
+ * staged at once: copied into the method's own memory (a ring frame, a
  * UMEM frame, an sendmmsg slot).  The loop keeps
  * a small FIFO of what is staged (record, deadline, length) until the
- * backend reports each one handed to the kernel or failed.  When does it
+ * method reports each one handed to the kernel or failed.  When does it
  * kick?
  *   --topspeed            when the batch is full (large batches, few syscalls);
  *   honouring timestamps  a packet whose deadline is still ahead is staged
@@ -50,7 +50,7 @@ enum step {
 	STEP_ERROR, /* the run cannot go on (interface gone) */
 };
 
-/* A packet staged in the backend, remembered until it is reported handed over or failed. */
+/* A packet staged in the method, remembered until it is reported handed over or failed. */
 struct staged {
 	const struct trace *t; /* for messages */
 	uint64_t recno, off;   /* for messages */
@@ -77,7 +77,7 @@ struct replay {
 	uint64_t kick_ns;            /* run clock just before the last kick, with a send log */
 	bool timed;                  /* deadlines are waited for and their errors measured */
 	uint64_t fails_logged;
-	struct staged *q;            /* FIFO of staged packets, qcap = the backend's batch */
+	struct staged *q;            /* FIFO of staged packets, qcap = the method's batch */
 	unsigned qhead, qn, qcap;
 	char mode[160];              /* the method's details for the summary */
 };
@@ -113,14 +113,12 @@ static int open_inputs(struct replay *r)
 		log_err("out of memory");
 		return -ENOMEM;
 	}
-	struct trace_cfg tcfg = {
-		.preload = o->preload,
-		.window_bytes = (size_t)o->window_bytes,
-		.will_rewind = o->loop != 1,
-		.stop = r->stop,
-		.on_wait = input_wait,
-		.on_wait_arg = r,
-	};
+	struct trace_cfg tcfg = o->trace;
+
+	tcfg.will_rewind = o->loop != 1;
+	tcfg.stop = r->stop;
+	tcfg.on_wait = input_wait;
+	tcfg.on_wait_arg = r;
 
 	for (int i = 0; i < o->nfiles; i++) {
 		struct trace *t;
@@ -218,37 +216,26 @@ static void note_fallback(const char *method, const char *why)
 static int open_output(struct replay *r, const struct tx_ops *ops)
 {
 	const struct opts *o = r->o;
-	struct tx_cfg cfg = {
-		.ifname = o->intf1,
-		.path = o->write_path,
-		.clock_to_real_ns = (int64_t)realtime_minus_mono_ns(),
-		.batch = (unsigned)o->batch,
-		.qdisc_bypass = o->qdisc_bypass,
-		.xdp_queue = (unsigned)o->xdp_queue,
-		.xdp_mode = !o->xdp_mode || !strcmp(o->xdp_mode, "auto") ? TX_XDP_AUTO
-			    : !strcmp(o->xdp_mode, "copy")                ? TX_XDP_COPY
-									  : TX_XDP_ZEROCOPY,
-		.uring_sqpoll = o->uring_sqpoll,
-	};
-	const char *method = o->method ? o->method : "auto";
-	bool chosen = !strcmp(method, "auto");
+	struct tx_cfg cfg = o->tx;
+	bool chosen = o->method == TX_METHOD_AUTO;
 	int rc;
 
+	cfg.clock_to_real_ns = (int64_t)realtime_minus_mono_ns();
 	if (ops)
 		rc = tx_open_ops(&r->tx, ops, &cfg);
-	else if (o->write_path)
+	else if (o->tx.path)
 		rc = tx_open(&r->tx, "file", &cfg);
 	else if (chosen)
 		rc = tx_open_auto(&r->tx, &cfg, note_fallback);
 	else
-		rc = tx_open(&r->tx, method, &cfg);
+		rc = tx_open(&r->tx, opt_enum_name(tx_method_choices, (int)o->method), &cfg);
 	if (rc < 0) {
 		log_err("%s", r->tx ? tx_strerror(r->tx) : "out of memory");
 		return rc;
 	}
 	snprintf(r->mode, sizeof(r->mode), "%s%s%s", tx_mode(r->tx),
-		 chosen && !o->write_path && !ops ? (tx_mode(r->tx)[0] ? ", " : "") : "",
-		 chosen && !o->write_path && !ops ? "chosen by --method auto" : "");
+		 chosen && !o->tx.path && !ops ? (tx_mode(r->tx)[0] ? ", " : "") : "",
+		 chosen && !o->tx.path && !ops ? "chosen by --method auto" : "");
 	r->qcap = r->tx->batch ? r->tx->batch : 1;
 	r->q = calloc(r->qcap, sizeof(*r->q));
 	if (!r->q) {
@@ -330,7 +317,7 @@ static void settle_failed(struct replay *r, const char *why)
 	r->qn--;
 }
 
-/* Every staged packet fails for @why and the backend forgets them: nothing of them is sent. */
+/* Every staged packet fails for @why and the method forgets them: nothing of them is sent. */
 static void fail_staged(struct replay *r, const char *why)
 {
 	if (r->qn > 1 && r->fails_logged < FAIL_LOG_MAX) {
@@ -366,8 +353,8 @@ static enum step flush_all(struct replay *r)
 			continue;
 		}
 		if (rc == 0) {
-			/* The backend lost count of what it holds: a bug, not the network. */
-			fail_staged(r, "internal error: the backend reported nothing staged");
+			/* The method lost count of what it holds: a bug, not the network. */
+			fail_staged(r, "internal error: the method reported nothing staged");
 			return STEP_ERROR;
 		}
 		if (backpressure(rc)) {
@@ -390,8 +377,8 @@ static enum step flush_all(struct replay *r)
 }
 
 /*
- * Stage @p (copy it into the backend) until it is taken or cannot be.  A
- * full stage is kicked; a backend still full after that is waited for.
+ * Stage @p (copy it into the method's memory) until it is taken or cannot be.  A
+ * full stage is kicked; a method still full after that is waited for.
  */
 static enum step stage_one(struct replay *r, const struct trace *t, const struct pkt *p,
 			   uint64_t deadline)
@@ -608,41 +595,15 @@ static int run(struct replay *r)
 	return 0;
 }
 
-/* The scheduler's configuration from the options. */
-static struct sched_cfg sched_config(const struct replay *r)
-{
-	const struct opts *o = r->o;
-
-	return (struct sched_cfg){
-		.mode = o->mode,
-		.speed = o->speed,
-		.rate = o->mode == SCHED_MODE_PPS ? o->pps : o->mbps,
-		.wire_overhead = o->wire_overhead,
-		.timer = o->timer,
-		.spin_fixed = o->spin_us != OPT_AUTO,
-		.spin_ns = o->spin_us != OPT_AUTO ? o->spin_us * NSEC_PER_USEC : 0,
-		.late = o->late,
-		.late_threshold_ns = o->late_threshold_us * NSEC_PER_USEC,
-		.stop = r->stop,
-	};
-}
-
 /*
  * Real-time set-up for a run that waits on the real clock, before any trace
  * is mapped (memory is locked as it is mapped at this point); never fatal.
  */
 static void realtime(struct replay *r, struct sched_cfg *scfg)
 {
-	const struct opts *o = r->o;
-	struct rt_cfg cfg = {
-		.priority = (int)o->rt_priority,
-		.cpu = o->cpu == OPT_AUTO ? -1 : (int)o->cpu,
-		.timer_slack = o->mode != SCHED_MODE_TOPSPEED,
-		.timer = o->timer,
-	};
 	struct rt rt;
 
-	rt_setup(&rt, &cfg);
+	rt_setup(&rt, &r->o->rt);
 	for (int i = 0; i < rt.nwarn; i++)
 		log_warn("%s", rt.warn[i]);
 	scfg->busy_max_permille = rt.busy_max_permille;
@@ -697,7 +658,7 @@ static int check_paths(const struct opts *o)
 	for (int i = 0; i < o->nfiles; i++)
 		u[n++] = (struct outfile_use){ o->files[i], "input", false };
 	u[n++] = (struct outfile_use){ o->prep_path, "--prep", false };
-	u[n++] = (struct outfile_use){ o->write_path, "-w", true };
+	u[n++] = (struct outfile_use){ o->tx.path, "-w", true };
 	u[n++] = (struct outfile_use){ o->stats_json, "--stats-json", true };
 	u[n++] = (struct outfile_use){ o->send_log, "--send-log", true };
 	rc = outfile_check(u, n, err, sizeof(err));
@@ -717,21 +678,18 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 {
 	const struct replay_hooks none = { 0 };
 	struct replay r = { .o = o, .stop = stop, .json_out = OUTFILE_INIT };
-	struct sched_cfg scfg = sched_config(&r);
+	struct sched_cfg scfg = o->sched;
 	FILE *summary;
 	int status = EXIT_DONE, rc;
 	bool stopped;
 
+	scfg.stop = stop;
 	if (!hooks)
 		hooks = &none;
-	if (o->method && !hooks->tx_ops && !tx_method_known(o->method)) {
-		log_err("--method: no transmit method '%s' (built in: auto %s)", o->method, tx_methods());
-		return EXIT_USAGE;
-	}
 	stats_init(&r.st);
 	if (check_paths(o) < 0)
 		return EXIT_FAIL;
-	if (!hooks->clock && !o->write_path)
+	if (!hooks->clock && !o->tx.path)
 		realtime(&r, &scfg);
 	/* A signal while a pipe's header (or --preload) was awaited: a run stopped before its first packet. */
 	rc = open_inputs(&r);
@@ -750,16 +708,16 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		sched_init(&r.sched, &scfg, &r.vclock.clk);
 	} else {
 		sched_init(&r.sched, &scfg, clock_monotonic());
-		if (o->mode != SCHED_MODE_TOPSPEED)
+		if (o->sched.mode != SCHED_MODE_TOPSPEED)
 			calibrate(&r);
 	}
-	r.timed = o->mode != SCHED_MODE_TOPSPEED;
+	r.timed = o->sched.mode != SCHED_MODE_TOPSPEED;
 	if (open_send_log(&r) < 0) {
 		cleanup(&r);
 		return EXIT_FAIL;
 	}
 
-	if (!o->write_path && !hooks->tx_ops)
+	if (!o->tx.path && !hooks->tx_ops)
 		ifcheck_begin(&r.ifc, r.tx->dev);
 	if (stopped)
 		r.st.start_ns = sched_now(&r.sched);
@@ -797,7 +755,7 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		status = EXIT_FAIL;
 	}
 
-	summary = (r.json == stdout || (o->write_path && !strcmp(o->write_path, "-")) ||
+	summary = (r.json == stdout || (o->tx.path && !strcmp(o->tx.path, "-")) ||
 		   (o->send_log && !strcmp(o->send_log, "-")))
 			  ? stderr
 			  : stdout;

@@ -35,9 +35,9 @@ int prep_main(const struct opts *o);
  */
 int replay_info(const struct opts *o);
 
-/* What tests substitute: a mock backend, a fake clock.  NULL members mean the real ones. */
+/* What tests substitute: a mock method, a fake clock.  NULL members mean the real ones. */
 struct replay_hooks {
-	const struct tx_ops *tx_ops; /* used instead of the backend the options name */
+	const struct tx_ops *tx_ops; /* used instead of the method the options name */
 	struct clock *clock;         /* used instead of the monotonic (or virtual) clock */
 };
 

@@ -2,7 +2,7 @@
 /*
  * Checks of a run against what the system itself saw.
  *
- * The interface's TX counter.  A backend reports a packet sent when the
+ * The interface's TX counter.  A method reports a packet sent when the
  * kernel took it; the interface's own tx_packets says how many frames left.
  * They differ when the kernel drops what it took -- a raw IP socket whose
  * next hop does not resolve sends ARP requests instead of the packets -- so

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "optparse.h"
 #include "pkt.h"
 
 /* Limits on option lists; each is far above what a command line holds. */
@@ -78,7 +79,7 @@ enum edit_vlan_mode { EDIT_VLAN_NONE, EDIT_VLAN_ADD, EDIT_VLAN_DEL, EDIT_VLAN_MA
 enum edit_fixlen_mode { EDIT_FIXLEN_NONE, EDIT_FIXLEN_PAD, EDIT_FIXLEN_TRUNC, EDIT_FIXLEN_DEL,
 			EDIT_FIXLEN_MAX };
 
-/* Every edit option; filled by the option parser (src/opts.c) with the parsers below. */
+/* Every edit option; filled by the option parser (src/opts.c) with the parsers and tables below. */
 struct edit_cfg {
 	/* selection */
 	const char *filter;           /* --filter: libpcap expression, or NULL */
@@ -132,9 +133,15 @@ int edit_parse_pnat(void *field, const char *arg, char *err, size_t errlen);    
 int edit_parse_cidrmap(void *field, const char *arg, char *err, size_t errlen);  /* edit_cidrmap */
 int edit_parse_portmap(void *field, const char *arg, char *err, size_t errlen);  /* edit_portmap (appends) */
 int edit_parse_ttl(void *field, const char *arg, char *err, size_t errlen);      /* edit_ttl */
-int edit_parse_vlan(void *field, const char *arg, char *err, size_t errlen);     /* edit_vlan_mode */
-int edit_parse_vlan_proto(void *field, const char *arg, char *err, size_t errlen); /* uint16_t */
-int edit_parse_fixlen(void *field, const char *arg, char *err, size_t errlen);   /* edit_fixlen_mode */
+
+/*
+ * The enumerated edit settings by name, for the options (OPT_ENUM rows) and
+ * --help: --enet-vlan (enum edit_vlan_mode), --enet-vlan-proto (the TPID,
+ * uint16_t), --fixlen (enum edit_fixlen_mode).
+ */
+extern const struct opt_enum edit_vlan_choices[];
+extern const struct opt_enum edit_vlan_proto_choices[];
+extern const struct opt_enum edit_fixlen_choices[];
 
 /*
  * edit_cfg_check() - checks that need several edit options at once (--pnat

@@ -1,8 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Logging for the programs' top levels (main.c, replay.c, rx/).  Modules never
- * print: they return -errno and keep the detail in their object; the caller
- * that decides logs it once, through these functions.
+ * print: they return -errno and hand the detail up by one of two conventions,
+ * and the caller that decides logs it once, through these functions.
+ *
+ * Error conventions:
+ *  - Long-lived objects hold their own text.  A function on a trace, an edit
+ *    chain, a transmit method returns -errno and keeps the reason in the
+ *    object, read with trace_strerror(), edit_chain_strerror(),
+ *    tx_strerror().  Constructors set the object pointer even on failure
+ *    (unless memory ran out) so the reason can be read before closing it.
+ *  - One-shot calls write into the caller's buffer.  A function that leaves
+ *    no object behind (option parsing, opening or committing a sidecar or a
+ *    send log) takes `char *err, size_t errlen` and formats the reason
+ *    there, one line without the program name, returning -errno.
  */
 #ifndef REPLAY_LOG_H
 #define REPLAY_LOG_H
@@ -22,9 +33,6 @@ enum log_level {
  * outlive the program, e.g. a string literal) and the most verbose level shown.
  */
 void log_init(const char *prog, enum log_level max_level);
-
-/* log_level_enabled() - true when messages of @lvl would be printed. */
-int log_level_enabled(enum log_level lvl);
 
 /* log_msg() - print one line to stderr; a trailing newline is added. */
 void log_msg(enum log_level lvl, const char *fmt, ...) PRINTF_LIKE(2, 3);

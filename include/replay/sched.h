@@ -32,11 +32,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "optparse.h"
 #include "pkt.h"
 
 /*
  * struct clock - the run clock, injectable so that unit tests drive the
- * scheduler with a fake and the file backend runs in virtual time.
+ * scheduler with a fake and the file method runs in virtual time.
  */
 struct clock {
 	/* now_ns() - current time, ns, monotonic. */
@@ -73,7 +74,7 @@ void clock_virtual_init(struct clock_virtual *v);
 
 enum sched_mode {
 	SCHED_MODE_TRACE,    /* the trace's own timing, scaled by cfg.speed */
-	SCHED_MODE_TOPSPEED, /* as fast as the backend takes them */
+	SCHED_MODE_TOPSPEED, /* as fast as the method takes them */
 	SCHED_MODE_PPS,      /* cfg.rate packets per second */
 	SCHED_MODE_MBPS,     /* cfg.rate megabits (10^6 bits) per second */
 	SCHED_MODE_MAX
@@ -108,16 +109,19 @@ struct sched_ratio {
 int sched_ratio_parse(const char *s, struct sched_ratio *r);
 
 /*
- * Option parsers (OPT_T_FUNC in src/opts.c): each fills @field from @arg
- * and returns 0, or -EINVAL with the reason in @err.
- *   sched_parse_ratio()  struct sched_ratio, by sched_ratio_parse()
- *   sched_parse_timer()  enum sched_timer: hybrid, sleep, spin (tcpreplay's
- *                        nano and select mean sleep, gtod spin)
- *   sched_parse_late()   enum sched_late: catchup, shift
+ * sched_parse_ratio() - option parser (OPT_FUNC in src/opts.c): a struct
+ * sched_ratio from @arg by sched_ratio_parse(); 0, or -EINVAL with the
+ * reason in @err.
  */
 int sched_parse_ratio(void *field, const char *arg, char *err, size_t errlen);
-int sched_parse_timer(void *field, const char *arg, char *err, size_t errlen);
-int sched_parse_late(void *field, const char *arg, char *err, size_t errlen);
+
+/*
+ * The names of the enumerated settings, for the options (--timer, --late),
+ * the summary and the JSON: tcpreplay's timer names nano and select mean
+ * sleep, gtod spin.
+ */
+extern const struct opt_enum sched_timer_choices[];
+extern const struct opt_enum sched_late_choices[];
 
 /* Bytes a frame occupies on an Ethernet wire beyond its bytes in the trace. */
 #define SCHED_ETH_MIN_FRAME_BYTES 60u /* shorter frames are padded to this (before the FCS) */

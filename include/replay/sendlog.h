@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The send log (replay --send-log FILE): for every packet the backend
+ * The send log (replay --send-log FILE): for every packet the method
  * accepted, when it was handed over and which packet it was, so that a
  * receiver on the same host (replay-rx --send-log) can measure one-way
  * latency and the path's own jitter.
@@ -68,7 +68,7 @@ int sendlog_open(struct sendlog **lp, const char *path, int64_t real_minus_run_n
 /*
  * sendlog_id() - the identity the send log records for @p: pkt_id() of the
  * bytes that go on the wire.  Taken when the packet is staged (its view is
- * gone by the time the backend reports it sent).
+ * gone by the time the method reports it sent).
  */
 static inline uint64_t sendlog_id(const struct pkt *p)
 {

@@ -63,11 +63,11 @@ double hist_mean(const struct hist *h);
 
 struct stats {
 	uint64_t read;       /* records read from the traces (not counting one interrupted by a signal) */
-	uint64_t sent;       /* packets the backend accepted */
+	uint64_t sent;       /* packets the method accepted */
 	uint64_t failed;     /* packets that could not be sent, each with a reason logged */
 	uint64_t retried;    /* send attempts repeated after back-pressure (ENOBUFS, EAGAIN, full ring) */
 	uint64_t filtered;   /* packets the edit chain dropped on purpose */
-	uint64_t bytes_sent; /* frame bytes accepted by the backend */
+	uint64_t bytes_sent; /* frame bytes accepted by the method */
 	uint64_t start_ns;   /* run clock at the start, ns */
 	uint64_t end_ns;     /* run clock after the last send, ns */
 	uint64_t early;      /* sends that returned before their deadline (counted as 0 error) */
@@ -79,8 +79,8 @@ struct stats {
 	uint64_t late_packets;     /* packets found later than the threshold */
 	uint64_t late_shifted_ns;  /* --late=shift: total the schedule was moved back by, ns */
 	uint64_t guard_sleeps;     /* sleeps to a deadline instead of a spin, against RT throttling */
-	const char *method;  /* backend name */
-	const char *method_mode; /* how the backend runs ("copy mode, queue 0"); NULL or "" = nothing to say */
+	const char *method;  /* method name */
+	const char *method_mode; /* how the method runs ("copy mode, queue 0"); NULL or "" = nothing to say */
 	const char *dev;     /* interface or output file */
 	/* -i: the interface's own counters over the run (src/checks.c); only when if_valid. */
 	bool if_valid;

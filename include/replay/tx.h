@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Transmit backends.  One const ops table per backend in src/tx/<name>.c,
+ * Transmit methods.  One const ops table per method in src/tx/<name>.c,
  * found by name; the send loop sees only this header.
  *
- * Sending is two steps, so that a frame is ready in the backend's own memory
+ * Sending is two steps, so that a frame is ready in the method's own memory
  * (a TX-ring slot, a UMEM frame, an sendmmsg arena) before its deadline and
  * only the kick stands between the deadline and the wire:
  *
- *   send()  stages: copies up to @n views into backend memory, in order, and
+ *   send()  stages: copies up to @n views into the method's memory, in order, and
  *           returns how many it took, starting with the first.  The views
  *           may be reused as soon as it returns.  Nothing leaves yet.
  *   flush() kicks: hands the staged packets to the kernel, oldest first, and
@@ -29,7 +29,7 @@
  *   anything else      count it failed and go on.  A failure of this kind
  *                      reported by flush() removes that packet from the stage.
  * Every staged packet is thus reported exactly once, as handed over or as
- * failed.  A backend never drops a packet it handed over: drain() waits
+ * failed.  A method never drops a packet it handed over: drain() waits
  * until every one has left (rings emptied, completions reaped, files
  * flushed), so that the count of handed-over packets equals what the
  * interface's own TX counter says left it.
@@ -42,6 +42,7 @@
 
 #include <errno.h>
 
+#include "optparse.h"
 #include "pkt.h"
 
 enum tx_xdp_mode {
@@ -51,19 +52,41 @@ enum tx_xdp_mode {
 	TX_XDP_MAX
 };
 
+/* The transmit methods, as --method names them. */
+enum tx_method {
+	TX_METHOD_AUTO,   /* the fastest that works here (tx_open_auto()) */
+	TX_METHOD_PACKET,
+	TX_METHOD_MMSG,
+	TX_METHOD_RING,
+	TX_METHOD_URING,
+	TX_METHOD_XDP,
+	TX_METHOD_RAW,
+	TX_METHOD_FILE,
+	TX_METHOD_MAX
+};
+
+/*
+ * Names, for the options and --help: tx_method_choices lists "auto" and the
+ * methods built into this program (a method whose library was missing at
+ * build time is not there, so naming it is a usage error);
+ * tx_xdp_mode_choices names enum tx_xdp_mode.
+ */
+extern const struct opt_enum tx_method_choices[];
+extern const struct opt_enum tx_xdp_mode_choices[];
+
 struct tx_cfg {
-	const char *ifname;        /* interface, for wire backends */
-	const char *path;          /* output file ("-" = stdout), for the file backend */
+	const char *ifname;        /* interface, for wire methods */
+	const char *path;          /* output file ("-" = stdout), for the file method */
 	int64_t clock_to_real_ns;  /* add to a run-clock time to get CLOCK_REALTIME, ns */
-	unsigned batch;            /* most packets staged at once; 0 = the backend's default */
-	bool qdisc_bypass;         /* AF_PACKET backends: PACKET_QDISC_BYPASS (no qdisc, no shaping) */
+	unsigned batch;            /* most packets staged at once; 0 = the method's default */
+	bool qdisc_bypass;         /* AF_PACKET methods: PACKET_QDISC_BYPASS (no qdisc, no shaping) */
 	unsigned xdp_queue;        /* xdp: the device TX queue to bind */
 	enum tx_xdp_mode xdp_mode; /* xdp: copy or zero-copy */
 	bool uring_sqpoll;         /* uring: a kernel thread polls the submission queue */
 };
 
 enum {
-	/* The backend writes rather than sends: the run need not wait for deadlines. */
+	/* The method writes rather than sends: the run need not wait for deadlines. */
 	TX_F_VIRTUAL_TIME = 1u << 0,
 };
 
@@ -92,36 +115,36 @@ struct tx_ops {
 
 struct tx {
 	const struct tx_ops *ops;
-	void *priv;          /* backend state */
+	void *priv;          /* method state */
 	char dev[128];       /* interface or file name, for messages and the summary */
 	uint32_t mtu;        /* interface MTU, bytes; 0 = no limit (files) */
 	unsigned batch;      /* most packets send() can stage before a flush(); set by open() */
-	char mode[64];       /* how the backend runs, for the summary ("copy mode, queue 0"); may be empty */
+	char mode[64];       /* how the method runs, for the summary ("copy mode, queue 0"); may be empty */
 	char err[320];       /* last error text, without the program name */
 };
 
 /*
- * tx_open() - open backend @method ("packet", "mmsg", "ring", "uring", "xdp",
+ * tx_open() - open the method named @method ("packet", "mmsg", "ring", "uring", "xdp",
  * "raw", "file") with @cfg.  *@txp is set even on failure (unless memory ran
  * out) so tx_strerror() can say why; the caller always calls tx_close().
- * Returns 0 or -errno (-ENOENT: no such backend, or not built in).
+ * Returns 0 or -errno (-ENOENT: no such method, or not built in).
  */
 int tx_open(struct tx **txp, const char *method, const struct tx_cfg *cfg);
 
 /*
- * tx_open_auto() - open the fastest wire backend that works on @cfg->ifname
+ * tx_open_auto() - open the fastest wire method that works on @cfg->ifname
  * with this privilege, trying them in the order written in src/tx/tx.c.
  * For every one passed over, @note (if not NULL) is called once with its
  * name and the reason (tx_strerror() of the failed open).  As tx_open()
- * otherwise; on failure *@txp holds the last backend's reason.
+ * otherwise; on failure *@txp holds the last method's reason.
  */
 int tx_open_auto(struct tx **txp, const struct tx_cfg *cfg,
 		 void (*note)(const char *method, const char *why));
 
-/* tx_method_known() - true if @method names a backend built into this program (or is "auto"). */
+/* tx_method_known() - true if @method names a method built into this program (or is "auto"). */
 bool tx_method_known(const char *method);
 
-/* tx_methods() - the names of the backends built in, space separated, for messages and --help. */
+/* tx_methods() - the names of the methods built in, space separated, for messages and --help. */
 const char *tx_methods(void);
 
 /* tx_open_ops() - as tx_open() with an explicit ops table: how tests plug in a mock. */
@@ -154,7 +177,7 @@ static inline int tx_wait(struct tx *tx, int err)
 /* tx_drain() - as ops->drain(). */
 int tx_drain(struct tx *tx);
 
-/* tx_commit() - as ops->commit(), if the backend has one: only a successful run's output appears; 0 or -errno. */
+/* tx_commit() - as ops->commit(), if the method has one: only a successful run's output appears; 0 or -errno. */
 int tx_commit(struct tx *tx);
 
 /* tx_close() - release; accepts NULL. */
@@ -163,13 +186,13 @@ void tx_close(struct tx *tx);
 /* tx_strerror() - the last error. */
 const char *tx_strerror(const struct tx *tx);
 
-/* tx_name() - the backend's name. */
+/* tx_name() - the method's name. */
 const char *tx_name(const struct tx *tx);
 
-/* tx_mode() - tx->mode, or "" when the backend said nothing. */
+/* tx_mode() - tx->mode, or "" when the method said nothing. */
 const char *tx_mode(const struct tx *tx);
 
-/* tx_virtual_time() - true if the backend needs no waiting for deadlines. */
+/* tx_virtual_time() - true if the method needs no waiting for deadlines. */
 static inline bool tx_virtual_time(const struct tx *tx)
 {
 	return tx->ops->flags & TX_F_VIRTUAL_TIME;

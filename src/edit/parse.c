@@ -288,46 +288,26 @@ int edit_parse_ttl(void *field, const char *arg, char *err, size_t errlen)
 	return 0;
 }
 
-int edit_parse_vlan(void *field, const char *arg, char *err, size_t errlen)
-{
-	enum edit_vlan_mode *m = field;
+const struct opt_enum edit_vlan_choices[] = {
+	{ "add", EDIT_VLAN_ADD },
+	{ "del", EDIT_VLAN_DEL },
+	{ NULL, 0 },
+};
 
-	if (!strcmp(arg, "add"))
-		*m = EDIT_VLAN_ADD;
-	else if (!strcmp(arg, "del"))
-		*m = EDIT_VLAN_DEL;
-	else
-		return fail(err, errlen, "'%s' is not 'add' or 'del'", arg);
-	return 0;
-}
+const struct opt_enum edit_vlan_proto_choices[] = {
+	{ "802.1q", 0x8100 },
+	{ "802.1ad", 0x88a8 },
+	{ "802.1Q", 0x8100 },
+	{ "802.1AD", 0x88a8 },
+	{ NULL, 0 },
+};
 
-int edit_parse_vlan_proto(void *field, const char *arg, char *err, size_t errlen)
-{
-	uint16_t *p = field;
-
-	if (!strcasecmp(arg, "802.1q"))
-		*p = 0x8100;
-	else if (!strcasecmp(arg, "802.1ad"))
-		*p = 0x88a8;
-	else
-		return fail(err, errlen, "'%s' is not '802.1q' or '802.1ad'", arg);
-	return 0;
-}
-
-int edit_parse_fixlen(void *field, const char *arg, char *err, size_t errlen)
-{
-	enum edit_fixlen_mode *m = field;
-
-	if (!strcmp(arg, "pad"))
-		*m = EDIT_FIXLEN_PAD;
-	else if (!strcmp(arg, "trunc"))
-		*m = EDIT_FIXLEN_TRUNC;
-	else if (!strcmp(arg, "del"))
-		*m = EDIT_FIXLEN_DEL;
-	else
-		return fail(err, errlen, "'%s' is not 'pad', 'trunc' or 'del'", arg);
-	return 0;
-}
+const struct opt_enum edit_fixlen_choices[] = {
+	{ "pad", EDIT_FIXLEN_PAD },
+	{ "trunc", EDIT_FIXLEN_TRUNC },
+	{ "del", EDIT_FIXLEN_DEL },
+	{ NULL, 0 },
+};
 
 int edit_cfg_check(const struct edit_cfg *c, char *err, size_t errlen)
 {

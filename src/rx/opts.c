@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * replay-rx's option table, parsed by the project's opts machinery
- * (src/opts.c).  To add an option: a field in struct rx_opts, a row here in
+ * replay-rx's option table, parsed by the project's option machinery
+ * (src/optparse.c, replay/optparse.h), without replay's own table.  To add an option: a field in struct rx_opts, a row here in
  * its group, a line in man/replay-rx.1's OPTIONS and in README.md (a unit
  * test checks all three).  Names follow tcpdump where tcpdump has the same
  * thing (-i, -r, -w, -s, -c).
@@ -14,7 +14,15 @@
 #include "replay/pkt_id.h"
 #include "rx.h"
 
-#define F(field) offsetof(struct rx_opts, field)
+/* Rows binding fields of struct rx_opts (see replay/optparse.h). */
+#define FLAG(f, ...)   OPT_FLAG(struct rx_opts, f, __VA_ARGS__)
+#define COUNT(f, ...)  OPT_COUNT(struct rx_opts, f, __VA_ARGS__)
+#define STR(f, ...)    OPT_STR(struct rx_opts, f, __VA_ARGS__)
+#define UINT(f, ...)   OPT_UINT(struct rx_opts, f, __VA_ARGS__)
+#define DOUBLE(f, ...) OPT_DOUBLE(struct rx_opts, f, __VA_ARGS__)
+
+/* --timeout and --idle: at most a year, so SECONDS * 1e9 fits a uint64_t of nanoseconds. */
+#define RX_SECONDS_MAX (365.0 * 86400)
 
 enum rx_group {
 	RX_GRP_CAPTURE,
@@ -27,53 +35,59 @@ enum rx_group {
 
 static const struct opt_def table[] = {
 	/* capture */
-	{ "interface", 'i', OPT_T_STR, F(intf), 0, 0, 0, "IF", RX_GRP_CAPTURE,
-	  "capture on interface IF (TPACKET_V3 ring; needs CAP_NET_RAW)" },
-	{ "read", 'r', OPT_T_STR, F(read_path), 0, 0, 0, "FILE", RX_GRP_CAPTURE,
-	  "analyse capture FILE (pcap, any format replay reads) instead" },
-	{ "filter", 'f', OPT_T_STR, F(filter), 0, 0, 0, "EXPR", RX_GRP_CAPTURE,
-	  "keep only frames matching libpcap EXPR, filtered in the kernel" },
-	{ "snaplen", 's', OPT_T_U64, F(snaplen), 0, RX_SNAPLEN_MIN, RX_SNAPLEN_MAX, "BYTES",
-	  RX_GRP_CAPTURE, "keep the first BYTES of each frame (default 128)" },
-	{ "block-size", 0, OPT_T_U64, F(block_bytes), 0, 4096, 1u << 30, "BYTES", RX_GRP_CAPTURE,
-	  "ring block size, a power of two (default 1 MiB)" },
-	{ "blocks", 0, OPT_T_U64, F(blocks), 0, 1, 65536, "N", RX_GRP_CAPTURE,
-	  "ring blocks (default 64)" },
-	{ "block-timeout", 0, OPT_T_U64, F(block_ms), 0, 1, 60000, "MS", RX_GRP_CAPTURE,
-	  "hand a partly filled block over after MS milliseconds (default 100)" },
-	{ "hw-timestamps", 0, OPT_T_FLAG, F(hw_ts), 0, 0, 0, NULL, RX_GRP_CAPTURE,
-	  "use the NIC's receive timestamps (SO_TIMESTAMPING); fail if it has none" },
+	STR(intf, .name = "interface", .key = 'i', .metavar = "IF", .group = RX_GRP_CAPTURE,
+	    .help = "capture on interface IF (TPACKET_V3 ring; needs CAP_NET_RAW)"),
+	STR(intf, .name = "intf1", .metavar = "IF", .group = RX_GRP_CAPTURE,
+	    .help = "the same as --interface (replay's name)"),
+	STR(read_path, .name = "read", .key = 'r', .metavar = "FILE", .group = RX_GRP_CAPTURE,
+	    .help = "analyse capture FILE (pcap, any format replay reads) instead"),
+	STR(filter, .name = "filter", .key = 'f', .metavar = "EXPR", .group = RX_GRP_CAPTURE,
+	    .help = "keep only frames matching libpcap EXPR, filtered in the kernel"),
+	UINT(snaplen, .name = "snaplen", .key = 's', .min = RX_SNAPLEN_MIN, .max = RX_SNAPLEN_MAX,
+	     .metavar = "BYTES", .group = RX_GRP_CAPTURE,
+	     .help = "keep the first BYTES of each frame (default 128)"),
+	UINT(block_bytes, .name = "block-size", .min = 4096, .max = 1u << 30, .metavar = "BYTES",
+	     .group = RX_GRP_CAPTURE, .help = "ring block size, a power of two (default 1 MiB)"),
+	UINT(blocks, .name = "blocks", .min = 1, .max = 65536, .metavar = "N", .group = RX_GRP_CAPTURE,
+	     .help = "ring blocks (default 64)"),
+	UINT(block_ms, .name = "block-timeout", .min = 1, .max = 60000, .metavar = "MS",
+	     .group = RX_GRP_CAPTURE,
+	     .help = "hand a partly filled block over after MS milliseconds (default 100)"),
+	FLAG(hw_ts, .name = "hw-timestamps", .group = RX_GRP_CAPTURE,
+	     .help = "use the NIC's receive timestamps (SO_TIMESTAMPING); fail if it has none"),
 
 	/* stopping */
-	{ "count", 'c', OPT_T_U64, F(count), 0, 1, UINT64_MAX, "N", RX_GRP_STOP,
-	  "stop after N frames" },
-	{ "timeout", 0, OPT_T_DOUBLE, F(timeout_s), 0, 0, 0, "SECONDS", RX_GRP_STOP,
-	  "stop SECONDS after starting" },
-	{ "idle", 0, OPT_T_DOUBLE, F(idle_s), 0, 0, 0, "SECONDS", RX_GRP_STOP,
-	  "stop when no frame has come for SECONDS since the last one" },
+	UINT(count, .name = "count", .key = 'c', .min = 1, .max = UINT64_MAX, .metavar = "N",
+	     .group = RX_GRP_STOP, .help = "stop after N frames"),
+	DOUBLE(timeout_s, .name = "timeout", .dmax = RX_SECONDS_MAX, .metavar = "SECONDS",
+	       .group = RX_GRP_STOP, .help = "stop SECONDS after starting"),
+	DOUBLE(idle_s, .name = "idle", .dmax = RX_SECONDS_MAX, .metavar = "SECONDS", .group = RX_GRP_STOP,
+	       .help = "stop when no frame has come for SECONDS since the last one"),
 
 	/* matching */
-	{ "reference", 'R', OPT_T_STR, F(reference), 0, 0, 0, "FILE", RX_GRP_MATCH,
-	  "match frames against trace FILE: loss, duplicates, order, timing" },
-	{ "send-log", 0, OPT_T_STR, F(send_log), 0, 0, 0, "FILE", RX_GRP_MATCH,
-	  "replay --send-log FILE of the same run: one-way latency (same host)" },
+	STR(reference, .name = "reference", .key = 'R', .metavar = "FILE", .group = RX_GRP_MATCH,
+	    .help = "match frames against trace FILE: loss, duplicates, order, timing"),
+	STR(send_log, .name = "send-log", .metavar = "FILE", .group = RX_GRP_MATCH,
+	    .help = "replay --send-log FILE of the same run: one-way latency (same host)"),
 
 	/* output */
-	{ "write", 'w', OPT_T_STR, F(write_path), 0, 0, 0, "FILE", RX_GRP_OUTPUT,
-	  "also write the frames received to nanosecond pcap FILE ('-' = stdout)" },
-	{ "json", 0, OPT_T_STR, F(json), 0, 0, 0, "FILE", RX_GRP_OUTPUT,
-	  "write the report as JSON to FILE ('-' = stdout)" },
-	{ "plot", 0, OPT_T_STR, F(plot_dir), 0, 0, 0, "DIR", RX_GRP_OUTPUT,
-	  "draw SVG figures of the timing into directory DIR" },
-	{ "quiet", 'q', OPT_T_FLAG, F(quiet), 0, 0, 0, NULL, RX_GRP_OUTPUT,
-	  "print no report and no warnings" },
-	{ "verbose", 'v', OPT_T_COUNT, F(verbose), 0, 0, 0, NULL, RX_GRP_OUTPUT,
-	  "say more (repeat for debug output)" },
+	STR(write_path, .name = "write", .key = 'w', .metavar = "FILE", .group = RX_GRP_OUTPUT,
+	    .help = "also write the frames received to nanosecond pcap FILE ('-' = stdout)"),
+	STR(json, .name = "json", .metavar = "FILE", .group = RX_GRP_OUTPUT,
+	    .help = "write the report as JSON to FILE ('-' = stdout)"),
+	STR(json, .name = "stats-json", .metavar = "FILE", .group = RX_GRP_OUTPUT,
+	    .help = "the same as --json (replay's name)"),
+	STR(plot_dir, .name = "plot", .metavar = "DIR", .group = RX_GRP_OUTPUT,
+	    .help = "draw SVG figures of the timing into directory DIR"),
+	FLAG(quiet, .name = "quiet", .key = 'q', .group = RX_GRP_OUTPUT,
+	     .help = "print no report and no warnings"),
+	COUNT(verbose, .name = "verbose", .key = 'v', .group = RX_GRP_OUTPUT,
+	      .help = "say more (repeat for debug output)"),
 
 	/* misc */
-	{ "help", 'h', OPT_T_FLAG, F(help), 0, 0, 0, NULL, RX_GRP_MISC, "show this help and exit" },
-	{ "version", 'V', OPT_T_FLAG, F(version), 0, 0, 0, NULL, RX_GRP_MISC,
-	  "show the version and exit" },
+	FLAG(help, .name = "help", .key = 'h', .group = RX_GRP_MISC, .help = "show this help and exit"),
+	FLAG(version, .name = "version", .key = 'V', .group = RX_GRP_MISC,
+	     .help = "show the version and exit"),
 };
 
 static const char *const group_title[RX_GRP_MAX] = {

@@ -2,7 +2,7 @@
 /*
  * replay-rx: the receiver that proves a replay.  Its parts, one file each:
  *
- *   opts.c     the option table (the project's opts machinery)
+ *   opts.c     the option table (the project's option machinery, optparse.c)
  *   filter.c   libpcap expression -> kernel BPF program (and offline matching)
  *   capture.c  TPACKET_V3 ring: frames -> struct rx_sink, PACKET_STATISTICS
  *   offline.c  the same from a capture file (-r)
@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "replay/opts.h"
+#include "replay/optparse.h"
 #include "replay/sendlog.h"
 
 /* Exit statuses, documented in replay-rx(1). */
@@ -103,7 +103,7 @@ int rx_opts_parse(struct rx_opts *o, int argc, char **argv, char *err, size_t er
 /* rx_opts_usage() - print replay-rx's --help to @f. */
 void rx_opts_usage(FILE *f);
 
-/* rx_opts_set() - the option set, for the documentation test. */
+/* rx_opts_set() - the option set: for the documentation test and the completion generator (replay/optparse.h). */
 const struct opt_set *rx_opts_set(void);
 
 /* ---- sink.c: where every frame goes ---- */

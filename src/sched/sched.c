@@ -63,38 +63,17 @@ int sched_parse_ratio(void *field, const char *arg, char *err, size_t errlen)
 }
 
 /* tcpreplay's timer names are accepted too, for the nearest of ours. */
-static const struct {
-	const char *name;
-	int val;
-} timers[] = {
+const struct opt_enum sched_timer_choices[] = {
 	{ "hybrid", SCHED_TIMER_HYBRID }, { "sleep", SCHED_TIMER_SLEEP }, { "spin", SCHED_TIMER_SPIN },
 	{ "nano", SCHED_TIMER_SLEEP },    { "select", SCHED_TIMER_SLEEP }, { "gtod", SCHED_TIMER_SPIN },
+	{ NULL, 0 },
 };
 
-int sched_parse_timer(void *field, const char *arg, char *err, size_t errlen)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(timers); i++) {
-		if (!strcmp(arg, timers[i].name)) {
-			*(enum sched_timer *)field = (enum sched_timer)timers[i].val;
-			return 0;
-		}
-	}
-	snprintf(err, errlen, "'%s' is not one of hybrid, sleep, spin, nano, select or gtod", arg);
-	return -EINVAL;
-}
-
-int sched_parse_late(void *field, const char *arg, char *err, size_t errlen)
-{
-	if (!strcmp(arg, "catchup")) {
-		*(enum sched_late *)field = SCHED_LATE_CATCHUP;
-	} else if (!strcmp(arg, "shift")) {
-		*(enum sched_late *)field = SCHED_LATE_SHIFT;
-	} else {
-		snprintf(err, errlen, "'%s' is not one of catchup or shift", arg);
-		return -EINVAL;
-	}
-	return 0;
-}
+const struct opt_enum sched_late_choices[] = {
+	{ "catchup", SCHED_LATE_CATCHUP },
+	{ "shift", SCHED_LATE_SHIFT },
+	{ NULL, 0 },
+};
 
 /* floor(a * b / c), saturating at UINT64_MAX; c > 0. */
 static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t c)
@@ -257,21 +236,10 @@ int sched_wait(struct sched *s, uint64_t deadline_ns)
 
 const char *sched_timer_name(enum sched_timer t)
 {
-	static const char *const name[SCHED_TIMER_MAX] = {
-		[SCHED_TIMER_HYBRID] = "hybrid",
-		[SCHED_TIMER_SLEEP] = "sleep",
-		[SCHED_TIMER_SPIN] = "spin",
-	};
-
-	return (unsigned)t < SCHED_TIMER_MAX ? name[t] : "?";
+	return opt_enum_name(sched_timer_choices, (int)t);
 }
 
 const char *sched_late_name(enum sched_late l)
 {
-	static const char *const name[SCHED_LATE_MAX] = {
-		[SCHED_LATE_CATCHUP] = "catchup",
-		[SCHED_LATE_SHIFT] = "shift",
-	};
-
-	return (unsigned)l < SCHED_LATE_MAX ? name[l] : "?";
+	return opt_enum_name(sched_late_choices, (int)l);
 }

@@ -13,7 +13,7 @@
  *  - The file is mapped once, whole (address space is free on 64-bit), so a
  *    record straddling two windows is contiguous and a view stays valid
  *    until trace_close(): nothing is ever unmapped under a live view, which
- *    lets the backends batch views freely.
+ *    lets the methods batch views freely.
  *  - What the window bounds is memory: once per window, the pages more than
  *    RELEASE_LAG behind the cursor are MADV_DONTNEED (and, for files too big
  *    to stay cached, POSIX_FADV_DONTNEED), so at most about one window plus
@@ -68,7 +68,7 @@
 #define RELEASE_ALIGN_BYTES ((size_t)2 << 20)
 /* The kernel's sequential read-ahead that makes our own unnecessary (see the top). */
 #define KERNEL_RA_ENOUGH_BYTES ((size_t)4 << 20)
-/* Pages this far behind the cursor stay mapped: views a backend still holds are not refaulted. */
+/* Pages this far behind the cursor stay mapped: views a method still holds are not refaulted. */
 #define RELEASE_LAG_BYTES ((size_t)1 << 20)
 /* What a stream peeks for the probe, and how it grows a preload. */
 #define STREAM_MIN_BYTES ((size_t)TRACE_VIEW_KEEP_BYTES + 2 * TRACE_PEEK_MAX_BYTES)

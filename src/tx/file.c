@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The file backend (-w): writes the frames that would go on the wire to a
+ * The file method (-w): writes the frames that would go on the wire to a
  * nanosecond pcap, each stamped with its scheduled send time.  It runs in
  * virtual time, so a dry run of an hour-long trace takes as long as the
  * writing.  A regular output file is written unnamed (replay/outfile.h) and

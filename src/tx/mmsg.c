@@ -6,7 +6,7 @@
  * exactly the tx contract: a prefix handed over, or an errno about the
  * first.  (An error after the first message is dropped by the kernel; the
  * next call meets it again on the same frame.)  All but open()'s message
- * table and flush() is the socket backends' skeleton (sock.c).
+ * table and flush() is the socket methods' skeleton (sock.c).
  */
 #include <errno.h>
 #include <stdlib.h>

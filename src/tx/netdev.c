@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Interface checks shared by the wire backends (AF_PACKET, rings, AF_XDP). */
+/* Interface checks shared by the wire methods (AF_PACKET, rings, AF_XDP). */
 #include <errno.h>
 #include <poll.h>
 #include <linux/if_packet.h>

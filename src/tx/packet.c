@@ -4,7 +4,7 @@
  * is measured against.  The socket is opened with protocol 0 so the kernel
  * never queues received frames to it: it only sends.  send() copies frames
  * into a staging FIFO; flush() sends them one syscall each.  All but flush()
- * is the socket backends' skeleton (sock.c).
+ * is the socket methods' skeleton (sock.c).
  */
 #include <errno.h>
 #include <sys/socket.h>

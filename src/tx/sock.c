@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The skeleton of the staging socket backends (packet, mmsg, uring): one
+ * The skeleton of the staging socket methods (packet, mmsg, uring): one
  * send-only AF_PACKET socket and a staging FIFO of frame copies.  Everything
  * but how flush() hands the staged frames to the kernel is the same for all
  * three, and lives here: open, send (stage), discard, wait, drain, close.
- * A backend's state begins with a struct sock_tx; see tx_int.h.
+ * A method's state begins with a struct sock_tx; see tx_int.h.
  */
 #include <errno.h>
 #include <stdio.h>

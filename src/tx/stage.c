@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The staging FIFO shared by the backends whose kernel interface takes
+ * The staging FIFO shared by the methods whose kernel interface takes
  * pointers (packet, mmsg, uring, raw).  A copy per frame is the price of
  * letting the trace reader reuse its view at once; measured with callgrind
  * it is ~0.1 instructions per byte (BENCHMARKS.md), far below the syscall it
- * feeds.  The ring and xdp backends copy straight into kernel-shared memory
+ * feeds.  The ring and xdp methods copy straight into kernel-shared memory
  * instead and do not use this.
  */
 #include <errno.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Backend registry and the helpers every backend shares. */
+/* Method registry and the helpers every method shares. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -9,7 +9,7 @@
 
 #include "tx_int.h"
 
-static const struct tx_ops *const backends[] = {
+static const struct tx_ops *const methods[] = {
 	&tx_packet_ops,
 	&tx_mmsg_ops,
 	&tx_ring_ops,
@@ -23,9 +23,32 @@ static const struct tx_ops *const backends[] = {
 	&tx_file_ops,
 };
 
+const struct opt_enum tx_method_choices[] = {
+	{ "auto", TX_METHOD_AUTO },
+	{ "packet", TX_METHOD_PACKET },
+	{ "mmsg", TX_METHOD_MMSG },
+	{ "ring", TX_METHOD_RING },
+#if HAVE_LIBURING
+	{ "uring", TX_METHOD_URING },
+#endif
+#if HAVE_LIBXDP
+	{ "xdp", TX_METHOD_XDP },
+#endif
+	{ "raw", TX_METHOD_RAW },
+	{ "file", TX_METHOD_FILE },
+	{ NULL, 0 },
+};
+
+const struct opt_enum tx_xdp_mode_choices[] = {
+	{ "auto", TX_XDP_AUTO },
+	{ "copy", TX_XDP_COPY },
+	{ "zerocopy", TX_XDP_ZEROCOPY },
+	{ NULL, 0 },
+};
+
 /*
- * --method auto: the fastest backend that works here, tried in this order.
- * Measured on veth (BENCHMARKS.md, "Transmit backends": sender CPU per
+ * --method auto: the fastest method that works here, tried in this order.
+ * Measured on veth (BENCHMARKS.md, "Transmit methods": sender CPU per
  * 64-byte frame from a 1 M-frame trace, median of 3, two runs): xdp
  * 600-740 ns, mmsg 720-940 ns, ring 950-1080 ns, uring 1040-1220 ns,
  * packet 2470-3150 ns; mmsg also led ring at 512 and 1514 bytes.
@@ -50,9 +73,9 @@ static const char *const auto_plain[] = { "mmsg", "ring", "packet" };
 
 static const struct tx_ops *find(const char *method)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(backends); i++)
-		if (!strcmp(backends[i]->name, method))
-			return backends[i];
+	for (size_t i = 0; i < ARRAY_SIZE(methods); i++)
+		if (!strcmp(methods[i]->name, method))
+			return methods[i];
 	return NULL;
 }
 
@@ -105,9 +128,9 @@ const char *tx_methods(void)
 	static char list[128];
 
 	if (!list[0])
-		for (size_t i = 0; i < ARRAY_SIZE(backends); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(methods); i++)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? " " : "",
-				 backends[i]->name);
+				 methods[i]->name);
 	return list;
 }
 
@@ -128,7 +151,7 @@ int tx_open_auto(struct tx **txp, const struct tx_cfg *cfg,
 		rc = tx_open_ops(txp, ops, cfg);
 		if (rc == 0 || !*txp)
 			return rc;
-		/* Reasons that no other backend would get past: say it once, stop trying. */
+		/* Reasons that no other method would get past: say it once, stop trying. */
 		if (rc == -ENODEV || rc == -ENETDOWN || rc == -EPERM || rc == -ENOTSUP)
 			return rc;
 		if (note && i + 1 < n)

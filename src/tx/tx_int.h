@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Private to src/tx/: the backend registry and what wire backends share. */
+/* Private to src/tx/: the method registry and what wire methods share. */
 #ifndef REPLAY_TX_INT_H
 #define REPLAY_TX_INT_H
 
@@ -30,7 +30,7 @@ extern const struct tx_ops tx_file_ops;
 /* tx_err() - set tx->err; returns @err (a negative errno). */
 int tx_err(struct tx *tx, int err, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
-/* What a wire backend needs to know about its interface. */
+/* What a wire method needs to know about its interface. */
 struct netdev {
 	int ifindex;
 	uint32_t mtu;        /* bytes of payload after the link-layer header */
@@ -61,7 +61,7 @@ int netdev_frame_check(struct tx *tx, const struct pkt *p);
 int netdev_sock_err(struct tx *tx, int err, const char *what);
 
 /*
- * netdev_packet_socket() - what every AF_PACKET backend does first: open a
+ * netdev_packet_socket() - what every AF_PACKET method does first: open a
  * send-only SOCK_RAW packet socket, check the interface (tx->dev, tx->mtu
  * set), apply cfg->qdisc_bypass and bind.
  * Returns the descriptor, or -errno with the reason in tx->err.
@@ -77,7 +77,7 @@ int netdev_send_err(struct tx *tx, int err, uint32_t len);
 
 /*
  * netdev_still_up() - 0 if tx->dev is still up with a carrier; else
- * -ENETDOWN or -ENXIO with the reason in tx->err.  Backends whose kernel
+ * -ENETDOWN or -ENXIO with the reason in tx->err.  Methods whose kernel
  * path does not say so itself (AF_XDP) ask this when they stop making
  * progress.
  */
@@ -94,11 +94,11 @@ int netdev_wait_outq(struct tx *tx, int fd);
 /* netdev_sleep_ns() - a short back-off, for ENOBUFS (the socket stays writable). */
 void netdev_sleep_ns(long ns);
 
-/* How long a socket backend backs off on ENOBUFS (the device queue is full): a few frames' worth. */
+/* How long a socket method backs off on ENOBUFS (the device queue is full): a few frames' worth. */
 #define TX_ENOBUFS_BACKOFF_NS 20000
 
 /*
- * netdev_wait_room() - ops->wait for socket backends: on -EAGAIN poll the
+ * netdev_wait_room() - ops->wait for socket methods: on -EAGAIN poll the
  * @nfds sockets at @fds for POLLOUT (at most 100 ms); on anything else
  * (ENOBUFS: the socket stays writable) back off TX_ENOBUFS_BACKOFF_NS.
  * 0 or -errno.
@@ -106,7 +106,7 @@ void netdev_sleep_ns(long ns);
 int netdev_wait_room(const int *fds, unsigned nfds, int err);
 
 /*
- * struct stage - a FIFO of frame copies in fixed memory, for backends whose
+ * struct stage - a FIFO of frame copies in fixed memory, for methods whose
  * kernel interface takes pointers (send, sendmmsg, io_uring): send() copies
  * into the next slot so the trace's view may go, flush() hands the oldest
  * out.  Invariant: 0 <= n <= slots; staged frames are slots head..head+n-1
@@ -158,7 +158,7 @@ static inline void stage_pop(struct stage *s, unsigned k)
 }
 
 /*
- * stage_frames() - ops->send for staging backends: check each of the @n
+ * stage_frames() - ops->send for staging methods: check each of the @n
  * Ethernet frames at @v against the interface (netdev_frame_check()) and
  * copy it in.  Returns how many were staged, or the first one's -errno.
  */
@@ -181,22 +181,22 @@ static inline uint32_t stage_slot_bytes(uint32_t mtu)
 }
 
 /*
- * struct sock_tx - the skeleton the staging socket backends (packet, mmsg,
+ * struct sock_tx - the skeleton the staging socket methods (packet, mmsg,
  * uring) share, in src/tx/sock.c: a send-only AF_PACKET socket and a
- * stage.  A backend's state starts with one (it is tx->priv), so the
+ * stage.  A method's state starts with one (it is tx->priv), so the
  * sock_tx_*() functions serve as its ops where it has nothing to add:
  *   sock_tx_open()     calloc @state_bytes of state (zeroed, fd -1) into
  *                      tx->priv, open the socket (netdev_packet_socket()),
  *                      set tx->batch and a stage of that many frames, and
  *                      tx->mode for --qdisc-bypass.  0 or -errno with
- *                      tx->err set; the backend's open() goes on from there;
+ *                      tx->err set; the method's open() goes on from there;
  *   sock_tx_send()     ops->send: stage_frames();
  *   sock_tx_discard()  ops->discard: empty the stage;
  *   sock_tx_wait()     ops->wait: netdev_wait_room() on the socket;
  *   sock_tx_drain()    ops->drain: netdev_wait_outq() on the socket;
  *   sock_tx_close()    ops->close: the socket, the stage and the state; a
- *                      backend with more frees its own first, then calls it.
- * Only flush(), how the stage reaches the kernel, is each backend's own.
+ *                      method with more frees its own first, then calls it.
+ * Only flush(), how the stage reaches the kernel, is each method's own.
  */
 struct sock_tx {
 	int fd;          /* the AF_PACKET socket; -1 until open */

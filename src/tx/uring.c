@@ -11,7 +11,7 @@
  * the error of the first that did not; the cancelled ones stay staged and go
  * in the next flush().  The socket is registered (IOSQE_FIXED_FILE) to save
  * a file lookup per send.  The socket, the stage, send(), discard(), drain()
- * and close() are the socket backends' skeleton (sock.c).
+ * and close() are the socket methods' skeleton (sock.c).
  */
 #include <errno.h>
 #include <liburing.h>

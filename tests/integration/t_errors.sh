@@ -18,6 +18,23 @@ test_usage() {
 	"$REPLAY" --help >"$WORK/help" || die "--help exited $?"
 	grep -q -- "--topspeed" "$WORK/help" || die "--help lacks --topspeed"
 	"$REPLAY" --version | grep -qE "^replay [0-9]" || die "--version"
+	# Numbers start with a digit: white space and a sign never make 2^64 - 1 of "-1".
+	expect_fail 2 "^replay: --loop: '.-1' is not a non-negative integer" \
+		"$REPLAY" --loop "$(printf '\t-1')" -w "$WORK/o.pcap" "$TRACES/dns.pcap"
+	expect_fail 2 "^replay-rx: --count: '.-1' is not a non-negative integer" \
+		"$REPLAY_RX" -r "$TRACES/dns.pcap" --count "$(printf '\t-1')"
+	expect_fail 2 "^replay-rx: --timeout: 1e300 is out of range \(at most 31536000\)$" \
+		"$REPLAY_RX" -i lo --timeout 1e300
+	# An unknown method is a usage error naming the choices.
+	expect_fail 2 "^replay: --method: 'pigeon' is not one of auto, packet" \
+		"$REPLAY" --method pigeon -w "$WORK/o.pcap" "$TRACES/dns.pcap"
+	# A dry run waits for no deadline: --cpu and --rt-priority say they do nothing, and it runs.
+	"$REPLAY" --cpu 0 --rt-priority 5 -w "$WORK/o.pcap" "$TRACES/dns.pcap" >/dev/null 2>"$WORK/err" ||
+		die "-w with --cpu failed: $(cat "$WORK/err")"
+	grep -q "^replay: warning: --rt-priority does nothing with -w" "$WORK/err" ||
+		die "no warning for --rt-priority with -w: $(cat "$WORK/err")"
+	grep -q "^replay: warning: --cpu does nothing with -w" "$WORK/err" ||
+		die "no warning for --cpu with -w: $(cat "$WORK/err")"
 }
 
 test_input_errors() {

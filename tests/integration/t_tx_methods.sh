@@ -12,7 +12,7 @@
 METHODS="packet mmsg ring uring xdp"
 
 # (--help is read whole, not piped into grep -q: over 4 KiB, it could die of SIGPIPE under pipefail.)
-built() { grep -q -- "--method" <("$REPLAY" --help) && ! "$REPLAY" --method "$1" -i lo /dev/null 2>&1 | grep -q "no transmit method"; }
+built() { grep -q -- "--method" <("$REPLAY" --help) && ! "$REPLAY" --method "$1" -i lo /dev/null 2>&1 | grep -q "is not one of"; }
 
 # have METHOD: true if built in; a missing one skips (with the reason), and fails under CI.
 have() {
@@ -255,7 +255,7 @@ test_auto_choice() {
 		expect_fail 1 "cannot bind an AF_XDP socket to queue 0 in zero-copy mode: Operation not supported" \
 			in_a "$REPLAY" -i "$IF_A" --method xdp --xdp-mode zerocopy --topspeed "$TRACES/dns.pcap"
 	fi
-	expect_fail 2 "^replay: --method: no transmit method 'pigeon'" \
+	expect_fail 2 "^replay: --method: 'pigeon' is not one of auto, packet, mmsg, ring" \
 		"$REPLAY" -i "$IF_A" --method pigeon "$TRACES/dns.pcap"
 }
 

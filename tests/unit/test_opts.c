@@ -11,7 +11,9 @@
 
 #include <cmocka.h>
 
+#include "optcheck.h"
 #include "replay/opts.h"
+#include "replay/tx.h"
 
 static char err[512];
 
@@ -37,20 +39,20 @@ static void test_defaults_and_basics(void **state)
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "-i", "veth0", "a.pcap", "b.pcap"), 0);
-	assert_string_equal(o.intf1, "veth0");
-	assert_null(o.write_path);
+	assert_string_equal(o.tx.ifname, "veth0");
+	assert_null(o.tx.path);
 	assert_int_equal(o.nfiles, 2);
 	assert_string_equal(o.files[0], "a.pcap");
 	assert_string_equal(o.files[1], "b.pcap");
-	assert_int_equal(o.mode, SCHED_MODE_TRACE);
+	assert_int_equal(o.sched.mode, SCHED_MODE_TRACE);
 	assert_int_equal(o.loop, 1);
 	assert_int_equal(o.limit, 0);
 	assert_false(o.quiet);
 
 	assert_int_equal(PARSE(&o, "a.pcap", "--intf1=eth1", "-t", "--loop", "0", "-L", "5",
 			       "--stats-json", "-", "-q", "-vv"), 0);
-	assert_string_equal(o.intf1, "eth1");
-	assert_int_equal(o.mode, SCHED_MODE_TOPSPEED);
+	assert_string_equal(o.tx.ifname, "eth1");
+	assert_int_equal(o.sched.mode, SCHED_MODE_TOPSPEED);
 	assert_int_equal(o.loop, 0);
 	assert_int_equal(o.limit, 5);
 	assert_string_equal(o.stats_json, "-");
@@ -58,7 +60,7 @@ static void test_defaults_and_basics(void **state)
 	assert_int_equal(o.verbose, 2);
 
 	assert_int_equal(PARSE(&o, "-w", "out.pcap", "--topspeed", "a.pcap"), 0);
-	assert_string_equal(o.write_path, "out.pcap");
+	assert_string_equal(o.tx.path, "out.pcap");
 }
 
 static void expect_usage_error(int rc, const char *msg)
@@ -102,21 +104,21 @@ static void test_input_options(void **state)
 	assert_int_equal(PARSE(&o, "--info", "a.pcap", "b.pcapng"), 0);
 	assert_true(o.info);
 	assert_int_equal(o.nfiles, 2);
-	assert_false(o.preload);
-	assert_int_equal(o.window_bytes, 0);
+	assert_false(o.trace.preload);
+	assert_int_equal(o.trace.window_bytes, 0);
 	expect_usage_error(PARSE(&o, "--info", "-w", "x", "a.pcap"),
 			   "--info only reads the files: it takes no -i or -w");
 	expect_usage_error(PARSE(&o, "--info"), "no trace file given");
 
 	assert_int_equal(PARSE(&o, "-K", "-i", "x", "--window-size", "64M", "a"), 0);
-	assert_true(o.preload);
-	assert_int_equal(o.window_bytes, 64ull << 20);
+	assert_true(o.trace.preload);
+	assert_int_equal(o.trace.window_bytes, 64ull << 20);
 	assert_int_equal(PARSE(&o, "-i", "x", "--window-size=1g", "a"), 0);
-	assert_int_equal(o.window_bytes, 1ull << 30);
+	assert_int_equal(o.trace.window_bytes, 1ull << 30);
 	assert_int_equal(PARSE(&o, "-i", "x", "--window-size", "262144", "a"), 0);
-	assert_int_equal(o.window_bytes, 262144);
+	assert_int_equal(o.trace.window_bytes, 262144);
 	assert_int_equal(PARSE(&o, "-i", "x", "--window-size", "512K", "a"), 0);
-	assert_int_equal(o.window_bytes, 512 << 10);
+	assert_int_equal(o.trace.window_bytes, 512 << 10);
 	expect_usage_error(PARSE(&o, "-i", "x", "--window-size", "100K", "a"),
 			   "--window-size: 100K is out of range (256K..1024G)");
 	expect_usage_error(PARSE(&o, "-i", "x", "--window-size", "32MB", "a"),
@@ -146,42 +148,42 @@ static void test_timing(void **state)
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "-i", "x", "a"), 0);
-	assert_int_equal(o.mode, SCHED_MODE_TRACE);
-	assert_int_equal(o.speed.num, 0);
-	assert_int_equal(o.timer, SCHED_TIMER_HYBRID);
+	assert_int_equal(o.sched.mode, SCHED_MODE_TRACE);
+	assert_int_equal(o.sched.speed.num, 0);
+	assert_int_equal(o.sched.timer, SCHED_TIMER_HYBRID);
 	assert_int_equal(o.spin_us, OPT_AUTO);
-	assert_int_equal(o.late, SCHED_LATE_CATCHUP);
-	assert_int_equal(o.late_threshold_us, 1000);
-	assert_int_equal(o.rt_priority, 0);
-	assert_int_equal(o.cpu, OPT_AUTO);
+	assert_int_equal(o.sched.late, SCHED_LATE_CATCHUP);
+	assert_int_equal(o.sched.late_threshold_ns, 1000000);
+	assert_int_equal(o.rt.priority, 0);
+	assert_int_equal(o.rt.cpu, -1);
 
 	assert_int_equal(PARSE(&o, "-i", "x", "-x", "2.5", "a"), 0);
-	assert_int_equal(o.mode, SCHED_MODE_TRACE);
-	assert_int_equal(o.speed.num, 5);
-	assert_int_equal(o.speed.den, 2);
+	assert_int_equal(o.sched.mode, SCHED_MODE_TRACE);
+	assert_int_equal(o.sched.speed.num, 5);
+	assert_int_equal(o.sched.speed.den, 2);
 	assert_int_equal(PARSE(&o, "-i", "x", "--multiplier=0.25", "a"), 0);
-	assert_int_equal(o.speed.num, 1);
-	assert_int_equal(o.speed.den, 4);
+	assert_int_equal(o.sched.speed.num, 1);
+	assert_int_equal(o.sched.speed.den, 4);
 	assert_int_equal(PARSE(&o, "-i", "x", "-p", "100000", "a"), 0);
-	assert_int_equal(o.mode, SCHED_MODE_PPS);
+	assert_int_equal(o.sched.mode, SCHED_MODE_PPS);
 	assert_int_equal(o.pps.num, 100000);
 	assert_int_equal(PARSE(&o, "-i", "x", "--mbps", "940", "--wire-overhead", "a"), 0);
-	assert_int_equal(o.mode, SCHED_MODE_MBPS);
+	assert_int_equal(o.sched.mode, SCHED_MODE_MBPS);
 	assert_int_equal(o.mbps.num, 940);
-	assert_true(o.wire_overhead);
+	assert_true(o.sched.wire_overhead);
 
 	assert_int_equal(PARSE(&o, "-i", "x", "--timer", "spin", "--late", "shift",
 			       "--late-threshold", "250", "--rt-priority", "50", "--cpu", "1", "a"), 0);
-	assert_int_equal(o.timer, SCHED_TIMER_SPIN);
-	assert_int_equal(o.late, SCHED_LATE_SHIFT);
-	assert_int_equal(o.late_threshold_us, 250);
-	assert_int_equal(o.rt_priority, 50);
-	assert_int_equal(o.cpu, 1);
+	assert_int_equal(o.sched.timer, SCHED_TIMER_SPIN);
+	assert_int_equal(o.sched.late, SCHED_LATE_SHIFT);
+	assert_int_equal(o.sched.late_threshold_ns, 250000);
+	assert_int_equal(o.rt.priority, 50);
+	assert_int_equal(o.rt.cpu, 1);
 	/* tcpreplay's timer names. */
 	assert_int_equal(PARSE(&o, "-i", "x", "-T", "nano", "a"), 0);
-	assert_int_equal(o.timer, SCHED_TIMER_SLEEP);
+	assert_int_equal(o.sched.timer, SCHED_TIMER_SLEEP);
 	assert_int_equal(PARSE(&o, "-i", "x", "--timer=gtod", "a"), 0);
-	assert_int_equal(o.timer, SCHED_TIMER_SPIN);
+	assert_int_equal(o.sched.timer, SCHED_TIMER_SPIN);
 	assert_int_equal(PARSE(&o, "-i", "x", "--spin-us", "0", "a"), 0);
 	assert_int_equal(o.spin_us, 0);
 
@@ -272,6 +274,134 @@ static void test_every_option_documented(void **state)
 	free(help);
 }
 
+/* Every row against its field: sizes, ranges, enum tables (tests/unit/optcheck.h). */
+static void test_rows_match_fields(void **state)
+{
+	const struct opt_set *set = opts_replay_set();
+	size_t n;
+
+	(void)state;
+	assert_ptr_equal(opts_table(&n), set->table);
+	assert_int_equal(n, set->n);
+	optcheck_set(set);
+}
+
+/* Rows bind the modules' own configs; aliases bind the same field. */
+static void test_binds_module_configs(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "--interface", "eth2", "--json", "s.json", "-K", "--batch", "32",
+			       "--qdisc-bypass", "--xdp-queue", "3", "--xdp-mode", "zerocopy",
+			       "--uring-sqpoll", "--method", "mmsg", "--late-threshold", "7",
+			       "--spin-us", "9", "a"), 0);
+	assert_string_equal(o.tx.ifname, "eth2");
+	assert_string_equal(o.stats_json, "s.json");
+	assert_true(o.trace.preload);
+	assert_int_equal(o.tx.batch, 32);
+	assert_true(o.tx.qdisc_bypass && o.tx.uring_sqpoll);
+	assert_int_equal(o.tx.xdp_queue, 3);
+	assert_int_equal(o.tx.xdp_mode, TX_XDP_ZEROCOPY);
+	assert_int_equal(o.method, TX_METHOD_MMSG);
+	assert_int_equal(o.sched.late_threshold_ns, 7000);
+	assert_true(o.sched.spin_fixed);
+	assert_int_equal(o.sched.spin_ns, 9000);
+	assert_int_equal(PARSE(&o, "-i", "x", "-p", "250", "--rt-priority", "5", "--cpu", "0", "a"), 0);
+	assert_int_equal(o.sched.mode, SCHED_MODE_PPS);
+	assert_int_equal(o.sched.rate.num, 250);
+	assert_int_equal(o.rt.priority, 5);
+	assert_int_equal(o.rt.cpu, 0);
+	assert_true(o.rt.timer_slack);
+	assert_int_equal(o.nwarn, 0);
+	assert_int_equal(PARSE(&o, "-i", "x", "-t", "a"), 0);
+	assert_false(o.rt.timer_slack);
+	assert_false(o.sched.spin_fixed);
+	assert_int_equal(PARSE(&o, "-w", "o", "--enet-vlan", "add", "--enet-vlan-tag", "5",
+			       "--enet-vlan-proto", "802.1ad", "--fixlen", "trunc", "a"), 0);
+	assert_int_equal(o.edit.vlan, EDIT_VLAN_ADD);
+	assert_int_equal(o.edit.vlan_proto, 0x88a8);
+	assert_int_equal(o.edit.fixlen, EDIT_FIXLEN_TRUNC);
+	expect_usage_error(PARSE(&o, "-w", "o", "--fixlen", "cut", "a"),
+			   "--fixlen: 'cut' is not one of pad, trunc or del");
+	expect_usage_error(PARSE(&o, "-i", "x", "--xdp-mode", "fast", "a"),
+			   "--xdp-mode: 'fast' is not one of auto, copy or zerocopy");
+	expect_usage_error(PARSE(&o, "-w", "o", "--method", "mmsg", "a"),
+			   "-w writes a file: --method mmsg needs an interface (-i)");
+	expect_usage_error(PARSE(&o, "-i", "x", "--method", "file", "a"),
+			   "--method file needs an output file (-w FILE), not -i");
+}
+
+/* An unknown method is a parse error listing what this build has, from the tx module's table. */
+static void test_method_from_table(void **state)
+{
+	char want[256] = "--method: 'pigeon' is not one of ", *help = NULL, *list;
+	size_t hlen = 0;
+	struct opts o;
+	FILE *hf;
+	int v;
+
+	(void)state;
+	expect_usage_error(PARSE(&o, "-i", "x", "--method", "pigeon", "a"), err);
+	assert_memory_equal(err, want, strlen(want));
+	hf = open_memstream(&help, &hlen);
+	opts_usage(hf, "replay");
+	fclose(hf);
+	for (const struct opt_enum *e = tx_method_choices; e->name; e++) {
+		/* Each name parses, is listed in the error and in --help, and is a method built in. */
+		assert_int_equal(opt_enum_find(tx_method_choices, e->name, &v), 0);
+		assert_true(tx_method_known(e->name));
+		if (!strstr(err, e->name) || !strstr(help, e->name))
+			fail_msg("method %s missing from the error or --help", e->name);
+		assert_int_equal(PARSE(&o, "-i", "x", "--method", (char *)e->name, "a"),
+				 strcmp(e->name, "file") ? 0 : -EINVAL);
+	}
+	/* ...and every method built in is a choice. */
+	list = strdup(tx_methods());
+	assert_non_null(list);
+	for (char *tok = strtok(list, " "); tok; tok = strtok(NULL, " "))
+		assert_int_equal(opt_enum_find(tx_method_choices, tok, &v), 0);
+	free(list);
+	free(help);
+}
+
+/* Values must start with a digit: strtoull would read "\t-1" as 2^64 - 1. */
+static void test_values_start_with_a_digit(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	expect_usage_error(PARSE(&o, "-i", "x", "--loop", "\t-1", "a"),
+			   "--loop: '\t-1' is not a non-negative integer");
+	expect_usage_error(PARSE(&o, "-i", "x", "--loop", " -1", "a"),
+			   "--loop: ' -1' is not a non-negative integer");
+	expect_usage_error(PARSE(&o, "-i", "x", "--limit", "\n5", "a"),
+			   "--limit: '\n5' is not a non-negative integer");
+	expect_usage_error(PARSE(&o, "-i", "x", "--loop", "+3", "a"),
+			   "--loop: '+3' is not a non-negative integer");
+	expect_usage_error(PARSE(&o, "-i", "x", "--window-size", "\t1M", "a"),
+			   "--window-size: '\t1M' is not a size (bytes, or a number with K, M or G)");
+	assert_int_equal(PARSE(&o, "-i", "x", "--loop", "007", "a"), 0);
+	assert_int_equal(o.loop, 7);
+}
+
+/* --cpu and --rt-priority do nothing on a dry run: said, not silently ignored. */
+static void test_dry_run_warns_rt(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-w", "o", "--cpu", "1", "--rt-priority", "9", "a"), 0);
+	assert_int_equal(o.nwarn, 2);
+	assert_string_equal(o.warn[0], "--rt-priority does nothing with -w: a dry run waits for no deadline");
+	assert_string_equal(o.warn[1], "--cpu does nothing with -w: a dry run waits for no deadline");
+	assert_int_equal(PARSE(&o, "-w", "o", "--cpu", "1", "a"), 0);
+	assert_int_equal(o.nwarn, 1);
+	assert_string_equal(o.warn[0], "--cpu does nothing with -w: a dry run waits for no deadline");
+	assert_int_equal(PARSE(&o, "-i", "x", "--cpu", "1", "--rt-priority", "9", "a"), 0);
+	assert_int_equal(o.nwarn, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +411,11 @@ int main(void)
 		cmocka_unit_test(test_help_skips_checks),
 		cmocka_unit_test(test_timing),
 		cmocka_unit_test(test_every_option_documented),
+		cmocka_unit_test(test_rows_match_fields),
+		cmocka_unit_test(test_binds_module_configs),
+		cmocka_unit_test(test_method_from_table),
+		cmocka_unit_test(test_values_start_with_a_digit),
+		cmocka_unit_test(test_dry_run_warns_rt),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The send loop with a mock backend (cmocka will_return) and a fake clock:
+ * The send loop with a mock method (cmocka will_return) and a fake clock:
  * the accounting invariant read = sent + filtered + failed, retries on
  * back-pressure, failures, fatal errors, limits, loops and signals.
  */
@@ -570,7 +570,7 @@ static void test_stage_full_kicks(void **state)
 	assert_int_equal(jget(json, "packets_retried"), 0);
 }
 
-/* A stage still full after its packets were kicked: the backend's memory is busy; wait, count a retry. */
+/* A stage still full after its packets were kicked: the method's memory is busy; wait, count a retry. */
 static void test_stage_full_waits(void **state)
 {
 	char json[2048];
@@ -588,7 +588,7 @@ static void test_stage_full_waits(void **state)
 	assert_int_equal(m.waits, 2);
 }
 
-/* A packet the backend cannot stage (too large) fails alone; the staged ones are not disturbed. */
+/* A packet the method cannot stage (too large) fails alone; the staged ones are not disturbed. */
 static void test_stage_failure_counted(void **state)
 {
 	char json[2048];
@@ -629,7 +629,7 @@ static void test_only_due_packets_batch(void **state)
 	assert_int_equal(jget(json, "count"), NPKT);
 }
 
-/* The interface going away fails what is still staged, and tells the backend to forget it. */
+/* The interface going away fails what is still staged, and tells the method to forget it. */
 static void test_fatal_fails_staged(void **state)
 {
 	char json[2048];
@@ -668,7 +668,7 @@ static void test_signal_during_backpressure(void **state)
 	assert_int_equal(m.discarded, 3);
 }
 
-/* The rate modes reach the backend: every packet stamped with its deadline, and sent at it. */
+/* The rate modes reach the method: every packet stamped with its deadline, and sent at it. */
 static void test_rate_modes(void **state)
 {
 	char json[2048];

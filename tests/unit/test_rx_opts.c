@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "optcheck.h"
 #include "rx.h"
 
 static char err[512];
@@ -197,6 +198,47 @@ static void test_every_option_documented(void **state)
 	free(help);
 }
 
+/* Every row against its field (tests/unit/optcheck.h). */
+static void test_rows_match_fields(void **state)
+{
+	(void)state;
+	optcheck_set(rx_opts_set());
+}
+
+/* replay's names for -i and the JSON file work here too. */
+static void test_aliases(void **state)
+{
+	struct rx_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "--intf1", "veth1", "--stats-json", "r.json"), 0);
+	assert_string_equal(o.intf, "veth1");
+	assert_string_equal(o.json, "r.json");
+}
+
+/* Values must start with a digit; seconds are bounded (no out-of-range conversion later). */
+static void test_values_bounded(void **state)
+{
+	struct rx_opts o;
+
+	(void)state;
+	expect_usage_error(PARSE(&o, "-i", "a", "--count", "\t-1"),
+			   "--count: '\t-1' is not a non-negative integer");
+	expect_usage_error(PARSE(&o, "-i", "a", "-c", " 5"), "--count: ' 5' is not a non-negative integer");
+	expect_usage_error(PARSE(&o, "-i", "a", "--timeout", "1e300"),
+			   "--timeout: 1e300 is out of range (at most 31536000)");
+	expect_usage_error(PARSE(&o, "-i", "a", "--idle", "31536001"),
+			   "--idle: 31536001 is out of range (at most 31536000)");
+	expect_usage_error(PARSE(&o, "-i", "a", "--timeout", "1e999"),
+			   "--timeout: '1e999' is not a positive number");
+	expect_usage_error(PARSE(&o, "-i", "a", "--timeout", "inf"), "--timeout: 'inf' is not a positive number");
+	expect_usage_error(PARSE(&o, "-i", "a", "--timeout", "nan"), "--timeout: 'nan' is not a positive number");
+	expect_usage_error(PARSE(&o, "-i", "a", "--idle", " 1"), "--idle: ' 1' is not a positive number");
+	expect_usage_error(PARSE(&o, "-i", "a", "--idle", "0x10"), "--idle: '0x10' is not a positive number");
+	assert_int_equal(PARSE(&o, "-i", "a", "--timeout", "31536000", "--idle", ".25"), 0);
+	assert_true(o.timeout_s == 31536000.0 && o.idle_s == 0.25);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +246,9 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_help_skips_checks),
 		cmocka_unit_test(test_every_option_documented),
+		cmocka_unit_test(test_rows_match_fields),
+		cmocka_unit_test(test_aliases),
+		cmocka_unit_test(test_values_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

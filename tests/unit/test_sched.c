@@ -142,7 +142,7 @@ static void test_topspeed(void **state)
 	fc.now = T0 + 42;
 	p = at(TS0 + 99999999);
 	assert_int_equal(sched_deadline(&s, &p), 0);
-	assert_int_equal(p.sched_ns, T0 + 42); /* stamped "now" for the file backend */
+	assert_int_equal(p.sched_ns, T0 + 42); /* stamped "now" for the file method */
 	assert_int_equal(sched_wait(&s, 12345678), 0);
 	assert_int_equal(fc.sleeps, 0);
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Backends through their ops: the file writer round-trips, wire backends refuse cleanly. */
+/* Methods through their ops: the file writer round-trips, wire methods refuse cleanly. */
 #include <endian.h>
 #include <errno.h>
 #include <setjmp.h>
@@ -167,7 +167,7 @@ static void test_file_unwritable(void **state)
 	tx_close(tx);
 }
 
-/* The socket backends share one skeleton (src/tx/sock.c): the same refusals, the same clean-up. */
+/* The socket methods share one skeleton (src/tx/sock.c): the same refusals, the same clean-up. */
 static const char *const sock_methods[] = { "packet", "mmsg", "uring" };
 
 static void test_packet_missing_interface(void **state)
@@ -200,7 +200,7 @@ static void test_packet_missing_interface(void **state)
 }
 
 /*
- * As root, on loopback, without sending anything: each skeleton backend
+ * As root, on loopback, without sending anything: each skeleton method
  * opens with the default batch and says when the qdisc is bypassed, refuses
  * a frame too short for Ethernet, stages, discards, drains and closes.
  */

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The option machinery (replay/optparse.h): a table of rows -> getopt_long,
+ * typed parsing into the bound fields, and --help.  Knows no program's
+ * options; replay's table is src/opts.c, replay-rx's src/rx/opts.c.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/compiler.h"
+#include "replay/optparse.h"
+
+int opts_fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int opt_enum_find(const struct opt_enum *e, const char *name, int *value)
+{
+	for (; e->name; e++) {
+		if (!strcmp(e->name, name)) {
+			*value = e->value;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *opt_enum_name(const struct opt_enum *e, int value)
+{
+	for (; e->name; e++)
+		if (e->value == value)
+			return e->name;
+	return "?";
+}
+
+/* "a, b or c" into @buf. */
+static void enum_list(const struct opt_enum *e, const char *last_sep, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; e[i].name && k < len; i++) {
+		const char *sep = i == 0 ? "" : e[i + 1].name ? ", " : last_sep;
+		int n = snprintf(buf + k, len - k, "%s%s", sep, e[i].name);
+
+		if (n < 0)
+			break;
+		k += (size_t)n;
+	}
+}
+
+enum opt_arg opt_def_arg(const struct opt_def *d)
+{
+	if (!d->metavar)
+		return OPT_ARG_NONE;
+	if (d->type == OPT_T_ENUM)
+		return OPT_ARG_ENUM;
+	if (d->type == OPT_T_STR && (!strcmp(d->metavar, "FILE") || !strcmp(d->metavar, "DIR")))
+		return OPT_ARG_FILE;
+	return OPT_ARG_OTHER;
+}
+
+/* Store @v in an unsigned (or int) field of @size bytes; the table's range keeps it in bounds. */
+static void store_uint(void *field, size_t size, uint64_t v)
+{
+	switch (size) {
+	case 2: {
+		uint16_t x = (uint16_t)v;
+
+		memcpy(field, &x, 2);
+		break;
+	}
+	case 4: {
+		uint32_t x = (uint32_t)v;
+
+		memcpy(field, &x, 4);
+		break;
+	}
+	default: /* 8: OPT_T_UINT accepts no other size */
+		memcpy(field, &v, 8);
+		break;
+	}
+}
+
+/*
+ * A non-negative decimal.  It must start with a digit: strtoull skips
+ * leading white space and takes a minus sign, so "\t-1" would otherwise be
+ * 2^64 - 1.
+ */
+static int parse_u64(const struct opt_def *d, const char *arg, uint64_t *v, char *err, size_t len)
+{
+	char *end;
+
+	errno = 0;
+	if (*arg < '0' || *arg > '9')
+		return opts_fail(err, len, "--%s: '%s' is not a non-negative integer", d->name, arg);
+	*v = strtoull(arg, &end, 10);
+	if (*end)
+		return opts_fail(err, len, "--%s: '%s' is not a non-negative integer", d->name, arg);
+	if (errno == ERANGE || *v < d->min || *v > d->max)
+		return opts_fail(err, len, "--%s: %s is out of range (%" PRIu64 "..%" PRIu64 ")", d->name,
+			    arg, d->min, d->max);
+	return 0;
+}
+
+/* A byte count: decimal, then optionally K, M or G (KiB, MiB, GiB). */
+static int parse_size(const struct opt_def *d, const char *arg, uint64_t *v, char *err, size_t len)
+{
+	static const char units[] = "KMG";
+	const char *u;
+	char *end;
+
+	errno = 0;
+	if (*arg < '0' || *arg > '9')
+		return opts_fail(err, len, "--%s: '%s' is not a size (bytes, or a number with K, M or G)",
+			    d->name, arg);
+	*v = strtoull(arg, &end, 10);
+	if (*end && (end[1] || !(u = strchr(units, *end & ~0x20))))
+		return opts_fail(err, len, "--%s: '%s' is not a size (bytes, or a number with K, M or G)",
+			    d->name, arg);
+	if (*end) {
+		unsigned shift = 10 * (unsigned)(u - units + 1);
+
+		if (*v > UINT64_MAX >> shift)
+			errno = ERANGE;
+		*v <<= shift;
+	}
+	if (errno == ERANGE || *v < d->min || *v > d->max)
+		return opts_fail(err, len, "--%s: %s is out of range (%" PRIu64 "K..%" PRIu64 "G)", d->name,
+			    arg, d->min >> 10, d->max >> 30);
+	return 0;
+}
+
+/* A positive decimal number, at most d->dmax: no sign, space, "inf", "nan" or hex. */
+static int parse_double(const struct opt_def *d, const char *arg, double *v, char *err, size_t len)
+{
+	char *end;
+
+	errno = 0;
+	if (((*arg < '0' || *arg > '9') && *arg != '.') || arg[strspn(arg, "0123456789.eE+-")])
+		return opts_fail(err, len, "--%s: '%s' is not a positive number", d->name, arg);
+	*v = strtod(arg, &end);
+	if (*end || !isfinite(*v) || *v <= 0)
+		return opts_fail(err, len, "--%s: '%s' is not a positive number", d->name, arg);
+	if (errno == ERANGE || *v > d->dmax)
+		return opts_fail(err, len, "--%s: %s is out of range (at most %.0f)", d->name, arg, d->dmax);
+	return 0;
+}
+
+static int apply(void *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	char *field = (char *)o + d->off;
+
+	switch (d->type) {
+	case OPT_T_FLAG: {
+		bool t = true;
+
+		memcpy(field, &t, sizeof(t));
+		return 0;
+	}
+	case OPT_T_SET: {
+		int v = (int)d->val;
+
+		memcpy(field, &v, sizeof(v));
+		return 0;
+	}
+	case OPT_T_COUNT: {
+		int v;
+
+		memcpy(&v, field, sizeof(v));
+		v++;
+		memcpy(field, &v, sizeof(v));
+		return 0;
+	}
+	case OPT_T_STR:
+		if (!*arg)
+			return opts_fail(err, len, "--%s: empty argument", d->name);
+		memcpy(field, &arg, sizeof(arg));
+		return 0;
+	case OPT_T_UINT:
+	case OPT_T_SIZE: {
+		uint64_t v = 0;
+		int rc = d->type == OPT_T_UINT ? parse_u64(d, arg, &v, err, len)
+					       : parse_size(d, arg, &v, err, len);
+
+		if (rc < 0)
+			return rc;
+		if (d->scale)
+			v *= d->scale; /* max * scale fits: the unit test checks */
+		store_uint(field, d->size, v);
+		return 0;
+	}
+	case OPT_T_DOUBLE: {
+		double v = 0;
+		int rc = parse_double(d, arg, &v, err, len);
+
+		if (rc < 0)
+			return rc;
+		memcpy(field, &v, sizeof(v));
+		return 0;
+	}
+	case OPT_T_ENUM: {
+		char list[256];
+		int v;
+
+		if (opt_enum_find(d->choices, arg, &v) == 0) {
+			store_uint(field, d->size, (uint64_t)(unsigned)v);
+			return 0;
+		}
+		enum_list(d->choices, " or ", list, sizeof(list));
+		return opts_fail(err, len, "--%s: '%s' is not one of %s", d->name, arg, list);
+	}
+	case OPT_T_FUNC: {
+		char why[256];
+
+		if (d->parse(field, arg, why, sizeof(why)) < 0)
+			return opts_fail(err, len, "--%s: %s", d->name, why);
+		return 0;
+	}
+	case OPT_T_MAX:
+		break;
+	}
+	return opts_fail(err, len, "--%s: internal error: bad option type", d->name);
+}
+
+int opts_set_parse(const struct opt_set *set, void *cfg, int argc, char **argv, int *first_arg,
+		   char *err, size_t errlen)
+{
+	const struct opt_def *table = set->table;
+	struct option *lopts;
+	char *sopts;
+	size_t ns = 0;
+	int c, idx, rc = 0;
+
+	memcpy(cfg, set->defaults, set->size);
+	lopts = calloc(set->n + 1, sizeof(*lopts));
+	sopts = calloc(2 + 2 * set->n + 1, 1);
+	if (!lopts || !sopts) {
+		opts_fail(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	sopts[ns++] = ':'; /* report a missing argument as ':' */
+	for (size_t i = 0; i < set->n; i++) {
+		lopts[i] = (struct option){
+			.name = table[i].name,
+			.has_arg = table[i].metavar ? required_argument : no_argument,
+			.flag = NULL,
+			.val = 256 + (int)i,
+		};
+		if (table[i].key) {
+			sopts[ns++] = (char)table[i].key;
+			if (table[i].metavar)
+				sopts[ns++] = ':';
+		}
+	}
+	sopts[ns] = '\0';
+
+	optind = 0; /* full reset of getopt's state: parsing may run more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, sopts, lopts, &idx)) != -1) {
+		const struct opt_def *d = NULL;
+
+		if (c == '?') {
+			if (optopt)
+				rc = opts_fail(err, errlen, "unknown option '-%c' (try --help)", optopt);
+			else
+				rc = opts_fail(err, errlen, "unknown option '%s' (try --help)", argv[optind - 1]);
+			goto out;
+		}
+		if (c == ':') {
+			rc = opts_fail(err, errlen, "option '%s' needs an argument", argv[optind - 1]);
+			goto out;
+		}
+		if (c >= 256) {
+			d = &table[c - 256];
+		} else {
+			for (size_t i = 0; i < set->n && !d; i++)
+				if (table[i].key == c)
+					d = &table[i];
+		}
+		if (!d) {
+			rc = opts_fail(err, errlen, "internal error: option %d not in the table", c);
+			goto out;
+		}
+		rc = apply(cfg, d, optarg, err, errlen);
+		if (rc < 0)
+			goto out;
+	}
+	*first_arg = optind;
+out:
+	free(lopts);
+	free(sopts);
+	return rc;
+}
+
+void opts_set_usage(const struct opt_set *set, FILE *f, const char *prog)
+{
+	const char *line = set->synopsis;
+
+	/* One usage line per line of the synopsis, each after the program's name. */
+	fprintf(f, "Usage: ");
+	for (;;) {
+		const char *nl = strchr(line, '\n');
+		int len = nl ? (int)(nl - line) : (int)strlen(line);
+
+		fprintf(f, "%s %.*s\n", prog, len, line);
+		if (!nl)
+			break;
+		line = nl + 1;
+		fprintf(f, "       ");
+	}
+	fprintf(f, "%s\n", set->about);
+	for (unsigned g = 0; g < set->ngroups; g++) {
+		bool header = false;
+
+		for (size_t i = 0; i < set->n; i++) {
+			const struct opt_def *d = &set->table[i];
+			char left[64], list[256];
+			int n;
+
+			if (d->group != g)
+				continue;
+			if (!header) {
+				fprintf(f, "\n%s:\n", set->group_title[g]);
+				header = true;
+			}
+			if (d->key)
+				n = snprintf(left, sizeof(left), "-%c, --%s", d->key, d->name);
+			else
+				n = snprintf(left, sizeof(left), "    --%s", d->name);
+			if (d->metavar && n > 0 && (size_t)n < sizeof(left))
+				snprintf(left + n, sizeof(left) - (size_t)n, " %s", d->metavar);
+			fprintf(f, "  %-26s %s", left, d->help);
+			if (d->type == OPT_T_ENUM) {
+				/* The choices come from the module's own table, never from the help text. */
+				enum_list(d->choices, ", ", list, sizeof(list));
+				fprintf(f, " (%s: %s)", d->metavar, list);
+			}
+			fputc('\n', f);
+		}
+	}
+	if (set->epilog)
+		fprintf(f, "\n%s\n", set->epilog);
+}

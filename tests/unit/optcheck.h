@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Every row of an option set against the field it binds: the size the row
+ * macro recorded is the size its type writes, the range fits the field, an
+ * enum's values fit, an option takes an argument exactly when its type
+ * needs one.  (The row macros already refuse a field of the wrong type at
+ * compile time; this catches a row written by hand or a range too wide.)
+ */
+#ifndef TEST_OPTCHECK_H
+#define TEST_OPTCHECK_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "replay/optparse.h"
+
+static void optcheck_set(const struct opt_set *set)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		const struct opt_def *d = &set->table[i];
+		bool takes_arg = !(d->type == OPT_T_FLAG || d->type == OPT_T_SET || d->type == OPT_T_COUNT);
+		uint64_t scale = d->scale ? d->scale : 1;
+
+		if (!d->name || !d->help || d->group >= set->ngroups)
+			fail_msg("row %zu: name, help and a group are required", i);
+		if (d->off + d->size > set->size)
+			fail_msg("--%s: field beyond the struct", d->name);
+		if (takes_arg != (d->metavar != NULL))
+			fail_msg("--%s: metavar given %s an argument", d->name, takes_arg ? "without" : "to a switch without");
+		if (d->scale && d->type != OPT_T_UINT)
+			fail_msg("--%s: only UINT rows scale", d->name);
+		switch (d->type) {
+		case OPT_T_FLAG:
+			assert_int_equal(d->size, sizeof(bool));
+			break;
+		case OPT_T_SET:
+		case OPT_T_COUNT:
+			assert_int_equal(d->size, sizeof(int));
+			break;
+		case OPT_T_STR:
+			assert_int_equal(d->size, sizeof(const char *));
+			break;
+		case OPT_T_UINT:
+		case OPT_T_SIZE:
+			if (d->size != 2 && d->size != 4 && d->size != 8)
+				fail_msg("--%s: %zu-byte integer field", d->name, d->size);
+			if (d->min > d->max)
+				fail_msg("--%s: empty range", d->name);
+			if (d->max > UINT64_MAX / scale)
+				fail_msg("--%s: max times scale overflows", d->name);
+			/* Narrow fields may be int: the stored value must stay below the sign bit. */
+			if (d->size < 8 && d->max * scale >= (1ull << (8 * d->size - 1)))
+				fail_msg("--%s: max %llu does not fit a %zu-byte field", d->name,
+					 (unsigned long long)(d->max * scale), d->size);
+			break;
+		case OPT_T_DOUBLE:
+			assert_int_equal(d->size, sizeof(double));
+			if (!(isfinite(d->dmax) && d->dmax > 0 && d->dmax < 1.8e10))
+				fail_msg("--%s: no sane upper bound (seconds * 1e9 must fit 64 bits)", d->name);
+			break;
+		case OPT_T_ENUM:
+			if (d->size != 2 && d->size != 4)
+				fail_msg("--%s: %zu-byte enum field", d->name, d->size);
+			if (!d->choices || !d->choices[0].name)
+				fail_msg("--%s: no choices", d->name);
+			for (const struct opt_enum *e = d->choices; e->name; e++) {
+				int v;
+
+				if (e->value < 0 || (d->size == 2 && e->value > 0xffff))
+					fail_msg("--%s: value of %s does not fit", d->name, e->name);
+				/* Parsing the name the value is shown by gives the value back. */
+				assert_int_equal(opt_enum_find(d->choices, opt_enum_name(d->choices, e->value), &v), 0);
+				assert_int_equal(v, e->value);
+			}
+			break;
+		case OPT_T_FUNC:
+			if (!d->parse || d->size != d->want)
+				fail_msg("--%s: parser fills %zu bytes, field has %zu", d->name, d->want, d->size);
+			break;
+		default:
+			fail_msg("--%s: bad type %d", d->name, (int)d->type);
+		}
+		/* Every long name once; every short letter once. */
+		for (size_t k = 0; k < i; k++) {
+			if (!strcmp(set->table[k].name, d->name))
+				fail_msg("--%s twice", d->name);
+			if (d->key && set->table[k].key == d->key)
+				fail_msg("-%c twice", d->key);
+		}
+	}
+}
+
+#endif
