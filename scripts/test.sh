@@ -66,6 +66,16 @@ fuzz_all() {
 	done
 }
 
+# Release builds compile with warnings as errors too, with both compilers: a warning
+# that appears only at -O3 (or without -O) fails here, not in a user's or packager's
+# build.  Compile only, in their own build directories.
+for cc in gcc clang; do
+	for bt in release plain; do
+		log "compile ($cc, --buildtype=$bt, -Werror)"
+		CC=$cc setup_build "build-$cc-$bt" --buildtype=$bt -Dwerror=true -Dtests=disabled
+	done
+done
+
 log "build (gcc, -Werror)"
 setup_build build -Dwerror=true
 run_suites build

@@ -30,7 +30,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "privs.h"
 #include "replay.h"
+#include "replay/caps.h"
 #include "replay/compiler.h"
 #include "replay/edit.h"
 #include "replay/log.h"
@@ -614,6 +616,12 @@ static void realtime(struct replay *r, struct sched_cfg *scfg)
 	rt_setup(&rt, &cfg);
 	for (int i = 0; i < rt.nwarn; i++)
 		log_warn("%s", rt.warn[i]);
+	if (o->rt_priority && (!rt.fifo || !rt.locked)) {
+		char hint[512];
+
+		if (*caps_hint(!rt.fifo ? CAPS_SYS_NICE : CAPS_IPC_LOCK, hint, sizeof(hint)))
+			log_warn("--rt-priority: %s", hint);
+	}
 	scfg->busy_max_permille = rt.busy_max_permille;
 	log_info("real time: %s%s%s%s", rt.fifo ? "SCHED_FIFO" : "SCHED_OTHER",
 		 rt.pinned ? ", pinned" : "", rt.locked ? ", memory locked" : "",
@@ -666,6 +674,15 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		log_err("--method: no transmit method '%s' (built in: auto %s)", o->method, tx_methods());
 		return EXIT_USAGE;
 	}
+	/* The real program (not a test's hooks) checks, then narrows, its capabilities first. */
+	if (hooks == &none) {
+		char err[1024];
+
+		if (privs_acquire(o, err, sizeof(err)) < 0) {
+			log_err("%s", err);
+			return EXIT_FAIL;
+		}
+	}
 	stats_init(&r.st);
 	if (!hooks->clock && !o->write_path)
 		realtime(&r, &scfg);
@@ -692,6 +709,12 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		return EXIT_FAIL;
 	}
 
+	/* Set-up is over: sending on open sockets needs no capability; none is kept. */
+	if (hooks == &none && privs_release() < 0) {
+		log_err("cannot drop capabilities: %s", strerror(errno));
+		cleanup(&r);
+		return EXIT_FAIL;
+	}
 	if (run(&r) < 0)
 		status = EXIT_FAIL;
 	/* The end of the traces (or a read error) leaves the last batch staged: it goes too. */

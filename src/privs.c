@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The capabilities each of replay's options needs; see privs.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "privs.h"
+#include "replay/caps.h"
+
+void privs_needed(const struct opts *o, uint64_t *need, uint64_t *want)
+{
+	bool xdp = o->method && !strcmp(o->method, "xdp");
+	bool autom = !o->method || !strcmp(o->method, "auto");
+
+	*need = 0;
+	*want = 0;
+	if (o->write_path || o->info || o->prep_cmd || !o->intf1)
+		return;
+	*need |= CAPS_NET_RAW;
+	if (xdp)
+		*need |= CAPS_NET_ADMIN | CAPS_BPF;
+	if (autom && o->qdisc_bypass)
+		*want |= CAPS_NET_ADMIN | CAPS_BPF;
+	if (o->rt_priority)
+		*want |= CAPS_SYS_NICE | CAPS_IPC_LOCK;
+}
+
+int privs_acquire(const struct opts *o, char *err, size_t len)
+{
+	uint64_t need, want, eff, perm;
+	char why[128];
+	int rc;
+
+	privs_needed(o, &need, &want);
+	if (o->intf1 && !o->write_path)
+		snprintf(why, sizeof(why), "sending on %s%s%s", o->intf1, o->method ? " with --method " : "",
+			 o->method ? o->method : "");
+	else
+		snprintf(why, sizeof(why), "this run");
+	if ((rc = caps_require(need, "replay", why, err, len)) < 0)
+		return rc;
+	if ((rc = caps_get(&eff, &perm)) < 0) {
+		snprintf(err, len, "cannot read the process's capabilities: %s", strerror(-rc));
+		return rc;
+	}
+	/*
+	 * What can be used of the wanted ones is raised too.  Nothing is dropped yet: root
+	 * opens its output files with the rights it was started with (cap_dac_override).
+	 */
+	return caps_require(want & perm, "replay", why, err, len);
+}
+
+int privs_release(void)
+{
+	return caps_drop(0);
+}
