@@ -96,4 +96,11 @@ fuzz_all build-fuzz "$([ "${CI:-}" = true ] && echo 60 || echo 10)"
 log "man pages"
 mandoc -Tlint -Wwarning man/*.1
 
+log "Debian package (build, lintian, install, run)"
+scripts/check-package.sh
+
+log "release tarball (meson dist: builds and runs the unit tests from it)"
+meson dist -C build --no-tests --allow-dirty --formats xztar >/dev/null
+scripts/check-dist.sh build/meson-dist/replay-*.tar.xz
+
 log "all tests passed"
