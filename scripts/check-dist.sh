@@ -11,7 +11,7 @@ dir=$(echo "$work"/*/)
 [ -f "$dir/meson.build" ] || { echo "check-dist: $tarball holds no meson.build" >&2; exit 1; }
 meson setup "$work/build" "$dir" -Dwerror=true >/dev/null
 ninja -C "$work/build" >/dev/null
-meson test -C "$work/build" --suite unit --print-errorlogs >"$work/test.log" 2>&1 ||
+meson test -C "$work/build" --suite unit --print-errorlogs --timeout-multiplier 4 >"$work/test.log" 2>&1 ||
 	{ cat "$work/test.log" >&2; echo "check-dist: unit tests fail from $(basename "$tarball")" >&2; exit 1; }
 grep -E "^(Ok|Fail):" "$work/test.log"
 echo "check-dist: $(basename "$tarball") builds and passes its unit tests"
