@@ -50,7 +50,14 @@ int privs_acquire(const struct opts *o, char *err, size_t len)
 	return caps_require(want & perm, "replay", why, err, len);
 }
 
-int privs_release(void)
+int privs_release(const char *method)
 {
+	/*
+	 * AF_XDP: closing the socket detaches the XDP program libxdp attached (netlink and
+	 * bpf(), cap_net_admin and cap_bpf, or cap_sys_admin before Linux 5.8).  Only these
+	 * are kept, and only where they are held already.
+	 */
+	if (method && !strcmp(method, "xdp"))
+		return caps_drop(CAPS_NET_ADMIN | CAPS_BPF | CAPS_BIT(21));
 	return caps_drop(0);
 }

@@ -29,7 +29,11 @@ void privs_needed(const struct opts *o, uint64_t *need, uint64_t *want);
  */
 int privs_acquire(const struct opts *o, char *err, size_t len);
 
-/* privs_release() - drop every capability: set-up is over, sending needs none. */
-int privs_release(void);
+/*
+ * privs_release() - set-up is over and sending on an open socket needs no
+ * capability: drop them all, except, for @method "xdp", those that closing it
+ * needs (libxdp detaches its XDP program then).  0 or -errno.
+ */
+int privs_release(const char *method);
 
 #endif

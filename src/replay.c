@@ -710,7 +710,7 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 	}
 
 	/* Set-up is over: sending on open sockets needs no capability; none is kept. */
-	if (hooks == &none && privs_release() < 0) {
+	if (hooks == &none && privs_release(tx_name(r.tx)) < 0) {
 		log_err("cannot drop capabilities: %s", strerror(errno));
 		cleanup(&r);
 		return EXIT_FAIL;
