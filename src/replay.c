@@ -674,7 +674,7 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		log_err("--method: no transmit method '%s' (built in: auto %s)", o->method, tx_methods());
 		return EXIT_USAGE;
 	}
-	/* The real program (not a test's hooks) checks, then narrows, its capabilities first. */
+	/* The real program (not a test's hooks): refuse now if a capability the run needs is missing. */
 	if (hooks == &none) {
 		char err[1024];
 
@@ -709,7 +709,7 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		return EXIT_FAIL;
 	}
 
-	/* Set-up is over: sending on open sockets needs no capability; none is kept. */
+	/* Set-up is over: sending on open sockets needs no capability (privs.h says what xdp keeps). */
 	if (hooks == &none && privs_release(tx_name(r.tx)) < 0) {
 		log_err("cannot drop capabilities: %s", strerror(errno));
 		cleanup(&r);
