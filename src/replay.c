@@ -674,7 +674,7 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		log_err("--method: no transmit method '%s' (built in: auto %s)", o->method, tx_methods());
 		return EXIT_USAGE;
 	}
-	/* The real program (not a test's hooks): refuse now if a capability the run needs is missing. */
+	/* The real program (not a test's hooks): refuse if a needed capability is missing. */
 	if (hooks == &none) {
 		char err[1024];
 
