@@ -13,6 +13,8 @@ PKGS=(
 	nftables # scripts/bench: a far-side packet counter
 	stress-ng # scripts/bench/timing.sh: the loaded variant
 	libxml2-utils # tests: xmllint checks replay-rx's SVG figures
+	# packaging (scripts/check-package.sh), running without root (t_caps), completions
+	debhelper dpkg-dev fakeroot lintian build-essential libcap2-bin zsh man-db
 )
 
 missing=()

@@ -69,6 +69,16 @@ fuzz_all() {
 	done
 }
 
+# Release builds compile with warnings as errors too, with both compilers: a warning
+# that appears only at -O3 (or without -O) fails here, not in a user's or packager's
+# build.  Compile only, in their own build directories.
+for cc in gcc clang; do
+	for bt in release plain; do
+		log "compile ($cc, --buildtype=$bt, -Werror)"
+		CC=$cc setup_build "build-$cc-$bt" --buildtype=$bt -Dwerror=true -Dtests=disabled
+	done
+done
+
 log "build (gcc, -Werror)"
 setup_build build -Dwerror=true
 run_suites build
@@ -88,5 +98,12 @@ fuzz_all build-fuzz "$([ "${CI:-}" = true ] && echo 60 || echo 10)"
 
 log "man pages"
 mandoc -Tlint -Wwarning man/*.1
+
+log "Debian package (build, lintian, install, run)"
+scripts/check-package.sh
+
+log "release tarball (meson dist: builds and runs the unit tests from it)"
+meson dist -C build --no-tests --allow-dirty --formats xztar >/dev/null
+scripts/check-dist.sh build/meson-dist/replay-*.tar.xz
 
 log "all tests passed"

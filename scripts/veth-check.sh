@@ -29,8 +29,8 @@ Setup and output:
   --json FILE                keep replay-rx's JSON report in FILE
   --plot DIR                 draw replay-rx's figures into DIR
   -h, --help                 this help
-Environment: REPLAY, REPLAY_RX name the programs (default: build/ beside this
-script, then PATH).  Exit status: 0 passed, 1 failed, 2 usage error.
+Environment: REPLAY, REPLAY_RX name the programs (default: this script's own
+directory, then build/ beside it, then PATH).  Exit status: 0 passed, 1 failed, 2 usage error.
 EOF
 }
 
@@ -62,6 +62,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 find_prog() { # NAME: $NAME from the environment, the build directory, or PATH
 	local var=$1 name=$2
 	if [ -n "${!var:-}" ]; then echo "${!var}"
+	elif [ -x "$(dirname "$0")/$name" ]; then echo "$(dirname "$0")/$name" # installed beside them
 	elif [ -x "$here/build/$name" ]; then echo "$here/build/$name"
 	elif command -v "$name" >/dev/null; then command -v "$name"
 	else die "cannot find $name: build it (meson setup build && ninja -C build) or set $var"

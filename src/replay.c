@@ -30,7 +30,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "privs.h"
 #include "replay.h"
+#include "replay/caps.h"
 #include "replay/compiler.h"
 #include "replay/checks.h"
 #include "replay/edit.h"
@@ -606,6 +608,12 @@ static void realtime(struct replay *r, struct sched_cfg *scfg)
 	rt_setup(&rt, &r->o->rt);
 	for (int i = 0; i < rt.nwarn; i++)
 		log_warn("%s", rt.warn[i]);
+	if (r->o->rt.priority && (!rt.fifo || !rt.locked)) {
+		char hint[512];
+
+		if (*caps_hint(!rt.fifo ? CAPS_SYS_NICE : CAPS_IPC_LOCK, hint, sizeof(hint)))
+			log_warn("--rt-priority: %s", hint);
+	}
 	scfg->busy_max_permille = rt.busy_max_permille;
 	log_info("real time: %s%s%s%s", rt.fifo ? "SCHED_FIFO" : "SCHED_OTHER",
 		 rt.pinned ? ", pinned" : "", rt.locked ? ", memory locked" : "",
@@ -686,6 +694,15 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 	scfg.stop = stop;
 	if (!hooks)
 		hooks = &none;
+	/* The real program (not a test's hooks): refuse if a needed capability is missing. */
+	if (hooks == &none) {
+		char err[1024];
+
+		if (privs_acquire(o, err, sizeof(err)) < 0) {
+			log_err("%s", err);
+			return EXIT_FAIL;
+		}
+	}
 	stats_init(&r.st);
 	if (check_paths(o) < 0)
 		return EXIT_FAIL;
@@ -719,6 +736,12 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 
 	if (!o->tx.path && !hooks->tx_ops)
 		ifcheck_begin(&r.ifc, r.tx->dev);
+	/* Set-up is over: sending on open sockets needs no capability (privs.h says what xdp keeps). */
+	if (hooks == &none && privs_release(tx_name(r.tx)) < 0) {
+		log_err("cannot drop capabilities: %s", strerror(errno));
+		cleanup(&r);
+		return EXIT_FAIL;
+	}
 	if (stopped)
 		r.st.start_ns = sched_now(&r.sched);
 	else if (run(&r) < 0)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "replay/caps.h"
 #include "replay/log.h"
 #include "replay/outfile.h"
 #include "replay/pkt_id.h"
@@ -174,6 +175,30 @@ static int prepare(struct rx *x)
 	return 0;
 }
 
+/*
+ * Capturing on an interface needs cap_net_raw (the packet socket) and, with
+ * --hw-timestamps, cap_net_admin (SIOCSHWTSTAMP, set at start and restored at
+ * close).  Before prepare() (@before): refuse without them, naming them; after
+ * it (files and socket open): drop all but what closing needs, before the first frame.
+ */
+static int privs(struct rx *x, bool before)
+{
+	uint64_t need = 0;
+	char why[128];
+	int rc;
+
+	if (x->o->intf)
+		need = CAPS_NET_RAW | (x->o->hw_ts ? CAPS_NET_ADMIN : 0);
+	if (!before) {
+		if ((rc = caps_drop(x->o->hw_ts ? CAPS_NET_ADMIN : 0)) < 0)
+			snprintf(x->err, sizeof(x->err), "cannot drop capabilities: %s", strerror(-rc));
+		return rc;
+	}
+	snprintf(why, sizeof(why), "capturing on %s%s", x->o->intf ? x->o->intf : "",
+		 x->o->hw_ts ? " with --hw-timestamps" : "");
+	return caps_require(need, "replay-rx", why, x->err, sizeof(x->err));
+}
+
 /* After the capture: the sender has finished writing it. */
 static int load_send_log(struct rx *x)
 {
@@ -272,12 +297,14 @@ static int rx_run(const struct rx_opts *o)
 	struct rx x = { .o = o, .json_out = OUTFILE_INIT };
 	int status = RX_EXIT_FAIL, rc;
 
+	if (privs(&x, true) < 0)
+		goto out;
 	if (prepare(&x) < 0) {
 		if (x.usage)
 			status = RX_EXIT_USAGE;
 		goto out;
 	}
-	if (receive(&x) < 0)
+	if (privs(&x, false) < 0 || receive(&x) < 0)
 		goto out;
 	rx_capture_close(x.cap);
 	x.cap = NULL;

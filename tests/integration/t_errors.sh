@@ -143,7 +143,8 @@ test_interface_errors() {
 	ip -n "$NS_A" link set down0 up
 	expect_fail 1 "^replay: down0: interface is up but has no carrier" in_a "$REPLAY" -i down0 "$TRACES/dns.pcap"
 	ip -n "$NS_A" link del down0
-	expect_fail 1 "^replay: $IF_A: cannot open a packet socket: permission denied \(needs root or CAP_NET_RAW\)$" \
+	# Issue 18: refused before anything is opened, naming the capability and the setcap command.
+	expect_fail 1 "^replay: sending on $IF_A needs cap_net_raw, which this process does not have: run as root, or grant it once \(as root\): setcap cap_net_raw=ep $REPLAY$" \
 		in_a setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
 		"$REPLAY" -i "$IF_A" "$TRACES/dns.pcap"
 }

@@ -269,7 +269,8 @@ test_rx_errors() {
 	expect_fail 2 "^replay-rx: --filter 'udp port': " in_b "$REPLAY_RX" -i "$IF_B" --filter "udp port"
 	expect_fail 1 "^replay-rx: /nonexistent/ref.pcap: " in_b "$REPLAY_RX" -i "$IF_B" -R /nonexistent/ref.pcap
 	expect_fail 1 "^replay-rx: $IF_B: no hardware receive timestamps" in_b "$REPLAY_RX" -i "$IF_B" --hw-timestamps
-	expect_fail 1 "^replay-rx: $IF_B: cannot open a packet socket: permission denied \(needs root or CAP_NET_RAW\)$" \
+	# Issue 18: refused before anything is opened, naming the capability and the setcap command.
+	expect_fail 1 "^replay-rx: capturing on $IF_B needs cap_net_raw, which this process does not have: run as root, or grant it once \(as root\): setcap cap_net_raw=ep $REPLAY_RX$" \
 		in_b setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$REPLAY_RX" -i "$IF_B"
 	# Outputs are checked before the capture starts: no "listening", no wait.
 	expect_fail 1 "^replay-rx: /nonexistent/r.json: cannot write the report" \

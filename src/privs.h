@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Which capabilities a replay run needs, from its options (replay/caps.h has
+ * the mechanism).  replay_main() calls privs_acquire() before it opens
+ * anything and privs_release() once, just before the first packet.
+ *
+ *   -i IF (any method)          cap_net_raw   socket(AF_PACKET) or socket(AF_XDP)
+ *   --method xdp                cap_net_admin, cap_bpf: attach the XDP program
+ *   --qdisc-bypass, auto        cap_net_admin, cap_bpf if granted: lets auto try xdp
+ *   --rt-priority N             cap_sys_nice (SCHED_FIFO), cap_ipc_lock (mlockall);
+ *                               or RLIMIT_RTPRIO / RLIMIT_MEMLOCK high enough
+ *   --cpu N, -w FILE, --info    none
+ */
+#ifndef REPLAY_PRIVS_H
+#define REPLAY_PRIVS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replay/opts.h"
+
+/* privs_needed() - capabilities the run cannot do without (*@need) and can use (*@want). */
+void privs_needed(const struct opts *o, uint64_t *need, uint64_t *want);
+
+/*
+ * privs_acquire() - refuse the run if a needed capability is missing (the
+ * reason and the setcap command in @err, -EPERM); otherwise make what the
+ * run needs or can use effective (a file granted "=p").
+ */
+int privs_acquire(const struct opts *o, char *err, size_t len);
+
+/*
+ * privs_release() - set-up is over and sending on an open socket needs no
+ * capability: drop them all, except, for @method "xdp", those that closing it
+ * needs (libxdp detaches its XDP program then).  0 or -errno.
+ */
+int privs_release(const char *method);
+
+#endif

@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Running without root: replay and replay-rx as an unprivileged user (setpriv
+# --reuid/--regid), given file capabilities on copies of the binaries.  Without
+# them each refuses in one line naming the capability and the setcap command;
+# with them the frames cross the veth pair exactly, and once sending (or
+# capturing) has started the process holds no capability at all (CapEff and
+# CapPrm in /proc/PID/status are 0).
+. "$(dirname "$0")/lib.sh"
+: "${GENTRACE:?}"
+
+NOBODY=65534
+
+# as_user CMD...: CMD in namespace A as uid/gid 65534, no supplementary groups.
+as_user_in() {
+	local ns=$1
+	shift
+	ip netns exec "$ns" setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$@"
+}
+
+# A directory the user can read, holding copies of both programs: plain ones
+# and ones granted cap_net_raw (the file capabilities a package would set).
+setup_bins() {
+	command -v setcap >/dev/null || die "setcap is not installed (libcap2-bin; scripts/deps.sh)"
+	command -v setpriv >/dev/null || die "setpriv is not installed (util-linux)"
+	chmod 755 "$WORK"
+	mkdir -p "$WORK/plain" "$WORK/cap"
+	cp "$REPLAY" "$REPLAY_RX" "$WORK/plain/"
+	cp "$REPLAY" "$REPLAY_RX" "$WORK/cap/"
+	setcap cap_net_raw=ep "$WORK/cap/replay"
+	setcap cap_net_raw=ep "$WORK/cap/replay-rx"
+	getcap "$WORK/cap/replay" | grep -q cap_net_raw || die "setcap did not take on $WORK (no xattrs?)"
+	"$GENTRACE" udp -o "$WORK/t.pcap" --count 400 --gap-us 5000 >/dev/null
+	chmod 644 "$WORK/t.pcap"
+	mkdir "$WORK/user"
+	chown $NOBODY:$NOBODY "$WORK/user"
+}
+
+# status_caps PID: "CapEff CapPrm" of a running process, in hex.
+status_caps() {
+	awk '/^CapEff:/ { e = $2 } /^CapPrm:/ { p = $2 } END { print e, p }' "/proc/$1/status"
+}
+
+test_refusal_without_caps() {
+	expect_fail 1 "^replay: sending on $IF_A needs cap_net_raw, which this process does not have: run as root, or grant it once \(as root\): setcap cap_net_raw=ep $WORK/plain/replay$" \
+		as_user_in "$NS_A" "$WORK/plain/replay" -i "$IF_A" "$WORK/t.pcap"
+	expect_fail 1 "^replay-rx: capturing on $IF_B needs cap_net_raw, which this process does not have: .*setcap cap_net_raw=ep $WORK/plain/replay-rx$" \
+		as_user_in "$NS_B" "$WORK/plain/replay-rx" -i "$IF_B" --count 1
+	# XDP attaches a program: it needs more than cap_net_raw, and says which.
+	expect_fail 1 "needs cap_net_admin,cap_bpf, which this process does not have: .*setcap cap_net_raw,cap_net_admin,cap_bpf=ep $WORK/cap/replay$" \
+		as_user_in "$NS_A" "$WORK/cap/replay" -i "$IF_A" --method xdp "$WORK/t.pcap"
+	# Nothing went out.
+	[ "$(ifstat "$NS_B" "$IF_B" rx_packets)" = 0 ] || die "frames crossed although replay refused"
+	# A dry run needs nothing.
+	as_user_in "$NS_A" "$WORK/plain/replay" -q -w /dev/null "$WORK/t.pcap" || die "a dry run as a user failed"
+}
+
+# check_dropped NAME PID: the process is running and holds no capability.
+check_dropped() {
+	local c
+	c=$(status_caps "$2")
+	[ "$c" = "0000000000000000 0000000000000000" ] ||
+		die "$1 holds capabilities while running: CapEff CapPrm = $c"
+	info "$1 (pid $2) while running: CapEff CapPrm = $c"
+}
+
+# run_as_user WHO: replay-rx and replay as WHO ("user" or "root"), the capabilities of
+# both checked mid-run, every frame accounted for on the far side.
+run_as() {
+	local who=$1 rx=("$WORK/cap/replay-rx") tx=("$WORK/cap/replay") pid before
+	if [ "$who" = user ]; then
+		rx=(setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "${rx[@]}")
+		tx=(setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "${tx[@]}")
+	fi
+	: >"$WORK/rx.err"
+	ip netns exec "$NS_B" "${rx[@]}" -i "$IF_B" --json "$WORK/user/rx-$who.json" \
+		>"$WORK/rx.out" 2>"$WORK/rx.err" &
+	CAP_PID=$!
+	RX_JSON="$WORK/user/rx-$who.json"
+	wait_listening "$CAP_PID" "$WORK/rx.err" replay-rx
+	check_dropped "replay-rx ($who)" "$CAP_PID"
+	before=$(ifstat "$NS_B" "$IF_B" rx_packets)
+	ip netns exec "$NS_A" "${tx[@]}" -q -i "$IF_A" --stats-json "$WORK/user/st-$who.json" \
+		"$WORK/t.pcap" 2>"$WORK/tx.err" &
+	pid=$!
+	# Sending has started once frames arrive; the run lasts 2 s.
+	for _ in $(seq 100); do
+		[ "$(ifstat "$NS_B" "$IF_B" rx_packets)" -gt "$before" ] && break
+		sleep 0.02
+	done
+	[ "$(ifstat "$NS_B" "$IF_B" rx_packets)" -gt "$before" ] || die "replay ($who) sent nothing: $(cat "$WORK/tx.err")"
+	check_dropped "replay ($who)" "$pid"
+	wait "$pid" || die "replay ($who) failed: $(cat "$WORK/tx.err")"
+	rx_stop
+	[ "$(json_get "$WORK/user/st-$who.json" packets_sent)" = 400 ] || die "replay ($who) sent $(json_get "$WORK/user/st-$who.json" packets_sent) of 400"
+	[ "$(json_get "$RX_JSON" received)" = 400 ] || die "replay-rx ($who) received $(json_get "$RX_JSON" received) of 400"
+}
+
+test_user_with_file_caps() {
+	run_as user
+}
+
+# Root drops its capabilities as well: it needs them no more than a user does.
+test_root_drops_too() {
+	run_as root
+}
+
+# --rt-priority without cap_sys_nice (and no RLIMIT_RTPRIO): a warning naming it and the command.
+test_rt_priority_hint() {
+	as_user_in "$NS_A" "$WORK/cap/replay" -q -w /dev/null "$WORK/t.pcap" 2>/dev/null ||
+		die "dry run failed"
+	as_user_in "$NS_A" "$WORK/cap/replay" --rt-priority 10 -t -i "$IF_A" --limit 1 "$WORK/t.pcap" \
+		>/dev/null 2>"$WORK/err" || die "replay --rt-priority as a user failed: $(cat "$WORK/err")"
+	grep -qE "^replay: warning: --rt-priority: cap_sys_nice is missing: run as root, or grant it once \(as root\): setcap cap_net_raw,cap_sys_nice=ep $WORK/cap/replay$" \
+		"$WORK/err" || die "no cap_sys_nice hint: $(cat "$WORK/err")"
+}
+
+require_root
+init_ns
+setup_bins
+run_tests test_refusal_without_caps test_user_with_file_caps test_root_drops_too test_rt_priority_hint
