@@ -24,6 +24,7 @@ struct comp_opt {
 	const char *name;    /* long name, without "--" */
 	int key;             /* short letter, or 0 */
 	const char *metavar; /* argument name; NULL = takes none */
+	char *words;         /* an enumerated value's "a|b|c" (metavar points to it), or NULL */
 	const char *help;    /* one line */
 };
 
@@ -59,7 +60,7 @@ static int collect(const char *prog, struct comp_prog *p)
 	if (!p->opts)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		p->opts[i] = (struct comp_opt){ t[i].name, t[i].key, t[i].metavar, t[i].help };
+		p->opts[i] = (struct comp_opt){ t[i].name, t[i].key, t[i].metavar, NULL, t[i].help };
 		/* An enumerated value completes to its module's names: "a|b|c". */
 		if (opt_def_arg(&t[i]) == OPT_ARG_ENUM && t[i].choices) {
 			char *w = NULL;
@@ -72,7 +73,7 @@ static int collect(const char *prog, struct comp_prog *p)
 				fprintf(m, "%s%s", e == t[i].choices ? "" : "|", e->name);
 			if (fclose(m) != 0)
 				return -ENOMEM;
-			p->opts[i].metavar = w;
+			p->opts[i].metavar = p->opts[i].words = w;
 		}
 	}
 	p->n = n;
@@ -281,6 +282,8 @@ int main(int argc, char **argv)
 		bash(&p, f);
 	else
 		zsh(&p, f);
+	for (size_t i = 0; i < p.n; i++)
+		free(p.opts[i].words);
 	free(p.opts);
 	if (fclose(f) != 0) {
 		fprintf(stderr, "gen-completion: %s: %s\n", argv[3], strerror(errno));
