@@ -50,12 +50,13 @@ static int put_word(FILE *f, uint32_t w)
 static uint32_t delay_word(uint64_t ns, bool *wide)
 {
 	*wide = false;
+	/* The coarsest unit that keeps the delay exact, as the text form writes it. */
+	if (ns && ns % 1000000 == 0 && ns / 1000000 <= IMPAIR_W_VALUE_MASK)
+		return (uint32_t)(ns / 1000000) | 2u << IMPAIR_W_UNIT_SHIFT;
+	if (ns && ns % 1000 == 0 && ns / 1000 <= IMPAIR_W_VALUE_MASK)
+		return (uint32_t)(ns / 1000) | 1u << IMPAIR_W_UNIT_SHIFT;
 	if (ns <= IMPAIR_W_VALUE_MASK)
 		return (uint32_t)ns;
-	if (ns % 1000 == 0 && ns / 1000 <= IMPAIR_W_VALUE_MASK)
-		return (uint32_t)(ns / 1000) | 1u << IMPAIR_W_UNIT_SHIFT;
-	if (ns % 1000000 == 0 && ns / 1000000 <= IMPAIR_W_VALUE_MASK)
-		return (uint32_t)(ns / 1000000) | 2u << IMPAIR_W_UNIT_SHIFT;
 	*wide = true;
 	return IMPAIR_W_UNIT_WIDE << IMPAIR_W_UNIT_SHIFT;
 }
