@@ -5,7 +5,7 @@
 # the canonical one, and bad input fails with one line naming the file, line
 # and column, exit 1, and no output left behind (nor an old one clobbered).
 set -euo pipefail
-: "${REPLAY:?}"
+: "${REPLAY:?}" "${IMPAIR_MAN:?}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -71,4 +71,10 @@ rc=0; "$REPLAY" impair convert canon.txt 2>/dev/null || rc=$?
 rc=0; "$REPLAY" impair frobnicate 2>/dev/null || rc=$?
 [ $rc -eq 2 ] || fail "unknown subcommand: exit $rc, not 2"
 "$REPLAY" impair --help | grep -q "replay impair convert IN OUT" || fail "impair --help"
+
+# The example trace of replay-impair(5) is a valid trace.
+awk '/^A hand-written trace:/ { on = 1; next } on && /^\.Bd/ { inb = 1; next }
+     inb && /^\.Ed/ { exit } inb { print }' "$IMPAIR_MAN" >example.txt
+[ "$(grep -vc '^#' example.txt)" -eq 5 ] || fail "the man page example was not found: $(cat example.txt)"
+"$REPLAY" impair convert example.txt example.bin || fail "the man page example does not convert"
 echo "ok"
