@@ -182,8 +182,12 @@ uint32_t impair_corrupt_apply(struct impair *im, const struct impair_action *a, 
 				im->st.corrupt_outside++;
 				break;
 			}
-			/* K independent single-bit errors, uniform over the frame. */
-			for (uint32_t k = 0; k < c->pos; k++) {
+			/*
+			 * K independent single-bit errors, uniform over the frame; at
+			 * most one draw per bit of the frame, so that a huge K costs
+			 * no more per packet than the frame's size.
+			 */
+			for (uint64_t k = 0; k < c->pos && k < nbits; k++) {
 				uint64_t b = (uint64_t)(((unsigned __int128)rnd(&im->rng) * nbits) >> 64);
 
 				buf[b / 8] ^= (uint8_t)(0x80u >> (b % 8));
