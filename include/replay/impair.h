@@ -202,10 +202,12 @@ int impair_next(struct impair *im, const uint8_t *frame, uint32_t len, struct im
 
 /*
  * impair_corrupt_apply() - apply @a's corruptions to @buf[0..@len): bits and
- * bytes beyond the end are skipped (and counted), "random K" inverts K bits
- * drawn uniformly from the frame.  Returns the number of bits inverted.
+ * bytes beyond the end are skipped (and counted), "random K" makes K
+ * independent draws of a bit, uniform over the frame, and inverts each (at
+ * most as many draws as the frame has bits, so the cost per packet is
+ * bounded by its size).  Returns the number of bits inverted.
  */
-uint32_t impair_corrupt_apply(struct impair *im, const struct impair_action *a, uint8_t *buf,
+uint64_t impair_corrupt_apply(struct impair *im, const struct impair_action *a, uint8_t *buf,
 			      size_t len);
 
 const struct impair_stats *impair_stats(const struct impair *im);

@@ -151,11 +151,11 @@ static uint64_t rnd(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-uint32_t impair_corrupt_apply(struct impair *im, const struct impair_action *a, uint8_t *buf,
+uint64_t impair_corrupt_apply(struct impair *im, const struct impair_action *a, uint8_t *buf,
 			      size_t len)
 {
 	uint64_t nbits = (uint64_t)len * 8;
-	uint32_t flipped = 0;
+	uint64_t flipped = 0;
 
 	for (unsigned i = 0; i < a->ncorrupt; i++) {
 		const struct impair_corrupt *c = &a->corrupt[i];

@@ -442,13 +442,16 @@ static void test_corrupt_bounds(void **state)
 	assert_int_equal(st->bits_flipped, 10);
 
 	/* Random bits stay inside the frame; an empty frame is counted outside. */
-	assert_int_equal(parse("corrupt random 1000"), 0);
+	assert_int_equal(parse("corrupt random 20"), 0);
 	memset(buf, 0, sizeof(buf));
-	assert_int_equal(impair_corrupt_apply(im, &act, buf, 3), 1000);
+	assert_int_equal(impair_corrupt_apply(im, &act, buf, 3), 20);
 	for (size_t i = 3; i < sizeof(buf); i++)
 		assert_int_equal(buf[i], 0);
 	assert_int_equal(impair_corrupt_apply(im, &act, buf, 0), 0);
 	assert_int_equal(st->corrupt_outside, 4);
+	/* A huge K costs no more draws than the frame has bits. */
+	assert_int_equal(parse("corrupt random 1073741823"), 0);
+	assert_int_equal(impair_corrupt_apply(im, &act, buf, 2), 16);
 	/* One random bit changes exactly one bit. */
 	assert_int_equal(parse("corrupt random 1"), 0);
 	memset(buf, 0, sizeof(buf));
