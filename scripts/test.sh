@@ -97,7 +97,7 @@ ASAN_OPTIONS=detect_leaks=1 meson test -C build-fuzz --suite fuzz --print-errorl
 fuzz_all build-fuzz "$([ "${CI:-}" = true ] && echo 60 || echo 10)"
 
 log "man pages"
-mandoc -Tlint -Wwarning man/*.1
+mandoc -Tlint -Wwarning man/*.1 man/*.5
 
 log "Debian package (build, lintian, install, run)"
 scripts/check-package.sh

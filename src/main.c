@@ -22,6 +22,9 @@ int main(int argc, char **argv)
 	char err[512];
 
 	log_init("replay", LOG_LVL_WARN);
+	/* A tool for impairment traces with its own arguments (src/cmd_impair.c). */
+	if (argc > 1 && !strcmp(argv[1], "impair"))
+		return impair_main(argc - 1, argv + 1);
 	if (opts_parse(&o, argc, argv, err, sizeof(err)) < 0) {
 		log_err("%s", err);
 		return EXIT_USAGE;

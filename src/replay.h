@@ -30,6 +30,12 @@ int replay_main(const struct opts *o, volatile sig_atomic_t *stop);
 int prep_main(const struct opts *o);
 
 /*
+ * impair_main() - "replay impair convert IN OUT" (src/cmd_impair.c): @argv
+ * starts at "impair".  Returns the exit status.
+ */
+int impair_main(int argc, char **argv);
+
+/*
  * replay_info() - --info: describe each of @o's files on standard output.
  * Returns the exit status (EXIT_FAIL if any file could not be read whole).
  */

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Trace-driven impairment: one action per packet -- pass, drop, delay,
+ * duplicate, corrupt, or a combination -- read from an impairment trace, as
+ * in the netem trace extension (A. Keller, "Trace Control for Netem", ETH
+ * Zurich semester thesis SA-2006-15, 2006): a measured or computed trace of
+ * arbitrary length drives the emulator, with a repeat count, a default
+ * action once the trace is exhausted, and statistics that keep "no more
+ * data" (the default was used) apart from the actions applied.
+ *
+ * Two forms of a trace, told apart by the first bytes (man replay-impair(5)):
+ *
+ * Binary ("RPIM").  A 16-byte header, then a stream of 32-bit little-endian
+ * words.  Header: magic "RPIM", u16 version (1), u16 word size (4), u32
+ * flags (0), u32 reserved (0).  Each action is one base word, optionally
+ * followed by extension words:
+ *
+ *   base word   bits  0..25  delay value
+ *               bits 26..27  delay unit: 0 ns, 1 us, 2 ms, 3 wide (the
+ *                            value is 0 and two words follow: u64 ns, low first)
+ *               bit  28      DROP (nothing else may be set)
+ *               bit  29      EXT: an extension header word follows
+ *               bits 30..31  0 (reserved)
+ *   ext header  bits  0..7   N duplicates, bits 8..15 K corruptions,
+ *               bits 16..31  0.  Then N delay words (bits 0..27 as in the
+ *               base word, 28..31 zero; wide ones followed by their two
+ *               words), then K corruption words: bits 30..31 kind (0 bit,
+ *               1 byte, 2 random), bits 0..29 the bit number, byte number
+ *               or count of random bits.
+ *
+ * A pass or a plain delay of up to 2^26-1 ns/us/ms -- nearly every action
+ * of a measured trace -- is one 32-bit word, as in the thesis' format; only
+ * the actions that need positions or copies are wider.  Delays are at most
+ * IMPAIR_DELAY_MAX.  Bits are numbered from the most significant bit of
+ * byte 0 (network order, as in RFC diagrams); a byte corruption inverts all
+ * eight bits of that byte.
+ *
+ * Text.  One action per line, '#' starts a comment, blank lines are
+ * skipped.  A line is "pass", "drop", or any combination of
+ *   delay D[ns|us|ms|s]               (no unit: ns)
+ *   dup N [D...]                      (N copies; a copy without a delay
+ *                                      gets the packet's own delay)
+ *   corrupt {bit[s] L | byte[s] L | random K}...   (L = P[,P...])
+ * with at most one delay and one dup per line.  Errors name the line and
+ * column.  impair_write() writes the canonical text: "pass", "drop", or
+ * "delay", "dup" with every copy's delay, "corrupt" in that order, a delay
+ * in the largest unit that keeps it exact.
+ *
+ * Readers stream: a buffered read() of a fixed-size window (bounded memory
+ * for any length) and, for --impair-repeat, a seek back to the first action.
+ * Nothing on the per-packet path allocates.
+ */
+#ifndef REPLAY_IMPAIR_H
+#define REPLAY_IMPAIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define IMPAIR_MAGIC "RPIM"
+#define IMPAIR_VERSION 1
+#define IMPAIR_HDR_LEN 16
+#define IMPAIR_MAX_DUP 255
+#define IMPAIR_MAX_CORRUPT 255
+#define IMPAIR_DELAY_MAX (3600ULL * 1000000000ULL) /* one hour, in ns */
+#define IMPAIR_POS_MAX ((1U << 30) - 1)             /* bit/byte number, random count */
+#define IMPAIR_LINE_MAX 4096                        /* text form: longest line */
+
+enum impair_fmt { IMPAIR_FMT_BIN, IMPAIR_FMT_TEXT };
+
+enum impair_corrupt_kind { IMPAIR_CORRUPT_BIT, IMPAIR_CORRUPT_BYTE, IMPAIR_CORRUPT_RANDOM };
+
+struct impair_corrupt {
+	enum impair_corrupt_kind kind;
+	uint32_t pos; /* bit number, byte number, or number of random bits */
+};
+
+/* Where the action came from: the trace, or the default once it ran out. */
+enum impair_src { IMPAIR_SRC_TRACE, IMPAIR_SRC_DEFAULT };
+
+/*
+ * One packet's action.  delay_ns is added to the packet's deadline; each of
+ * the ndup copies is sent dup_delay_ns[i] after the packet's undelayed
+ * deadline (a copy is an exact copy of the frame before corruption); the
+ * corruptions apply to the original only.  drop excludes everything else.
+ */
+struct impair_action {
+	bool drop;
+	uint8_t ndup, ncorrupt;
+	enum impair_src src;
+	uint64_t delay_ns;
+	uint64_t dup_delay_ns[IMPAIR_MAX_DUP];
+	struct impair_corrupt corrupt[IMPAIR_MAX_CORRUPT];
+};
+
+/* impair_action_pass() - set @a to "pass" (no drop, delay, copies or corruption). */
+void impair_action_pass(struct impair_action *a);
+
+/*
+ * impair_action_parse() - parse one line of the text form (no newline) into
+ * @a.  0, or -EINVAL with "column C: reason" in @err.  Used for
+ * --impair-default ACTION, too.
+ */
+int impair_action_parse(const char *line, struct impair_action *a, char *err, size_t errlen);
+
+/* ---- the stream reader ---------------------------------------------------- */
+
+struct impair_reader;
+
+/*
+ * impair_reader_open() - open @path (binary or text, by its first bytes) for
+ * streaming.  Sets *@rp even on failure (unless memory ran out) so that
+ * impair_reader_strerror() says why.  0 or -errno.
+ */
+int impair_reader_open(struct impair_reader **rp, const char *path);
+
+/*
+ * impair_reader_next() - the next action: 1, 0 at the end, or -errno with
+ * impair_reader_strerror() naming the file and the line and column (text)
+ * or the word's offset (binary).
+ */
+int impair_reader_next(struct impair_reader *r, struct impair_action *a);
+
+/* impair_reader_rewind() - back to the first action; 0 or -errno. */
+int impair_reader_rewind(struct impair_reader *r);
+
+enum impair_fmt impair_reader_fmt(const struct impair_reader *r);
+const char *impair_reader_strerror(const struct impair_reader *r);
+void impair_reader_close(struct impair_reader *r);
+
+/* ---- writers --------------------------------------------------------------- */
+
+/* impair_write_header() - the binary header (nothing for text).  0 or -errno. */
+int impair_write_header(FILE *f, enum impair_fmt fmt);
+
+/*
+ * impair_write() - one action, binary or canonical text (with newline).
+ * -EINVAL for an action no trace can hold (a delay above IMPAIR_DELAY_MAX, a
+ * drop with anything else, a position above IMPAIR_POS_MAX); -EIO on a write error.
+ */
+int impair_write(FILE *f, enum impair_fmt fmt, const struct impair_action *a);
+
+/*
+ * impair_convert() - read @in whole and write it to @out in the other form,
+ * through outfile (checked against the input, committed only when every
+ * action was read and written).  0 or -errno with a one-line reason in @err
+ * naming the file and line.  *@nactions gets the count converted.
+ */
+int impair_convert(const char *in, const char *out, uint64_t *nactions, char *err,
+		   size_t errlen);
+
+/* ---- the engine ------------------------------------------------------------ */
+
+/* What happens once the trace is exhausted (after @repeat passes). */
+struct impair_cfg {
+	const char *path;     /* the trace, binary or text */
+	const char *filter;   /* --impair-flow: a libpcap filter; NULL = every packet */
+	uint64_t repeat;      /* passes over the trace; 0 = forever */
+	struct impair_action dflt; /* once exhausted: "pass", "drop" or any action */
+	uint64_t seed;        /* for "corrupt random K" */
+};
+
+/*
+ * Statistics.  from_default counts the seed thesis' "no valid data" (the
+ * trace ran out and the default was used), kept apart from the actions
+ * taken from the trace.  Packets that could not be sent by their impaired
+ * deadline ("late", the thesis' buffer underrun) are the send loop's count.
+ */
+struct impair_stats {
+	uint64_t actions;      /* actions handed out = from_trace + from_default */
+	uint64_t from_trace, from_default;
+	uint64_t passes;       /* complete passes over the trace */
+	uint64_t passed;       /* actions that were plain "pass" */
+	uint64_t dropped;      /* drop actions */
+	uint64_t delayed;      /* actions with delay_ns > 0 */
+	uint64_t duplicated;   /* actions with at least one copy */
+	uint64_t copies;       /* copies asked for in all */
+	uint64_t corrupted;    /* frames impair_corrupt_apply() changed */
+	uint64_t bits_flipped; /* bits it inverted in all */
+	uint64_t corrupt_outside; /* corruptions beyond the frame's end, skipped */
+};
+
+struct impair;
+
+/*
+ * impair_open() - hold @n impairment traces, each with its filter.  This
+ * version takes one, without filter (-ENOTSUP otherwise, with a reason).
+ * Opens and checks the first action of each trace now, so a bad trace fails
+ * before the run.  0, or -errno with a one-line reason in @err.
+ */
+int impair_open(struct impair **ip, const struct impair_cfg *cfg, size_t n, char *err,
+		size_t errlen);
+
+/*
+ * impair_next() - the action for the next packet (@frame, @len: for the
+ * per-flow filters).  1 with @a filled (a->src tells trace from default), 0
+ * when the packet belongs to no impaired flow (send it untouched), or
+ * -errno when the trace could not be read (impair_strerror() says where).
+ */
+int impair_next(struct impair *im, const uint8_t *frame, uint32_t len, struct impair_action *a);
+
+/*
+ * impair_corrupt_apply() - apply @a's corruptions to @buf[0..@len): bits and
+ * bytes beyond the end are skipped (and counted), "random K" makes K
+ * independent draws of a bit, uniform over the frame, and inverts each (at
+ * most as many draws as the frame has bits, so the cost per packet is
+ * bounded by its size).  Returns the number of bits inverted.
+ */
+uint64_t impair_corrupt_apply(struct impair *im, const struct impair_action *a, uint8_t *buf,
+			      size_t len);
+
+const struct impair_stats *impair_stats(const struct impair *im);
+const char *impair_strerror(const struct impair *im);
+void impair_close(struct impair *im);
+
+#endif
