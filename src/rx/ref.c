@@ -18,7 +18,7 @@
 static int grow(struct rx_ref *r, size_t cap)
 {
 	uint64_t *id, *ts, *recno;
-	uint32_t *len;
+	uint32_t *len, *flow;
 
 	if (!(id = realloc(r->id, cap * sizeof(*id))))
 		return -ENOMEM;
@@ -32,6 +32,9 @@ static int grow(struct rx_ref *r, size_t cap)
 	if (!(len = realloc(r->len, cap * sizeof(*len))))
 		return -ENOMEM;
 	r->len = len;
+	if (!(flow = realloc(r->flow, cap * sizeof(*flow))))
+		return -ENOMEM;
+	r->flow = flow;
 	return 0;
 }
 
@@ -40,7 +43,9 @@ int rx_ref_load(struct rx_ref *r, const char *path, uint32_t id_bytes, size_t ma
 {
 	size_t cap = 0, max = (max_bytes ? max_bytes : rx_mem_cap()) / RX_REF_PACKET_BYTES;
 	struct trace *t;
+	struct rx_flow_key key;
 	struct pkt p;
+	int64_t flow;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -84,6 +89,14 @@ int rx_ref_load(struct rx_ref *r, const char *path, uint32_t id_bytes, size_t ma
 		r->ts_ns[r->n] = p.ts_ns;
 		r->recno[r->n] = p.recno;
 		r->len[r->n] = p.caplen;
+		rx_flow_parse(p.data, p.caplen, &key);
+		if ((flow = rx_flowtab_add(&r->flows, &key)) < 0) {
+			snprintf(err, errlen, "%s: out of memory at record %llu", path,
+				 (unsigned long long)p.recno);
+			rc = -ENOMEM;
+			goto out;
+		}
+		r->flow[r->n] = (uint32_t)flow;
 		r->n++;
 	}
 	if (rc < 0)
@@ -101,7 +114,9 @@ void rx_ref_free(struct rx_ref *r)
 	free(r->ts_ns);
 	free(r->recno);
 	free(r->len);
+	free(r->flow);
+	rx_flowtab_free(&r->flows);
 	r->id = r->ts_ns = r->recno = NULL;
-	r->len = NULL;
+	r->len = r->flow = NULL;
 	r->n = 0;
 }

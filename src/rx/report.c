@@ -64,16 +64,17 @@ static const char *ts_source(const struct rx_result *r, const struct rx_source *
 
 static void dist_row(FILE *f, const char *name, const struct rx_dist *d, bool sign)
 {
-	char v[6][24];
+	char v[7][24];
 
 	if (!d->count) {
 		fprintf(f, "  %-18s (none)\n", name);
 		return;
 	}
-	fprintf(f, "  %-18s %11s %11s %11s %11s %11s %11s\n", name,
+	fprintf(f, "  %-18s %11s %11s %11s %11s %11s %11s %11s\n", name,
 		fmt_ns(v[0], 24, (double)d->p50, sign), fmt_ns(v[1], 24, (double)d->p90, sign),
 		fmt_ns(v[2], 24, (double)d->p99, sign), fmt_ns(v[3], 24, (double)d->p999, sign),
-		fmt_ns(v[4], 24, (double)d->max, sign), fmt_ns(v[5], 24, d->mean, sign));
+		fmt_ns(v[4], 24, (double)d->max, sign), fmt_ns(v[5], 24, d->mean, sign),
+		fmt_ns(v[6], 24, d->stddev, false));
 }
 
 static void list_line(FILE *f, const char *what, const struct rx_result *r, int which)
@@ -117,12 +118,15 @@ void rx_report_print(const struct rx_result *r, const struct rx_source *src, FIL
 			   ", reordered %" PRIu64 ", foreign %" PRIu64 "\n",
 			r->matched, r->ref_packets ? 100.0 * (double)r->matched / (double)r->ref_packets : 100.0,
 			r->lost, r->dup, r->reordered, r->foreign);
+		if (r->lost)
+			fprintf(f, "  loss: %.6f %% of the packets, %" PRIu64 " bytes (%.6f %% of the bytes)\n",
+				100.0 * r->loss_ratio, r->bytes_lost, 100.0 * r->bytes_loss_ratio);
 		list_line(f, "lost records", r, RX_K_MAX);
 		list_line(f, "duplicated records", r, RX_K_DUP);
 		list_line(f, "reordered records", r, RX_K_REORDERED);
 		list_line(f, "foreign frames (arrival order)", r, RX_K_FOREIGN);
 	}
-	fprintf(f, "Timing:                    p50         p90         p99       p99.9         max        mean\n");
+	fprintf(f, "Timing:                    p50         p90         p99       p99.9         max        mean      stddev\n");
 	dist_row(f, "inter-arrival", &r->gap, false);
 	if (r->have_ref) {
 		dist_row(f, "error (signed)", &r->gap_err, true);
@@ -171,9 +175,10 @@ static void json_dist(FILE *f, const char *p, const struct rx_dist *d)
 	fprintf(f,
 		",\"%s_count\":%" PRIu64 ",\"%s_min_ns\":%" PRId64 ",\"%s_p50_ns\":%" PRId64
 		",\"%s_p90_ns\":%" PRId64 ",\"%s_p99_ns\":%" PRId64 ",\"%s_p999_ns\":%" PRId64
-		",\"%s_max_ns\":%" PRId64 ",\"%s_mean_ns\":%.1f",
+		",\"%s_max_ns\":%" PRId64 ",\"%s_mean_ns\":%.1f,\"%s_stddev_ns\":%.1f"
+		",\"%s_variance_ns2\":%.1f",
 		p, d->count, p, d->min, p, d->p50, p, d->p90, p, d->p99, p, d->p999, p, d->max, p,
-		d->mean);
+		d->mean, p, d->stddev, p, d->variance);
 }
 
 static void json_list(FILE *f, const char *key, const struct rx_result *r, int which)
@@ -218,9 +223,10 @@ int rx_report_json(const struct rx_result *r, const struct rx_source *src, FILE 
 		fprintf(f,
 			",\"reference_packets\":%zu,\"reference_bytes\":%" PRIu64 ",\"matched\":%" PRIu64
 			",\"lost\":%" PRIu64 ",\"duplicated\":%" PRIu64 ",\"reordered\":%" PRIu64
-			",\"foreign\":%" PRIu64,
+			",\"foreign\":%" PRIu64 ",\"bytes_lost\":%" PRIu64 ",\"loss_ratio\":%.9f"
+			",\"bytes_loss_ratio\":%.9f",
 			r->ref_packets, r->bytes_expected, r->matched, r->lost, r->dup, r->reordered,
-			r->foreign);
+			r->foreign, r->bytes_lost, r->loss_ratio, r->bytes_loss_ratio);
 		json_list(f, "lost_records", r, RX_K_MAX);
 		json_list(f, "duplicated_records", r, RX_K_DUP);
 		json_list(f, "reordered_records", r, RX_K_REORDERED);

@@ -9,6 +9,8 @@
  *   sink.c     per frame: identity, compact record, -w pcap, stop on --count
  *   ref.c      the reference trace, loaded and identified
  *   match.c    identity index: which reference packet a frame is
+ *   flow.c     flows (5-tuple, or MAC pair and EtherType), --per-flow, the
+ *              kernel filter made from the reference's flows
  *   analyse.c  loss, duplicates, reordering, timing, jitter, latency
  *   report.c   the human table and --json
  *   plot.c     --plot: self-contained SVG figures
@@ -294,6 +296,52 @@ void rx_capture_close(struct rx_capture *c);
 int rx_offline_run(const char *path, const struct rx_filter *filter, struct rx_sink *sink,
 		   volatile sig_atomic_t *sig, char *err, size_t errlen);
 
+/* ---- flow.c: flows ---- */
+
+enum rx_flow_kind {
+	RX_FLOW_ETH, /* not IP: source and destination MAC, EtherType */
+	RX_FLOW_IP4,
+	RX_FLOW_IP6,
+};
+
+/*
+ * A flow: the 5-tuple of an IP packet (ports 0 for a protocol without them
+ * or a fragment after the first), or, for anything else, the MAC pair and
+ * the EtherType.  Outer VLAN tags (802.1Q, 802.1ad, up to two) are skipped;
+ * the outer VLAN ID is part of the key.
+ */
+struct rx_flow_key {
+	uint8_t kind;       /* enum rx_flow_kind */
+	uint8_t proto;      /* IP protocol (next header), 0 for RX_FLOW_ETH */
+	uint16_t ethertype; /* innermost EtherType (0x0800, 0x86dd for IP); < 0x600: an 802.3 length */
+	uint16_t sport, dport;
+	uint16_t vlan;      /* outer VLAN ID + 1, or 0 untagged */
+	uint8_t ports;      /* sport/dport are meaningful (TCP, UDP, SCTP, first fragment) */
+	uint8_t pad;
+	uint8_t src[16], dst[16]; /* IPv4: first 4 bytes; MAC: first 6 */
+};
+
+/* rx_flow_parse() - the flow of a frame of @caplen bytes at @data (Ethernet). */
+void rx_flow_parse(const uint8_t *data, uint32_t caplen, struct rx_flow_key *k);
+
+/* rx_flow_str() - @k in words ("udp 10.0.0.1:53 > 10.0.0.2:1024", "02:..:01 > 02:..:02 0x88b5"); returns @buf. */
+const char *rx_flow_str(const struct rx_flow_key *k, char *buf, size_t len);
+
+/* A set of distinct flows, numbered from 0 in order of insertion. */
+struct rx_flowtab {
+	size_t n;
+	struct rx_flow_key *key; /* n of them */
+	size_t cap;              /* room in key */
+	uint32_t *slot;          /* open addressing: index + 1, or 0 empty */
+	size_t nslots;           /* a power of two, > 2 n */
+};
+
+/* rx_flowtab_add() - the number of flow @k, added if new; -ENOMEM. */
+int64_t rx_flowtab_add(struct rx_flowtab *t, const struct rx_flow_key *k);
+
+/* rx_flowtab_free() - release; accepts a zeroed struct. */
+void rx_flowtab_free(struct rx_flowtab *t);
+
 /* ---- ref.c: the reference ---- */
 
 struct rx_ref {
@@ -303,6 +351,8 @@ struct rx_ref {
 	uint64_t *ts_ns;  /* trace timestamp, ns: the intended times */
 	uint64_t *recno;  /* record number in the file, from 1 */
 	uint32_t *len;    /* frame length as sent (captured bytes), bytes */
+	uint32_t *flow;   /* index into flows.key of each packet's flow */
+	struct rx_flowtab flows; /* the distinct flows, in order of first appearance */
 };
 
 /*
@@ -314,7 +364,7 @@ int rx_ref_load(struct rx_ref *r, const char *path, uint32_t id_bytes, size_t ma
 		char *err, size_t errlen);
 
 /* RX_REF_PACKET_BYTES - memory per reference packet (its four arrays). */
-#define RX_REF_PACKET_BYTES (3 * sizeof(uint64_t) + sizeof(uint32_t))
+#define RX_REF_PACKET_BYTES (3 * sizeof(uint64_t) + 2 * sizeof(uint32_t))
 
 /* rx_ref_free() - release; accepts a zeroed struct. */
 void rx_ref_free(struct rx_ref *r);
@@ -383,6 +433,8 @@ struct rx_dist {
 	int64_t min, max;
 	int64_t p50, p90, p99, p999; /* nearest rank: the smallest value with >= q of them at or below */
 	double mean;
+	double variance; /* population variance, ns^2: mean squared deviation from the mean (divides by count) */
+	double stddev;   /* its square root, ns */
 };
 
 /* rx_dist_of() - sorts @v (n values) in place and fills @d. */
@@ -405,6 +457,9 @@ struct rx_result {
 	uint64_t matched;   /* reference packets received at least once */
 	uint64_t lost, dup, reordered, foreign;
 	uint64_t bytes_expected; /* sum of the reference's frame lengths */
+	uint64_t bytes_lost;     /* sum of the lost packets' lengths */
+	double loss_ratio;       /* lost / ref_packets (0 for an empty reference) */
+	double bytes_loss_ratio; /* bytes_lost / bytes_expected (0 when that is 0) */
 	size_t nlist[RX_K_MAX + 1];            /* how many of each listed below (index RX_K_MAX: lost) */
 	uint64_t list[RX_K_MAX + 1][RX_LIST_MAX]; /* reference record numbers, first ones */
 	struct rx_dist gap_err;     /* actual minus intended gap, consecutive in-order frames, ns */
@@ -440,6 +495,43 @@ void rx_result_free(struct rx_result *res);
 
 /* rx_exact() - true when the run proves the replay: nothing lost, doubled, reordered, foreign, dropped. */
 bool rx_exact(const struct rx_result *res, const struct rx_kstats *k);
+
+/* ---- flow.c: per flow, and the filter from the reference ---- */
+
+/* The results of one flow (--per-flow), against the reference. */
+struct rx_flow_result {
+	uint32_t flow;        /* index into the reference's flows */
+	uint64_t packets;     /* reference packets of the flow */
+	uint64_t bytes;       /* their lengths */
+	uint64_t received;    /* frames that matched one of them, copies included */
+	uint64_t lost, bytes_lost;
+	uint64_t reordered;   /* within the flow (RFC 4737 over the flow's own packets) */
+	uint64_t dup;
+	struct rx_dist err;     /* inter-arrival error between the flow's consecutive in-order frames, ns */
+	struct rx_dist abs_err; /* its magnitude */
+	struct rx_dist latency; /* with a send log */
+};
+
+/*
+ * rx_flows_analyse() - per-flow results for every flow of @ref, from the
+ * frames' positions and kinds in @res (rx_analyse() with a reference) and
+ * their send times if any; *@out gets ref->flows.n results, sorted worst
+ * first: most lost, then largest p99 of |error|, then flow number.  0 or
+ * -ENOMEM.
+ */
+int rx_flows_analyse(struct rx_flow_result **out, const struct rx_result *res,
+		     const struct rx_recs *recs, const struct rx_ref *ref);
+
+/*
+ * rx_filter_for_ref() - a libpcap expression accepting the frames of
+ * @ref's flows: one term per flow when there are at most
+ * RX_AUTOFILTER_FLOWS, else one per pair of addresses and protocol (ports
+ * left out) when there are at most that many, else NULL (too many: no
+ * filter of our own).  NULL too when a frame is VLAN-tagged or 802.3-framed
+ * (not expressed exactly).  The string is malloc()ed; *@why says which case.
+ */
+#define RX_AUTOFILTER_FLOWS 64
+char *rx_filter_for_ref(const struct rx_ref *ref, const char **why);
 
 /* ---- report.c ---- */
 
