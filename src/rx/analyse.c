@@ -292,6 +292,9 @@ void rx_result_free(struct rx_result *res)
 	free(res->pos);
 	free(res->kind);
 	free(res->send_ns);
+	free(res->flows);
+	res->flows = NULL;
+	res->nflows = 0;
 	res->pos = NULL;
 	res->kind = NULL;
 	res->send_ns = NULL;

@@ -231,6 +231,8 @@ static int worse(const void *pa, const void *pb)
 		return a->lost > b->lost ? -1 : 1;
 	if (a->abs_err.p99 != b->abs_err.p99)
 		return a->abs_err.p99 > b->abs_err.p99 ? -1 : 1;
+	if (a->reordered + a->dup != b->reordered + b->dup)
+		return a->reordered + a->dup > b->reordered + b->dup ? -1 : 1;
 	return a->flow < b->flow ? -1 : a->flow > b->flow;
 }
 
@@ -245,8 +247,7 @@ static void prefix(size_t *start, size_t nflows)
 		start[f + 1] += start[f];
 }
 
-int rx_flows_analyse(struct rx_flow_result **out, const struct rx_result *res,
-		     const struct rx_recs *recs, const struct rx_ref *ref)
+int rx_flows_analyse(struct rx_result *res, const struct rx_recs *recs, const struct rx_ref *ref)
 {
 	size_t nf = ref->flows.n, n = recs->n, m = n ? n : 1;
 	struct rx_flow_result *fr = calloc(nf ? nf : 1, sizeof(*fr));
@@ -259,7 +260,6 @@ int rx_flows_analyse(struct rx_flow_result **out, const struct rx_result *res,
 	bool *has_err = calloc(m, sizeof(*has_err));
 	int rc = -ENOMEM;
 
-	*out = NULL;
 	if (!fr || !next || !prev || !es || !ls || !ef || !lf || !ev || !av || !lv || !kerr ||
 	    !has_err)
 		goto out;
@@ -339,7 +339,10 @@ int rx_flows_analyse(struct rx_flow_result **out, const struct rx_result *res,
 		free(got);
 	}
 	qsort(fr, nf, sizeof(*fr), worse);
-	*out = fr;
+	free(res->flows);
+	res->flows = fr;
+	res->nflows = nf;
+	res->flow_keys = ref->flows.key;
 	fr = NULL;
 	rc = 0;
 out:

@@ -158,6 +158,7 @@ static int prepare(struct rx *x)
 		.snaplen = (uint32_t)o->snaplen,
 		.id_bytes = id_bytes,
 		.softnet_drops = -1,
+		.worst = o->worst == RX_WORST_UNSET ? RX_WORST_DEFAULT : (size_t)o->worst,
 	};
 	if (o->intf) {
 		struct rx_capture_cfg cfg = {
@@ -315,6 +316,11 @@ static int rx_run(const struct rx_opts *o)
 	if (rx_analyse(&x.res, &x.sink.recs, o->reference ? &x.ref : NULL,
 		       o->send_log ? &x.log : NULL) < 0) {
 		snprintf(x.err, sizeof(x.err), "out of memory for the analysis");
+		goto out;
+	}
+	if (o->per_flow && rx_flows_analyse(&x.res, &x.sink.recs, &x.ref) < 0) {
+		snprintf(x.err, sizeof(x.err), "out of memory for the per-flow analysis (%zu flows)",
+			 x.ref.flows.n);
 		goto out;
 	}
 	if (report(&x) < 0)

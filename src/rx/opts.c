@@ -70,6 +70,11 @@ static const struct opt_def table[] = {
 	STR(send_log, .name = "send-log", .metavar = "FILE", .group = RX_GRP_MATCH,
 	    .help = "replay --send-log FILE of the same run: one-way latency (same host)"),
 
+	FLAG(per_flow, .name = "per-flow", .group = RX_GRP_MATCH,
+	     .help = "results per flow (5-tuple, or MAC pair and EtherType); needs --reference"),
+	UINT(worst, .name = "worst", .min = 0, .max = UINT32_MAX, .metavar = "N", .group = RX_GRP_MATCH,
+	     .help = "with --per-flow, show the N worst flows in the report (default 10; JSON has all)"),
+
 	/* output */
 	STR(write_path, .name = "write", .key = 'w', .metavar = "FILE", .group = RX_GRP_OUTPUT,
 	    .help = "also write the frames received to nanosecond pcap FILE ('-' = stdout)"),
@@ -100,6 +105,7 @@ static const char *const group_title[RX_GRP_MAX] = {
 
 static const struct rx_opts defaults = {
 	.snaplen = PKT_ID_BYTES,
+	.worst = RX_WORST_UNSET,
 };
 
 static const struct opt_set rx_set = {
@@ -144,6 +150,10 @@ static int check(const struct rx_opts *o, char *err, size_t len)
 	if (o->send_log && o->snaplen < PKT_ID_BYTES)
 		return opts_fail(err, len, "--send-log identifies packets by their first %u bytes: --snaplen must be at least that",
 			    PKT_ID_BYTES);
+	if (o->per_flow && !o->reference)
+		return opts_fail(err, len, "--per-flow finds each frame's flow through the reference: give --reference FILE");
+	if (o->worst != RX_WORST_UNSET && !o->per_flow)
+		return opts_fail(err, len, "--worst says how many flows --per-flow shows: give --per-flow");
 	if (o->plot_dir && !o->reference)
 		return opts_fail(err, len, "--plot draws timing against the reference: give --reference FILE");
 	if (o->write_path && o->json && !strcmp(o->write_path, "-") && !strcmp(o->json, "-"))

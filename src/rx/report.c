@@ -4,6 +4,7 @@
  * key unique, so `jq .lost` and a grep both work; keys are listed in
  * replay-rx(1)).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -91,6 +92,38 @@ static void list_line(FILE *f, const char *what, const struct rx_result *r, int 
 	fprintf(f, "\n");
 }
 
+/* --per-flow: the worst flows, one line each. */
+static void flows_table(FILE *f, const struct rx_result *r, const struct rx_source *src)
+{
+	size_t shown = MIN(r->nflows, src->worst);
+	char a[24], b[24], c[24], key[160];
+
+	fprintf(f, "Flows: %zu; the %zu worst (most lost, then largest |error| p99):\n", r->nflows,
+		shown);
+	if (!shown)
+		return;
+	fprintf(f, "  %8s %8s %6s %6s %6s %11s %11s", "packets", "received", "lost", "reord", "dup",
+		"|err| p50", "|err| p99");
+	if (r->have_log)
+		fprintf(f, " %11s", "latency p99");
+	fprintf(f, "  flow\n");
+	for (size_t i = 0; i < shown; i++) {
+		const struct rx_flow_result *x = &r->flows[i];
+
+		fprintf(f, "  %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %11s %11s",
+			x->packets, x->received, x->lost, x->reordered, x->dup,
+			x->abs_err.count ? fmt_ns(a, sizeof(a), (double)x->abs_err.p50, false) : "-",
+			x->abs_err.count ? fmt_ns(b, sizeof(b), (double)x->abs_err.p99, false) : "-");
+		if (r->have_log)
+			fprintf(f, " %11s",
+				x->latency.count ? fmt_ns(c, sizeof(c), (double)x->latency.p99, false)
+						 : "-");
+		fprintf(f, "  %s\n", rx_flow_str(&r->flow_keys[x->flow], key, sizeof(key)));
+	}
+	if (r->nflows > shown)
+		fprintf(f, "  (and %zu more flows; all are in --json)\n", r->nflows - shown);
+}
+
 void rx_report_print(const struct rx_result *r, const struct rx_source *src, FILE *f)
 {
 	char a[32], b[32], c[32];
@@ -153,6 +186,8 @@ void rx_report_print(const struct rx_result *r, const struct rx_source *src, FIL
 	if (r->have_log)
 		fprintf(f, "Send log: %s, %" PRIu64 " of the frames found in it\n", src->send_log,
 			r->log_matched);
+	if (r->flows)
+		flows_table(f, r, src);
 	if (r->have_ref || src->kstats_valid)
 		fprintf(f, "Verdict: %s\n",
 			rx_exact(r, src->kstats_valid ? &src->k : NULL)
@@ -188,6 +223,64 @@ static void json_list(FILE *f, const char *key, const struct rx_result *r, int w
 	fprintf(f, ",\"%s\":[", key);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%s%" PRIu64, i ? "," : "", r->list[which][i]);
+	fprintf(f, "]");
+}
+
+/* An address of @k in JSON: "10.0.0.1", "2001:db8::1", "02:00:00:00:00:01". */
+static void json_addr(FILE *f, const struct rx_flow_key *k, const uint8_t *a)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	if (k->kind == RX_FLOW_ETH)
+		snprintf(buf, sizeof(buf), "%02x:%02x:%02x:%02x:%02x:%02x", a[0], a[1], a[2], a[3],
+			 a[4], a[5]);
+	else
+		inet_ntop(k->kind == RX_FLOW_IP6 ? AF_INET6 : AF_INET, a, buf, sizeof(buf));
+	fprintf(f, "\"%s\"", buf);
+}
+
+static void json_flows(FILE *f, const struct rx_result *r)
+{
+	static const char *const kind[] = { [RX_FLOW_ETH] = "ethernet", [RX_FLOW_IP4] = "ipv4",
+					    [RX_FLOW_IP6] = "ipv6" };
+	char key[160];
+
+	fprintf(f, ",\"flow_count\":%zu,\"flows\":[", r->nflows);
+	for (size_t i = 0; i < r->nflows; i++) {
+		const struct rx_flow_result *x = &r->flows[i];
+		const struct rx_flow_key *k = &r->flow_keys[x->flow];
+
+		fprintf(f, "%s{\"flow\":", i ? "," : "");
+		stats_json_str(f, rx_flow_str(k, key, sizeof(key)));
+		fprintf(f, ",\"kind\":\"%s\",\"src\":", kind[k->kind]);
+		json_addr(f, k, k->src);
+		fprintf(f, ",\"dst\":");
+		json_addr(f, k, k->dst);
+		fprintf(f, ",\"ethertype\":%u", k->ethertype);
+		if (k->kind == RX_FLOW_ETH)
+			fprintf(f, ",\"proto\":null");
+		else
+			fprintf(f, ",\"proto\":%u", k->proto);
+		if (k->ports)
+			fprintf(f, ",\"sport\":%u,\"dport\":%u", k->sport, k->dport);
+		else
+			fprintf(f, ",\"sport\":null,\"dport\":null");
+		if (k->vlan)
+			fprintf(f, ",\"vlan\":%u", k->vlan - 1);
+		else
+			fprintf(f, ",\"vlan\":null");
+		fprintf(f,
+			",\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"received\":%" PRIu64
+			",\"lost\":%" PRIu64 ",\"bytes_lost\":%" PRIu64 ",\"loss_ratio\":%.9f"
+			",\"reordered\":%" PRIu64 ",\"duplicated\":%" PRIu64,
+			x->packets, x->bytes, x->received, x->lost, x->bytes_lost,
+			x->packets ? (double)x->lost / (double)x->packets : 0.0, x->reordered, x->dup);
+		json_dist(f, "error", &x->err);
+		json_dist(f, "error_abs", &x->abs_err);
+		if (r->have_log)
+			json_dist(f, "latency", &x->latency);
+		fprintf(f, "}");
+	}
 	fprintf(f, "]");
 }
 
@@ -255,6 +348,8 @@ int rx_report_json(const struct rx_result *r, const struct rx_source *src, FILE 
 		fprintf(f, ",\"jitter_rfc4689_basis\":\"%s\"", r->jitter_rfc4689_basis);
 		json_dist(f, "jitter_rfc4689", &r->jitter_rfc4689);
 	}
+	if (r->flows)
+		json_flows(f, r);
 	fprintf(f, ",\"exact\":%s}\n",
 		rx_exact(r, src->kstats_valid ? &src->k : NULL) ? "true" : "false");
 	if (fflush(f) != 0 || ferror(f))

@@ -89,6 +89,8 @@ struct rx_opts {
 	const char *write_path; /* -w: write the frames received to a pcap */
 	const char *json;       /* --json: file, or "-" for stdout */
 	const char *plot_dir;   /* --plot: directory for the SVG figures */
+	bool per_flow;          /* --per-flow: results per flow */
+	uint64_t worst;         /* --worst: flows in the table; RX_WORST_UNSET: not given (10) */
 	bool quiet;             /* -q: no report on the terminal, no warnings */
 	int verbose;            /* -v */
 
@@ -96,6 +98,8 @@ struct rx_opts {
 	bool version;
 };
 
+#define RX_WORST_DEFAULT 10u        /* --worst */
+#define RX_WORST_UNSET UINT64_MAX    /* --worst not given (its largest value is UINT32_MAX) */
 #define RX_SNAPLEN_MIN 16u     /* an Ethernet header and a little more */
 #define RX_SNAPLEN_MAX 262144u /* libpcap's largest */
 
@@ -440,6 +444,20 @@ struct rx_dist {
 /* rx_dist_of() - sorts @v (n values) in place and fills @d. */
 void rx_dist_of(struct rx_dist *d, int64_t *v, size_t n);
 
+/* The results of one flow (--per-flow), against the reference. */
+struct rx_flow_result {
+	uint32_t flow;        /* index into the reference's flows */
+	uint64_t packets;     /* reference packets of the flow */
+	uint64_t bytes;       /* their lengths */
+	uint64_t received;    /* frames that matched one of them, copies included */
+	uint64_t lost, bytes_lost;
+	uint64_t reordered;   /* within the flow (RFC 4737 over the flow's own packets) */
+	uint64_t dup;
+	struct rx_dist err;     /* inter-arrival error between the flow's consecutive in-order frames, ns */
+	struct rx_dist abs_err; /* its magnitude */
+	struct rx_dist latency; /* with a send log */
+};
+
 #define RX_LIST_MAX 100 /* record numbers listed per kind in the report */
 
 struct rx_result {
@@ -476,6 +494,11 @@ struct rx_result {
 	struct rx_dist jitter_rfc4689;
 	const char *jitter_rfc4689_basis; /* "send-log", "reference" or NULL */
 
+	/* --per-flow (rx_flows_analyse()): worst first; NULL without */
+	struct rx_flow_result *flows;
+	size_t nflows;
+	const struct rx_flow_key *flow_keys; /* the reference's: valid while it is */
+
 	/* per frame, for the plots (NULL without a reference) */
 	size_t *pos;        /* reference position of frame k, or RX_NONE */
 	uint8_t *kind;      /* enum rx_kind of frame k */
@@ -498,29 +521,15 @@ bool rx_exact(const struct rx_result *res, const struct rx_kstats *k);
 
 /* ---- flow.c: per flow, and the filter from the reference ---- */
 
-/* The results of one flow (--per-flow), against the reference. */
-struct rx_flow_result {
-	uint32_t flow;        /* index into the reference's flows */
-	uint64_t packets;     /* reference packets of the flow */
-	uint64_t bytes;       /* their lengths */
-	uint64_t received;    /* frames that matched one of them, copies included */
-	uint64_t lost, bytes_lost;
-	uint64_t reordered;   /* within the flow (RFC 4737 over the flow's own packets) */
-	uint64_t dup;
-	struct rx_dist err;     /* inter-arrival error between the flow's consecutive in-order frames, ns */
-	struct rx_dist abs_err; /* its magnitude */
-	struct rx_dist latency; /* with a send log */
-};
-
 /*
  * rx_flows_analyse() - per-flow results for every flow of @ref, from the
  * frames' positions and kinds in @res (rx_analyse() with a reference) and
- * their send times if any; *@out gets ref->flows.n results, sorted worst
- * first: most lost, then largest p99 of |error|, then flow number.  0 or
- * -ENOMEM.
+ * their send times if any, into res->flows (ref->flows.n of them, sorted
+ * worst first: most lost, then largest p99 of |error|, then most
+ * reordered and duplicated, then flow number),
+ * with res->flow_keys pointing at @ref's keys.  0 or -ENOMEM.
  */
-int rx_flows_analyse(struct rx_flow_result **out, const struct rx_result *res,
-		     const struct rx_recs *recs, const struct rx_ref *ref);
+int rx_flows_analyse(struct rx_result *res, const struct rx_recs *recs, const struct rx_ref *ref);
 
 /*
  * rx_filter_for_ref() - a libpcap expression accepting the frames of
@@ -546,6 +555,7 @@ struct rx_source {
 	bool kstats_valid;     /* live capture: the kernel's counters mean something */
 	struct rx_kstats k;
 	int64_t softnet_drops; /* per-CPU backlog drops during the run, whole host; -1 unknown */
+	size_t worst;          /* --per-flow: flows shown in the table (all are in the JSON) */
 };
 
 /* rx_report_print() - the human report to @f. */
