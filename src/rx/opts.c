@@ -75,6 +75,9 @@ static const struct opt_def table[] = {
 	UINT(worst, .name = "worst", .min = 0, .max = UINT32_MAX, .metavar = "N", .group = RX_GRP_MATCH,
 	     .help = "with --per-flow, show the N worst flows in the report (default 10; JSON has all)"),
 
+	FLAG(no_ref_filter, .name = "no-ref-filter", .group = RX_GRP_MATCH,
+	     .help = "with -i and --reference, capture every frame (else only the reference's flows, filtered in the kernel)"),
+
 	/* output */
 	STR(write_path, .name = "write", .key = 'w', .metavar = "FILE", .group = RX_GRP_OUTPUT,
 	    .help = "also write the frames received to nanosecond pcap FILE ('-' = stdout)"),
@@ -150,6 +153,8 @@ static int check(const struct rx_opts *o, char *err, size_t len)
 	if (o->send_log && o->snaplen < PKT_ID_BYTES)
 		return opts_fail(err, len, "--send-log identifies packets by their first %u bytes: --snaplen must be at least that",
 			    PKT_ID_BYTES);
+	if (o->no_ref_filter && (!o->reference || !o->intf))
+		return opts_fail(err, len, "--no-ref-filter turns off the kernel filter made from the reference when capturing: give -i IF and --reference FILE");
 	if (o->per_flow && !o->reference)
 		return opts_fail(err, len, "--per-flow finds each frame's flow through the reference: give --reference FILE");
 	if (o->worst != RX_WORST_UNSET && !o->per_flow)

@@ -135,6 +135,11 @@ void rx_report_print(const struct rx_result *r, const struct rx_source *src, FIL
 	fprintf(f, "Capture: snap length %u, identity %u bytes, %s timestamps, filter %s%s%s\n",
 		src->snaplen, src->id_bytes, ts_source(r, src), src->filter ? "'" : "",
 		src->filter ? src->filter : "none", src->filter ? "'" : "");
+	if (src->filter_ref)
+		fprintf(f, "         (made from %s%s; --no-ref-filter captures everything)\n",
+			src->filter_ref_why, src->filter_user ? ", and --filter" : "");
+	else if (src->filter_ref_why)
+		fprintf(f, "         (none made from the reference: %s)\n", src->filter_ref_why);
 	if (r->vlan)
 		fprintf(f, "         %" PRIu64 " frames had their VLAN tag re-inserted\n", r->vlan);
 	if (src->kstats_valid) {
@@ -292,6 +297,12 @@ int rx_report_json(const struct rx_result *r, const struct rx_source *src, FILE 
 	json_str(f, src->file);
 	fprintf(f, ",\"filter\":");
 	json_str(f, src->filter);
+	fprintf(f, ",\"filter_user\":");
+	json_str(f, src->filter_user);
+	fprintf(f, ",\"filter_reference\":");
+	json_str(f, src->filter_ref);
+	fprintf(f, ",\"filter_reference_basis\":");
+	json_str(f, src->filter_ref_why);
 	fprintf(f, ",\"snaplen\":%u,\"id_bytes\":%u,\"timestamps\":\"%s\"", src->snaplen,
 		src->id_bytes, ts_source(r, src));
 	fprintf(f,

@@ -75,6 +75,7 @@ struct rx_opts {
 	uint64_t blocks;       /* --blocks: ring blocks; 0 = default */
 	uint64_t block_ms;     /* --block-timeout: a partly filled block is handed over after, ms */
 	bool hw_ts;            /* --hw-timestamps */
+	bool no_ref_filter;    /* --no-ref-filter: no kernel filter made from the reference */
 
 	/* stopping */
 	uint64_t count;   /* -c: stop after this many frames; 0 = no limit */
@@ -224,6 +225,9 @@ int rx_filter_compile(struct rx_filter *f, const char *expr, const char *ifname,
  */
 void rx_filter_kernel(const struct rx_filter *f, uint32_t snaplen, struct sock_fprog *out,
 		      void *scratch /* one struct sock_filter */);
+
+/* rx_filter_fits() - can the kernel take the program (at most BPF_MAXINSNS instructions)? */
+bool rx_filter_fits(const struct rx_filter *f);
 
 /* rx_filter_match() - offline: does the frame pass?  Always true without an expression. */
 bool rx_filter_match(const struct rx_filter *f, const uint8_t *data, uint32_t caplen, uint32_t len);
@@ -548,7 +552,10 @@ char *rx_filter_for_ref(const struct rx_ref *ref, const char **why);
 struct rx_source {
 	const char *intf;      /* interface, or NULL */
 	const char *file;      /* -r file, or NULL */
-	const char *filter;    /* expression, or NULL */
+	const char *filter;    /* the expression in the kernel (or for -r), or NULL */
+	const char *filter_user; /* --filter, or NULL */
+	const char *filter_ref;  /* the part made from the reference, or NULL */
+	const char *filter_ref_why; /* what it was made from, or why there is none; NULL: not tried */
 	const char *reference; /* --reference, or NULL */
 	const char *send_log;  /* --send-log, or NULL */
 	uint32_t snaplen, id_bytes;
