@@ -146,6 +146,33 @@ const char *rx_flow_str(const struct rx_flow_key *k, char *buf, size_t len)
 	return buf;
 }
 
+bool rx_seq_of(const uint8_t *d, uint32_t caplen, uint64_t *seq)
+{
+	uint32_t off = 12, l4 = 0;
+	uint16_t type;
+
+	if (caplen < ETH_HDR_BYTES)
+		return false;
+	type = be16(d + off);
+	for (int tags = 0; tags < 2 && (type == ETHERTYPE_VLAN || type == ETHERTYPE_QINQ) &&
+			   off + 6 <= caplen;
+	     tags++) {
+		off += 4;
+		type = be16(d + off);
+	}
+	off += 2;
+	if (type == ETHERTYPE_IP && off + 20 <= caplen && d[off] >> 4 == 4 &&
+	    d[off + 9] == PROTO_UDP && !(be16(d + off + 6) & 0x1fff) && (d[off] & 0x0f) >= 5)
+		l4 = off + (d[off] & 0x0fu) * 4;
+	if (!l4 || (uint64_t)l4 + 8 + 8 > caplen)
+		return false;
+	*seq = 0;
+	for (int i = 0; i < 8; i++)
+		*seq = *seq << 8 | d[l4 + 8 + i];
+	/* gentrace's signature: the IP ID is the number's low 16 bits (other UDP seldom agrees). */
+	return be16(d + off + 4) == (uint16_t)*seq;
+}
+
 /* ---- the table ---- */
 
 /* FNV-1a over the key's bytes (every byte is set: rx_flow_parse() zeroes the key first). */

@@ -195,6 +195,7 @@ static int prepare(struct rx *x)
 		return rc;
 	x->sink.id_bytes = id_bytes;
 	x->sink.count_max = o->count;
+	x->sink.seq = o->sequence;
 	/*
 	 * A live capture: room for what is expected, so the capture loop seldom
 	 * allocates -- but no more than RX_RESERVE_MAX up front (a huge --count
@@ -383,6 +384,10 @@ static int rx_run(const struct rx_opts *o)
 	if (rx_analyse(&x.res, &x.sink.recs, o->reference ? &x.ref : NULL,
 		       o->send_log ? &x.log : NULL) < 0) {
 		snprintf(x.err, sizeof(x.err), "out of memory for the analysis");
+		goto out;
+	}
+	if (o->sequence && rx_analyse_seq(&x.res, &x.sink.recs) < 0) {
+		snprintf(x.err, sizeof(x.err), "out of memory for the sequence analysis");
 		goto out;
 	}
 	if (o->per_flow && rx_flows_analyse(&x.res, &x.sink.recs, &x.ref) < 0) {

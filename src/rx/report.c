@@ -164,6 +164,18 @@ void rx_report_print(const struct rx_result *r, const struct rx_source *src, FIL
 		list_line(f, "reordered records", r, RX_K_REORDERED);
 		list_line(f, "foreign frames (arrival order)", r, RX_K_FOREIGN);
 	}
+	if (r->have_seq) {
+		fprintf(f, "Sequence: numbers %" PRIu64 " to %" PRIu64 ", %" PRIu64 " expected\n",
+			r->seq_first, r->seq_last, r->seq_expected);
+		fprintf(f, "  matched %" PRIu64 " (%.3f %%), lost %" PRIu64 ", duplicated %" PRIu64
+			   ", reordered %" PRIu64 ", without a sequence number %" PRIu64 "\n",
+			r->matched, 100.0 * (1.0 - r->loss_ratio), r->lost, r->dup, r->reordered,
+			r->foreign);
+		list_line(f, "lost numbers", r, RX_K_MAX);
+		list_line(f, "duplicated numbers", r, RX_K_DUP);
+		list_line(f, "reordered numbers", r, RX_K_REORDERED);
+		list_line(f, "frames without a number (arrival order)", r, RX_K_FOREIGN);
+	}
 	fprintf(f, "Timing:                    p50         p90         p99       p99.9         max        mean      stddev\n");
 	dist_row(f, "inter-arrival", &r->gap, false);
 	if (r->have_ref) {
@@ -193,10 +205,10 @@ void rx_report_print(const struct rx_result *r, const struct rx_source *src, FIL
 			r->log_matched);
 	if (r->flows)
 		flows_table(f, r, src);
-	if (r->have_ref || src->kstats_valid)
+	if (r->have_ref || r->have_seq || src->kstats_valid)
 		fprintf(f, "Verdict: %s\n",
 			rx_exact(r, src->kstats_valid ? &src->k : NULL)
-				? (r->have_ref ? "exact: every packet arrived once, in order; no kernel drops"
+				? (r->have_ref || r->have_seq ? "exact: every packet arrived once, in order; no kernel drops"
 					       : "no kernel drops")
 				: "NOT exact (see above)");
 }
@@ -348,6 +360,19 @@ int rx_report_json(const struct rx_result *r, const struct rx_source *src, FILE 
 					  (double)r->duration_intended_ns
 				: 0.0,
 			r->jitter_rfc3550_ns);
+	}
+	if (r->have_seq) {
+		fprintf(f,
+			",\"sequence_first\":%" PRIu64 ",\"sequence_last\":%" PRIu64
+			",\"sequence_expected\":%" PRIu64 ",\"matched\":%" PRIu64 ",\"lost\":%" PRIu64
+			",\"duplicated\":%" PRIu64 ",\"reordered\":%" PRIu64 ",\"foreign\":%" PRIu64
+			",\"loss_ratio\":%.9f",
+			r->seq_first, r->seq_last, r->seq_expected, r->matched, r->lost, r->dup,
+			r->reordered, r->foreign, r->loss_ratio);
+		json_list(f, "lost_sequence", r, RX_K_MAX);
+		json_list(f, "duplicated_sequence", r, RX_K_DUP);
+		json_list(f, "reordered_sequence", r, RX_K_REORDERED);
+		json_list(f, "foreign_frames", r, RX_K_FOREIGN);
 	}
 	if (r->have_log) {
 		fprintf(f, ",\"send_log\":");

@@ -75,6 +75,7 @@ struct rx_opts {
 	uint64_t blocks;       /* --blocks: ring blocks; 0 = default */
 	uint64_t block_ms;     /* --block-timeout: a partly filled block is handed over after, ms */
 	bool hw_ts;            /* --hw-timestamps */
+	bool sequence;         /* --sequence: match by gentrace's sequence number, without a reference */
 	bool no_ref_filter;    /* --no-ref-filter: no kernel filter made from the reference */
 
 	/* stopping */
@@ -126,6 +127,7 @@ struct rx_rec {
 enum {
 	RX_REC_HW_TS = 1u << 0, /* the timestamp came from the NIC */
 	RX_REC_VLAN = 1u << 1,  /* the kernel had moved a VLAN tag to metadata; re-inserted */
+	RX_REC_SEQ = 1u << 2,   /* --sequence: id is the frame's sequence number, not its identity */
 };
 
 #define RX_CHUNK_SHIFT 16 /* records are kept in chunks of 65536 (1.5 MiB): growth never copies */
@@ -156,6 +158,7 @@ struct rx_sink {
 	size_t max_recs;          /* records kept, at most; 0 = rx_mem_cap()'s worth, in whole chunks */
 	uint32_t id_bytes;        /* identity length, bytes (pkt_id) */
 	uint64_t count_max;       /* stop after this many frames; 0 = no limit */
+	bool seq;                 /* --sequence: keep the sequence number (rx_seq_of()) as the id */
 	uint64_t bytes;           /* sum of len */
 	struct rx_pcapout *out;   /* -w, or NULL */
 	int err;                  /* first error (-ENOMEM, write error); the capture stops */
@@ -335,6 +338,15 @@ void rx_flow_parse(const uint8_t *data, uint32_t caplen, struct rx_flow_key *k);
 /* rx_flow_str() - @k in words ("udp 10.0.0.1:53 > 10.0.0.2:1024", "02:..:01 > 02:..:02 0x88b5"); returns @buf. */
 const char *rx_flow_str(const struct rx_flow_key *k, char *buf, size_t len);
 
+/*
+ * rx_seq_of() - the 64-bit big-endian sequence number that gentrace (and
+ * replay's benchmarks) put first in a UDP payload over IPv4 (not a later
+ * fragment), after up to two VLAN tags, with the IP ID its low 16 bits
+ * (gentrace's signature: other UDP seldom has it); false when the frame has
+ * none within @caplen bytes.
+ */
+bool rx_seq_of(const uint8_t *data, uint32_t caplen, uint64_t *seq);
+
 /* A set of distinct flows, numbered from 0 in order of insertion. */
 struct rx_flowtab {
 	size_t n;
@@ -371,7 +383,7 @@ struct rx_ref {
 int rx_ref_load(struct rx_ref *r, const char *path, uint32_t id_bytes, size_t max_bytes,
 		char *err, size_t errlen);
 
-/* RX_REF_PACKET_BYTES - memory per reference packet (its four arrays). */
+/* RX_REF_PACKET_BYTES - memory per reference packet (its five arrays; the flow table besides). */
 #define RX_REF_PACKET_BYTES (3 * sizeof(uint64_t) + 2 * sizeof(uint32_t))
 
 /* rx_ref_free() - release; accepts a zeroed struct. */
@@ -490,6 +502,11 @@ struct rx_result {
 	int64_t duration_intended_ns; /* the same two packets in the reference */
 	double jitter_rfc3550_ns;     /* RFC 3550 6.4.1 interarrival jitter, at the end */
 
+	/* by sequence number (have_seq, rx_analyse_seq()): counts in matched, lost, dup, reordered, foreign */
+	bool have_seq;
+	uint64_t seq_first, seq_last; /* smallest and largest number received */
+	uint64_t seq_expected;        /* seq_last - seq_first + 1, saturated */
+
 	/* against the send log (have_log) */
 	bool have_log;
 	uint64_t log_matched;     /* frames found in the send log */
@@ -516,6 +533,16 @@ struct rx_result {
  */
 int rx_analyse(struct rx_result *res, const struct rx_recs *recs, const struct rx_ref *ref,
 	       const struct sendlog_data *log);
+
+/*
+ * rx_analyse_seq() - after rx_analyse() without a reference, of records
+ * whose ids are sequence numbers (RX_REC_SEQ; a record without is
+ * foreign): every number from the smallest to the largest received is
+ * expected once, in order.  A number received again is a duplicate; one
+ * below the next expected (RFC 4737), reordered; one never received in the
+ * range, lost (the lists hold numbers, not record numbers).  0 or -ENOMEM.
+ */
+int rx_analyse_seq(struct rx_result *res, const struct rx_recs *recs);
 
 /* rx_result_free() - release the per-frame arrays; accepts a zeroed struct. */
 void rx_result_free(struct rx_result *res);

@@ -176,6 +176,26 @@ test_reference_filter() {
 		die "vlan reference: $(cat "$RX_JSON")"
 }
 
+# --sequence over the wire: gentrace's numbers, no reference; a faulted trace's
+# faults are found by number, and other traffic kept out with --filter.
+test_sequence_live() {
+	"$GENTRACE" udp -o "$WORK/sq.pcap" --count 1000 --gap-us 20 --flows 3 >/dev/null
+	rx_start "$WORK/sq.json" --sequence --filter "udp dst port 9"
+	in_a "$REPLAY" -q -i "$IF_A" --topspeed "$WORK/sq.pcap" "$TRACES/dns.pcap"
+	rx_stop
+	[ "$RX_RC" -eq 0 ] || die "--sequence: not exact ($RX_RC): $(cat "$WORK/rx.out")"
+	[ "$(json_get "$RX_JSON" sequence_expected)" -eq 1000 ] || die "--sequence: $(cat "$RX_JSON")"
+	"$PCAPFAULT" "$WORK/sq.pcap" "$WORK/sqf.pcap" --drop 11 --drop 500 --dup 20 --swap 700
+	rx_start "$WORK/sqf.json" --sequence --filter "udp dst port 9"
+	in_a "$REPLAY" -q -i "$IF_A" --topspeed "$WORK/sqf.pcap"
+	rx_stop
+	[ "$RX_RC" -eq 3 ] || die "--sequence with faults: exit $RX_RC"
+	expect_counts 2 1 1 0
+	expect_list lost_sequence "10,499"
+	expect_list duplicated_sequence "19"
+	expect_list reordered_sequence "699"
+}
+
 test_vlan_tags_reinserted() {
 	local exp="$WORK/vlan.sent.pcap" got="$WORK/vlan.got.pcap" tagged
 	"$REPLAY" -q -w "$exp" --topspeed "$TRACES/vlan.pcap"
@@ -422,6 +442,6 @@ for tool in xmllint rsvg-convert setpriv; do
 	command -v $tool >/dev/null || die "$tool is not installed (scripts/deps.sh installs it)"
 done
 init_ns
-run_tests test_agrees_with_tcpdump test_faults_caught_exactly test_reference_filter test_vlan_tags_reinserted \
+run_tests test_agrees_with_tcpdump test_faults_caught_exactly test_reference_filter test_sequence_live test_vlan_tags_reinserted \
 	test_kernel_filter test_kernel_drops_reported test_send_log_latency test_plots_render \
 	test_stopping test_rx_errors test_rx_offline_inputs test_veth_check

@@ -3,9 +3,11 @@
 # replay-rx --per-flow end to end without a network: a trace of four UDP
 # flows, faults put into chosen flows with pcapfault, read with -r against
 # the original; the JSON must put every fault in its flow, and the text
-# report list the worst flows first.  No root needed.
+# report list the worst flows first.  Then --sequence: the same faults
+# found by gentrace's sequence numbers, without a reference, other UDP
+# traffic mixed in.  No root needed.
 set -euo pipefail
-: "${REPLAY_RX:?}" "${GENTRACE:?}" "${PCAPFAULT:?}"
+: "${REPLAY_RX:?}" "${GENTRACE:?}" "${PCAPFAULT:?}" "${TRACES:?}"
 command -v python3 >/dev/null || { echo "SKIP: python3 is not installed"; exit 77; }
 WORK=$(mktemp -d /tmp/rx-flows.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
@@ -55,4 +57,27 @@ rc=0; "$REPLAY_RX" -r "$WORK/got.pcap" --per-flow 2>"$WORK/err" || rc=$?
 [ $rc -eq 2 ] && grep -q -- "--per-flow .*--reference" "$WORK/err" || die "--per-flow without --reference: $rc $(cat "$WORK/err")"
 rc=0; "$REPLAY_RX" -r "$WORK/got.pcap" -R "$WORK/ref.pcap" --worst 3 2>"$WORK/err" || rc=$?
 [ $rc -eq 2 ] && grep -q -- "--worst" "$WORK/err" || die "--worst without --per-flow: $rc $(cat "$WORK/err")"
+
+# --sequence: no reference; the numbers say what was lost, doubled, reordered.
+"$PCAPFAULT" "$WORK/ref.pcap" "$WORK/sq.pcap" --drop 6 --drop 10 --drop 400 --dup 8 --swap 12
+"$PCAPFAULT" "$TRACES/dns.pcap" "$WORK/dns.pcap"
+cat "$WORK/sq.pcap" >"$WORK/mixed.pcap"
+tail -c +25 "$WORK/dns.pcap" >>"$WORK/mixed.pcap" # the DNS records after the sequenced ones
+rc=0
+"$REPLAY_RX" -r "$WORK/mixed.pcap" --sequence --json "$WORK/sq.json" >"$WORK/sq.out" || rc=$?
+[ $rc -eq 3 ] || die "--sequence exited $rc, expected 3: $(cat "$WORK/sq.out")"
+python3 - "$WORK/sq.json" <<'PY' || die "--sequence JSON: $(cat "$WORK/sq.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+# Record r is number r-1; 400 dropped: the last seen is 398, and a loss at the end cannot be seen.
+assert (d["sequence_first"], d["sequence_last"], d["sequence_expected"]) == (0, 398, 399), d
+assert (d["lost"], d["duplicated"], d["reordered"]) == (2, 1, 1), d
+assert d["lost_sequence"] == [5, 9] and d["duplicated_sequence"] == [7] and d["reordered_sequence"] == [11], d
+assert d["foreign"] == 8 and d["foreign_frames"] == list(range(398 + 1, 398 + 9)), d
+assert d["exact"] is False
+PY
+grep -q "^Sequence: numbers 0 to 398, 399 expected" "$WORK/sq.out" || die "--sequence report: $(cat "$WORK/sq.out")"
+"$REPLAY_RX" -q -r "$WORK/ref.pcap" --sequence || die "--sequence: the trace itself is not exact"
+rc=0; "$REPLAY_RX" -r "$WORK/ref.pcap" --sequence -R "$WORK/ref.pcap" 2>"$WORK/err" || rc=$?
+[ $rc -eq 2 ] && grep -q -- "--sequence" "$WORK/err" || die "--sequence with --reference: $rc $(cat "$WORK/err")"
 echo "PASS"

@@ -306,6 +306,86 @@ static void test_filter_for_ref(void **state)
 	rx_ref_free(&ref);
 }
 
+/* Frame with gentrace's sequence @seq: the number after the UDP header, the IP ID its low bits. */
+static void seq_frame(uint8_t *b, uint64_t seq)
+{
+	frame(b, 0, 0);
+	b[18] = (uint8_t)(seq >> 8), b[19] = (uint8_t)seq;
+	for (int i = 0; i < 8; i++)
+		b[42 + i] = (uint8_t)(seq >> (56 - 8 * i));
+}
+
+static void test_sequence(void **state)
+{
+	/* 0..9 sent; 3 lost, 5 twice, 8 before 7, one frame with no number, 2^40 + 1 a stray far off. */
+	const uint64_t got[] = { 0, 1, 2, 4, 5, 5, 6, 8, 7, 9 };
+	struct rx_source src = { .file = "x", .snaplen = 128, .id_bytes = 128, .softnet_drops = -1 };
+	uint8_t b[FRAME];
+	struct rx_result res;
+	struct rx_sink s;
+	uint64_t v;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	seq_frame(b, 0x0102030405060708ull);
+	assert_true(rx_seq_of(b, FRAME, &v));
+	assert_true(v == 0x0102030405060708ull);
+	assert_false(rx_seq_of(b, 49, &v)); /* cut inside the number */
+	b[19] ^= 1;                         /* IP ID disagrees: not gentrace's */
+	assert_false(rx_seq_of(b, FRAME, &v));
+
+	memset(&s, 0, sizeof(s));
+	s.id_bytes = PKT_ID_BYTES;
+	s.seq = true;
+	for (size_t i = 0; i < 10; i++) {
+		seq_frame(b, got[i]);
+		assert_int_equal(rx_sink_take(&s, b, FRAME, FRAME, 1000 * (i + 1), 0), 0);
+	}
+	frame(b, 1, 1); /* UDP, but the IP ID is not the low bits of what follows the header */
+	b[19] = 0x55;
+	assert_int_equal(rx_sink_take(&s, b, FRAME, FRAME, 20000, 0), 0);
+	assert_int_equal(rx_analyse(&res, &s.recs, NULL, NULL), 0);
+	assert_int_equal(rx_analyse_seq(&res, &s.recs), 0);
+	assert_true(res.have_seq);
+	assert_int_equal(res.seq_first, 0);
+	assert_int_equal(res.seq_last, 9);
+	assert_int_equal(res.seq_expected, 10);
+	assert_int_equal(res.matched, 9);
+	assert_int_equal(res.lost, 1);
+	assert_int_equal(res.dup, 1);
+	assert_int_equal(res.reordered, 1);
+	assert_int_equal(res.foreign, 1);
+	assert_int_equal(res.list[RX_K_MAX][0], 3);
+	assert_int_equal(res.list[RX_K_DUP][0], 5);
+	assert_int_equal(res.list[RX_K_REORDERED][0], 7);
+	assert_int_equal(res.list[RX_K_FOREIGN][0], 11);
+	assert_false(rx_exact(&res, NULL));
+	f = open_memstream(&out, &len);
+	assert_int_equal(rx_report_json(&res, &src, f), 0);
+	fclose(f);
+	assert_non_null(strstr(out, "\"sequence_first\":0,\"sequence_last\":9,\"sequence_expected\":10,"
+				    "\"matched\":9,\"lost\":1,\"duplicated\":1,\"reordered\":1,\"foreign\":1,"
+				    "\"loss_ratio\":0.100000000,\"lost_sequence\":[3],\"duplicated_sequence\":[5],"
+				    "\"reordered_sequence\":[7],\"foreign_frames\":[11]"));
+	free(out);
+	rx_result_free(&res);
+
+	/* A stray number far off: the losses are counted, not allocated; the list stops at 100. */
+	seq_frame(b, (1ull << 40) + 1);
+	assert_int_equal(rx_sink_take(&s, b, FRAME, FRAME, 30000, 0), 0);
+	assert_int_equal(rx_analyse(&res, &s.recs, NULL, NULL), 0);
+	assert_int_equal(rx_analyse_seq(&res, &s.recs), 0);
+	assert_int_equal(res.seq_expected, (1ull << 40) + 2);
+	assert_int_equal(res.lost, (1ull << 40) + 2 - 10);
+	assert_int_equal(res.nlist[RX_K_MAX], res.lost);
+	assert_int_equal(res.list[RX_K_MAX][1], 10);
+	assert_int_equal(res.list[RX_K_MAX][99], 108);
+	rx_result_free(&res);
+	rx_recs_free(&s.recs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_flow_parse),
 		cmocka_unit_test(test_per_flow),
 		cmocka_unit_test(test_filter_for_ref),
+		cmocka_unit_test(test_sequence),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
