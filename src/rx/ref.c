@@ -98,6 +98,17 @@ int rx_ref_load(struct rx_ref *r, const char *path, uint32_t id_bytes, size_t ma
 		}
 		r->flow[r->n] = (uint32_t)flow;
 		r->n++;
+		/* The flow table counts against the cap too (at most a key and two slots per packet). */
+		if ((size_t)flow + 1 == r->flows.n &&
+		    r->n * RX_REF_PACKET_BYTES + r->flows.cap * sizeof(*r->flows.key) +
+				    r->flows.nslots * sizeof(*r->flows.slot) >
+			    max * RX_REF_PACKET_BYTES) {
+			snprintf(err, errlen,
+				 "%s: %zu flows in %zu packets: the reference would pass replay-rx's memory cap (%zu MiB, an eighth of physical memory)",
+				 path, r->flows.n, r->n, max * RX_REF_PACKET_BYTES >> 20);
+			rc = -E2BIG;
+			goto out;
+		}
 	}
 	if (rc < 0)
 		snprintf(err, errlen, "%s", trace_strerror(t));
