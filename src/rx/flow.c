@@ -68,7 +68,7 @@ void rx_flow_parse(const uint8_t *d, uint32_t caplen, struct rx_flow_key *k)
 		off += 4;
 		type = be16(d + off);
 	}
-	k->ethertype = type;
+	k->ethertype = type < 0x600 ? 0 : type; /* 802.3: a length, not a flow's attribute */
 	off += 2;
 	if (type == ETHERTYPE_IP && off + 20 <= caplen && d[off] >> 4 == 4) {
 		uint32_t ihl = (d[off] & 0x0fu) * 4;
@@ -137,7 +137,10 @@ const char *rx_flow_str(const struct rx_flow_key *k, char *buf, size_t len)
 	if (k->kind == RX_FLOW_ETH) {
 		mac_str(k->src, a, sizeof(a));
 		mac_str(k->dst, b, sizeof(b));
-		snprintf(buf, len, "%s%s > %s 0x%04x", v, a, b, k->ethertype);
+		if (k->ethertype)
+			snprintf(buf, len, "%s%s > %s 0x%04x", v, a, b, k->ethertype);
+		else
+			snprintf(buf, len, "%s%s > %s 802.3", v, a, b);
 		return buf;
 	}
 	addr_str(k, k->src, k->sport, a, sizeof(a));
@@ -452,7 +455,11 @@ static void eth_term(struct sbuf *b, const struct rx_flow_key *k)
 
 	mac_str(k->src, s, sizeof(s));
 	mac_str(k->dst, d, sizeof(d));
-	sb_printf(b, "(ether src %s and ether dst %s and ether proto 0x%04x)", s, d, k->ethertype);
+	if (k->ethertype)
+		sb_printf(b, "(ether src %s and ether dst %s and ether proto 0x%04x)", s, d,
+			  k->ethertype);
+	else /* 802.3: the type field is a length */
+		sb_printf(b, "(ether src %s and ether dst %s and ether[12:2] < 0x600)", s, d);
 }
 
 /* The flows with ports left out: @coarse gets one key per (kind, proto, addresses, EtherType). */
@@ -484,10 +491,6 @@ char *rx_filter_for_ref(const struct rx_ref *ref, const char **why)
 	for (size_t i = 0; i < t->n; i++) {
 		if (t->key[i].vlan) {
 			*why = "the reference has VLAN-tagged frames";
-			return NULL;
-		}
-		if (t->key[i].ethertype < 0x600) {
-			*why = "the reference has 802.3 (length-field) frames";
 			return NULL;
 		}
 	}

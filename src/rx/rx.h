@@ -324,7 +324,7 @@ enum rx_flow_kind {
 struct rx_flow_key {
 	uint8_t kind;       /* enum rx_flow_kind */
 	uint8_t proto;      /* IP protocol (next header), 0 for RX_FLOW_ETH */
-	uint16_t ethertype; /* innermost EtherType (0x0800, 0x86dd for IP); < 0x600: an 802.3 length */
+	uint16_t ethertype; /* innermost EtherType (0x0800, 0x86dd for IP); 0: 802.3 (a length field) */
 	uint16_t sport, dport;
 	uint16_t vlan;      /* outer VLAN ID + 1, or 0 untagged */
 	uint8_t ports;      /* sport/dport are meaningful (TCP, UDP, SCTP, first fragment) */
@@ -567,8 +567,9 @@ int rx_flows_analyse(struct rx_result *res, const struct rx_recs *recs, const st
  * @ref's flows: one term per flow when there are at most
  * RX_AUTOFILTER_FLOWS, else one per pair of addresses and protocol (ports
  * left out) when there are at most that many, else NULL (too many: no
- * filter of our own).  NULL too when a frame is VLAN-tagged or 802.3-framed
- * (not expressed exactly).  The string is malloc()ed; *@why says which case.
+ * filter of our own).  NULL too when a frame is VLAN-tagged (the kernel
+ * holds the tag as metadata: not expressed exactly).  802.3 frames are
+ * matched by their MAC pair and a type field below 0x600.  The string is malloc()ed; *@why says which case.
  */
 #define RX_AUTOFILTER_FLOWS 64
 char *rx_filter_for_ref(const struct rx_ref *ref, const char **why);

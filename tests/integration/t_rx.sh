@@ -166,6 +166,19 @@ test_reference_filter() {
 	grep -qF "\"filter\":\"(ip[8] != 1) and ($want)\",\"filter_user\":\"ip[8] != 1\"," "$RX_JSON" ||
 		die "reference and user filter: $(cat "$RX_JSON")"
 
+	# Real traces (IPv4, IPv6, ARP, ICMP, 802.3, TCP both ways): the filter made from
+	# each lets every one of its frames through, and the run is exact.
+	local t
+	for t in mixed http6 ipv6 icmp-flood http dns; do
+		"$REPLAY" -q -w "$WORK/rf-$t.pcap" --topspeed "$TRACES/$t.pcap"
+		rx_start "$WORK/rf-$t.json" --reference "$WORK/rf-$t.pcap"
+		in_a "$REPLAY" -q -i "$IF_A" --topspeed "$TRACES/$t.pcap"
+		rx_stop
+		[ "$RX_RC" -eq 0 ] || die "reference filter, $t: not exact ($RX_RC): $(cat "$WORK/rx.out")"
+		grep -q '"filter_reference_basis":"the reference'"'"'s flows"' "$RX_JSON" ||
+			die "reference filter, $t: none made: $(cat "$RX_JSON")"
+	done
+
 	# A VLAN-tagged reference makes none (the tags are metadata): everything is captured.
 	"$REPLAY" -q -w "$WORK/rfv.pcap" --topspeed "$TRACES/vlan.pcap"
 	rx_start "$WORK/rf3.json" --reference "$WORK/rfv.pcap"

@@ -187,6 +187,12 @@ static void test_flow_parse(void **state)
 	assert_int_equal(k2.kind, RX_FLOW_ETH);
 	assert_string_equal(rx_flow_str(&k2, buf, sizeof(buf)),
 			    "02:00:00:00:00:01 > 02:00:00:00:00:02 0x88b5");
+	/* 802.3: the length is no part of the flow. */
+	b[12] = 0x00, b[13] = 0x26;
+	rx_flow_parse(b, FRAME, &k2);
+	assert_int_equal(k2.ethertype, 0);
+	assert_string_equal(rx_flow_str(&k2, buf, sizeof(buf)),
+			    "02:00:00:00:00:01 > 02:00:00:00:00:02 802.3");
 	/* Short frames are keyed by what there is, without reading past it. */
 	rx_flow_parse(b, 3, &k2);
 	assert_int_equal(k2.kind, RX_FLOW_ETH);
@@ -300,6 +306,21 @@ static void test_filter_for_ref(void **state)
 		ref.flows.key[i].src[3] = (uint8_t)i;
 	assert_null(rx_filter_for_ref(&ref, &why));
 	assert_string_equal(why, "the reference has too many flows and address pairs");
+	/* Not IP, and 802.3: by MAC pair and type (a length below 0x600 for 802.3). */
+	ref.flows.n = 2;
+	ref.flows.key[0].kind = ref.flows.key[1].kind = RX_FLOW_ETH;
+	ref.flows.key[0].ethertype = 0x88b5;
+	ref.flows.key[1].ethertype = 0;
+	memcpy(ref.flows.key[1].src, "\x02\0\0\0\0\x03", 6);
+	memset(ref.flows.key[0].src, 0, 16);
+	memset(ref.flows.key[0].dst, 0, 16);
+	memset(ref.flows.key[1].dst, 0xff, 6);
+	expr = rx_filter_for_ref(&ref, &why);
+	assert_non_null(expr);
+	assert_string_equal(expr, "(ether src 00:00:00:00:00:00 and ether dst 00:00:00:00:00:00 and ether proto 0x88b5)"
+				  " or (ether src 02:00:00:00:00:03 and ether dst ff:ff:ff:ff:ff:ff and ether[12:2] < 0x600)");
+	free(expr);
+	ref.flows.n = 2 * RX_AUTOFILTER_FLOWS;
 	/* A VLAN tag: none (not expressed exactly). */
 	ref.flows.key[0].vlan = 1;
 	assert_null(rx_filter_for_ref(&ref, &why));
