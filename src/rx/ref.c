@@ -14,6 +14,8 @@
 #include "replay/trace.h"
 #include "rx.h"
 
+#define RX_REF_FLOW_FLOOR ((size_t)1 << 20) /* flow-table bytes not counted against the cap */
+
 /* Room for @cap packets in every array; on failure the arrays still hold what they held. */
 static int grow(struct rx_ref *r, size_t cap)
 {
@@ -45,6 +47,7 @@ int rx_ref_load(struct rx_ref *r, const char *path, uint32_t id_bytes, size_t ma
 	struct trace *t;
 	struct rx_flow_key key;
 	struct pkt p;
+	size_t flow_bytes;
 	int64_t flow;
 	int rc;
 
@@ -98,11 +101,14 @@ int rx_ref_load(struct rx_ref *r, const char *path, uint32_t id_bytes, size_t ma
 		}
 		r->flow[r->n] = (uint32_t)flow;
 		r->n++;
-		/* The flow table counts against the cap too (at most a key and two slots per packet). */
-		if ((size_t)flow + 1 == r->flows.n &&
-		    r->n * RX_REF_PACKET_BYTES + r->flows.cap * sizeof(*r->flows.key) +
-				    r->flows.nslots * sizeof(*r->flows.slot) >
-			    max * RX_REF_PACKET_BYTES) {
+		/*
+		 * The flow table counts against the cap too (at most a key and two
+		 * slots per packet), once it is past its first MiB.
+		 */
+		flow_bytes = r->flows.cap * sizeof(*r->flows.key) +
+			     r->flows.nslots * sizeof(*r->flows.slot);
+		if ((size_t)flow + 1 == r->flows.n && flow_bytes > RX_REF_FLOW_FLOOR &&
+		    r->n * RX_REF_PACKET_BYTES + flow_bytes > max * RX_REF_PACKET_BYTES) {
 			snprintf(err, errlen,
 				 "%s: %zu flows in %zu packets: the reference would pass replay-rx's memory cap (%zu MiB, an eighth of physical memory)",
 				 path, r->flows.n, r->n, max * RX_REF_PACKET_BYTES >> 20);

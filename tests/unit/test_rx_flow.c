@@ -6,6 +6,8 @@
  * kernel filter expression made from a reference.
  */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <unistd.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -407,6 +409,44 @@ static void test_sequence(void **state)
 	rx_recs_free(&s.recs);
 }
 
+/* The flow table counts against the reference's memory cap: many flows, a cap the packets alone fit. */
+static void test_flows_capped(void **state)
+{
+	char path[] = "/tmp/test_rx_flow.XXXXXX";
+	const uint32_t hdr[6] = { 0xa1b2c3d4u, 2u | 4u << 16, 0, 0, 65535, 1 };
+	const size_t n = 40000;
+	uint8_t b[FRAME];
+	struct rx_ref ref;
+	char err[512];
+	int fd = mkstemp(path);
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(hdr, sizeof(hdr), 1, f), 1);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t rec[4] = { 1, (uint32_t)i, FRAME, FRAME };
+
+		frame(b, (unsigned)i, (unsigned)i); /* flow i: source port 1000 + i (mod 2^16) */
+		b[29] = (uint8_t)(i >> 16);         /* and the source address's last byte */
+		assert_int_equal(fwrite(rec, sizeof(rec), 1, f), 1);
+		assert_int_equal(fwrite(b, FRAME, 1, f), 1);
+	}
+	assert_int_equal(fclose(f), 0);
+	/* Every packet fits in a cap of n packets; the table of n flows (more than 1 MiB) does not. */
+	assert_int_equal(rx_ref_load(&ref, path, PKT_ID_BYTES, n * RX_REF_PACKET_BYTES, err, sizeof(err)),
+			 -E2BIG);
+	assert_non_null(strstr(err, "flows in"));
+	assert_null(ref.id);
+	/* With room for the table too, it loads, every flow distinct. */
+	assert_int_equal(rx_ref_load(&ref, path, PKT_ID_BYTES, 4 * n * RX_REF_PACKET_BYTES, err, sizeof(err)), 0);
+	assert_int_equal(ref.flows.n, n);
+	rx_ref_free(&ref);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_per_flow),
 		cmocka_unit_test(test_filter_for_ref),
 		cmocka_unit_test(test_sequence),
+		cmocka_unit_test(test_flows_capped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
