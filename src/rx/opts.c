@@ -71,14 +71,14 @@ static const struct opt_def table[] = {
 	    .help = "replay --send-log FILE of the same run: one-way latency (same host)"),
 
 	FLAG(sequence, .name = "sequence", .group = RX_GRP_MATCH,
-	     .help = "without a reference: match by the 64-bit sequence number gentrace puts first in a UDP payload"),
+	     .help = "no reference: match by gentrace's 64-bit sequence number (UDP payload)"),
 	FLAG(per_flow, .name = "per-flow", .group = RX_GRP_MATCH,
 	     .help = "results per flow (5-tuple, or MAC pair and EtherType); needs --reference"),
 	UINT(worst, .name = "worst", .min = 0, .max = UINT32_MAX, .metavar = "N", .group = RX_GRP_MATCH,
-	     .help = "with --per-flow, show the N worst flows in the report (default 10; JSON has all)"),
+	     .help = "with --per-flow, list the N worst flows (default 10; JSON has all)"),
 
 	FLAG(no_ref_filter, .name = "no-ref-filter", .group = RX_GRP_MATCH,
-	     .help = "with -i and --reference, capture every frame (else only the reference's flows, filtered in the kernel)"),
+	     .help = "capture every frame, not only the reference's flows (-i with --reference)"),
 
 	/* output */
 	STR(write_path, .name = "write", .key = 'w', .metavar = "FILE", .group = RX_GRP_OUTPUT,
