@@ -26,6 +26,7 @@
  * difference, nor difference of differences, overflows.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,7 +49,7 @@ static int64_t rank(const int64_t *v, size_t n, uint64_t num, uint64_t den)
 
 void rx_dist_of(struct rx_dist *d, int64_t *v, size_t n)
 {
-	long double sum = 0;
+	long double sum = 0, sq = 0, mean;
 
 	memset(d, 0, sizeof(*d));
 	if (!n)
@@ -63,7 +64,16 @@ void rx_dist_of(struct rx_dist *d, int64_t *v, size_t n)
 	d->p90 = rank(v, n, 90, 100);
 	d->p99 = rank(v, n, 99, 100);
 	d->p999 = rank(v, n, 999, 1000);
-	d->mean = (double)(sum / (long double)n);
+	mean = sum / (long double)n;
+	d->mean = (double)mean;
+	/* Two passes (mean, then squared deviations): no cancellation as in E[x^2] - E[x]^2. */
+	for (size_t i = 0; i < n; i++) {
+		long double dv = (long double)v[i] - mean;
+
+		sq += dv * dv;
+	}
+	d->variance = (double)(sq / (long double)n);
+	d->stddev = sqrt(d->variance);
 }
 
 static void note(struct rx_result *res, int which, uint64_t v)
@@ -150,9 +160,13 @@ static int against_reference(struct rx_result *res, const struct rx_recs *recs,
 		if (ix.taken[i])
 			continue;
 		res->lost++;
+		res->bytes_lost += ref->len[i];
 		note(res, RX_K_MAX, ref->recno[i]);
 	}
 	res->matched = ref->n - res->lost;
+	res->loss_ratio = ref->n ? (double)res->lost / (double)ref->n : 0.0;
+	res->bytes_loss_ratio =
+		res->bytes_expected ? (double)res->bytes_lost / (double)res->bytes_expected : 0.0;
 	if (first != RX_NONE) {
 		res->duration_ns = rx_tdiff(rx_recs_at(recs, prev)->ts_ns,
 					    rx_recs_at(recs, first)->ts_ns);
@@ -273,11 +287,100 @@ out:
 	return rc;
 }
 
+struct seq_at {
+	uint64_t seq;
+	size_t k; /* arrival position */
+};
+
+static int cmp_seq_at(const void *a, const void *b)
+{
+	const struct seq_at *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/*
+ * By number, in n log n and memory for the frames only (not for the range,
+ * which a stray frame can make as wide as 2^64): sorted by (number,
+ * arrival), the first of equal numbers is the first copy, the gaps between
+ * distinct numbers are the losses.
+ */
+int rx_analyse_seq(struct rx_result *res, const struct rx_recs *recs)
+{
+	size_t n = recs->n, m = 0, distinct = 0;
+	struct seq_at *v = malloc((n ? n : 1) * sizeof(*v));
+	bool *dup = calloc(n ? n : 1, sizeof(*dup));
+	uint64_t next = 0;
+	bool started = false;
+
+	if (!v || !dup) {
+		free(v);
+		free(dup);
+		return -ENOMEM;
+	}
+	res->have_seq = true;
+	for (size_t k = 0; k < n; k++) {
+		const struct rx_rec *r = rx_recs_at(recs, k);
+
+		if (r->flags & RX_REC_SEQ)
+			v[m++] = (struct seq_at){ r->id, k };
+	}
+	qsort(v, m, sizeof(*v), cmp_seq_at);
+	for (size_t i = 0; i < m; i++) {
+		if (i && v[i].seq == v[i - 1].seq) {
+			dup[v[i].k] = true;
+			continue;
+		}
+		distinct++;
+		/* The numbers missing between this one and the one before are lost. */
+		for (uint64_t s = i ? v[i - 1].seq + 1 : v[i].seq;
+		     s < v[i].seq && res->nlist[RX_K_MAX] < RX_LIST_MAX; s++)
+			note(res, RX_K_MAX, s);
+	}
+	if (m) {
+		res->seq_first = v[0].seq;
+		res->seq_last = v[m - 1].seq;
+		res->seq_expected = res->seq_last - res->seq_first == UINT64_MAX
+					    ? UINT64_MAX
+					    : res->seq_last - res->seq_first + 1;
+	}
+	res->matched = distinct;
+	res->lost = res->seq_expected - distinct;
+	if (res->nlist[RX_K_MAX] == RX_LIST_MAX)
+		res->nlist[RX_K_MAX] = res->lost; /* the list holds the first RX_LIST_MAX */
+	res->loss_ratio = res->seq_expected ? (double)res->lost / (double)res->seq_expected : 0.0;
+	for (size_t k = 0; k < n; k++) {
+		const struct rx_rec *r = rx_recs_at(recs, k);
+
+		if (!(r->flags & RX_REC_SEQ)) {
+			res->foreign++;
+			note(res, RX_K_FOREIGN, k + 1);
+		} else if (dup[k]) {
+			res->dup++;
+			note(res, RX_K_DUP, r->id);
+		} else if (started && r->id < next) {
+			res->reordered++;
+			note(res, RX_K_REORDERED, r->id);
+		} else {
+			next = r->id + 1;
+			started = true;
+		}
+	}
+	free(v);
+	free(dup);
+	return 0;
+}
+
 void rx_result_free(struct rx_result *res)
 {
 	free(res->pos);
 	free(res->kind);
 	free(res->send_ns);
+	free(res->flows);
+	res->flows = NULL;
+	res->nflows = 0;
 	res->pos = NULL;
 	res->kind = NULL;
 	res->send_ns = NULL;
@@ -287,6 +390,6 @@ bool rx_exact(const struct rx_result *res, const struct rx_kstats *k)
 {
 	if (k && k->drops)
 		return false;
-	return !res->have_ref ||
+	return (!res->have_ref && !res->have_seq) ||
 	       (!res->lost && !res->dup && !res->reordered && !res->foreign);
 }

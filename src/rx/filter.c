@@ -68,6 +68,11 @@ int rx_filter_compile(struct rx_filter *f, const char *expr, const char *ifname,
 	return rc;
 }
 
+bool rx_filter_fits(const struct rx_filter *f)
+{
+	return !f->prog || ((const struct bpf_program *)f->prog)->bf_len <= BPF_MAXINSNS;
+}
+
 void rx_filter_kernel(const struct rx_filter *f, uint32_t snaplen, struct sock_fprog *out,
 		      void *scratch)
 {

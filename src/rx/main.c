@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -47,6 +48,9 @@ struct rx {
 	struct sendlog_data log;
 	struct rx_ref ref;
 	struct rx_filter filter;
+	char *filter_expr;          /* the expression compiled, when made from the reference */
+	char *ref_filter;           /* its part made from the reference */
+	const char *ref_filter_why; /* what that was made from, or why there is none */
 	struct rx_capture *cap;
 	struct rx_sink sink;
 	struct rx_result res;
@@ -91,6 +95,61 @@ static int check_paths(struct rx *x)
 	return outfile_check(u, n, x->err, sizeof(x->err));
 }
 
+/*
+ * With -i and --reference: a kernel filter that accepts the reference's
+ * flows only (and --filter's frames: both must pass), so that unrelated
+ * traffic on a busy interface never takes ring space.  When the reference's
+ * flows cannot be put in a filter (too many, VLAN tags) or the result does
+ * not compile, --filter alone is used (or none), and the report says why.
+ */
+static int ref_filter(struct rx *x)
+{
+	const struct rx_opts *o = x->o;
+	struct rx_filter f;
+	char err[512];
+	const char *why;
+	char *expr = rx_filter_for_ref(&x->ref, &why);
+	int rc;
+
+	x->ref_filter_why = why;
+	if (!expr)
+		return 0;
+	if (o->filter) {
+		size_t len = strlen(o->filter) + strlen(expr) + 16;
+
+		x->filter_expr = malloc(len);
+		if (!x->filter_expr) {
+			free(expr);
+			snprintf(x->err, sizeof(x->err), "out of memory");
+			return -ENOMEM;
+		}
+		snprintf(x->filter_expr, len, "(%s) and (%s)", o->filter, expr);
+	} else {
+		x->filter_expr = strdup(expr);
+		if (!x->filter_expr) {
+			free(expr);
+			snprintf(x->err, sizeof(x->err), "out of memory");
+			return -ENOMEM;
+		}
+	}
+	rc = rx_filter_compile(&f, x->filter_expr, o->intf, (uint32_t)o->snaplen, err, sizeof(err));
+	if (rc < 0 || !rx_filter_fits(&f)) {
+		/* Not this reference's fault to fail the run: capture as without it. */
+		log_warn("the filter made from the reference is not used (%s)",
+			 rc < 0 ? err : "too long for the kernel");
+		x->ref_filter_why = rc < 0 ? "it did not compile" : "it is too long for the kernel";
+		rx_filter_free(&f);
+		free(x->filter_expr);
+		x->filter_expr = NULL;
+		free(expr);
+		return rc == -ENOMEM ? rc : 0;
+	}
+	rx_filter_free(&x->filter);
+	x->filter = f;
+	x->ref_filter = expr;
+	return 0;
+}
+
 /* Everything that can fail before capturing, in the order a user would fix it. */
 static int prepare(struct rx *x)
 {
@@ -113,6 +172,8 @@ static int prepare(struct rx *x)
 		x->usage = rc == -EINVAL; /* a filter that does not compile is a bad option */
 		return rc;
 	}
+	if (o->intf && o->reference && !o->no_ref_filter && (rc = ref_filter(x)) < 0)
+		return rc;
 	if (o->json) {
 		x->json = outfile_fopen(&x->json_out, o->json, x->err, sizeof(x->err));
 		if (!x->json) {
@@ -134,6 +195,7 @@ static int prepare(struct rx *x)
 		return rc;
 	x->sink.id_bytes = id_bytes;
 	x->sink.count_max = o->count;
+	x->sink.seq = o->sequence;
 	/*
 	 * A live capture: room for what is expected, so the capture loop seldom
 	 * allocates -- but no more than RX_RESERVE_MAX up front (a huge --count
@@ -152,12 +214,16 @@ static int prepare(struct rx *x)
 	x->src = (struct rx_source){
 		.intf = o->intf,
 		.file = o->read_path,
-		.filter = o->filter,
+		.filter = x->filter_expr ? x->filter_expr : o->filter,
+		.filter_user = o->filter,
+		.filter_ref = x->ref_filter,
+		.filter_ref_why = x->ref_filter_why,
 		.reference = o->reference,
 		.send_log = o->send_log,
 		.snaplen = (uint32_t)o->snaplen,
 		.id_bytes = id_bytes,
 		.softnet_drops = -1,
+		.worst = o->worst == RX_WORST_UNSET ? RX_WORST_DEFAULT : (size_t)o->worst,
 	};
 	if (o->intf) {
 		struct rx_capture_cfg cfg = {
@@ -249,7 +315,8 @@ static int receive(struct rx *x)
 		(unsigned)(o->blocks ? o->blocks : RX_BLOCKS_DEFAULT),
 		(unsigned)((o->block_bytes ? o->block_bytes : RX_BLOCK_BYTES_DEFAULT) >> 10),
 		(unsigned)(o->block_ms ? o->block_ms : RX_BLOCK_MS_DEFAULT),
-		o->filter ? ", filter '" : "", o->filter ? o->filter : "", o->filter ? "'" : "");
+		x->src.filter ? ", filter '" : "", x->src.filter ? x->src.filter : "",
+		x->src.filter ? "'" : "");
 	fflush(stderr);
 	rc = rx_capture_run(x->cap, &x->sink, &stop, &stop_signal, x->err, sizeof(x->err));
 	x->src.k = rx_capture_stats(x->cap);
@@ -289,6 +356,8 @@ static void cleanup(struct rx *x)
 	rx_recs_free(&x->sink.recs);
 	rx_result_free(&x->res);
 	rx_filter_free(&x->filter);
+	free(x->filter_expr);
+	free(x->ref_filter);
 	rx_ref_free(&x->ref);
 	sendlog_free(&x->log);
 	if (x->json)
@@ -318,6 +387,15 @@ static int rx_run(const struct rx_opts *o)
 	if (rx_analyse(&x.res, &x.sink.recs, o->reference ? &x.ref : NULL,
 		       o->send_log ? &x.log : NULL) < 0) {
 		snprintf(x.err, sizeof(x.err), "out of memory for the analysis");
+		goto out;
+	}
+	if (o->sequence && rx_analyse_seq(&x.res, &x.sink.recs) < 0) {
+		snprintf(x.err, sizeof(x.err), "out of memory for the sequence analysis");
+		goto out;
+	}
+	if (o->per_flow && rx_flows_analyse(&x.res, &x.sink.recs, &x.ref) < 0) {
+		snprintf(x.err, sizeof(x.err), "out of memory for the per-flow analysis (%zu flows)",
+			 x.ref.flows.n);
 		goto out;
 	}
 	if (report(&x) < 0)

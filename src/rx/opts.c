@@ -70,6 +70,16 @@ static const struct opt_def table[] = {
 	STR(send_log, .name = "send-log", .metavar = "FILE", .group = RX_GRP_MATCH,
 	    .help = "replay --send-log FILE of the same run: one-way latency (same host)"),
 
+	FLAG(sequence, .name = "sequence", .group = RX_GRP_MATCH,
+	     .help = "no reference: match by gentrace's 64-bit sequence number (UDP payload)"),
+	FLAG(per_flow, .name = "per-flow", .group = RX_GRP_MATCH,
+	     .help = "results per flow (5-tuple, or MAC pair and EtherType); needs --reference"),
+	UINT(worst, .name = "worst", .min = 0, .max = UINT32_MAX, .metavar = "N", .group = RX_GRP_MATCH,
+	     .help = "with --per-flow, list the N worst flows (default 10; JSON has all)"),
+
+	FLAG(no_ref_filter, .name = "no-ref-filter", .group = RX_GRP_MATCH,
+	     .help = "capture every frame, not only the reference's flows (-i with --reference)"),
+
 	/* output */
 	STR(write_path, .name = "write", .key = 'w', .metavar = "FILE", .group = RX_GRP_OUTPUT,
 	    .help = "also write the frames received to nanosecond pcap FILE ('-' = stdout)"),
@@ -100,6 +110,7 @@ static const char *const group_title[RX_GRP_MAX] = {
 
 static const struct rx_opts defaults = {
 	.snaplen = PKT_ID_BYTES,
+	.worst = RX_WORST_UNSET,
 };
 
 static const struct opt_set rx_set = {
@@ -111,7 +122,7 @@ static const struct opt_set rx_set = {
 	.size = sizeof(struct rx_opts),
 	.synopsis = "[options] -i IF | -r FILE",
 	.about = "Receive a replay and prove it: loss, duplicates, order, timing, jitter, latency.",
-	.epilog = "Exit status: 0 done (with --reference: every packet arrived once, in order, and the\n"
+	.epilog = "Exit status: 0 done (with --reference or --sequence: every packet arrived once, in order, and the\n"
 		  "kernel dropped none), 1 runtime error, 2 usage error, 3 loss, duplicates, reordering,\n"
 		  "foreign frames or kernel drops.  See replay-rx(1).",
 };
@@ -144,6 +155,14 @@ static int check(const struct rx_opts *o, char *err, size_t len)
 	if (o->send_log && o->snaplen < PKT_ID_BYTES)
 		return opts_fail(err, len, "--send-log identifies packets by their first %u bytes: --snaplen must be at least that",
 			    PKT_ID_BYTES);
+	if (o->sequence && (o->reference || o->send_log))
+		return opts_fail(err, len, "--sequence matches by number instead of --reference, and cannot be used with --reference or --send-log");
+	if (o->no_ref_filter && (!o->reference || !o->intf))
+		return opts_fail(err, len, "--no-ref-filter turns off the kernel filter made from the reference when capturing: give -i IF and --reference FILE");
+	if (o->per_flow && !o->reference)
+		return opts_fail(err, len, "--per-flow finds each frame's flow through the reference: give --reference FILE");
+	if (o->worst != RX_WORST_UNSET && !o->per_flow)
+		return opts_fail(err, len, "--worst says how many flows --per-flow shows: give --per-flow");
 	if (o->plot_dir && !o->reference)
 		return opts_fail(err, len, "--plot draws timing against the reference: give --reference FILE");
 	if (o->write_path && o->json && !strcmp(o->write_path, "-") && !strcmp(o->json, "-"))

@@ -4,6 +4,7 @@
  * key unique, so `jq .lost` and a grep both work; keys are listed in
  * replay-rx(1)).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -64,16 +65,17 @@ static const char *ts_source(const struct rx_result *r, const struct rx_source *
 
 static void dist_row(FILE *f, const char *name, const struct rx_dist *d, bool sign)
 {
-	char v[6][24];
+	char v[7][24];
 
 	if (!d->count) {
 		fprintf(f, "  %-18s (none)\n", name);
 		return;
 	}
-	fprintf(f, "  %-18s %11s %11s %11s %11s %11s %11s\n", name,
+	fprintf(f, "  %-18s %11s %11s %11s %11s %11s %11s %11s\n", name,
 		fmt_ns(v[0], 24, (double)d->p50, sign), fmt_ns(v[1], 24, (double)d->p90, sign),
 		fmt_ns(v[2], 24, (double)d->p99, sign), fmt_ns(v[3], 24, (double)d->p999, sign),
-		fmt_ns(v[4], 24, (double)d->max, sign), fmt_ns(v[5], 24, d->mean, sign));
+		fmt_ns(v[4], 24, (double)d->max, sign), fmt_ns(v[5], 24, d->mean, sign),
+		fmt_ns(v[6], 24, d->stddev, false));
 }
 
 static void list_line(FILE *f, const char *what, const struct rx_result *r, int which)
@@ -90,6 +92,38 @@ static void list_line(FILE *f, const char *what, const struct rx_result *r, int 
 	fprintf(f, "\n");
 }
 
+/* --per-flow: the worst flows, one line each. */
+static void flows_table(FILE *f, const struct rx_result *r, const struct rx_source *src)
+{
+	size_t shown = MIN(r->nflows, src->worst);
+	char a[24], b[24], c[24], key[160];
+
+	fprintf(f, "Flows: %zu; the %zu worst (most lost, then largest |error| p99):\n", r->nflows,
+		shown);
+	if (!shown)
+		return;
+	fprintf(f, "  %8s %8s %6s %6s %6s %11s %11s", "packets", "received", "lost", "reord", "dup",
+		"|err| p50", "|err| p99");
+	if (r->have_log)
+		fprintf(f, " %11s", "latency p99");
+	fprintf(f, "  flow\n");
+	for (size_t i = 0; i < shown; i++) {
+		const struct rx_flow_result *x = &r->flows[i];
+
+		fprintf(f, "  %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %11s %11s",
+			x->packets, x->received, x->lost, x->reordered, x->dup,
+			x->abs_err.count ? fmt_ns(a, sizeof(a), (double)x->abs_err.p50, false) : "-",
+			x->abs_err.count ? fmt_ns(b, sizeof(b), (double)x->abs_err.p99, false) : "-");
+		if (r->have_log)
+			fprintf(f, " %11s",
+				x->latency.count ? fmt_ns(c, sizeof(c), (double)x->latency.p99, false)
+						 : "-");
+		fprintf(f, "  %s\n", rx_flow_str(&r->flow_keys[x->flow], key, sizeof(key)));
+	}
+	if (r->nflows > shown)
+		fprintf(f, "  (and %zu more flows; all are in --json)\n", r->nflows - shown);
+}
+
 void rx_report_print(const struct rx_result *r, const struct rx_source *src, FILE *f)
 {
 	char a[32], b[32], c[32];
@@ -101,6 +135,11 @@ void rx_report_print(const struct rx_result *r, const struct rx_source *src, FIL
 	fprintf(f, "Capture: snap length %u, identity %u bytes, %s timestamps, filter %s%s%s\n",
 		src->snaplen, src->id_bytes, ts_source(r, src), src->filter ? "'" : "",
 		src->filter ? src->filter : "none", src->filter ? "'" : "");
+	if (src->filter_ref)
+		fprintf(f, "         (made from %s%s; --no-ref-filter captures everything)\n",
+			src->filter_ref_why, src->filter_user ? ", and --filter" : "");
+	else if (src->filter_ref_why)
+		fprintf(f, "         (none made from the reference: %s)\n", src->filter_ref_why);
 	if (r->vlan)
 		fprintf(f, "         %" PRIu64 " frames had their VLAN tag re-inserted\n", r->vlan);
 	if (src->kstats_valid) {
@@ -117,12 +156,27 @@ void rx_report_print(const struct rx_result *r, const struct rx_source *src, FIL
 			   ", reordered %" PRIu64 ", foreign %" PRIu64 "\n",
 			r->matched, r->ref_packets ? 100.0 * (double)r->matched / (double)r->ref_packets : 100.0,
 			r->lost, r->dup, r->reordered, r->foreign);
+		if (r->lost)
+			fprintf(f, "  loss: %.6f %% of the packets, %" PRIu64 " bytes (%.6f %% of the bytes)\n",
+				100.0 * r->loss_ratio, r->bytes_lost, 100.0 * r->bytes_loss_ratio);
 		list_line(f, "lost records", r, RX_K_MAX);
 		list_line(f, "duplicated records", r, RX_K_DUP);
 		list_line(f, "reordered records", r, RX_K_REORDERED);
 		list_line(f, "foreign frames (arrival order)", r, RX_K_FOREIGN);
 	}
-	fprintf(f, "Timing:                    p50         p90         p99       p99.9         max        mean\n");
+	if (r->have_seq) {
+		fprintf(f, "Sequence: numbers %" PRIu64 " to %" PRIu64 ", %" PRIu64 " expected\n",
+			r->seq_first, r->seq_last, r->seq_expected);
+		fprintf(f, "  matched %" PRIu64 " (%.3f %%), lost %" PRIu64 ", duplicated %" PRIu64
+			   ", reordered %" PRIu64 ", without a sequence number %" PRIu64 "\n",
+			r->matched, 100.0 * (1.0 - r->loss_ratio), r->lost, r->dup, r->reordered,
+			r->foreign);
+		list_line(f, "lost numbers", r, RX_K_MAX);
+		list_line(f, "duplicated numbers", r, RX_K_DUP);
+		list_line(f, "reordered numbers", r, RX_K_REORDERED);
+		list_line(f, "frames without a number (arrival order)", r, RX_K_FOREIGN);
+	}
+	fprintf(f, "Timing:                    p50         p90         p99       p99.9         max        mean      stddev\n");
 	dist_row(f, "inter-arrival", &r->gap, false);
 	if (r->have_ref) {
 		dist_row(f, "error (signed)", &r->gap_err, true);
@@ -149,10 +203,12 @@ void rx_report_print(const struct rx_result *r, const struct rx_source *src, FIL
 	if (r->have_log)
 		fprintf(f, "Send log: %s, %" PRIu64 " of the frames found in it\n", src->send_log,
 			r->log_matched);
-	if (r->have_ref || src->kstats_valid)
+	if (r->flows)
+		flows_table(f, r, src);
+	if (r->have_ref || r->have_seq || src->kstats_valid)
 		fprintf(f, "Verdict: %s\n",
 			rx_exact(r, src->kstats_valid ? &src->k : NULL)
-				? (r->have_ref ? "exact: every packet arrived once, in order; no kernel drops"
+				? (r->have_ref || r->have_seq ? "exact: every packet arrived once, in order; no kernel drops"
 					       : "no kernel drops")
 				: "NOT exact (see above)");
 }
@@ -171,9 +227,10 @@ static void json_dist(FILE *f, const char *p, const struct rx_dist *d)
 	fprintf(f,
 		",\"%s_count\":%" PRIu64 ",\"%s_min_ns\":%" PRId64 ",\"%s_p50_ns\":%" PRId64
 		",\"%s_p90_ns\":%" PRId64 ",\"%s_p99_ns\":%" PRId64 ",\"%s_p999_ns\":%" PRId64
-		",\"%s_max_ns\":%" PRId64 ",\"%s_mean_ns\":%.1f",
+		",\"%s_max_ns\":%" PRId64 ",\"%s_mean_ns\":%.1f,\"%s_stddev_ns\":%.1f"
+		",\"%s_variance_ns2\":%.1f",
 		p, d->count, p, d->min, p, d->p50, p, d->p90, p, d->p99, p, d->p999, p, d->max, p,
-		d->mean);
+		d->mean, p, d->stddev, p, d->variance);
 }
 
 static void json_list(FILE *f, const char *key, const struct rx_result *r, int which)
@@ -186,6 +243,64 @@ static void json_list(FILE *f, const char *key, const struct rx_result *r, int w
 	fprintf(f, "]");
 }
 
+/* An address of @k in JSON: "10.0.0.1", "2001:db8::1", "02:00:00:00:00:01". */
+static void json_addr(FILE *f, const struct rx_flow_key *k, const uint8_t *a)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	if (k->kind == RX_FLOW_ETH)
+		snprintf(buf, sizeof(buf), "%02x:%02x:%02x:%02x:%02x:%02x", a[0], a[1], a[2], a[3],
+			 a[4], a[5]);
+	else
+		inet_ntop(k->kind == RX_FLOW_IP6 ? AF_INET6 : AF_INET, a, buf, sizeof(buf));
+	fprintf(f, "\"%s\"", buf);
+}
+
+static void json_flows(FILE *f, const struct rx_result *r)
+{
+	static const char *const kind[] = { [RX_FLOW_ETH] = "ethernet", [RX_FLOW_IP4] = "ipv4",
+					    [RX_FLOW_IP6] = "ipv6" };
+	char key[160];
+
+	fprintf(f, ",\"flow_count\":%zu,\"flows\":[", r->nflows);
+	for (size_t i = 0; i < r->nflows; i++) {
+		const struct rx_flow_result *x = &r->flows[i];
+		const struct rx_flow_key *k = &r->flow_keys[x->flow];
+
+		fprintf(f, "%s{\"flow\":", i ? "," : "");
+		stats_json_str(f, rx_flow_str(k, key, sizeof(key)));
+		fprintf(f, ",\"kind\":\"%s\",\"src\":", kind[k->kind]);
+		json_addr(f, k, k->src);
+		fprintf(f, ",\"dst\":");
+		json_addr(f, k, k->dst);
+		fprintf(f, ",\"ethertype\":%u", k->ethertype);
+		if (k->kind == RX_FLOW_ETH)
+			fprintf(f, ",\"proto\":null");
+		else
+			fprintf(f, ",\"proto\":%u", k->proto);
+		if (k->ports)
+			fprintf(f, ",\"sport\":%u,\"dport\":%u", k->sport, k->dport);
+		else
+			fprintf(f, ",\"sport\":null,\"dport\":null");
+		if (k->vlan)
+			fprintf(f, ",\"vlan\":%u", k->vlan - 1);
+		else
+			fprintf(f, ",\"vlan\":null");
+		fprintf(f,
+			",\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"received\":%" PRIu64
+			",\"lost\":%" PRIu64 ",\"bytes_lost\":%" PRIu64 ",\"loss_ratio\":%.9f"
+			",\"reordered\":%" PRIu64 ",\"duplicated\":%" PRIu64,
+			x->packets, x->bytes, x->received, x->lost, x->bytes_lost,
+			x->packets ? (double)x->lost / (double)x->packets : 0.0, x->reordered, x->dup);
+		json_dist(f, "error", &x->err);
+		json_dist(f, "error_abs", &x->abs_err);
+		if (r->have_log)
+			json_dist(f, "latency", &x->latency);
+		fprintf(f, "}");
+	}
+	fprintf(f, "]");
+}
+
 int rx_report_json(const struct rx_result *r, const struct rx_source *src, FILE *f)
 {
 	fprintf(f, "{\"interface\":");
@@ -194,6 +309,12 @@ int rx_report_json(const struct rx_result *r, const struct rx_source *src, FILE 
 	json_str(f, src->file);
 	fprintf(f, ",\"filter\":");
 	json_str(f, src->filter);
+	fprintf(f, ",\"filter_user\":");
+	json_str(f, src->filter_user);
+	fprintf(f, ",\"filter_reference\":");
+	json_str(f, src->filter_ref);
+	fprintf(f, ",\"filter_reference_basis\":");
+	json_str(f, src->filter_ref_why);
 	fprintf(f, ",\"snaplen\":%u,\"id_bytes\":%u,\"timestamps\":\"%s\"", src->snaplen,
 		src->id_bytes, ts_source(r, src));
 	fprintf(f,
@@ -218,9 +339,10 @@ int rx_report_json(const struct rx_result *r, const struct rx_source *src, FILE 
 		fprintf(f,
 			",\"reference_packets\":%zu,\"reference_bytes\":%" PRIu64 ",\"matched\":%" PRIu64
 			",\"lost\":%" PRIu64 ",\"duplicated\":%" PRIu64 ",\"reordered\":%" PRIu64
-			",\"foreign\":%" PRIu64,
+			",\"foreign\":%" PRIu64 ",\"bytes_lost\":%" PRIu64 ",\"loss_ratio\":%.9f"
+			",\"bytes_loss_ratio\":%.9f",
 			r->ref_packets, r->bytes_expected, r->matched, r->lost, r->dup, r->reordered,
-			r->foreign);
+			r->foreign, r->bytes_lost, r->loss_ratio, r->bytes_loss_ratio);
 		json_list(f, "lost_records", r, RX_K_MAX);
 		json_list(f, "duplicated_records", r, RX_K_DUP);
 		json_list(f, "reordered_records", r, RX_K_REORDERED);
@@ -239,6 +361,19 @@ int rx_report_json(const struct rx_result *r, const struct rx_source *src, FILE 
 				: 0.0,
 			r->jitter_rfc3550_ns);
 	}
+	if (r->have_seq) {
+		fprintf(f,
+			",\"sequence_first\":%" PRIu64 ",\"sequence_last\":%" PRIu64
+			",\"sequence_expected\":%" PRIu64 ",\"matched\":%" PRIu64 ",\"lost\":%" PRIu64
+			",\"duplicated\":%" PRIu64 ",\"reordered\":%" PRIu64 ",\"foreign\":%" PRIu64
+			",\"loss_ratio\":%.9f",
+			r->seq_first, r->seq_last, r->seq_expected, r->matched, r->lost, r->dup,
+			r->reordered, r->foreign, r->loss_ratio);
+		json_list(f, "lost_sequence", r, RX_K_MAX);
+		json_list(f, "duplicated_sequence", r, RX_K_DUP);
+		json_list(f, "reordered_sequence", r, RX_K_REORDERED);
+		json_list(f, "foreign_frames", r, RX_K_FOREIGN);
+	}
 	if (r->have_log) {
 		fprintf(f, ",\"send_log\":");
 		json_str(f, src->send_log);
@@ -249,6 +384,8 @@ int rx_report_json(const struct rx_result *r, const struct rx_source *src, FILE 
 		fprintf(f, ",\"jitter_rfc4689_basis\":\"%s\"", r->jitter_rfc4689_basis);
 		json_dist(f, "jitter_rfc4689", &r->jitter_rfc4689);
 	}
+	if (r->flows)
+		json_flows(f, r);
 	fprintf(f, ",\"exact\":%s}\n",
 		rx_exact(r, src->kstats_valid ? &src->k : NULL) ? "true" : "false");
 	if (fflush(f) != 0 || ferror(f))

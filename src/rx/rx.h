@@ -9,6 +9,8 @@
  *   sink.c     per frame: identity, compact record, -w pcap, stop on --count
  *   ref.c      the reference trace, loaded and identified
  *   match.c    identity index: which reference packet a frame is
+ *   flow.c     flows (5-tuple, or MAC pair and EtherType), --per-flow, the
+ *              kernel filter made from the reference's flows
  *   analyse.c  loss, duplicates, reordering, timing, jitter, latency
  *   report.c   the human table and --json
  *   plot.c     --plot: self-contained SVG figures
@@ -73,6 +75,8 @@ struct rx_opts {
 	uint64_t blocks;       /* --blocks: ring blocks; 0 = default */
 	uint64_t block_ms;     /* --block-timeout: a partly filled block is handed over after, ms */
 	bool hw_ts;            /* --hw-timestamps */
+	bool sequence;         /* --sequence: match by gentrace's sequence number, without a reference */
+	bool no_ref_filter;    /* --no-ref-filter: no kernel filter made from the reference */
 
 	/* stopping */
 	uint64_t count;   /* -c: stop after this many frames; 0 = no limit */
@@ -87,6 +91,8 @@ struct rx_opts {
 	const char *write_path; /* -w: write the frames received to a pcap */
 	const char *json;       /* --json: file, or "-" for stdout */
 	const char *plot_dir;   /* --plot: directory for the SVG figures */
+	bool per_flow;          /* --per-flow: results per flow */
+	uint64_t worst;         /* --worst: flows in the table; RX_WORST_UNSET: not given (10) */
 	bool quiet;             /* -q: no report on the terminal, no warnings */
 	int verbose;            /* -v */
 
@@ -94,6 +100,8 @@ struct rx_opts {
 	bool version;
 };
 
+#define RX_WORST_DEFAULT 10u        /* --worst */
+#define RX_WORST_UNSET UINT64_MAX    /* --worst not given (its largest value is UINT32_MAX) */
 #define RX_SNAPLEN_MIN 16u     /* an Ethernet header and a little more */
 #define RX_SNAPLEN_MAX 262144u /* libpcap's largest */
 
@@ -119,6 +127,7 @@ struct rx_rec {
 enum {
 	RX_REC_HW_TS = 1u << 0, /* the timestamp came from the NIC */
 	RX_REC_VLAN = 1u << 1,  /* the kernel had moved a VLAN tag to metadata; re-inserted */
+	RX_REC_SEQ = 1u << 2,   /* --sequence: id is the frame's sequence number, not its identity */
 };
 
 #define RX_CHUNK_SHIFT 16 /* records are kept in chunks of 65536 (1.5 MiB): growth never copies */
@@ -149,6 +158,7 @@ struct rx_sink {
 	size_t max_recs;          /* records kept, at most; 0 = rx_mem_cap()'s worth, in whole chunks */
 	uint32_t id_bytes;        /* identity length, bytes (pkt_id) */
 	uint64_t count_max;       /* stop after this many frames; 0 = no limit */
+	bool seq;                 /* --sequence: keep the sequence number (rx_seq_of()) as the id */
 	uint64_t bytes;           /* sum of len */
 	struct rx_pcapout *out;   /* -w, or NULL */
 	int err;                  /* first error (-ENOMEM, write error); the capture stops */
@@ -218,6 +228,9 @@ int rx_filter_compile(struct rx_filter *f, const char *expr, const char *ifname,
  */
 void rx_filter_kernel(const struct rx_filter *f, uint32_t snaplen, struct sock_fprog *out,
 		      void *scratch /* one struct sock_filter */);
+
+/* rx_filter_fits() - can the kernel take the program (at most BPF_MAXINSNS instructions)? */
+bool rx_filter_fits(const struct rx_filter *f);
 
 /* rx_filter_match() - offline: does the frame pass?  Always true without an expression. */
 bool rx_filter_match(const struct rx_filter *f, const uint8_t *data, uint32_t caplen, uint32_t len);
@@ -294,6 +307,61 @@ void rx_capture_close(struct rx_capture *c);
 int rx_offline_run(const char *path, const struct rx_filter *filter, struct rx_sink *sink,
 		   volatile sig_atomic_t *sig, char *err, size_t errlen);
 
+/* ---- flow.c: flows ---- */
+
+enum rx_flow_kind {
+	RX_FLOW_ETH, /* not IP: source and destination MAC, EtherType */
+	RX_FLOW_IP4,
+	RX_FLOW_IP6,
+};
+
+/*
+ * A flow: the 5-tuple of an IP packet (ports 0 for a protocol without them
+ * or a fragment after the first), or, for anything else, the MAC pair and
+ * the EtherType.  Outer VLAN tags (802.1Q, 802.1ad, up to two) are skipped;
+ * the outer VLAN ID is part of the key.
+ */
+struct rx_flow_key {
+	uint8_t kind;       /* enum rx_flow_kind */
+	uint8_t proto;      /* IP protocol (next header), 0 for RX_FLOW_ETH */
+	uint16_t ethertype; /* innermost EtherType (0x0800, 0x86dd for IP); 0: 802.3 (a length field) */
+	uint16_t sport, dport;
+	uint16_t vlan;      /* outer VLAN ID + 1, or 0 untagged */
+	uint8_t ports;      /* sport/dport are meaningful (TCP, UDP, SCTP, first fragment) */
+	uint8_t pad;
+	uint8_t src[16], dst[16]; /* IPv4: first 4 bytes; MAC: first 6 */
+};
+
+/* rx_flow_parse() - the flow of a frame of @caplen bytes at @data (Ethernet). */
+void rx_flow_parse(const uint8_t *data, uint32_t caplen, struct rx_flow_key *k);
+
+/* rx_flow_str() - @k in words ("udp 10.0.0.1:53 > 10.0.0.2:1024", "02:..:01 > 02:..:02 0x88b5"); returns @buf. */
+const char *rx_flow_str(const struct rx_flow_key *k, char *buf, size_t len);
+
+/*
+ * rx_seq_of() - the 64-bit big-endian sequence number that gentrace (and
+ * replay's benchmarks) put first in a UDP payload over IPv4 (not a later
+ * fragment), after up to two VLAN tags, with the IP ID its low 16 bits
+ * (gentrace's signature: other UDP seldom has it); false when the frame has
+ * none within @caplen bytes.
+ */
+bool rx_seq_of(const uint8_t *data, uint32_t caplen, uint64_t *seq);
+
+/* A set of distinct flows, numbered from 0 in order of insertion. */
+struct rx_flowtab {
+	size_t n;
+	struct rx_flow_key *key; /* n of them */
+	size_t cap;              /* room in key */
+	uint32_t *slot;          /* open addressing: index + 1, or 0 empty */
+	size_t nslots;           /* a power of two, > 2 n */
+};
+
+/* rx_flowtab_add() - the number of flow @k, added if new; -ENOMEM. */
+int64_t rx_flowtab_add(struct rx_flowtab *t, const struct rx_flow_key *k);
+
+/* rx_flowtab_free() - release; accepts a zeroed struct. */
+void rx_flowtab_free(struct rx_flowtab *t);
+
 /* ---- ref.c: the reference ---- */
 
 struct rx_ref {
@@ -303,6 +371,8 @@ struct rx_ref {
 	uint64_t *ts_ns;  /* trace timestamp, ns: the intended times */
 	uint64_t *recno;  /* record number in the file, from 1 */
 	uint32_t *len;    /* frame length as sent (captured bytes), bytes */
+	uint32_t *flow;   /* index into flows.key of each packet's flow */
+	struct rx_flowtab flows; /* the distinct flows, in order of first appearance */
 };
 
 /*
@@ -313,8 +383,8 @@ struct rx_ref {
 int rx_ref_load(struct rx_ref *r, const char *path, uint32_t id_bytes, size_t max_bytes,
 		char *err, size_t errlen);
 
-/* RX_REF_PACKET_BYTES - memory per reference packet (its four arrays). */
-#define RX_REF_PACKET_BYTES (3 * sizeof(uint64_t) + sizeof(uint32_t))
+/* RX_REF_PACKET_BYTES - memory per reference packet (its five arrays; the flow table besides). */
+#define RX_REF_PACKET_BYTES (3 * sizeof(uint64_t) + 2 * sizeof(uint32_t))
 
 /* rx_ref_free() - release; accepts a zeroed struct. */
 void rx_ref_free(struct rx_ref *r);
@@ -383,10 +453,26 @@ struct rx_dist {
 	int64_t min, max;
 	int64_t p50, p90, p99, p999; /* nearest rank: the smallest value with >= q of them at or below */
 	double mean;
+	double variance; /* population variance, ns^2: mean squared deviation from the mean (divides by count) */
+	double stddev;   /* its square root, ns */
 };
 
 /* rx_dist_of() - sorts @v (n values) in place and fills @d. */
 void rx_dist_of(struct rx_dist *d, int64_t *v, size_t n);
+
+/* The results of one flow (--per-flow), against the reference. */
+struct rx_flow_result {
+	uint32_t flow;        /* index into the reference's flows */
+	uint64_t packets;     /* reference packets of the flow */
+	uint64_t bytes;       /* their lengths */
+	uint64_t received;    /* frames that matched one of them, copies included */
+	uint64_t lost, bytes_lost;
+	uint64_t reordered;   /* within the flow (RFC 4737 over the flow's own packets) */
+	uint64_t dup;
+	struct rx_dist err;     /* inter-arrival error between the flow's consecutive in-order frames, ns */
+	struct rx_dist abs_err; /* its magnitude */
+	struct rx_dist latency; /* with a send log */
+};
 
 #define RX_LIST_MAX 100 /* record numbers listed per kind in the report */
 
@@ -405,6 +491,9 @@ struct rx_result {
 	uint64_t matched;   /* reference packets received at least once */
 	uint64_t lost, dup, reordered, foreign;
 	uint64_t bytes_expected; /* sum of the reference's frame lengths */
+	uint64_t bytes_lost;     /* sum of the lost packets' lengths */
+	double loss_ratio;       /* lost / ref_packets (0 for an empty reference) */
+	double bytes_loss_ratio; /* bytes_lost / bytes_expected (0 when that is 0) */
 	size_t nlist[RX_K_MAX + 1];            /* how many of each listed below (index RX_K_MAX: lost) */
 	uint64_t list[RX_K_MAX + 1][RX_LIST_MAX]; /* reference record numbers, first ones */
 	struct rx_dist gap_err;     /* actual minus intended gap, consecutive in-order frames, ns */
@@ -413,6 +502,11 @@ struct rx_result {
 	int64_t duration_intended_ns; /* the same two packets in the reference */
 	double jitter_rfc3550_ns;     /* RFC 3550 6.4.1 interarrival jitter, at the end */
 
+	/* by sequence number (have_seq, rx_analyse_seq()): counts in matched, lost, dup, reordered, foreign */
+	bool have_seq;
+	uint64_t seq_first, seq_last; /* smallest and largest number received */
+	uint64_t seq_expected;        /* seq_last - seq_first + 1, saturated */
+
 	/* against the send log (have_log) */
 	bool have_log;
 	uint64_t log_matched;     /* frames found in the send log */
@@ -420,6 +514,11 @@ struct rx_result {
 	/* RFC 4689 3.2.5 jitter, |delay(i) - delay(i-1)|, ns: from the send log, else the reference */
 	struct rx_dist jitter_rfc4689;
 	const char *jitter_rfc4689_basis; /* "send-log", "reference" or NULL */
+
+	/* --per-flow (rx_flows_analyse()): worst first; NULL without */
+	struct rx_flow_result *flows;
+	size_t nflows;
+	const struct rx_flow_key *flow_keys; /* the reference's: valid while it is */
 
 	/* per frame, for the plots (NULL without a reference) */
 	size_t *pos;        /* reference position of frame k, or RX_NONE */
@@ -435,11 +534,45 @@ struct rx_result {
 int rx_analyse(struct rx_result *res, const struct rx_recs *recs, const struct rx_ref *ref,
 	       const struct sendlog_data *log);
 
+/*
+ * rx_analyse_seq() - after rx_analyse() without a reference, of records
+ * whose ids are sequence numbers (RX_REC_SEQ; a record without is
+ * foreign): every number from the smallest to the largest received is
+ * expected once, in order.  A number received again is a duplicate; one
+ * below the next expected (RFC 4737), reordered; one never received in the
+ * range, lost (the lists hold numbers, not record numbers).  0 or -ENOMEM.
+ */
+int rx_analyse_seq(struct rx_result *res, const struct rx_recs *recs);
+
 /* rx_result_free() - release the per-frame arrays; accepts a zeroed struct. */
 void rx_result_free(struct rx_result *res);
 
 /* rx_exact() - true when the run proves the replay: nothing lost, doubled, reordered, foreign, dropped. */
 bool rx_exact(const struct rx_result *res, const struct rx_kstats *k);
+
+/* ---- flow.c: per flow, and the filter from the reference ---- */
+
+/*
+ * rx_flows_analyse() - per-flow results for every flow of @ref, from the
+ * frames' positions and kinds in @res (rx_analyse() with a reference) and
+ * their send times if any, into res->flows (ref->flows.n of them, sorted
+ * worst first: most lost, then largest p99 of |error|, then most
+ * reordered and duplicated, then flow number),
+ * with res->flow_keys pointing at @ref's keys.  0 or -ENOMEM.
+ */
+int rx_flows_analyse(struct rx_result *res, const struct rx_recs *recs, const struct rx_ref *ref);
+
+/*
+ * rx_filter_for_ref() - a libpcap expression accepting the frames of
+ * @ref's flows: one term per flow when there are at most
+ * RX_AUTOFILTER_FLOWS, else one per pair of addresses and protocol (ports
+ * left out) when there are at most that many, else NULL (too many: no
+ * filter of our own).  NULL too when a frame is VLAN-tagged (the kernel
+ * holds the tag as metadata: not expressed exactly).  802.3 frames are
+ * matched by their MAC pair and a type field below 0x600.  The string is malloc()ed; *@why says which case.
+ */
+#define RX_AUTOFILTER_FLOWS 64
+char *rx_filter_for_ref(const struct rx_ref *ref, const char **why);
 
 /* ---- report.c ---- */
 
@@ -447,13 +580,17 @@ bool rx_exact(const struct rx_result *res, const struct rx_kstats *k);
 struct rx_source {
 	const char *intf;      /* interface, or NULL */
 	const char *file;      /* -r file, or NULL */
-	const char *filter;    /* expression, or NULL */
+	const char *filter;    /* the expression in the kernel (or for -r), or NULL */
+	const char *filter_user; /* --filter, or NULL */
+	const char *filter_ref;  /* the part made from the reference, or NULL */
+	const char *filter_ref_why; /* what it was made from, or why there is none; NULL: not tried */
 	const char *reference; /* --reference, or NULL */
 	const char *send_log;  /* --send-log, or NULL */
 	uint32_t snaplen, id_bytes;
 	bool kstats_valid;     /* live capture: the kernel's counters mean something */
 	struct rx_kstats k;
 	int64_t softnet_drops; /* per-CPU backlog drops during the run, whole host; -1 unknown */
+	size_t worst;          /* --per-flow: flows shown in the table (all are in the JSON) */
 };
 
 /* rx_report_print() - the human report to @f. */

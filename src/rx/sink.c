@@ -114,9 +114,12 @@ int rx_sink_take(struct rx_sink *s, const uint8_t *data, uint32_t caplen, uint32
 	}
 	rec = rx_recs_at(r, r->n++);
 	rec->ts_ns = ts_ns;
-	rec->id = pkt_id(data, caplen, len, s->id_bytes);
-	rec->len = len;
 	rec->flags = flags;
+	if (s->seq && rx_seq_of(data, caplen, &rec->id))
+		rec->flags |= RX_REC_SEQ;
+	else
+		rec->id = pkt_id(data, caplen, len, s->id_bytes);
+	rec->len = len;
 	s->bytes += len;
 	if (s->out && (rc = rx_pcapout_write(s->out, data, caplen, len, ts_ns)) < 0)
 		return s->err = rc;

@@ -4,8 +4,9 @@
  * cap (0: the default; else that many packets) and the identity length, the
  * rest is the file, any format and link type the readers take.  Loading
  * either succeeds with at most the cap, every packet an Ethernet frame no
- * longer than a record plus the conversion's header, or fails with a
- * message and nothing left allocated.
+ * longer than a record plus the conversion's header, each in a flow of
+ * the flow table, or fails with a message and nothing left allocated; the
+ * kernel filter made from a loaded reference always compiles.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,9 +36,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0) {
 		if (cap_pkts && r.n > cap_pkts)
 			abort();
+		const char *why = NULL;
+		char *expr;
+		struct rx_filter f;
+
 		for (size_t i = 0; i < r.n; i++)
-			if (r.len[i] > TRACE_RECORD_MAX_BYTES + 14 || !r.recno[i])
+			if (r.len[i] > TRACE_RECORD_MAX_BYTES + 14 || !r.recno[i] ||
+			    r.flow[i] >= r.flows.n)
 				abort();
+		if (r.flows.n > r.n || (r.n && !r.flows.n))
+			abort();
+		/* The filter made from any reference compiles, or there is none and a reason. */
+		expr = rx_filter_for_ref(&r, &why);
+		if (!why)
+			abort();
+		if (expr) {
+			if (rx_filter_compile(&f, expr, NULL, 128, err, sizeof(err)) < 0)
+				abort();
+			rx_filter_free(&f);
+			free(expr);
+		}
 		rx_ref_free(&r);
 	} else if (!err[0] || r.id || r.n) {
 		abort(); /* every refusal says why, and keeps nothing */
