@@ -4,11 +4,14 @@
  * pipeline and taking it down is src/replay_setup.c (replay_open(),
  * replay_close()); here is what happens to each packet.
  *
- *   source          edit               schedule          output lane
- *   trace_next() -> edit_chain_apply() -> sched_deadline() -> tx_send() (stage)
- *        |              | DROP, error                        -> sched_wait() -> tx_flush() (kick)
- *        v              v                                          |   back-pressure:
- *   st.read++       account() <---- sent, failed (settle_*) ------+   wait_for_room()
+ *   source               edit                     schedule
+ *   trace_next()  --->  edit_chain_apply()  --->  sched_deadline()
+ *   one_packet():          | DROP, error               |             output lane
+ *   read counted once      |                           v
+ *                          |               tx_send() (stage) -> sched_wait() -> tx_flush() (kick)
+ *                          |               back-pressure on either: wait_for_room()
+ *                          v                           |
+ *                      account()  <---- sent, failed --+   (settle_sent(), settle_failed())
  *
  * Every packet read is counted once (one_packet()) and ends in exactly one
  * fate -- sent, filtered, or failed with a reason logged -- through
