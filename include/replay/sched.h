@@ -34,6 +34,7 @@
 
 #include "optparse.h"
 #include "pkt.h"
+#include "sched_report.h"
 
 /*
  * struct clock - the run clock, injectable so that unit tests drive the
@@ -276,6 +277,14 @@ int sched_wait(struct sched *s, uint64_t deadline_ns);
  * it for every packet.
  */
 void sched_late(struct sched *s, uint64_t late_ns);
+
+/*
+ * sched_report() - what the scheduler has to say about the run so far, into
+ * @rep: the timer's name and margin, the late-policy counters, the guard's
+ * sleeps.  For a run that waited for deadlines; a topspeed run has no report
+ * (rep->timer stays NULL).
+ */
+void sched_report(const struct sched *s, struct sched_report *rep);
 
 /* sched_now() - the run clock's time, ns. */
 static inline uint64_t sched_now(struct sched *s)

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sched_report.h"
+
 /*
  * struct hist - log-linear histogram of non-negative ns values in fixed
  * memory: exact below 2^HIST_SUB_BITS, then 2^HIST_SUB_BITS buckets per power of two, so
@@ -72,13 +74,7 @@ struct stats {
 	uint64_t end_ns;     /* run clock after the last send, ns */
 	uint64_t early;      /* sends that returned before their deadline (counted as 0 error) */
 	struct hist send_err; /* actual minus scheduled send time, ns (NetVCR's epsilon) */
-	const char *timer;   /* how deadlines were waited for; NULL when they were not (topspeed) */
-	uint64_t spin_margin_ns;   /* hybrid timer: the spin margin at the end of the run, ns */
-	uint64_t late_threshold_ns; /* lateness that makes a stall, ns */
-	uint64_t late_stalls;      /* runs of packets found later than the threshold */
-	uint64_t late_packets;     /* packets found later than the threshold */
-	uint64_t late_shifted_ns;  /* --late=shift: total the schedule was moved back by, ns */
-	uint64_t guard_sleeps;     /* sleeps to a deadline instead of a spin, against RT throttling */
+	struct sched_report sched; /* the scheduler's own account; sched.timer NULL when untimed */
 	const char *method;  /* method name */
 	const char *method_mode; /* how the method runs ("copy mode, queue 0"); NULL or "" = nothing to say */
 	const char *dev;     /* interface or output file */

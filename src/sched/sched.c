@@ -243,3 +243,18 @@ const char *sched_late_name(enum sched_late l)
 {
 	return opt_enum_name(sched_late_choices, (int)l);
 }
+
+void sched_report(const struct sched *s, struct sched_report *rep)
+{
+	const struct waiter *w = &s->waiter;
+
+	*rep = (struct sched_report){
+		.timer = sched_timer_name(w->timer),
+		.spin_margin_ns = w->timer == SCHED_TIMER_HYBRID ? w->margin_ns : 0,
+		.late_threshold_ns = s->late_threshold_ns,
+		.late_stalls = s->late_stalls,
+		.late_packets = s->late_packets,
+		.late_shifted_ns = s->shifted_ns,
+		.guard_sleeps = w->guard_sleeps,
+	};
+}

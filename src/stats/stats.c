@@ -70,22 +70,22 @@ void stats_print(const struct stats *s, FILE *f)
 		fmt_ns(v, sizeof(v), s->send_err.max);
 		fprintf(f, " max %s\n", v);
 	}
-	if (s->timer) {
+	if (s->sched.timer) {
 		char m[32], th[32], sh[32];
 
-		fmt_ns(m, sizeof(m), s->spin_margin_ns);
-		fmt_ns(th, sizeof(th), s->late_threshold_ns);
-		fmt_ns(sh, sizeof(sh), s->late_shifted_ns);
-		fprintf(f, "Timing: %s timer", s->timer);
-		if (s->spin_margin_ns)
+		fmt_ns(m, sizeof(m), s->sched.spin_margin_ns);
+		fmt_ns(th, sizeof(th), s->sched.late_threshold_ns);
+		fmt_ns(sh, sizeof(sh), s->sched.late_shifted_ns);
+		fprintf(f, "Timing: %s timer", s->sched.timer);
+		if (s->sched.spin_margin_ns)
 			fprintf(f, ", spin margin %s", m);
 		fprintf(f, "; stalls (later than %s): %llu, %llu packets late", th,
-			(unsigned long long)s->late_stalls, (unsigned long long)s->late_packets);
-		if (s->late_shifted_ns)
+			(unsigned long long)s->sched.late_stalls, (unsigned long long)s->sched.late_packets);
+		if (s->sched.late_shifted_ns)
 			fprintf(f, ", schedule shifted by %s", sh);
-		if (s->guard_sleeps)
+		if (s->sched.guard_sleeps)
 			fprintf(f, "; %llu sleeps instead of spins against real-time throttling",
-				(unsigned long long)s->guard_sleeps);
+				(unsigned long long)s->sched.guard_sleeps);
 		fputc('\n', f);
 	}
 	if (s->if_valid) {
@@ -129,9 +129,9 @@ int stats_write_json(const struct stats *s, FILE *f)
 		(unsigned long long)s->filtered, (unsigned long long)s->bytes_sent,
 		(unsigned long long)stats_elapsed_ns(s), stats_pps(s), stats_mbps(s));
 	fprintf(f, ",\"timer\":");
-	stats_json_str(f, s->timer ? s->timer : "none");
-	fprintf(f, ",\"spin_margin_ns\":%llu,\"guard_sleeps\":%llu", (unsigned long long)s->spin_margin_ns,
-		(unsigned long long)s->guard_sleeps);
+	stats_json_str(f, s->sched.timer ? s->sched.timer : "none");
+	fprintf(f, ",\"spin_margin_ns\":%llu,\"guard_sleeps\":%llu", (unsigned long long)s->sched.spin_margin_ns,
+		(unsigned long long)s->sched.guard_sleeps);
 	fprintf(f,
 		",\"send_error_ns\":{\"count\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,"
 		"\"p999\":%llu,\"max\":%llu,\"mean\":%.1f,\"late_stalls\":%llu,"
@@ -139,8 +139,8 @@ int stats_write_json(const struct stats *s, FILE *f)
 		(unsigned long long)h->count, (unsigned long long)hist_pct(h, 0.5),
 		(unsigned long long)hist_pct(h, 0.9), (unsigned long long)hist_pct(h, 0.99),
 		(unsigned long long)hist_pct(h, 0.999), (unsigned long long)h->max, hist_mean(h),
-		(unsigned long long)s->late_stalls, (unsigned long long)s->late_packets,
-		(unsigned long long)s->late_threshold_ns, (unsigned long long)s->late_shifted_ns);
+		(unsigned long long)s->sched.late_stalls, (unsigned long long)s->sched.late_packets,
+		(unsigned long long)s->sched.late_threshold_ns, (unsigned long long)s->sched.late_shifted_ns);
 	if (s->if_valid)
 		fprintf(f, ",\"interface_tx_packets\":%llu,\"interface_tx_dropped\":%llu,"
 			"\"interface_tx_deficit\":%llu",

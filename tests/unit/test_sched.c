@@ -563,6 +563,37 @@ static void test_late_catchup(void **state)
 	assert_int_equal(s.late_stalls, 2);
 }
 
+/* sched_report(): the summary's timing figures are the scheduler's own, whole. */
+static void test_report(void **state)
+{
+	struct fakeclock fc;
+	struct sched s;
+	struct sched_report rep;
+
+	(void)state;
+	init(&s, &fc, (struct sched_cfg){ .late = SCHED_LATE_SHIFT, .late_threshold_ns = 1000,
+					  .spin_fixed = true, .spin_ns = 7000 });
+	sched_wait(&s, deadline_of(&s, TS0, 60));
+	fc.now += 50000; /* 50 us late */
+	sched_wait(&s, deadline_of(&s, TS0 + 10000, 60));
+	s.waiter.guard_sleeps = 3;
+	sched_report(&s, &rep);
+	assert_string_equal(rep.timer, "hybrid");
+	assert_int_equal(rep.spin_margin_ns, s.waiter.margin_ns);
+	assert_true(rep.spin_margin_ns > 0);
+	assert_int_equal(rep.late_threshold_ns, 1000);
+	assert_int_equal(rep.late_stalls, 1);
+	assert_int_equal(rep.late_packets, 1);
+	assert_int_equal(rep.late_shifted_ns, s.shifted_ns);
+	assert_true(rep.late_shifted_ns >= 40000);
+	assert_int_equal(rep.guard_sleeps, 3);
+	/* No spin margin to speak of unless the timer is hybrid. */
+	init(&s, &fc, (struct sched_cfg){ .timer = SCHED_TIMER_SLEEP, .spin_fixed = true, .spin_ns = 7000 });
+	sched_report(&s, &rep);
+	assert_string_equal(rep.timer, "sleep");
+	assert_int_equal(rep.spin_margin_ns, 0);
+}
+
 /* Shift: the stall moves the rest of the schedule back; the recorded gaps are kept. */
 static void test_late_shift(void **state)
 {
@@ -837,6 +868,7 @@ int main(void)
 		cmocka_unit_test(test_busy_guard),
 		cmocka_unit_test(test_due),
 		cmocka_unit_test(test_late_policy),
+		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_waiter_lateness),
 		cmocka_unit_test(test_rt_warns),
 	};

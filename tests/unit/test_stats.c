@@ -180,13 +180,13 @@ static void test_timing_reported(void **state)
 	free(txt);
 	free(json);
 
-	s.timer = "hybrid";
-	s.spin_margin_ns = 85200;
-	s.late_threshold_ns = 1000000;
-	s.late_stalls = 3;
-	s.late_packets = 41;
-	s.late_shifted_ns = 52100000;
-	s.guard_sleeps = 7;
+	s.sched.timer = "hybrid";
+	s.sched.spin_margin_ns = 85200;
+	s.sched.late_threshold_ns = 1000000;
+	s.sched.late_stalls = 3;
+	s.sched.late_packets = 41;
+	s.sched.late_shifted_ns = 52100000;
+	s.sched.guard_sleeps = 7;
 	hist_add(&s.send_err, 1500);
 	txt = render(stats_print, &s);
 	json = render(json_fn, &s);

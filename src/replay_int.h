@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The run, shared by its two files: src/replay.c (the loop) and
+ * src/replay_setup.c (building the pipeline before the loop, taking it down
+ * and reporting after).  Nothing else includes this.
+ */
+#ifndef REPLAY_REPLAY_INT_H
+#define REPLAY_REPLAY_INT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "replay.h"
+#include "replay/checks.h"
+#include "replay/edit.h"
+#include "replay/outfile.h"
+#include "replay/sched.h"
+#include "replay/sendlog.h"
+#include "replay/stats.h"
+#include "replay/trace.h"
+#include "replay/tx.h"
+
+/* A packet staged in the method, remembered until it is reported handed over or failed. */
+struct staged {
+	const struct trace *t; /* for messages */
+	uint64_t recno, off;   /* for messages */
+	uint64_t deadline_ns;  /* run-clock deadline; unused untimed */
+	uint32_t caplen;       /* bytes */
+	uint64_t id;           /* pkt_id() for the send log; 0 without one */
+};
+
+struct replay {
+	const struct opts *o;
+	volatile sig_atomic_t *stop;
+	/* sources */
+	struct trace **traces;       /* one per input file, all opened before sending */
+	bool stopped;                /* a signal came while an input was opened: nothing is sent */
+	/* edits */
+	struct edit_chain *chain;    /* NULL when no edit was asked for */
+	struct edit_prep *prep;      /* --prep sidecar, checked against the trace */
+	/* schedule */
+	struct sched sched;
+	struct clock_virtual vclock;
+	bool timed;                  /* deadlines are waited for and their errors measured */
+	/* the output lane */
+	struct tx *tx;
+	struct staged *q;            /* FIFO of staged packets, qcap = the method's batch */
+	unsigned qhead, qn, qcap;
+	uint64_t kick_ns;            /* run clock just before the last kick, with a send log */
+	uint64_t settle_ns;          /* run clock when the last kick returned (timed runs) */
+	char mode[160];              /* the method's details for the summary */
+	/* accounting (account() in src/replay.c) */
+	struct stats st;
+	uint64_t fails_logged;       /* send failures logged, for the rate limit */
+	uint64_t edit_fails_logged;  /* edit failures logged, for the rate limit */
+	struct sendlog *slog;        /* --send-log, or NULL */
+	/* reports */
+	FILE *json;                  /* --stats-json output, opened before sending */
+	struct outfile json_out;     /* its file, committed after writing */
+	struct ifcheck ifc;          /* -i: the interface's own TX counters around the run */
+};
+
+/*
+ * replay_open() - build the run @o describes into @r: check every path,
+ * acquire the capabilities (without @hooks), set up real time, open the
+ * inputs, the edit chain, the output (with the method fallback) and the
+ * send log, set up and calibrate the scheduler, start the interface check,
+ * drop the capabilities.  Returns 0, or -1 with the error logged and
+ * everything undone.  A signal while an input was awaited is not an error:
+ * r->stopped is set and the run sends nothing.
+ */
+int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *stop,
+		const struct replay_hooks *hooks);
+
+/*
+ * replay_close() - after the loop (and its drain): close the send log, end
+ * the interface check, commit the -w output if the run failed nowhere,
+ * print the summary and write --stats-json, then take everything down.
+ * @status is the loop's verdict; returns the process exit status.
+ */
+int replay_close(struct replay *r, int status);
+
+/* replay_input_wait() - trace_cfg.on_wait: the reader waits for a pipe (src/replay.c). */
+void replay_input_wait(void *arg);
+
+#endif
