@@ -382,6 +382,49 @@ int split_learn(struct split *s, const struct pkt *p)
 	return 0;
 }
 
+/* tcpprep orders IPv4 tree nodes by s_addr read as a host integer: on little-endian
+ * hosts the last octet is the most significant. */
+static bool v4_before(const uint8_t *a, const uint8_t *b)
+{
+	for (int i = 3; i >= 0; i--)
+		if (a[i] != b[i])
+			return a[i] < b[i];
+	return false;
+}
+
+/*
+ * tcpprep -a router builds its server networks in process_tree() and gives up
+ * with "unable to build a valid list of servers" when it finds a client inside
+ * them.  An empty network list counts as containing every address there
+ * (check_ip_cidr() returns 1 for no data) and the list starts empty and never
+ * grows for the same reason, so the outcome reduces to: it gives up exactly
+ * when the first node of its tree -- the lowest IPv4 address in the order
+ * above, else the one IPv6 node -- is a client.  When it does not give up, the
+ * cache is that of -a client.
+ */
+static int router_check(struct split *s)
+{
+	const struct host *first = NULL, *v6 = NULL;
+
+	for (uint32_t i = 0; i < SPLIT_HOSTS_MAX; i++) {
+		const struct host *h = &s->hosts[i];
+
+		if (!h->used)
+			continue;
+		if (h->len == 16)
+			v6 = h;
+		else if (!first || v4_before(h->addr, first->addr))
+			first = h;
+	}
+	if (!first)
+		first = v6;
+	if (first && first->role == ROLE_CLIENT)
+		return fail(s->err, sizeof(s->err),
+			    "--split router: tcpprep finds no server network that keeps the clients out "
+			    "(it refuses this trace: unable to build a valid list of servers); use client or server");
+	return 0;
+}
+
 int split_learn_done(struct split *s)
 {
 	if (!split_needs_pass(s))
@@ -399,6 +442,8 @@ int split_learn_done(struct split *s)
 			h->role = ROLE_UNKNOWN;
 	}
 	s->learned = true;
+	if (s->mode == SPLIT_ROUTER)
+		return router_check(s);
 	return 0;
 }
 
@@ -427,7 +472,8 @@ static int port_side(const uint8_t *d, uint32_t caplen, const struct layers *l)
 		off = l->l3off + (uint32_t)(d[l->l3off] & 0x0f) * 4;
 		proto = d[l->l3off + 9];
 	} else {
-		if (l->flags & L_NONFIRST)
+		/* tcpprep does not look past an IPv6 fragment header, first fragment or not. */
+		if (l->flags & L_FRAG)
 			return SPLIT_INTF2;
 		off = l->l4off;
 		proto = l->l4proto;
@@ -482,5 +528,6 @@ int split_classify(struct split *s, const struct pkt *p)
 		return SPLIT_INTF1;
 	if (h && h->role == ROLE_SERVER)
 		return SPLIT_INTF2;
-	return s->mode == SPLIT_CLIENT ? SPLIT_INTF1 : SPLIT_INTF2;
+	/* tcpprep's router mode passes its non-IP default, which makes an unknown a client. */
+	return s->mode == SPLIT_CLIENT || s->mode == SPLIT_ROUTER ? SPLIT_INTF1 : SPLIT_INTF2;
 }
