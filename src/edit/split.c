@@ -361,7 +361,7 @@ int split_learn(struct split *s, const struct pkt *p)
 	struct host *h;
 	int role;
 
-	if (!split_needs_pass(s))
+	if (!split_needs_pass(s) || p->linktype != LINKTYPE_ETHERNET)
 		return 0;
 	layers_parse(p->data, p->caplen, &l);
 	if (!(l.flags & L_IP))
@@ -420,7 +420,7 @@ static int router_check(struct split *s)
 		first = v6;
 	if (first && first->role == ROLE_CLIENT)
 		return fail(s->err, sizeof(s->err),
-			    "--split router: tcpprep finds no server network that keeps the clients out "
+			    "tcpprep finds no server network that keeps the clients out "
 			    "(it refuses this trace: unable to build a valid list of servers); use client or server");
 	return 0;
 }
@@ -493,6 +493,9 @@ int split_classify(struct split *s, const struct pkt *p)
 	struct host *h;
 	unsigned alen;
 
+	/* A frame the reader could not convert to Ethernet: no addresses to read. */
+	if (p->linktype != LINKTYPE_ETHERNET)
+		return SPLIT_INTF2;
 	if (s->mode == SPLIT_MAC) {
 		if (p->caplen < 14)
 			return SPLIT_INTF2;
