@@ -44,9 +44,9 @@ while read -r trace mode sides; do
 		continue
 	fi
 	diffs=""
-	for ((i = 0; i < ${#sides}; i++)); do
-		[[ ${got:i:1} == "${sides:i:1}" ]] || diffs+="${diffs:+ }$((i + 1))"
-	done
+	if [[ $got != "$sides" ]]; then
+		diffs=$(cmp -l <(printf %s "$got") <(printf %s "$sides") | awk '{ print $1 }' | paste -sd' ')
+	fi
 	if [[ $diffs != "${known["$trace $mode"]:-}" ]]; then
 		echo "FAIL $trace $mode: packets differing from tcpprep 4.6: '${diffs}' (expected '${known["$trace $mode"]:-}')"
 		fails=$((fails + 1))
