@@ -15,6 +15,7 @@
 
 #include "replay.h"
 #include "replay/log.h"
+#include "replay/split.h"
 #include "replay/trace.h"
 
 struct lenstat {
@@ -186,12 +187,122 @@ static int info_file(FILE *f, const char *path, bool first_file)
 	return rc < 0 ? -1 : 0;
 }
 
+/* Per-side totals of --split or --cachefile. */
+struct side_count {
+	uint64_t pkts[3], bytes[3]; /* [SPLIT_NOSEND], [SPLIT_INTF1], [SPLIT_INTF2] */
+};
+
+/*
+ * One pass over @path (converted to Ethernet, as a replay sends it): with
+ * @learn, pass one of the modes that need it; else the side of every packet
+ * into *@sc.  Returns the packet count, or -1 after logging why.
+ */
+static int64_t split_pass(const char *path, struct split *sp, const struct split_cache *cache,
+			  bool learn, struct side_count *sc)
+{
+	struct trace *t;
+	struct pkt p;
+	int64_t n = 0;
+	int rc = trace_open(&t, path, NULL);
+
+	if (rc < 0) {
+		log_err("%s", t ? trace_strerror(t) : "out of memory");
+		trace_close(t);
+		return -1;
+	}
+	while ((rc = trace_next(t, &p)) == 1) {
+		int side;
+
+		n++;
+		if (learn) {
+			if (split_learn(sp, &p) < 0) {
+				log_err("%s: --split %s: %s", path, split_mode_name(split_mode(sp)),
+					split_strerror(sp));
+				trace_close(t);
+				return -1;
+			}
+			continue;
+		}
+		if (!sc)
+			continue;
+		side = cache ? split_cache_side(cache, (uint64_t)n) : split_classify(sp, &p);
+		if (side < 0)
+			side = SPLIT_NOSEND; /* past the cache's end: refused below by the count */
+		sc->pkts[side]++;
+		sc->bytes[side] += p.wirelen;
+	}
+	if (rc < 0) {
+		log_err("%s", trace_strerror(t));
+		n = -1;
+	}
+	trace_close(t);
+	return n;
+}
+
+/* The split of one file, after its description: 0, or -1 after logging why. */
+static int info_split(FILE *f, const struct opts *o, const char *path)
+{
+	static const char *const names[] = { "not sent:", "intf1:", "intf2:" };
+	struct side_count sc = { 0 };
+	struct split_cache *cache = NULL;
+	struct split *sp = NULL;
+	char err[512];
+	int rc = -1;
+	int64_t n;
+
+	if (o->cachefile) {
+		if (split_cache_read(&cache, o->cachefile, err, sizeof(err)) < 0) {
+			log_err("%s", err);
+			return -1;
+		}
+		n = split_pass(path, NULL, NULL, false, NULL);
+		if (n < 0)
+			goto out;
+		if (split_cache_check(cache, (uint64_t)n, err, sizeof(err)) < 0) {
+			log_err("%s: %s", o->cachefile, err);
+			goto out;
+		}
+	} else {
+		if (split_open(&sp, o->split_mode, err, sizeof(err)) < 0) {
+			log_err("%s", err);
+			return -1;
+		}
+		if (split_needs_pass(sp)) {
+			if (split_pass(path, sp, NULL, true, NULL) < 0)
+				goto out;
+			if (split_learn_done(sp) < 0) {
+				log_err("%s: --split %s: %s", path, o->split_mode, split_strerror(sp));
+				goto out;
+			}
+		}
+	}
+	if (split_pass(path, sp, cache, false, &sc) < 0)
+		goto out;
+	if (cache)
+		fprintf(f, "%-14stcpprep cache %s\n", "split:", o->cachefile);
+	else
+		fprintf(f, "%-14s%s\n", "split:", o->split_mode);
+	for (int side = SPLIT_INTF1; side <= SPLIT_INTF2; side++)
+		fprintf(f, "  %-12s%" PRIu64 " packets, %" PRIu64 " bytes\n", names[side],
+			sc.pkts[side], sc.bytes[side]);
+	if (cache)
+		fprintf(f, "  %-12s%" PRIu64 " packets, %" PRIu64 " bytes\n", names[SPLIT_NOSEND],
+			sc.pkts[SPLIT_NOSEND], sc.bytes[SPLIT_NOSEND]);
+	rc = 0;
+out:
+	split_close(sp);
+	split_cache_free(cache);
+	return rc;
+}
+
 int replay_info(const struct opts *o)
 {
 	int status = EXIT_DONE;
 
 	for (int i = 0; i < o->nfiles; i++) {
 		if (info_file(stdout, o->files[i], i == 0) < 0)
+			status = EXIT_FAIL;
+		else if ((o->split_mode || o->cachefile) && info_split(stdout, o, o->files[i]) < 0)
 			status = EXIT_FAIL;
 		fflush(stdout);
 	}

@@ -12,6 +12,7 @@
 
 #include "replay/compiler.h"
 #include "replay/opts.h"
+#include "replay/split.h"
 #include "replay/trace.h"
 
 /* Rows binding fields of struct opts (see replay/optparse.h). */
@@ -28,6 +29,10 @@ static const struct opt_def table[] = {
 	/* input */
 	FLAG(info, .name = "info", .group = OPT_GRP_INPUT,
 	     .help = "describe each FILE (format, interfaces, packets, times, lengths) and exit; sends nothing"),
+	STR(split_mode, .name = "split", .metavar = "MODE", .group = OPT_GRP_INPUT,
+	    .help = "two-interface direction: first, client, server, bridge, router, cidr:NET,..., port, mac:MAC,... (with --info for now)"),
+	STR(cachefile, .name = "cachefile", .key = 'c', .metavar = "FILE", .group = OPT_GRP_INPUT,
+	    .help = "take the direction from a tcpprep cache file (format 04) (with --info for now)"),
 	FLAG(trace.preload, .name = "preload", .key = 'K', .group = OPT_GRP_INPUT,
 	     .help = "read each trace into memory before sending (for loops); refused if it will not fit"),
 	SIZE(trace.window_bytes, .name = "window-size", .min = TRACE_WINDOW_MIN_BYTES, .max = 1ull << 40,
@@ -257,6 +262,20 @@ static int check(struct opts *o, char *err, size_t len)
 		return opts_fail(err, len, "-o is for 'replay prep TRACE -o FILE'; to write frames use -w");
 	if (o->prep_path && o->nfiles != 1)
 		return opts_fail(err, len, "--prep: a sidecar belongs to one trace; give exactly one file");
+	if (o->split_mode || o->cachefile) {
+		struct split *sp;
+
+		if (o->split_mode && o->cachefile)
+			return opts_fail(err, len, "--split and --cachefile exclude each other: the cache holds the split");
+		/* Until the send loop takes a second interface, the split can only be shown. */
+		if (!o->info)
+			return opts_fail(err, len, "--%s: two-interface replay (-I) is not built yet; use it with --info to see the split",
+					 o->split_mode ? "split" : "cachefile");
+		if (o->split_mode && split_open(&sp, o->split_mode, err, len) < 0)
+			return -EINVAL;
+		if (o->split_mode)
+			split_close(sp);
+	}
 	if (o->info) {
 		if (ifname || wpath)
 			return opts_fail(err, len, "--info only reads the files: it takes no -i or -w");

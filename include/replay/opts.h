@@ -35,6 +35,8 @@ struct opts {
 	int nfiles;
 	bool info;                 /* --info: describe the files, send nothing */
 	struct trace_cfg trace;    /* -K, --window-size */
+	const char *split_mode;    /* --split MODE: two-interface direction (replay/split.h) */
+	const char *cachefile;     /* -c, --cachefile: a tcpprep cache instead of --split */
 
 	/* timing */
 	struct sched_cfg sched;    /* mode, speed, rate, timer, late policy (filled from the options) */

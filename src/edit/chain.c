@@ -14,6 +14,7 @@
 
 #include "edit_int.h"
 #include "replay/compiler.h"
+#include "replay/split.h"
 
 /* The order edits run in: selection first (on the packet as captured), then layer 2,
  * layer 3/4 rewrites, lengths, padding, and last the checksums. */
@@ -23,23 +24,13 @@ static const struct edit_ops *const edit_order[] = {
 	&edit_fixlen_ops, &edit_pad_ops,     &edit_fixcsum_ops,
 };
 
-/* Client/server roles learned from addresses, for the pair forms of --enet-*mac and --pnat. */
-#define HOSTS_MAX (1u << 18) /* open addressing, power of two; ~5 MiB */
-struct host {
-	uint8_t used;         /* 0 = empty slot */
-	uint8_t server;       /* first seen as a destination */
-	uint8_t len;          /* 4 or 16 */
-	uint8_t addr[16];
-};
-
 struct edit_chain {
 	struct edit_cfg cfg;          /* our copy: edits keep pointers to it */
 	struct edit edits[ARRAY_SIZE(edit_order)];
 	unsigned nedits;
 	uint8_t *buf;                 /* EDIT_BUF_BYTES: headroom, frame, tailroom */
 	uint8_t *dirty_lo, *dirty_hi; /* bytes of buf earlier packets may have left non-zero */
-	struct host *hosts;           /* NULL unless a pair form needs directions */
-	unsigned nhosts;
+	struct split *dir;            /* --split first; NULL unless a pair form needs directions */
 	const struct edit_prep *prep;
 	struct edit_ctx ctx;          /* the packet being edited */
 	struct layers orig;           /* its layers as read, for the sidecar */
@@ -69,9 +60,9 @@ int edit_chain_new(struct edit_chain **cp, const struct edit_cfg *cfg)
 		goto nomem;
 	c->dirty_lo = c->dirty_hi = c->buf + EDIT_HEADROOM;
 	if (needs_direction(cfg)) {
-		c->hosts = calloc(HOSTS_MAX, sizeof(*c->hosts));
-		if (!c->hosts)
-			goto nomem;
+		rc = split_open(&c->dir, "first", c->err, sizeof(c->err));
+		if (rc < 0)
+			return rc;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(edit_order); i++) {
 		struct edit *e = &c->edits[c->nedits];
@@ -97,7 +88,7 @@ void edit_chain_free(struct edit_chain *c)
 	for (unsigned i = 0; i < c->nedits; i++)
 		if (c->edits[i].ops->free)
 			c->edits[i].ops->free(&c->edits[i]);
-	free(c->hosts);
+	split_close(c->dir);
 	free(c->buf);
 	free(c);
 }
@@ -240,63 +231,16 @@ const struct layers *edit_layers(struct edit_ctx *c)
 	return &c->l;
 }
 
-static uint32_t host_hash(const uint8_t *a, unsigned len)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-
-	for (unsigned i = 0; i < len; i++)
-		h = (h ^ a[i]) * 16777619u;
-	return h;
-}
-
-/* The host entry for @a, created with role @server if new; NULL when the table is full. */
-static struct host *host_get(struct edit_chain *ch, const uint8_t *a, unsigned len, bool server)
-{
-	uint32_t i = host_hash(a, len) & (HOSTS_MAX - 1);
-
-	for (;;) {
-		struct host *h = &ch->hosts[i];
-
-		if (!h->used) {
-			/* Keep a quarter free so probes stay short. */
-			if (ch->nhosts >= HOSTS_MAX / 4 * 3)
-				return NULL;
-			h->used = 1;
-			h->server = server;
-			h->len = (uint8_t)len;
-			memcpy(h->addr, a, len);
-			ch->nhosts++;
-			return h;
-		}
-		if (h->len == len && !memcmp(h->addr, a, len))
-			return h;
-		i = (i + 1) & (HOSTS_MAX - 1);
-	}
-}
-
 int edit_direction(struct edit_ctx *c)
 {
 	const struct layers *l;
-	struct host *s, *d;
-	const uint8_t *ip;
-	unsigned alen;
 
 	if (c->dir >= 0)
 		return c->dir;
 	l = edit_layers(c);
-	/* Frames that are not IP go the server's way, as tcpprep sends them by default. */
-	c->dir = DIR_S2C;
-	if (!(l->flags & L_IP) || !c->chain->hosts)
-		return c->dir;
-	ip = c->p->data + l->l3off;
-	alen = l->ipver == 4 ? 4 : 16;
-	ip += l->ipver == 4 ? 12 : 8;
-	/* An address first seen as a source is a client, first seen as a destination a server. */
-	s = host_get(c->chain, ip, alen, false);
-	d = host_get(c->chain, ip + alen, alen, true);
-	(void)d;
-	if (s && !s->server)
-		c->dir = DIR_C2S;
+	/* The same classification as --split first (split.c), so both agree packet by packet. */
+	c->dir = c->chain->dir && split_first_layers(c->chain->dir, c->p->data, l) == SPLIT_INTF1 ?
+			 DIR_C2S : DIR_S2C;
 	return c->dir;
 }
 

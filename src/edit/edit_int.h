@@ -118,6 +118,11 @@ const struct layers *edit_layers(struct edit_ctx *c);
 /* edit_direction() - DIR_C2S or DIR_S2C for the packet (learned from the addresses seen so far). */
 int edit_direction(struct edit_ctx *c);
 
+/* split_first_layers() - split.c's first-mode side (SPLIT_INTF1 client, SPLIT_INTF2 server)
+ * of the frame @d whose layers are @l; learns the addresses as it goes. */
+struct split;
+int split_first_layers(struct split *s, const uint8_t *d, const struct layers *l);
+
 /* edit_fail() - set the packet's error text; returns -EINVAL. */
 int edit_fail(struct edit_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
