@@ -418,7 +418,8 @@ static int check(struct opts *o, char *err, size_t len)
 	}
 	if (o->prep_out)
 		return opts_fail(err, len, "-o is for 'replay prep TRACE -o FILE'; to write frames use -w "
-			    "(tcprewrite's -i IN -o OUT is replay -w OUT IN)");
+			    "(tcprewrite's -i IN -o OUT is replay -w OUT IN; tcpreplay's -o, --oneatatime, is not in "
+			    "replay yet)");
 	if (o->prep_path && o->nfiles != 1)
 		return opts_fail(err, len, "--prep: a sidecar belongs to one trace; give exactly one file");
 	if (o->info) {
