@@ -289,6 +289,7 @@ static const struct opt_hint prep_hints[] = {
 	  true },
 	{ 'X', NULL, "tcpprep's -X/--exclude (a split rule); " PREP_SPLIT " (--exclude P:LIST drops packets)",
 	  true },
+	{ 0, "cachefile", "tcpprep's -o/--cachefile is -o/--output here (an edit sidecar, not a cache)", true },
 	{ 'i', "pcap", "tcpprep's -i/--pcap: name the trace as an operand (replay prep TRACE -o OUT)", true },
 	{ 'P', "print-comment", "tcpprep's -P/--print-comment; replay prep embeds no comment", true },
 	{ 'I', "print-info", "tcpprep's -I/--print-info; " PREP_SPLIT, true },
