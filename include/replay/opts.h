@@ -103,8 +103,12 @@ const struct opt_def *opts_table(size_t *n);
  * (-i or -w, at least one file; --info instead of -i/-w) unless --help or
  * --version was given.
  * "replay prep TRACE -o OUT [edit options]" (argv[1] == "prep") sets
- * o->prep_cmd and is checked for that instead.  Never prints and never
- * exits; options given that have no effect are explained in o->warn[].
+ * o->prep_cmd and is checked for that instead; there tcpprep's short
+ * letters are refused with hints (tcpprep's -M 24 is never --mbps 24).
+ * Spellings tcpreplay, tcprewrite and tcpedit give another meaning are
+ * refused with a one-line hint (tests/compat/options.tsv lists every one).
+ * Never prints and never exits; options given that have no effect are
+ * explained in o->warn[].
  */
 int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen);
 
