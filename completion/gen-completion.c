@@ -25,6 +25,7 @@ struct comp_opt {
 	int key;             /* short letter, or 0 */
 	const char *metavar; /* argument name; NULL = takes none */
 	const char *help;    /* one line */
+	char *owned;         /* metavar, when it was built here ("a|b|c"); freed at the end */
 };
 
 struct comp_prog {
@@ -73,6 +74,7 @@ static int collect(const char *prog, struct comp_prog *p)
 			if (fclose(m) != 0)
 				return -ENOMEM;
 			p->opts[i].metavar = w;
+			p->opts[i].owned = w;
 		}
 	}
 	p->n = n;
@@ -281,6 +283,8 @@ int main(int argc, char **argv)
 		bash(&p, f);
 	else
 		zsh(&p, f);
+	for (size_t i = 0; i < p.n; i++)
+		free(p.opts[i].owned);
 	free(p.opts);
 	if (fclose(f) != 0) {
 		fprintf(stderr, "gen-completion: %s: %s\n", argv[3], strerror(errno));
