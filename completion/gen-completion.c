@@ -24,8 +24,8 @@ struct comp_opt {
 	const char *name;    /* long name, without "--" */
 	int key;             /* short letter, or 0 */
 	const char *metavar; /* argument name; NULL = takes none */
+	char *words;         /* an enumerated value's "a|b|c" (metavar points to it), or NULL */
 	const char *help;    /* one line */
-	char *owned;         /* metavar, when it was built here ("a|b|c"); freed at the end */
 };
 
 struct comp_prog {
@@ -60,7 +60,7 @@ static int collect(const char *prog, struct comp_prog *p)
 	if (!p->opts)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		p->opts[i] = (struct comp_opt){ t[i].name, t[i].key, t[i].metavar, t[i].help };
+		p->opts[i] = (struct comp_opt){ t[i].name, t[i].key, t[i].metavar, NULL, t[i].help };
 		/* An enumerated value completes to its module's names: "a|b|c". */
 		if (opt_def_arg(&t[i]) == OPT_ARG_ENUM && t[i].choices) {
 			char *w = NULL;
@@ -73,8 +73,7 @@ static int collect(const char *prog, struct comp_prog *p)
 				fprintf(m, "%s%s", e == t[i].choices ? "" : "|", e->name);
 			if (fclose(m) != 0)
 				return -ENOMEM;
-			p->opts[i].metavar = w;
-			p->opts[i].owned = w;
+			p->opts[i].metavar = p->opts[i].words = w;
 		}
 	}
 	p->n = n;
@@ -284,7 +283,7 @@ int main(int argc, char **argv)
 	else
 		zsh(&p, f);
 	for (size_t i = 0; i < p.n; i++)
-		free(p.opts[i].owned);
+		free(p.opts[i].words);
 	free(p.opts);
 	if (fclose(f) != 0) {
 		fprintf(stderr, "gen-completion: %s: %s\n", argv[3], strerror(errno));

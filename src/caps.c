@@ -22,6 +22,8 @@ static const struct {
 	{ CAPS_SYS_NICE, "cap_sys_nice" },
 	{ CAPS_IPC_LOCK, "cap_ipc_lock" },
 	{ CAPS_BPF, "cap_bpf" },
+	{ CAPS_DAC_OVERRIDE, "cap_dac_override" },
+	{ CAPS_FOWNER, "cap_fowner" },
 };
 
 const char *caps_name(uint64_t bit)

@@ -400,6 +400,7 @@ FILE *outfile_fopen(struct outfile *of, const char *path, char *err, size_t errl
 	int rc = outfile_open(of, path, err, errlen);
 
 	if (rc < 0) {
+		outfile_close(of);
 		errno = -rc;
 		return NULL;
 	}

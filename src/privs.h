@@ -14,6 +14,7 @@
 #ifndef REPLAY_PRIVS_H
 #define REPLAY_PRIVS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,8 +33,10 @@ int privs_acquire(const struct opts *o, char *err, size_t len);
 /*
  * privs_release() - set-up is over and sending on an open socket needs no
  * capability: drop them all, except, for @method "xdp", those that closing it
- * needs (libxdp detaches its XDP program then).  0 or -errno.
+ * needs (libxdp detaches its XDP program then) and, with @outputs (files to be
+ * put in place at the end of the run), cap_dac_override and cap_fowner, which
+ * root may need for that.  Only capabilities already held are kept.  0 or -errno.
  */
-int privs_release(const char *method);
+int privs_release(const char *method, bool outputs);
 
 #endif

@@ -742,7 +742,8 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 	if (!o->tx.path && !hooks->tx_ops)
 		ifcheck_begin(&r.ifc, r.tx->dev);
 	/* Set-up is over: sending on open sockets needs no capability (privs.h says what xdp keeps). */
-	if (hooks == &none && privs_release(tx_name(r.tx)) < 0) {
+	if (hooks == &none &&
+	    privs_release(tx_name(r.tx), o->tx.path || o->stats_json || o->send_log) < 0) {
 		log_err("cannot drop capabilities: %s", strerror(errno));
 		cleanup(&r);
 		return EXIT_FAIL;

@@ -21,6 +21,10 @@
 
 /* Capability numbers from <linux/capability.h>, as bits of a mask. */
 #define CAPS_BIT(n) (UINT64_C(1) << (n))
+#define CAPS_DAC_OVERRIDE CAPS_BIT(1)
+#define CAPS_FOWNER CAPS_BIT(3)
+/* What root uses to put its output files in place in a directory it does not own (see privs.h). */
+#define CAPS_FILES (CAPS_DAC_OVERRIDE | CAPS_FOWNER)
 #define CAPS_NET_ADMIN CAPS_BIT(12)
 #define CAPS_NET_RAW CAPS_BIT(13)
 #define CAPS_IPC_LOCK CAPS_BIT(14)

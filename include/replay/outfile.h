@@ -93,7 +93,8 @@ void outfile_close(struct outfile *of);
  * outfile_fopen() - outfile_open() and a stdio stream on it ("wb"), which
  * the caller flushes, commits with outfile_fcommit() and ends with
  * outfile_fclose().  NULL with the reason in @err and errno set (EPERM: a
- * symbolic link owned by another user, which @err names).
+ * symbolic link owned by another user, which @err names); @of is then
+ * already closed.
  */
 FILE *outfile_fopen(struct outfile *of, const char *path, char *err, size_t errlen);
 

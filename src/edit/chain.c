@@ -357,8 +357,9 @@ int edit_chain_apply(struct edit_chain *ch, struct pkt *p)
 		if (rc != EDIT_KEEP)
 			goto out;
 	}
-	if (c->writable && c->from_prep) {
-		uint8_t *d = (uint8_t *)p->data;
+	if (c->from_prep && (c->writable || c->csum_full)) {
+		/* --fixcsum alone writes nothing else: the sidecar's checksums still go in. */
+		uint8_t *d = edit_wr(c);
 
 		/* The sidecar was made by this same chain: its offsets are inside this frame. */
 		if ((r.flags & PREP_R_IP4) && r.ip4_off + 2u <= p->caplen)

@@ -190,7 +190,10 @@ static int privs(struct rx *x, bool before)
 	if (x->o->intf)
 		need = CAPS_NET_RAW | (x->o->hw_ts ? CAPS_NET_ADMIN : 0);
 	if (!before) {
-		if ((rc = caps_drop(x->o->hw_ts ? CAPS_NET_ADMIN : 0)) < 0)
+		/* Output files are put in place after the capture: root may need CAPS_FILES for it. */
+		bool outputs = x->o->json || x->o->write_path || x->o->plot_dir;
+
+		if ((rc = caps_drop((x->o->hw_ts ? CAPS_NET_ADMIN : 0) | (outputs ? CAPS_FILES : 0))) < 0)
 			snprintf(x->err, sizeof(x->err), "cannot drop capabilities: %s", strerror(-rc));
 		return rc;
 	}

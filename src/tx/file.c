@@ -44,17 +44,23 @@ struct file_state {
 };
 
 /* Map a write error onto the contract: fatal (tx_fatal()), the stream is broken. */
-static int put(struct tx *tx, struct file_state *s, const void *b, size_t n)
+/* The write failed (or an earlier one did): the error sticks, so the run stops at the first. */
+static __attribute__((noinline, cold)) int put_failed(struct tx *tx, struct file_state *s)
 {
+	int e;
+
 	if (s->werr)
 		return tx_err(tx, s->werr, "%s: write failed: %s", tx->dev, strerror(-s->werr));
-	if (fwrite(b, 1, n, s->f) != n) {
-		int e = errno ? errno : EIO;
+	e = errno ? errno : EIO;
+	s->werr = e == EPIPE || e == ENOSPC || e == EDQUOT || e == EFBIG ? -e : -EPIPE;
+	return tx_err(tx, s->werr, "%s: write failed: %s", tx->dev, strerror(e));
+}
 
-		s->werr = e == EPIPE || e == ENOSPC || e == EDQUOT || e == EFBIG ? -e : -EPIPE;
-		return tx_err(tx, s->werr, "%s: write failed: %s", tx->dev, strerror(e));
-	}
-	return 0;
+static inline int put(struct tx *tx, struct file_state *s, const void *b, size_t n)
+{
+	if (likely(fwrite(b, 1, n, s->f) == n))
+		return 0;
+	return put_failed(tx, s);
 }
 
 static int file_open(struct tx *tx, const struct tx_cfg *cfg)
@@ -88,25 +94,34 @@ static int file_open(struct tx *tx, const struct tx_cfg *cfg)
 	return put(tx, s, hdr, sizeof(hdr));
 }
 
+/* The earliest send time a pcap record cannot hold: 2^32 s (the year 2106). */
+#define FILE_TS_LIMIT_NS (((uint64_t)UINT32_MAX + 1) * NSEC_PER_SEC)
+
+/* Why @p cannot be written (too long, or too late for a pcap timestamp); -errno. */
+static __attribute__((noinline, cold)) int refuse(struct tx *tx, const struct pkt *p, uint64_t ts)
+{
+	if (p->caplen > FILE_SNAPLEN)
+		return tx_err(tx, -EMSGSIZE,
+			      "%u-byte frame is longer than the output's snap length (%u bytes); not written",
+			      p->caplen, FILE_SNAPLEN);
+	return tx_err(tx, -ERANGE,
+		      "send time %llu s is beyond what a pcap timestamp holds (2^32 s, the year 2106); not written",
+		      (unsigned long long)(ts / NSEC_PER_SEC));
+}
+
 static int file_send(struct tx *tx, const struct pkt *v, unsigned n)
 {
 	struct file_state *s = tx->priv;
 
+	if (unlikely(s->werr)) /* an earlier write failed: the stream is broken for good */
+		return put_failed(tx, s);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t ts = v[i].sched_ns + (uint64_t)s->to_real_ns;
 		uint32_t rec[4];
 		int rc;
 
-		if (v[i].caplen > FILE_SNAPLEN) {
-			rc = tx_err(tx, -EMSGSIZE,
-				    "%u-byte frame is longer than the output's snap length (%u bytes); not written",
-				    v[i].caplen, FILE_SNAPLEN);
-			return i ? (int)i : rc;
-		}
-		if (ts / NSEC_PER_SEC > UINT32_MAX) {
-			rc = tx_err(tx, -ERANGE,
-				    "send time %llu s is beyond what a pcap timestamp holds (2^32 s, the year 2106); not written",
-				    (unsigned long long)(ts / NSEC_PER_SEC));
+		if (unlikely(v[i].caplen > FILE_SNAPLEN || ts >= FILE_TS_LIMIT_NS)) {
+			rc = refuse(tx, &v[i], ts);
 			return i ? (int)i : rc;
 		}
 		rec[0] = htole32((uint32_t)(ts / NSEC_PER_SEC));
