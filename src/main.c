@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* argv -> options -> replay_main(); the only caller of exit codes. */
+#include <errno.h>
+#include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "replay.h"
@@ -13,6 +16,21 @@ static volatile sig_atomic_t stop_signal;
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+}
+
+/* --listnics: the interfaces replay could send on, one a line (index and name). */
+static int list_nics(void)
+{
+	struct if_nameindex *ifs = if_nameindex();
+
+	if (!ifs) {
+		log_err("cannot list the network interfaces: %s", strerror(errno));
+		return EXIT_FAIL;
+	}
+	for (struct if_nameindex *i = ifs; i->if_index; i++)
+		printf("%u\t%s\n", i->if_index, i->if_name);
+	if_freenameindex(ifs);
+	return EXIT_DONE;
 }
 
 int main(int argc, char **argv)
@@ -37,13 +55,20 @@ int main(int argc, char **argv)
 		printf("replay %s\n", REPLAY_VERSION);
 		return EXIT_DONE;
 	}
+	if (o.listnics)
+		return list_nics();
+	if (o.pid) {
+		/* tcpreplay's -P line, before anything is sent, so a script can signal the run. */
+		printf("PID: %d\n", (int)getpid());
+		fflush(stdout);
+	}
 	if (o.info)
 		return replay_info(&o);
-	log_init("replay", o.quiet ? LOG_LVL_ERR
+	log_init("replay", o.quiet || (o.no_warnings && !o.verbose) ? LOG_LVL_ERR
 				   : o.verbose >= 2 ? LOG_LVL_DEBUG
 				   : o.verbose ? LOG_LVL_INFO
 					       : LOG_LVL_WARN);
-	for (unsigned i = 0; i < o.nwarn; i++)
+	for (unsigned i = 0; i < o.nwarn && !o.no_warnings; i++)
 		log_warn("%s", o.warn[i]);
 
 	if (o.prep_cmd)

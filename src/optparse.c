@@ -235,44 +235,129 @@ static int apply(void *o, const struct opt_def *d, const char *arg, char *err, s
 	return opts_fail(err, len, "--%s: internal error: bad option type", d->name);
 }
 
+const struct opt_hint *opt_hint_find(const struct opt_set *set, int key, const char *name)
+{
+	if (!set->hints)
+		return NULL;
+	for (const struct opt_hint *const *h = set->hints; *h; h++)
+		for (const struct opt_hint *e = *h; e->key || e->name; e++)
+			if ((key && e->key == key) || (name && e->name && !strcmp(e->name, name)))
+				return e;
+	return NULL;
+}
+
+/* The refusing hints in @set, flattened, for getopt_long's table; *@n of them. */
+static const struct opt_hint **refusals(const struct opt_set *set, size_t *n)
+{
+	const struct opt_hint **v;
+	size_t k = 0;
+
+	*n = 0;
+	if (!set->hints)
+		return calloc(1, sizeof(*v));
+	for (const struct opt_hint *const *h = set->hints; *h; h++)
+		for (const struct opt_hint *e = *h; e->key || e->name; e++)
+			k++;
+	v = calloc(k + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (const struct opt_hint *const *h = set->hints; *h; h++)
+		for (const struct opt_hint *e = *h; e->key || e->name; e++)
+			if (e->refuse)
+				v[(*n)++] = e;
+	return v;
+}
+
+/*
+ * A word that looks like an option, not an argument: "-x", "--name".  "-"
+ * (stdin/stdout) and negative numbers ("--ttl -5") are arguments.
+ */
+static bool looks_like_option(const char *s)
+{
+	return s[0] == '-' && s[1] && !(s[1] >= '0' && s[1] <= '9') && s[1] != '.';
+}
+
+/* The name @word ("--name" or "--name=value") spells, exactly @name? */
+static bool spelled_in_full(const char *word, const char *name)
+{
+	size_t len = strcspn(word + 2, "=");
+
+	return strlen(name) == len && !strncmp(word + 2, name, len);
+}
+
+/* "-w: hint" for a refused short letter, "--name: hint" for a long name. */
+static int refuse_hint(const struct opt_hint *h, bool as_long, char *err, size_t len)
+{
+	if (as_long)
+		return opts_fail(err, len, "--%s is not supported: %s", h->name, h->hint);
+	return opts_fail(err, len, "-%c is not supported: %s", h->key, h->hint);
+}
+
 int opts_set_parse(const struct opt_set *set, void *cfg, int argc, char **argv, int *first_arg,
 		   char *err, size_t errlen)
 {
 	const struct opt_def *table = set->table;
-	struct option *lopts;
-	char *sopts;
-	size_t ns = 0;
+	const struct opt_hint **refused = NULL;
+	struct option *lopts = NULL;
+	char *sopts = NULL;
+	size_t ns = 0, nref = 0, nl = 0;
 	int c, idx, rc = 0;
 
 	memcpy(cfg, set->defaults, set->size);
-	lopts = calloc(set->n + 1, sizeof(*lopts));
-	sopts = calloc(2 + 2 * set->n + 1, 1);
-	if (!lopts || !sopts) {
+	refused = refusals(set, &nref);
+	if (refused) {
+		lopts = calloc(set->n + nref + 1, sizeof(*lopts));
+		sopts = calloc(2 + 2 * set->n + nref + 1, 1);
+	}
+	if (!refused || !lopts || !sopts) {
 		opts_fail(err, errlen, "out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
 	sopts[ns++] = ':'; /* report a missing argument as ':' */
 	for (size_t i = 0; i < set->n; i++) {
-		lopts[i] = (struct option){
-			.name = table[i].name,
-			.has_arg = table[i].metavar ? required_argument : no_argument,
-			.flag = NULL,
-			.val = 256 + (int)i,
-		};
-		if (table[i].key) {
+		const struct opt_hint *h = opt_hint_find(set, 0, table[i].name);
+
+		/* A refused name is the hint's too (replay prep: tcpprep's --cachefile is not ours). */
+		if (!(h && h->refuse))
+			lopts[nl++] = (struct option){
+				.name = table[i].name,
+				.has_arg = table[i].metavar ? required_argument : no_argument,
+				.flag = NULL,
+				.val = 256 + (int)i,
+			};
+		/* A refused letter is the hint's, not the row's. */
+		h = table[i].key ? opt_hint_find(set, table[i].key, NULL) : NULL;
+		if (table[i].key && !(h && h->refuse)) {
 			sopts[ns++] = (char)table[i].key;
 			if (table[i].metavar)
 				sopts[ns++] = ':';
 		}
 	}
+	for (size_t j = 0; j < nref; j++) {
+		if (refused[j]->key && !memchr(sopts, refused[j]->key, ns))
+			sopts[ns++] = (char)refused[j]->key;
+		if (refused[j]->name)
+			lopts[nl++] = (struct option){
+				.name = refused[j]->name,
+				.has_arg = optional_argument,
+				.flag = NULL,
+				.val = 256 + (int)(set->n + j),
+			};
+	}
 	sopts[ns] = '\0';
 
 	optind = 0; /* full reset of getopt's state: parsing may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, sopts, lopts, &idx)) != -1) {
+	for (;;) {
 		const struct opt_def *d = NULL;
+		const struct opt_hint *h;
+		const char *word;
 
+		idx = -1;
+		c = getopt_long(argc, argv, sopts, lopts, &idx);
+		if (c == -1)
+			break;
 		if (c == '?') {
 			if (optopt)
 				rc = opts_fail(err, errlen, "unknown option '-%c' (try --help)", optopt);
@@ -284,9 +369,28 @@ int opts_set_parse(const struct opt_set *set, void *cfg, int argc, char **argv, 
 			rc = opts_fail(err, errlen, "option '%s' needs an argument", argv[optind - 1]);
 			goto out;
 		}
+		/* The word that named the option: before its argument if that was the next word. */
+		word = argv[optind - 1];
+		if (optarg == argv[optind - 1] && optind >= 2)
+			word = argv[optind - 2];
+		if (idx >= 0 && !spelled_in_full(word, lopts[idx].name)) {
+			rc = opts_fail(err, errlen,
+				  "unknown option '%.*s' (long options are spelled in full, not abbreviated: --%s?)",
+				  (int)strcspn(word, "="), word, lopts[idx].name);
+			goto out;
+		}
+		if (c >= 256 + (int)set->n) {
+			rc = refuse_hint(refused[c - 256 - (int)set->n], true, err, errlen);
+			goto out;
+		}
 		if (c >= 256) {
 			d = &table[c - 256];
 		} else {
+			h = opt_hint_find(set, c, NULL);
+			if (h && h->refuse) {
+				rc = refuse_hint(h, false, err, errlen);
+				goto out;
+			}
 			for (size_t i = 0; i < set->n && !d; i++)
 				if (table[i].key == c)
 					d = &table[i];
@@ -295,12 +399,27 @@ int opts_set_parse(const struct opt_set *set, void *cfg, int argc, char **argv, 
 			rc = opts_fail(err, errlen, "internal error: option %d not in the table", c);
 			goto out;
 		}
+		/* "-w -q": the next word was taken as the argument, but it is an option. */
+		if (d->metavar && optarg == argv[optind - 1] && looks_like_option(optarg)) {
+			char name[64];
+
+			if (idx >= 0)
+				snprintf(name, sizeof(name), "--%s", d->name);
+			else
+				snprintf(name, sizeof(name), "-%c", c);
+			h = idx < 0 ? opt_hint_find(set, c, NULL) : NULL;
+			rc = opts_fail(err, errlen,
+				  "%s takes %s, but '%s' looks like an option (if meant, write --%s=%s)%s%s",
+				  name, d->metavar, optarg, d->name, optarg, h ? "; " : "", h ? h->hint : "");
+			goto out;
+		}
 		rc = apply(cfg, d, optarg, err, errlen);
 		if (rc < 0)
 			goto out;
 	}
 	*first_arg = optind;
 out:
+	free(refused);
 	free(lopts);
 	free(sopts);
 	return rc;

@@ -15,6 +15,8 @@
 #include "replay/split.h"
 #include "replay/trace.h"
 
+#define NS_PER_MS (1000 * NSEC_PER_USEC)
+
 /* Rows binding fields of struct opts (see replay/optparse.h). */
 #define FLAG(f, ...)      OPT_FLAG(struct opts, f, __VA_ARGS__)
 #define COUNT(f, ...)     OPT_COUNT(struct opts, f, __VA_ARGS__)
@@ -35,6 +37,8 @@ static const struct opt_def table[] = {
 	    .help = "take the direction from a tcpprep cache file (format 04) (with --info for now)"),
 	FLAG(trace.preload, .name = "preload", .key = 'K', .group = OPT_GRP_INPUT,
 	     .help = "read each trace into memory before sending (for loops); refused if it will not fit"),
+	FLAG(trace.preload, .name = "preload-pcap", .group = OPT_GRP_INPUT,
+	     .help = "the same as --preload (tcpreplay's name)"),
 	SIZE(trace.window_bytes, .name = "window-size", .min = TRACE_WINDOW_MIN_BYTES, .max = 1ull << 40,
 	     .metavar = "BYTES", .group = OPT_GRP_INPUT,
 	     .help = "read-ahead window for traces on disk (default 32M; K, M, G suffixes)"),
@@ -68,6 +72,9 @@ static const struct opt_def table[] = {
 	     .help = "run under SCHED_FIFO priority N, memory locked (needs CAP_SYS_NICE)"),
 	UINT(rt.cpu, .name = "cpu", .min = 0, .max = 1023, .metavar = "N", .group = OPT_GRP_TIMING,
 	     .help = "run on CPU N only"),
+	UINT(sched.max_gap_ns, .name = "maxsleep", .min = 0, .max = 1000000000, .scale = NS_PER_MS,
+	     .metavar = "MS", .group = OPT_GRP_TIMING,
+	     .help = "wait at most MS milliseconds between two packets (cuts longer recorded gaps)"),
 
 	/* transmission */
 	STR(tx.ifname, .name = "intf1", .key = 'i', .metavar = "IF", .group = OPT_GRP_TX,
@@ -88,6 +95,14 @@ static const struct opt_def table[] = {
 	     .help = "xdp: auto uses zero-copy where the driver can, else copy"),
 	FLAG(tx.uring_sqpoll, .name = "uring-sqpoll", .group = OPT_GRP_TX,
 	     .help = "uring: let a kernel thread poll the submission queue (no submit syscalls)"),
+	SET(method_alias, .name = "xdp", .val = TX_METHOD_XDP, .group = OPT_GRP_TX,
+	    .help = "the same as --method xdp (tcpreplay's name)"),
+	UINT(xdp_batch, .name = "xdp-batch-size", .min = 1, .max = 1024, .metavar = "N", .group = OPT_GRP_TX,
+	     .help = "with --xdp: the same as --batch N (tcpreplay's name)"),
+	SET(method_alias, .name = "io-uring", .val = TX_METHOD_URING, .group = OPT_GRP_TX,
+	    .help = "the same as --method uring (tcpreplay's name)"),
+	FLAG(listnics, .name = "listnics", .group = OPT_GRP_TX,
+	     .help = "list the network interfaces and exit"),
 
 	/* editing: tcprewrite's names and meanings, so pasted command lines work */
 	STR(edit.filter, .name = "filter", .metavar = "EXPR", .group = OPT_GRP_EDIT,
@@ -134,7 +149,7 @@ static const struct opt_def table[] = {
 	     .group = OPT_GRP_EDIT, .help = "set, raise or lower the IPv4 TTL / IPv6 hop limit"),
 	UINT(edit.tos, .name = "tos", .min = 0, .max = 255, .metavar = "N", .group = OPT_GRP_EDIT,
 	     .help = "set the IPv4 TOS/DiffServ byte"),
-	UINT(edit.mtu, .name = "mtu", .min = 1, .max = 262144, .metavar = "N", .group = OPT_GRP_EDIT,
+	UINT(edit.mtu, .name = "mtu", .key = 'm', .min = 1, .max = 262144, .metavar = "N", .group = OPT_GRP_EDIT,
 	     .help = "layer-3 size limit for --mtu-trunc (default 1500)"),
 	FLAG(edit.mtu_trunc, .name = "mtu-trunc", .group = OPT_GRP_EDIT,
 	     .help = "truncate packets larger than --mtu"),
@@ -154,6 +169,14 @@ static const struct opt_def table[] = {
 	     .group = OPT_GRP_LOOP, .help = "play the file list N times (0 = forever; default 1)"),
 	UINT(limit, .name = "limit", .key = 'L', .min = 1, .max = UINT64_MAX, .metavar = "N",
 	     .group = OPT_GRP_LOOP, .help = "stop after sending N packets"),
+	UINT(duration_ns, .name = "duration", .min = 1, .max = UINT64_MAX / NSEC_PER_SEC, .scale = NSEC_PER_SEC,
+	     .metavar = "SECONDS", .group = OPT_GRP_LOOP,
+	     .help = "stop before the first packet due SECONDS after the start"),
+	UINT(loopdelay_ms_ns, .name = "loopdelay-ms", .min = 0, .max = UINT64_MAX / NS_PER_MS,
+	     .scale = NS_PER_MS, .metavar = "MS", .group = OPT_GRP_LOOP,
+	     .help = "wait MS milliseconds before each loop pass after the first"),
+	UINT(loopdelay_ns, .name = "loopdelay-ns", .min = 0, .max = UINT64_MAX, .metavar = "NS",
+	     .group = OPT_GRP_LOOP, .help = "wait NS nanoseconds before each loop pass after the first"),
 
 	/* statistics and output */
 	STR(stats_json, .name = "stats-json", .metavar = "FILE", .group = OPT_GRP_STATS,
@@ -164,14 +187,127 @@ static const struct opt_def table[] = {
 	    .help = "record each packet's send time and identity in FILE (for replay-rx --send-log)"),
 	FLAG(quiet, .name = "quiet", .key = 'q', .group = OPT_GRP_STATS,
 	     .help = "print no summary and no warnings"),
+	FLAG(no_warnings, .name = "suppress-warnings", .key = 'W', .group = OPT_GRP_STATS,
+	     .help = "print no warnings (errors and the summary still)"),
+	FLAG(pid, .name = "pid", .key = 'P', .group = OPT_GRP_STATS,
+	     .help = "print replay's process ID at start-up"),
 	COUNT(verbose, .name = "verbose", .key = 'v', .group = OPT_GRP_STATS,
 	      .help = "say more (repeat for debug output)"),
 
 	/* misc */
 	FLAG(help, .name = "help", .key = 'h', .group = OPT_GRP_MISC, .help = "show this help and exit"),
+	FLAG(help, .name = "less-help", .key = 'H', .group = OPT_GRP_MISC,
+	     .help = "the same as --help (tcpreplay's -h and -H)"),
 	FLAG(version, .name = "version", .key = 'V', .group = OPT_GRP_MISC,
 	     .help = "show the version and exit"),
 };
+
+/*
+ * Spellings tcpreplay 4.6, tcprewrite and tcpedit give a meaning replay
+ * does not have (tests/compat/options.tsv runs every one, and every option
+ * of theirs replay accepts).  Each hint names the other tool's meaning and
+ * what to write here instead.  Refused spellings are refused whole: a
+ * pasted command line never runs with one of its options dropped.
+ */
+#define NOT_YET "not in replay yet (see replay(1), DIFFERENCES)"
+static const struct opt_hint tool_hints[] = {
+	/* short letters */
+	{ 'A', "decode", "tcpreplay's -A/--decode passes arguments to tcpdump for -v; replay decodes nothing: "
+			 "dry-run with -w FILE and read it with tcpdump -r", true },
+	{ '2', "dualfile", "tcpreplay's -2/--dualfile replays two files over two interfaces; replay sends on one: "
+			   "give the files in order, or run one replay per interface", true },
+	{ 'I', "intf2", "tcpreplay's -I/--intf2 is a second output interface; replay sends on one (-i): run one "
+			"replay per interface", true },
+	{ 'e', "endpoints", "tcprewrite's -e/--endpoints; " NOT_YET ": map addresses with --srcipmap/--dstipmap "
+			    "or --pnat", true },
+	{ 'E', "efcs", "tcprewrite's -E/--efcs removes the Ethernet FCS; " NOT_YET, true },
+	{ '!', "more-help", "tcpreplay's -!/--more-help pages the help: replay --help | less", true },
+	/* long names only (the letters are replay's, or the tools have none) */
+	{ 0, "oneatatime", "tcpreplay's -o/--oneatatime (send on a key press); " NOT_YET
+			   " (replay's -o is replay prep's output)", true },
+	{ 0, "pktlen", "tcpreplay's --pktlen sends the wire length past the captured bytes; replay's --pad-payload "
+		       "sends the wire length with zeros after the headers", true },
+	{ 0, "pps-multi", "tcpreplay's --pps-multi; " NOT_YET ": --pps alone sends packets evenly spaced", true },
+	{ 0, "loss", "tcpreplay's --loss (drop a share of packets at random); " NOT_YET, true },
+	{ 0, "unique-ip", "tcpreplay's --unique-ip (new addresses each loop pass); " NOT_YET, true },
+	{ 0, "unique-ip-loops", "tcpreplay's --unique-ip-loops; " NOT_YET, true },
+	{ 0, "no-flow-stats", "tcpreplay's --no-flow-stats; replay counts no flows (" NOT_YET ")", true },
+	{ 0, "flow-expiry", "tcpreplay's --flow-expiry; replay counts no flows (" NOT_YET ")", true },
+	{ 0, "stats", "tcpreplay's --stats N (a line every N seconds); " NOT_YET
+		      ": the summary comes at the end, --stats-json FILE writes it as JSON", true },
+	{ 0, "raw", "tcpreplay's --raw (a PF_INET raw socket); " NOT_YET ": --method picks the transmit method", true },
+	{ 0, "netmap", "tcpreplay's netmap injector; replay has no netmap: --xdp (AF_XDP, --method xdp) is its "
+		       "kernel-bypass path", true },
+	{ 0, "save-opts", "tcpreplay's --save-opts (AutoOpts config files); " NOT_YET, true },
+	{ 0, "load-opts", "tcpreplay's --load-opts (AutoOpts config files); " NOT_YET, true },
+	{ 0, "no-load-opts", "tcpreplay's --no-load-opts: replay reads no config file", true },
+	{ 0, "tcp-sequence", "tcprewrite's --tcp-sequence; " NOT_YET, true },
+	{ 0, "fixhdrlen", "tcprewrite's --fixhdrlen; " NOT_YET ": --fixlen pad|trunc|del fixes short captures",
+	  true },
+	{ 0, "tclass", "tcprewrite's --tclass (IPv6 traffic class); " NOT_YET, true },
+	{ 0, "flowlabel", "tcprewrite's --flowlabel (IPv6 flow label); " NOT_YET, true },
+	{ 0, "fuzz-seed", "tcprewrite's --fuzz-seed; " NOT_YET, true },
+	{ 0, "fuzz-factor", "tcprewrite's --fuzz-factor; " NOT_YET, true },
+	{ 0, "skipl2broadcast", "tcprewrite's --skipl2broadcast; " NOT_YET, true },
+	{ 0, "dlt", "tcprewrite's --dlt; replay sends Ethernet frames only (other link types are converted "
+		    "to Ethernet on reading)", true },
+	{ 0, "enet-subsmac", "tcprewrite's --enet-subsmac; " NOT_YET ": --enet-smac/--enet-dmac rewrite MACs",
+	  true },
+	{ 0, "enet-mac-seed", "tcprewrite's --enet-mac-seed; " NOT_YET, true },
+	{ 0, "enet-mac-seed-keep-bytes", "tcprewrite's --enet-mac-seed-keep-bytes; " NOT_YET, true },
+	{ 0, "hdlc-control", "tcprewrite's --hdlc-control is for --dlt hdlc; replay sends Ethernet only", true },
+	{ 0, "hdlc-address", "tcprewrite's --hdlc-address is for --dlt hdlc; replay sends Ethernet only", true },
+	{ 0, "user-dlt", "tcprewrite's --user-dlt is for --dlt user; replay sends Ethernet only", true },
+	{ 0, "user-dlink", "tcprewrite's --user-dlink is for --dlt user; replay sends Ethernet only", true },
+	{ 0, "infile", "tcprewrite's -i/--infile: name the trace as an operand (replay -w OUT IN)", true },
+	{ 0, "outfile", "tcprewrite's -o/--outfile is -w/--write here (replay -w OUT IN)", true },
+	{ 0, "skip-soft-errors", "tcprewrite's --skip-soft-errors; " NOT_YET, true },
+	/* letters replay keeps with its own meaning: said when their argument looks wrong */
+	{ 'w', NULL, "tcprewrite's and tcpprep's -w (suppress warnings) is -W here", false },
+	{ 'i', NULL, "tcprewrite's -i IN is the trace operand here: replay -w OUT IN", false },
+	{ 'o', NULL, "-o names replay prep's output; tcprewrite's -o OUT is -w OUT, tcpreplay's -o "
+		     "(--oneatatime) is " NOT_YET, false },
+	{ 0, NULL, NULL, false },
+};
+
+/*
+ * In 'replay prep': tcpprep's letters.  replay prep writes an edit sidecar,
+ * not a tcpprep client/server cache, so tcpprep's split modes have no
+ * meaning; the letters replay's edit options share with them are refused
+ * there (spell the edit option in full), so that a pasted tcpprep command
+ * line ("-a client -M 24") is never taken as replay's (--mbps 24).
+ */
+#define PREP_SPLIT "replay prep makes an edit sidecar, not a tcpprep cache: it splits no traffic"
+static const struct opt_hint prep_hints[] = {
+	{ 'a', "auto", "tcpprep's -a/--auto; " PREP_SPLIT, true },
+	{ 'c', "cidr", "tcpprep's -c/--cidr; " PREP_SPLIT, true },
+	{ 'r', "regex", "tcpprep's -r/--regex; " PREP_SPLIT " (--portmap is replay's -r)", true },
+	{ 'p', "port", "tcpprep's -p/--port; " PREP_SPLIT, true },
+	{ 'e', "mac", "tcpprep's -e/--mac; " PREP_SPLIT, true },
+	{ 0, "reverse", "tcpprep's --reverse; " PREP_SPLIT, true },
+	{ 'C', "comment", "tcpprep's -C/--comment; replay prep embeds no comment (--fixcsum is replay's -C)",
+	  true },
+	{ 0, "no-arg-comment", "tcpprep's --no-arg-comment; replay prep embeds no comment", true },
+	{ 'x', NULL, "tcpprep's -x/--include (a split rule); " PREP_SPLIT " (--include P:LIST selects packets)",
+	  true },
+	{ 'X', NULL, "tcpprep's -X/--exclude (a split rule); " PREP_SPLIT " (--exclude P:LIST drops packets)",
+	  true },
+	{ 0, "cachefile", "tcpprep's -o/--cachefile is -o/--output here (an edit sidecar, not a cache)", true },
+	{ 'i', "pcap", "tcpprep's -i/--pcap: name the trace as an operand (replay prep TRACE -o OUT)", true },
+	{ 'P', "print-comment", "tcpprep's -P/--print-comment; replay prep embeds no comment", true },
+	{ 'I', "print-info", "tcpprep's -I/--print-info; " PREP_SPLIT, true },
+	{ 'S', "print-stats", "tcpprep's -S/--print-stats; " PREP_SPLIT " (--srcipmap is replay's -S)", true },
+	{ 's', "services", "tcpprep's -s/--services; " PREP_SPLIT " (--seed is replay's -s)", true },
+	{ 'N', "nonip", "tcpprep's -N/--nonip; " PREP_SPLIT " (--pnat is replay's -N)", true },
+	{ 'R', "ratio", "tcpprep's -R/--ratio; " PREP_SPLIT, true },
+	{ 'm', "minmask", "tcpprep's -m/--minmask; " PREP_SPLIT " (--mtu is replay's -m)", true },
+	{ 'M', "maxmask", "tcpprep's -M/--maxmask; " PREP_SPLIT, true },
+	{ 'w', NULL, "tcpprep's -w (suppress warnings) is -W here", true },
+	{ 0, NULL, NULL, false },
+};
+
+static const struct opt_hint *const main_hints[] = { tool_hints, NULL };
+static const struct opt_hint *const prep_cmd_hints[] = { prep_hints, tool_hints, NULL };
 
 static const char *const group_title[OPT_GRP_MAX] = {
 	[OPT_GRP_INPUT] = "Input",
@@ -229,6 +365,9 @@ static int timing(struct opts *o, char *err, size_t len)
 			    sched_timer_name(c->timer));
 	c->spin_fixed = o->spin_us != OPT_AUTO;
 	c->spin_ns = c->spin_fixed ? o->spin_us * NSEC_PER_USEC : 0;
+	if (c->max_gap_ns && c->mode != SCHED_MODE_TRACE)
+		return opts_fail(err, len, "--maxsleep cuts the trace's recorded gaps: it does nothing with "
+			    "--topspeed, --pps or --mbps");
 	o->rt.timer_slack = c->mode != SCHED_MODE_TOPSPEED;
 	o->rt.timer = c->timer;
 	return 0;
@@ -245,8 +384,31 @@ static int check(struct opts *o, char *err, size_t len)
 {
 	const char *ifname = o->tx.ifname, *wpath = o->tx.path;
 
-	if (o->help || o->version)
+	if (o->help || o->version || o->listnics)
 		return 0;
+	if (o->loopdelay_ms_ns && o->loopdelay_ns)
+		return opts_fail(err, len, "--loopdelay-ms and --loopdelay-ns exclude each other: give one");
+	if (o->loopdelay_ms_ns)
+		o->loopdelay_ns = o->loopdelay_ms_ns;
+	if (o->method_alias != TX_METHOD_AUTO) {
+		const char *name = opt_enum_name(tx_method_choices, (int)o->method_alias);
+
+		if (!strcmp(name, "?"))
+			return opts_fail(err, len, "--%s: this build of replay has no %s method",
+				    o->method_alias == TX_METHOD_XDP ? "xdp" : "io-uring",
+				    o->method_alias == TX_METHOD_XDP ? "xdp (libxdp)" : "uring (liburing)");
+		if (o->method != TX_METHOD_AUTO && o->method != o->method_alias)
+			return opts_fail(err, len, "--xdp and --io-uring choose --method %s; --method %s was given too",
+				    name, opt_enum_name(tx_method_choices, (int)o->method));
+		o->method = o->method_alias;
+	}
+	if (o->xdp_batch) {
+		if (o->method != TX_METHOD_XDP)
+			return opts_fail(err, len, "--xdp-batch-size is the batch of --xdp: give --xdp (or use --batch)");
+		if (o->tx.batch && o->tx.batch != o->xdp_batch)
+			return opts_fail(err, len, "--xdp-batch-size and --batch set the same batch: give one");
+		o->tx.batch = o->xdp_batch;
+	}
 	if (edit_cfg_check(&o->edit, err, len) < 0)
 		return -EINVAL;
 	if (o->prep_cmd) {
@@ -259,7 +421,9 @@ static int check(struct opts *o, char *err, size_t len)
 		return 0;
 	}
 	if (o->prep_out)
-		return opts_fail(err, len, "-o is for 'replay prep TRACE -o FILE'; to write frames use -w");
+		return opts_fail(err, len, "-o is for 'replay prep TRACE -o FILE'; to write frames use -w "
+			    "(tcprewrite's -i IN -o OUT is replay -w OUT IN; tcpreplay's -o, --oneatatime, is not in "
+			    "replay yet)");
 	if (o->prep_path && o->nfiles != 1)
 		return opts_fail(err, len, "--prep: a sidecar belongs to one trace; give exactly one file");
 	if (o->split_mode || o->cachefile) {
@@ -302,18 +466,24 @@ static int check(struct opts *o, char *err, size_t len)
 	return 0;
 }
 
-static const struct opt_set replay_set = {
-	.table = table,
-	.n = ARRAY_SIZE(table),
-	.group_title = group_title,
-	.ngroups = OPT_GRP_MAX,
-	.defaults = &defaults,
-	.size = sizeof(struct opts),
-	.synopsis = "[options] FILE...\nprep TRACE -o TRACE.prep [edit options]\n--info FILE...",
-	.about = "Replay packet traces onto a network interface, at their recorded timing or a chosen rate.",
-	.epilog = "Exit status: 0 done, 1 runtime or input error or any packet failed, 2 usage error,\n"
-		  "130/143 stopped by SIGINT/SIGTERM.  See replay(1).",
-};
+#define REPLAY_SET(HINTS)                                                                         \
+	{                                                                                          \
+		.table = table,                                                                    \
+		.n = ARRAY_SIZE(table),                                                            \
+		.group_title = group_title,                                                        \
+		.ngroups = OPT_GRP_MAX,                                                            \
+		.defaults = &defaults,                                                             \
+		.size = sizeof(struct opts),                                                       \
+		.synopsis = "[options] FILE...\nprep TRACE -o TRACE.prep [edit options]\n--info FILE...", \
+		.about = "Replay packet traces onto a network interface, at their recorded timing or a chosen rate.", \
+		.epilog = "Exit status: 0 done, 1 runtime or input error or any packet failed, 2 usage error,\n" \
+			  "130/143 stopped by SIGINT/SIGTERM.  See replay(1).",                    \
+		.hints = (HINTS),                                                                  \
+	}
+
+static const struct opt_set replay_set = REPLAY_SET(main_hints);
+/* 'replay prep': the same options, with tcpprep's letters refused (prep_hints). */
+static const struct opt_set prep_set = REPLAY_SET(prep_cmd_hints);
 
 int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen)
 {
@@ -324,7 +494,7 @@ int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen)
 		argc--;
 		argv++;
 	}
-	rc = opts_set_parse(&replay_set, o, argc, argv, &first, err, errlen);
+	rc = opts_set_parse(prep ? &prep_set : &replay_set, o, argc, argv, &first, err, errlen);
 	if (rc < 0)
 		return rc;
 	o->prep_cmd = prep;

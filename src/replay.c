@@ -295,6 +295,13 @@ static enum step send_one(struct replay *r, const struct trace *t, struct pkt *p
 	uint64_t deadline = sched_deadline(&r->sched, p);
 	enum step step;
 
+	/* --duration: a packet due after the end is not sent (p->sched_ns: every mode sets it).
+	 * The run ends before it, so it is not one of the run's packets read either. */
+	if (r->o->duration_ns && p->sched_ns >= r->st.start_ns + r->o->duration_ns) {
+		r->st.read--;
+		step = flush_all(r);
+		return step == STEP_NEXT ? STEP_STOP : step;
+	}
 	if (r->timed && deadline > sched_now(&r->sched)) {
 		/* Not due yet: what is staged is, so it goes now rather than after this wait. */
 		step = flush_all(r);
@@ -386,7 +393,7 @@ static int run(struct replay *r)
 			int rc;
 
 			if (pass || f)
-				sched_segment(&r->sched, 0);
+				sched_segment(&r->sched, pass && !f ? o->loopdelay_ns : 0);
 			if (pass && (rc = trace_rewind(t)) < 0) {
 				log_err("%s", trace_strerror(t));
 				return -1;

@@ -129,6 +129,23 @@ struct opt_def {
 	{ .type = OPT_T_FUNC, OPT_AT_(S, FIELD), .size = OPT_SIZE_IF_(S, FIELD, T: 1),             \
 	  .want = sizeof(T), .parse = (PARSE), __VA_ARGS__ }
 
+/*
+ * A spelling another tool (tcpreplay, tcprewrite, tcpprep) gives a meaning
+ * replay does not: a short letter (.key) or a long name (.name, without
+ * "--"), and a one-line hint naming the other tool's meaning and replay's
+ * spelling.  With .refuse the option is refused with the hint, even where
+ * the letter is in the table (a subcommand refusing a letter the main
+ * command uses); without, the letter keeps replay's meaning and the hint is
+ * added to an error about its argument (tcprewrite's "-w -q").  A table
+ * ends with a row whose key and name are both 0.
+ */
+struct opt_hint {
+	int key;
+	const char *name;
+	const char *hint;
+	bool refuse;
+};
+
 /* One program's options: what opts_set_parse() and opts_set_usage() work from. */
 struct opt_set {
 	const struct opt_def *table;
@@ -140,14 +157,26 @@ struct opt_set {
 	const char *synopsis;            /* after "Usage: PROG ", e.g. "[options] FILE..." */
 	const char *about;               /* one line under the synopsis */
 	const char *epilog;              /* printed after the options (exit statuses); may be NULL */
+	/* Hint tables (struct opt_hint), searched in order, the first match wins; NULL-terminated; may be NULL. */
+	const struct opt_hint *const *hints;
 };
+
+/*
+ * opt_hint_find() - the first hint in @set for short letter @key (if
+ * nonzero) or long name @name (if not NULL), or NULL.
+ */
+const struct opt_hint *opt_hint_find(const struct opt_set *set, int key, const char *name);
 
 /*
  * opts_set_parse() - fill @cfg (a struct of @set->size bytes) from @argv
  * (argv[0] is skipped) after copying the set's defaults over it.  On success
  * returns 0 with *@first_arg the index in @argv of the first operand.
  * Returns -EINVAL with a one-line reason (without the program name) in @err,
- * or -ENOMEM.  Only the options are checked, not how they combine.  Never
+ * or -ENOMEM.  Long options must be spelled in full (getopt_long's prefix
+ * abbreviations are refused: "--stats" never becomes "--stats-json"); an
+ * option's argument given as the next word may not look like an option
+ * ("-w -q": attached, "-w-q" or "--write=-q", it is meant; "-" and negative
+ * numbers are arguments); a refused hint (set->hints) is an error naming it.  Only the options are checked, not how they combine.  Never
  * prints and never exits (the fuzz target fuzz_opts relies on it).
  */
 int opts_set_parse(const struct opt_set *set, void *cfg, int argc, char **argv, int *first_arg,

@@ -44,10 +44,13 @@ struct opts {
 	struct sched_ratio mbps;   /* -M: Mbit/s; {0, 0} = not given (becomes sched.rate) */
 	uint64_t spin_us;          /* --spin-us: hybrid margin, us; OPT_AUTO = calibrate (becomes sched.spin_ns) */
 	struct rt_cfg rt;          /* --rt-priority, --cpu */
+	uint64_t duration_ns;      /* --duration: send no packet due this long after the start; 0 = no limit */
 
 	/* transmission */
 	struct tx_cfg tx;          /* -i (ifname), -w (path), --batch, --qdisc-bypass, xdp, uring */
-	enum tx_method method;     /* --method */
+	enum tx_method method;     /* --method (--xdp, --io-uring) */
+	enum tx_method method_alias; /* --xdp or --io-uring given: must agree with --method */
+	uint32_t xdp_batch;        /* --xdp-batch-size: --batch for --xdp (tcpreplay's name); 0 = not given */
 
 	/* editing */
 	struct edit_cfg edit;      /* every edit option; see replay/edit.h */
@@ -58,15 +61,20 @@ struct opts {
 	/* loops and limits */
 	uint64_t loop;             /* passes over the file list; 0 = forever */
 	uint64_t limit;            /* stop after this many packets sent; 0 = no limit */
+	uint64_t loopdelay_ms_ns;  /* --loopdelay-ms, in ns */
+	uint64_t loopdelay_ns;     /* delay before each loop pass after the first, ns (from either option) */
 
 	/* statistics and output */
 	const char *stats_json;    /* --stats-json: file, or "-" for stdout */
 	const char *send_log;      /* --send-log: per-packet send times for replay-rx */
 	bool quiet;                /* no summary, no warnings */
+	bool no_warnings;          /* -W: no warnings (tcpreplay's --suppress-warnings) */
+	bool pid;                  /* -P: print "PID: N" at start-up */
 	int verbose;               /* -v count */
 
 	bool help;
 	bool version;
+	bool listnics;             /* --listnics: list the interfaces and exit */
 
 	/* Options that were accepted but do nothing here; main.c prints them as warnings. */
 	unsigned nwarn;
@@ -97,8 +105,12 @@ const struct opt_def *opts_table(size_t *n);
  * (-i or -w, at least one file; --info instead of -i/-w) unless --help or
  * --version was given.
  * "replay prep TRACE -o OUT [edit options]" (argv[1] == "prep") sets
- * o->prep_cmd and is checked for that instead.  Never prints and never
- * exits; options given that have no effect are explained in o->warn[].
+ * o->prep_cmd and is checked for that instead; there tcpprep's short
+ * letters are refused with hints (tcpprep's -M 24 is never --mbps 24).
+ * Spellings tcpreplay, tcprewrite and tcpedit give another meaning are
+ * refused with a one-line hint (tests/compat/options.tsv lists every one).
+ * Never prints and never exits; options given that have no effect are
+ * explained in o->warn[].
  */
 int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen);
 

@@ -138,6 +138,13 @@ struct sched_cfg {
 	uint64_t spin_ns;              /* the hybrid margin if spin_fixed (--spin-us), ns */
 	enum sched_late late;
 	uint64_t late_threshold_ns;    /* lateness beyond this is a stall, ns; 0 = any */
+	/*
+	 * TRACE: no packet is due more than this after the one before it in
+	 * its segment (tcpreplay's --maxsleep): a longer recorded gap is cut
+	 * to it and the rest of the schedule moves forward by the cut; 0 = no
+	 * limit.
+	 */
+	uint64_t max_gap_ns;
 	const volatile sig_atomic_t *stop; /* spinning ends early when set (may be NULL) */
 	/*
 	 * Hybrid timer: the largest share of time, in thousandths, the waiter
@@ -216,6 +223,8 @@ struct sched {
 	struct sched_ratio rate;       /* PPS, MBPS */
 	bool wire_overhead;
 	uint64_t late_threshold_ns;
+	uint64_t max_gap_ns;           /* TRACE: longest gap between packets in a segment; 0 = any */
+	uint64_t cut_ns;               /* TRACE: total cut from gaps by max_gap_ns, ns */
 	uint64_t origin_ns;            /* run-clock time the segment's progress counts from, ns */
 	uint64_t ts0_ns;               /* TRACE: trace time of the segment's first packet, ns */
 	uint64_t count;                /* PPS: packets scheduled since the run started */

@@ -98,6 +98,7 @@ void sched_init(struct sched *s, const struct sched_cfg *cfg, struct clock *clk)
 		.rate = cfg->rate,
 		.wire_overhead = cfg->wire_overhead,
 		.late_threshold_ns = cfg->late_threshold_ns,
+		.max_gap_ns = cfg->max_gap_ns,
 		.new_segment = true,
 	};
 	waiter_init(&s->waiter, cfg, clk);
@@ -176,15 +177,28 @@ uint64_t sched_deadline(struct sched *s, struct pkt *p)
 	case SCHED_MODE_TRACE:
 	default:
 		if (s->new_segment) {
+			/* The segment's first packet is due at the gap asked for (--loopdelay-*), never cut. */
 			s->new_segment = false;
 			s->origin_ns = add_sat(s->last_ns, s->gap_ns);
 			s->ts0_ns = p->ts_ns;
+			s->cut_ns = 0;
+			s->last_ns = s->origin_ns;
 		}
 		/* A timestamp before the segment's first (clock steps in the capture) is due at once. */
 		d = p->ts_ns > s->ts0_ns ? p->ts_ns - s->ts0_ns : 0;
 		if (s->speed.num != s->speed.den)
 			d = muldiv(d, s->speed.den, s->speed.num);
 		d = add_sat(s->origin_ns, d);
+		/*
+		 * --maxsleep: the cut so far moves the segment's origin back, so
+		 * the packets after a long gap keep their recorded gaps to one
+		 * another; the deadlines stay absolute (no sum of rounded gaps).
+		 */
+		d = d - s->origin_ns > s->cut_ns ? d - s->cut_ns : s->origin_ns;
+		if (s->max_gap_ns && d > s->last_ns && d - s->last_ns > s->max_gap_ns) {
+			s->cut_ns += d - s->last_ns - s->max_gap_ns;
+			d = s->last_ns + s->max_gap_ns;
+		}
 		break;
 	}
 	s->last_ns = d;

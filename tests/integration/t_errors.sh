@@ -172,5 +172,53 @@ test_frame_errors_counted() {
 require_root
 init_ns
 make_bad_inputs
-run_tests test_usage test_pcapng_replays test_input_errors test_warnings_are_not_errors test_nothing_half_done \
+# tcpreplay's and tcprewrite's command lines: nothing silently misread.
+test_tool_command_lines() {
+	local d="$WORK/cl" dns="$TRACES/dns.pcap"
+	mkdir -p "$d"
+	# --stats 1 is tcpreplay's, never an abbreviation of --stats-json: no JSON file named 1.
+	(cd "$d" && expect_fail 2 "^replay: --stats is not supported: tcpreplay's --stats N" \
+		"$REPLAY" --stats 1 -w o.pcap "$dns")
+	# Prefix abbreviations are refused.
+	(cd "$d" && expect_fail 2 "^replay: unknown option '--stats-js' \(long options are spelled in full, not abbreviated: --stats-json\?\)" \
+		"$REPLAY" --stats-js 1 -w o.pcap "$dns")
+	# tcprewrite's -w -q: no file named -q.
+	(cd "$d" && expect_fail 2 "^replay: -w takes FILE, but '-q' looks like an option .*-W here$" \
+		"$REPLAY" -w -q "$dns")
+	# tcpprep's -M 24 in replay prep is its maximum mask, never --mbps.
+	(cd "$d" && expect_fail 2 "^replay: -M is not supported: tcpprep's -M/--maxmask" \
+		"$REPLAY" prep "$dns" -o p.prep -M 24)
+	(cd "$d" && expect_fail 2 "^replay: -I is not supported: tcpreplay's -I/--intf2" \
+		"$REPLAY" -i lo -I lo "$dns")
+	[ -z "$(ls -A "$d")" ] || die "refused command lines wrote $(ls -A "$d")"
+	# -P prints tcpreplay's PID line first; --listnics lists lo; -W silences warnings only.
+	"$REPLAY" -P -w "$WORK/o.pcap" "$dns" >"$WORK/out" || die "-P failed"
+	head -n1 "$WORK/out" | grep -qE '^PID: [0-9]+$' || die "-P: $(head -n1 "$WORK/out")"
+	"$REPLAY" --listnics | grep -qE $'^[0-9]+\tlo$' || die "--listnics lacks lo"
+	"$REPLAY" -W --cpu 0 -w "$WORK/o.pcap" "$dns" >"$WORK/out" 2>"$WORK/err" || die "-W failed"
+	[ ! -s "$WORK/err" ] || die "-W printed: $(cat "$WORK/err")"
+	grep -q . "$WORK/out" || die "-W silenced the summary"
+}
+
+# --loopdelay-*, --maxsleep, --duration on a dry run: the written timestamps are the schedule.
+test_loop_timing_options() {
+	local o="$WORK/t.pcap" dns="$TRACES/dns.pcap"
+	span() { "$REPLAY" --info "$o" | sed -nE 's/^duration: +([0-9.]+) s$/\1/p'; }
+	count() { "$REPLAY" --info "$o" | sed -nE 's/^packets: +([0-9]+)$/\1/p'; }
+	# dns.pcap spans 732 us: three passes and two 500 ms delays.
+	"$REPLAY" -q -w "$o" --loop 3 --loopdelay-ms 500 "$dns" || die "--loopdelay-ms failed"
+	[ "$(span)" = 1.002196000 ] || die "--loopdelay-ms 500: span $(span)"
+	"$REPLAY" -q -w "$o" --loop 3 --loopdelay-ns 1000 "$dns" || die "--loopdelay-ns failed"
+	[ "$(span)" = 0.002198000 ] || die "--loopdelay-ns 1000: span $(span)"
+	# 1000 times slower the gaps reach 0.73 s; --maxsleep 1 cuts each to 1 ms (7 gaps).
+	"$REPLAY" -q -w "$o" -x 0.001 "$dns" || die "-x 0.001 failed"
+	[ "$(span)" = 0.732000000 ] || die "-x 0.001: span $(span)"
+	"$REPLAY" -q -w "$o" -x 0.001 --maxsleep 1 "$dns" || die "--maxsleep failed"
+	[ "$(span)" = 0.007000000 ] || die "--maxsleep 1: span $(span)"
+	# udp-1ms.pcap: 1000 packets 1 ms apart; looped forever, --duration 1 keeps those due before 1 s.
+	"$REPLAY" -q -w "$o" --loop 0 --duration 1 "$TRACES/udp-1ms.pcap" || die "--duration failed"
+	[ "$(count)" = 1001 ] && [ "$(span)" = 0.999000000 ] || die "--duration 1: $(count) packets over $(span) s"
+}
+
+run_tests test_usage test_tool_command_lines test_loop_timing_options test_pcapng_replays test_input_errors test_warnings_are_not_errors test_nothing_half_done \
 	test_interface_errors test_frame_errors_counted

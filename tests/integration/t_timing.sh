@@ -86,7 +86,27 @@ test_realtime() {
 	grep -q "warning: --cpu 1023" "$WORK/cpu.err" || die "no warning for --cpu 1023"
 }
 
+# Capture times (tcpdump -tt): the span from first to last frame, and the gap before frame N, s.
+cap_span() { tcpdump -tt -r "$1" 2>/dev/null | awk 'NR == 1 { a = $1 } { b = $1 } END { printf "%.6f\n", b - a }'; }
+cap_gap() { tcpdump -tt -r "$1" 2>/dev/null | awk -v n="$2" 'NR == n - 1 { a = $1 } NR == n { printf "%.6f\n", $1 - a }'; }
+# awk-checked comparison: ok EXPR (with x = the value) or die.
+within() { awk -v x="$1" "BEGIN { exit !($2) }" || die "$3: $1 s is not $2"; }
+
+# tcpreplay's loop and sleep limits, measured on the far side.
+test_loop_options() {
+	timed loopdelay "$WORK/g1ms.pcap" --loop 2 --loopdelay-ms 200
+	[ "$(json_get "$WORK/loopdelay.json" packets_sent)" = 600 ] || die "loopdelay: not every pass sent"
+	# Frame 301 opens pass 2: 200 ms after frame 300 (plus scheduling noise, never less).
+	within "$(cap_gap "$WORK/loopdelay.got.pcap" 301)" "x >= 0.199 && x < 0.4" "--loopdelay-ms 200: gap"
+	# 100 ms recorded gaps, each cut to 2 ms: 49 gaps take about 0.1 s, not 4.9 s.
+	timed maxsleep "$WORK/g1ms.pcap" --speed 0.01 --maxsleep 2 --limit 50
+	within "$(cap_span "$WORK/maxsleep.got.pcap")" "x >= 0.097 && x < 0.6" "--maxsleep 2: span"
+	# Looped forever, 1 ms apart: --duration 1 ends the run after about a second.
+	timed duration "$WORK/g1ms.pcap" --loop 0 --duration 1
+	within "$(cap_span "$WORK/duration.got.pcap")" "x >= 0.99 && x < 1.3" "--duration 1: span"
+}
+
 require_root
 init_ns
 make_traces
-run_tests test_recorded_gaps test_rates test_late_policies test_realtime
+run_tests test_recorded_gaps test_rates test_late_policies test_realtime test_loop_options

@@ -402,6 +402,173 @@ static void test_dry_run_warns_rt(void **state)
 	assert_int_equal(o.nwarn, 0);
 }
 
+/* Long options by their exact names only: getopt_long's prefix abbreviations are refused. */
+static void test_no_abbreviations(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	expect_usage_error(PARSE(&o, "-i", "x", "--stats-j", "s.json", "a"),
+			   "unknown option '--stats-j' (long options are spelled in full, not abbreviated: --stats-json?)");
+	expect_usage_error(PARSE(&o, "-i", "x", "--tops", "a"),
+			   "unknown option '--tops' (long options are spelled in full, not abbreviated: --topspeed?)");
+	expect_usage_error(PARSE(&o, "-i", "x", "--loop=3", "--lim=2", "a"),
+			   "unknown option '--lim' (long options are spelled in full, not abbreviated: --limit?)");
+	/* tcpreplay's --stats N is its own option (refused with its hint), never --stats-json. */
+	assert_int_equal(PARSE(&o, "-i", "x", "--stats", "1", "a"), -EINVAL);
+	assert_non_null(strstr(err, "--stats is not supported: tcpreplay's --stats N"));
+	assert_null(o.stats_json);
+	/* Full names still work, in both forms. */
+	assert_int_equal(PARSE(&o, "-i", "x", "--stats-json=s.json", "--limit", "2", "a"), 0);
+	assert_string_equal(o.stats_json, "s.json");
+}
+
+/* "-w -q": the next word was taken as the argument though it is an option. */
+static void test_option_like_arguments(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	expect_usage_error(PARSE(&o, "-w", "-q", "a"),
+			   "-w takes FILE, but '-q' looks like an option (if meant, write --write=-q); "
+			   "tcprewrite's and tcpprep's -w (suppress warnings) is -W here");
+	expect_usage_error(PARSE(&o, "--write", "--quiet", "a"),
+			   "--write takes FILE, but '--quiet' looks like an option (if meant, write --write=--quiet)");
+	expect_usage_error(PARSE(&o, "-i", "-t", "a"),
+			   "-i takes IF, but '-t' looks like an option (if meant, write --intf1=-t); "
+			   "tcprewrite's -i IN is the trace operand here: replay -w OUT IN");
+	/* Attached, it is meant; "-" and negative numbers are arguments. */
+	assert_int_equal(PARSE(&o, "-w-q", "a"), 0);
+	assert_string_equal(o.tx.path, "-q");
+	assert_int_equal(PARSE(&o, "--write=-q", "a"), 0);
+	assert_string_equal(o.tx.path, "-q");
+	assert_int_equal(PARSE(&o, "-w", "-", "a"), 0);
+	assert_string_equal(o.tx.path, "-");
+	assert_int_equal(PARSE(&o, "-w", "o", "--ttl", "-5", "a"), 0);
+	assert_int_equal(PARSE(&o, "-W", "-w", "o", "a"), 0);
+	assert_true(o.no_warnings);
+}
+
+/* tcpreplay's and tcprewrite's letters and names replay gives no meaning: refused with a hint. */
+static void test_tool_hints(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "a"),
+			   "-I is not supported: tcpreplay's -I/--intf2 is a second output interface; replay sends on "
+			   "one (-i): run one replay per interface");
+	expect_usage_error(PARSE(&o, "-i", "x", "--intf2=y", "a"),
+			   "--intf2 is not supported: tcpreplay's -I/--intf2 is a second output interface; replay "
+			   "sends on one (-i): run one replay per interface");
+	expect_usage_error(PARSE(&o, "-i", "x", "--netmap", "a"),
+			   "--netmap is not supported: tcpreplay's netmap injector; replay has no netmap: --xdp "
+			   "(AF_XDP, --method xdp) is its kernel-bypass path");
+	assert_int_equal(PARSE(&o, "-w", "o", "-E", "a"), -EINVAL);
+	assert_non_null(strstr(err, "-E is not supported: tcprewrite's -E/--efcs"));
+	assert_int_equal(PARSE(&o, "-w", "o", "-tA", "-n", "a"), -EINVAL);
+	assert_non_null(strstr(err, "-A is not supported: tcpreplay's -A/--decode"));
+	assert_int_equal(PARSE(&o, "-w", "o", "--outfile=b", "a"), -EINVAL);
+	assert_non_null(strstr(err, "--outfile is not supported: tcprewrite's -o/--outfile is -w/--write here"));
+	expect_usage_error(PARSE(&o, "-i", "in.pcap", "-o", "out.pcap", "a"),
+			   "-o is for 'replay prep TRACE -o FILE'; to write frames use -w (tcprewrite's -i IN -o OUT "
+			   "is replay -w OUT IN; tcpreplay's -o, --oneatatime, is not in replay yet)");
+	/* Every hint is one line, and every letter a hint refuses is a letter no row means here. */
+	for (const struct opt_hint *const *h = opts_replay_set()->hints; *h; h++)
+		for (const struct opt_hint *e = *h; e->key || e->name; e++) {
+			size_t n;
+			const struct opt_def *t = opts_table(&n);
+
+			assert_non_null(e->hint);
+			assert_null(strchr(e->hint, '\n'));
+			for (size_t i = 0; i < n; i++) {
+				if (e->refuse && e->key && t[i].key == e->key)
+					fail_msg("-%c is both refused and --%s", e->key, t[i].name);
+				if (e->name && !strcmp(e->name, t[i].name))
+					fail_msg("--%s is both a hint and an option", e->name);
+			}
+		}
+}
+
+/* In 'replay prep', tcpprep's letters are refused: -M 24 is tcpprep's maximum mask, never --mbps. */
+static void test_prep_refuses_tcpprep_letters(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	expect_usage_error(PARSE(&o, "prep", "a", "-o", "a.prep", "-M", "24"),
+			   "-M is not supported: tcpprep's -M/--maxmask; replay prep makes an edit sidecar, not a "
+			   "tcpprep cache: it splits no traffic");
+	assert_int_equal(PARSE(&o, "prep", "-a", "client", "-i", "a", "-o", "a.prep"), -EINVAL);
+	assert_non_null(strstr(err, "-a is not supported: tcpprep's -a/--auto"));
+	assert_int_equal(PARSE(&o, "prep", "a", "-o", "a.prep", "-m", "1400"), -EINVAL);
+	assert_non_null(strstr(err, "(--mtu is replay's -m)"));
+	assert_int_equal(PARSE(&o, "prep", "a", "-o", "a.prep", "-N", "10.0.0.0/8:11.0.0.0/8"), -EINVAL);
+	assert_int_equal(PARSE(&o, "prep", "a", "-o", "a.prep", "--maxmask=24"), -EINVAL);
+	assert_non_null(strstr(err, "--maxmask is not supported"));
+	/* Spelled in full, replay's edit options work in prep; outside prep the letters are replay's. */
+	assert_int_equal(PARSE(&o, "prep", "a", "-o", "a.prep", "--mtu", "1400", "--mtu-trunc",
+			       "--pnat", "10.0.0.0/8:11.0.0.0/8", "-F", "pad", "-C"), -EINVAL);
+	assert_non_null(strstr(err, "-C is not supported: tcpprep's -C/--comment"));
+	assert_int_equal(PARSE(&o, "prep", "a", "-o", "a.prep", "--mtu", "1400", "--mtu-trunc",
+			       "--pnat", "10.0.0.0/8:11.0.0.0/8", "-F", "pad", "--fixcsum", "-b"), 0);
+	assert_true(o.prep_cmd);
+	assert_int_equal(o.edit.mtu, 1400);
+	assert_int_equal(PARSE(&o, "-w", "o", "-m", "1400", "-M", "24", "a"), 0);
+	assert_int_equal(o.edit.mtu, 1400);
+	assert_int_equal(o.mbps.num, 24);
+}
+
+/* tcpreplay's aliases and simple options. */
+static void test_tcpreplay_options(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-i", "x", "--preload-pcap", "-P", "-W", "a"), 0);
+	assert_true(o.trace.preload && o.pid && o.no_warnings);
+	assert_int_equal(PARSE(&o, "--listnics"), 0);
+	assert_true(o.listnics);
+	assert_int_equal(PARSE(&o, "-H"), 0);
+	assert_true(o.help);
+	assert_int_equal(PARSE(&o, "-i", "x", "--duration", "5", "--loop", "3", "--loopdelay-ms", "250", "a"), 0);
+	assert_int_equal(o.duration_ns, 5000000000ull);
+	assert_int_equal(o.loopdelay_ns, 250000000ull);
+	assert_int_equal(PARSE(&o, "-i", "x", "--loopdelay-ns", "7", "a"), 0);
+	assert_int_equal(o.loopdelay_ns, 7);
+	expect_usage_error(PARSE(&o, "-i", "x", "--loopdelay-ns", "7", "--loopdelay-ms", "1", "a"),
+			   "--loopdelay-ms and --loopdelay-ns exclude each other: give one");
+	expect_usage_error(PARSE(&o, "-i", "x", "--duration", "0", "a"),
+			   "--duration: 0 is out of range (1..18446744073)");
+	assert_int_equal(PARSE(&o, "-i", "x", "--maxsleep", "10", "a"), 0);
+	assert_int_equal(o.sched.max_gap_ns, 10000000ull);
+	expect_usage_error(PARSE(&o, "-i", "x", "--maxsleep", "10", "-t", "a"),
+			   "--maxsleep cuts the trace's recorded gaps: it does nothing with --topspeed, --pps or --mbps");
+	expect_usage_error(PARSE(&o, "-i", "x", "--xdp-batch-size", "32", "a"),
+			   "--xdp-batch-size is the batch of --xdp: give --xdp (or use --batch)");
+	if (tx_method_known("xdp")) {
+		assert_int_equal(PARSE(&o, "-i", "x", "--xdp", "--xdp-batch-size", "32", "a"), 0);
+		assert_int_equal(o.method, TX_METHOD_XDP);
+		assert_int_equal(o.tx.batch, 32);
+		assert_int_equal(PARSE(&o, "-i", "x", "--method", "xdp", "--xdp-batch-size", "8", "a"), 0);
+		assert_int_equal(o.tx.batch, 8);
+		expect_usage_error(PARSE(&o, "-i", "x", "--xdp", "--method", "mmsg", "a"),
+				   "--xdp and --io-uring choose --method xdp; --method mmsg was given too");
+		expect_usage_error(PARSE(&o, "-i", "x", "--xdp", "--batch", "4", "--xdp-batch-size", "8", "a"),
+				   "--xdp-batch-size and --batch set the same batch: give one");
+	} else {
+		expect_usage_error(PARSE(&o, "-i", "x", "--xdp", "a"),
+				   "--xdp: this build of replay has no xdp (libxdp) method");
+	}
+	if (tx_method_known("uring")) {
+		assert_int_equal(PARSE(&o, "-i", "x", "--io-uring", "a"), 0);
+		assert_int_equal(o.method, TX_METHOD_URING);
+	} else {
+		expect_usage_error(PARSE(&o, "-i", "x", "--io-uring", "a"),
+				   "--io-uring: this build of replay has no uring (liburing) method");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +583,11 @@ int main(void)
 		cmocka_unit_test(test_method_from_table),
 		cmocka_unit_test(test_values_start_with_a_digit),
 		cmocka_unit_test(test_dry_run_warns_rt),
+		cmocka_unit_test(test_no_abbreviations),
+		cmocka_unit_test(test_option_like_arguments),
+		cmocka_unit_test(test_tool_hints),
+		cmocka_unit_test(test_prep_refuses_tcpprep_letters),
+		cmocka_unit_test(test_tcpreplay_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -99,6 +99,37 @@ static void test_segments(void **state)
 }
 
 /* A billion packets a microsecond apart: the last deadline is exact (no accumulated rounding). */
+/* --maxsleep: a long recorded gap is cut to the limit, later packets keep their gaps, a segment's gap is kept. */
+static void test_max_gap(void **state)
+{
+	struct fakeclock fc;
+	struct sched s;
+	struct pkt p;
+
+	(void)state;
+	fakeclock_init(&fc, T0);
+	sched_init(&s, &(struct sched_cfg){ .mode = SCHED_MODE_TRACE, .max_gap_ns = 2000 }, &fc.clk);
+	sched_start(&s);
+	p = at(TS0);
+	assert_int_equal(sched_deadline(&s, &p), T0);
+	p = at(TS0 + 1000); /* within the limit: as recorded */
+	assert_int_equal(sched_deadline(&s, &p), T0 + 1000);
+	p = at(TS0 + 10000000); /* a 10 ms gap, cut to 2 us */
+	assert_int_equal(sched_deadline(&s, &p), T0 + 3000);
+	p = at(TS0 + 10000500); /* its recorded 500 ns gap kept */
+	assert_int_equal(sched_deadline(&s, &p), T0 + 3500);
+	p = at(TS0 + 5000); /* a backwards step: due at once, never before the segment began */
+	assert_int_equal(sched_deadline(&s, &p), T0);
+	p = at(TS0 + 20000500); /* cut again from the previous deadline */
+	assert_int_equal(sched_deadline(&s, &p), T0 + 2000);
+	/* A new segment's own gap (--loopdelay-*) is not cut, and the cut starts afresh. */
+	sched_segment(&s, 50000);
+	p = at(TS0);
+	assert_int_equal(sched_deadline(&s, &p), T0 + 52000);
+	p = at(TS0 + 1500);
+	assert_int_equal(sched_deadline(&s, &p), T0 + 53500);
+}
+
 static void test_no_drift_over_1e9_packets(void **state)
 {
 	struct fakeclock fc;
@@ -849,6 +880,7 @@ int main(void)
 		cmocka_unit_test(test_trace_mode_absolute),
 		cmocka_unit_test(test_backwards_timestamps),
 		cmocka_unit_test(test_segments),
+		cmocka_unit_test(test_max_gap),
 		cmocka_unit_test(test_no_drift_over_1e9_packets),
 		cmocka_unit_test(test_topspeed),
 		cmocka_unit_test(test_wait_interrupted),
