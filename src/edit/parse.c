@@ -17,17 +17,6 @@
 
 #include "edit_int.h"
 
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* A decimal number in [0, max] from *@s, advancing it; -1 if there is none or it is too big. */
 static int64_t number(const char **s, uint64_t max)
 {
@@ -54,36 +43,36 @@ int edit_parse_pktlist(void *field, const char *arg, char *err, size_t errlen)
 	if (!strncasecmp(s, "P:", 2))
 		s += 2;
 	else if (s[0] && s[1] == ':')
-		return fail(err, errlen, "'%s': only packet-number lists (P:1-5,9,72-) are supported; use --filter for expressions",
+		return opts_fail(err, errlen, "'%s': only packet-number lists (P:1-5,9,72-) are supported; use --filter for expressions",
 			    arg);
 	for (;;) {
 		int64_t lo = number(&s, UINT64_MAX / 2), hi;
 
 		if (lo < 0)
-			return fail(err, errlen, "'%s': expected a packet number at '%s'", arg, s);
+			return opts_fail(err, errlen, "'%s': expected a packet number at '%s'", arg, s);
 		if (lo == 0)
-			return fail(err, errlen, "'%s': packet numbers count from 1, not 0", arg);
+			return opts_fail(err, errlen, "'%s': packet numbers count from 1, not 0", arg);
 		hi = lo;
 		if (*s == '-') {
 			s++;
 			if (!*s || *s == ',')
 				hi = INT64_MAX; /* open range: to the end */
 			else if ((hi = number(&s, UINT64_MAX / 2)) < 0)
-				return fail(err, errlen, "'%s': expected the packet number that ends the range at '%s'",
+				return opts_fail(err, errlen, "'%s': expected the packet number that ends the range at '%s'",
 					    arg, s);
 			else if (hi < lo)
-				return fail(err, errlen, "'%s': the range %lld-%lld goes from high to low", arg,
+				return opts_fail(err, errlen, "'%s': the range %lld-%lld goes from high to low", arg,
 					    (long long)lo, (long long)hi);
 		}
 		if (l->n == EDIT_LIST_MAX)
-			return fail(err, errlen, "'%s': more than %d ranges", arg, EDIT_LIST_MAX);
+			return opts_fail(err, errlen, "'%s': more than %d ranges", arg, EDIT_LIST_MAX);
 		l->r[l->n].lo = (uint64_t)lo;
 		l->r[l->n].hi = hi == INT64_MAX ? UINT64_MAX : (uint64_t)hi;
 		l->n++;
 		if (!*s)
 			return 0;
 		if (*s++ != ',')
-			return fail(err, errlen, "'%s': unexpected '%c'", arg, s[-1]);
+			return opts_fail(err, errlen, "'%s': unexpected '%c'", arg, s[-1]);
 	}
 }
 
@@ -123,11 +112,11 @@ int edit_parse_macs(void *field, const char *arg, char *err, size_t errlen)
 
 	m->n = 0;
 	if (mac(arg, comma ? comma : end, m->mac[0]) < 0)
-		return fail(err, errlen, "'%s' is not a MAC address (xx:xx:xx:xx:xx:xx)", arg);
+		return opts_fail(err, errlen, "'%s' is not a MAC address (xx:xx:xx:xx:xx:xx)", arg);
 	m->n = 1;
 	if (comma) {
 		if (mac(comma + 1, end, m->mac[1]) < 0)
-			return fail(err, errlen, "'%s': the second MAC address is not one", arg);
+			return opts_fail(err, errlen, "'%s': the second MAC address is not one", arg);
 		m->n = 2;
 	}
 	return 0;
@@ -202,20 +191,20 @@ int edit_parse_cidrmap(void *field, const char *arg, char *err, size_t errlen)
 		struct edit_cidr from, to;
 
 		if (cidr(&s, &from) < 0 || *s++ != ':' || cidr(&s, &to) < 0)
-			return fail(err, errlen,
+			return opts_fail(err, errlen,
 				    "'%s' is not a list of FROM:TO netblock pairs (10.0.0.0/8:192.168.0.0/16, [2001:db8::/32]:[fd00::/32])",
 				    arg);
 		if (from.family != to.family)
-			return fail(err, errlen, "'%s': a pair maps IPv4 to IPv4 or IPv6 to IPv6", arg);
+			return opts_fail(err, errlen, "'%s': a pair maps IPv4 to IPv4 or IPv6 to IPv6", arg);
 		if (m->n == EDIT_MAP_MAX)
-			return fail(err, errlen, "'%s': more than %d pairs", arg, EDIT_MAP_MAX);
+			return opts_fail(err, errlen, "'%s': more than %d pairs", arg, EDIT_MAP_MAX);
 		m->e[m->n].from = from;
 		m->e[m->n].to = to;
 		m->n++;
 		if (!*s)
 			return 0;
 		if (*s++ != ',')
-			return fail(err, errlen, "'%s': pairs are separated by commas", arg);
+			return opts_fail(err, errlen, "'%s': pairs are separated by commas", arg);
 	}
 }
 
@@ -225,7 +214,7 @@ int edit_parse_pnat(void *field, const char *arg, char *err, size_t errlen)
 	int rc;
 
 	if (p->n == 2)
-		return fail(err, errlen, "given more than twice (once for clients, once for servers)");
+		return opts_fail(err, errlen, "given more than twice (once for clients, once for servers)");
 	rc = edit_parse_cidrmap(&p->map[p->n], arg, err, errlen);
 	if (rc == 0)
 		p->n++;
@@ -242,22 +231,22 @@ int edit_parse_portmap(void *field, const char *arg, char *err, size_t errlen)
 		int64_t lo = number(&s, 65535), hi, to;
 
 		if (lo < 0)
-			return fail(err, errlen, "'%s': expected a port (0-65535) at '%s'", arg, s);
+			return opts_fail(err, errlen, "'%s': expected a port (0-65535) at '%s'", arg, s);
 		hi = lo;
 		if (*s == '-') {
 			s++;
 			if ((hi = number(&s, 65535)) < lo)
-				return fail(err, errlen, "'%s': a port range must go from low to high", arg);
+				return opts_fail(err, errlen, "'%s': a port range must go from low to high", arg);
 		}
 		if (m->n == EDIT_MAP_MAX)
-			return fail(err, errlen, "more than %d port mappings", EDIT_MAP_MAX);
+			return opts_fail(err, errlen, "more than %d port mappings", EDIT_MAP_MAX);
 		m->e[m->n].lo = (uint16_t)lo;
 		m->e[m->n].hi = (uint16_t)hi;
 		m->n++;
 		if (*s == ':') {
 			s++;
 			if ((to = number(&s, 65535)) < 0)
-				return fail(err, errlen, "'%s': expected the new port after ':'", arg);
+				return opts_fail(err, errlen, "'%s': expected the new port after ':'", arg);
 			for (unsigned i = pending; i < m->n; i++)
 				m->e[i].to = (uint16_t)to;
 			pending = m->n;
@@ -265,10 +254,10 @@ int edit_parse_portmap(void *field, const char *arg, char *err, size_t errlen)
 		if (!*s)
 			break;
 		if (*s++ != ',')
-			return fail(err, errlen, "'%s': unexpected '%c'", arg, s[-1]);
+			return opts_fail(err, errlen, "'%s': unexpected '%c'", arg, s[-1]);
 	}
 	if (pending != m->n)
-		return fail(err, errlen, "'%s': ports without a ':NEW' port to map them to", arg);
+		return opts_fail(err, errlen, "'%s': ports without a ':NEW' port to map them to", arg);
 	return 0;
 }
 
@@ -283,7 +272,7 @@ int edit_parse_ttl(void *field, const char *arg, char *err, size_t errlen)
 		t->mode = *s++ == '+' ? EDIT_TTL_ADD : EDIT_TTL_SUB;
 	v = number(&s, 255);
 	if (v < 0 || *s || (t->mode == EDIT_TTL_SET && v < 1))
-		return fail(err, errlen, "'%s' is not N, +N or -N with N in 1..255", arg);
+		return opts_fail(err, errlen, "'%s' is not N, +N or -N with N in 1..255", arg);
 	t->val = (uint8_t)v;
 	return 0;
 }
@@ -318,10 +307,10 @@ int edit_cfg_check(const struct edit_cfg *c, char *err, size_t errlen)
 		int rc;
 
 		if (!dead)
-			return fail(err, errlen, "--filter: out of memory");
+			return opts_fail(err, errlen, "--filter: out of memory");
 		rc = pcap_compile(dead, &prog, c->filter, 1, PCAP_NETMASK_UNKNOWN);
 		if (rc < 0)
-			fail(err, errlen, "--filter '%s': %s", c->filter, pcap_geterr(dead));
+			opts_fail(err, errlen, "--filter '%s': %s", c->filter, pcap_geterr(dead));
 		else
 			pcap_freecode(&prog);
 		pcap_close(dead);
@@ -329,16 +318,16 @@ int edit_cfg_check(const struct edit_cfg *c, char *err, size_t errlen)
 			return -EINVAL;
 	}
 	if (c->pnat.n && (c->srcipmap.n || c->dstipmap.n))
-		return fail(err, errlen, "--pnat excludes --srcipmap and --dstipmap (as in tcprewrite)");
+		return opts_fail(err, errlen, "--pnat excludes --srcipmap and --dstipmap (as in tcprewrite)");
 	if (c->vlan != EDIT_VLAN_ADD &&
 	    (c->vlan_tag != EDIT_UNSET || c->vlan_pri != EDIT_UNSET || c->vlan_cfi != EDIT_UNSET))
-		return fail(err, errlen, "--enet-vlan-tag, -pri and -cfi need --enet-vlan add");
+		return opts_fail(err, errlen, "--enet-vlan-tag, -pri and -cfi need --enet-vlan add");
 	if (c->vlan != EDIT_VLAN_ADD && c->vlan_proto != 0x8100)
-		return fail(err, errlen, "--enet-vlan-proto needs --enet-vlan add");
+		return opts_fail(err, errlen, "--enet-vlan-proto needs --enet-vlan add");
 	if (c->vlan == EDIT_VLAN_ADD && c->vlan_tag == EDIT_UNSET)
-		return fail(err, errlen, "--enet-vlan add needs --enet-vlan-tag");
+		return opts_fail(err, errlen, "--enet-vlan add needs --enet-vlan-tag");
 	if (c->pad_payload && (c->fixlen == EDIT_FIXLEN_PAD || c->fixlen == EDIT_FIXLEN_TRUNC))
-		return fail(err, errlen, "--pad-payload and --fixlen pad/trunc both set the length; give one");
+		return opts_fail(err, errlen, "--pad-payload and --fixlen pad/trunc both set the length; give one");
 	return 0;
 }
 

@@ -75,18 +75,6 @@ const char *split_strerror(const struct split *s)
 	return s ? s->err : "out of memory";
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 bool split_needs_pass(const struct split *s)
 {
 	return s->mode == SPLIT_CLIENT || s->mode == SPLIT_SERVER || s->mode == SPLIT_BRIDGE ||
@@ -100,7 +88,7 @@ static int parse_net(const char *tok, struct net *n, char *err, size_t errlen)
 	unsigned long bits;
 
 	if (strlen(tok) >= sizeof(buf))
-		return fail(err, errlen, "--split cidr: '%s' is not a network", tok);
+		return opts_fail(err, errlen, "--split cidr: '%s' is not a network", tok);
 	strcpy(buf, tok);
 	slash = strchr(buf, '/');
 	if (slash)
@@ -110,13 +98,13 @@ static int parse_net(const char *tok, struct net *n, char *err, size_t errlen)
 	else if (inet_pton(AF_INET6, buf, n->addr) == 1)
 		n->len = 16;
 	else
-		return fail(err, errlen, "--split cidr: '%s' is not an IPv4 or IPv6 address", buf);
+		return opts_fail(err, errlen, "--split cidr: '%s' is not an IPv4 or IPv6 address", buf);
 	n->prefix = (uint8_t)(n->len * 8);
 	if (slash) {
 		errno = 0;
 		bits = strtoul(slash + 1, &end, 10);
 		if (!slash[1] || *end || errno || bits > n->len * 8u)
-			return fail(err, errlen, "--split cidr: '%s': the prefix length must be 0 to %u",
+			return opts_fail(err, errlen, "--split cidr: '%s': the prefix length must be 0 to %u",
 				    tok, n->len * 8u);
 		n->prefix = (uint8_t)bits;
 	}
@@ -130,7 +118,7 @@ static int parse_mac(const char *tok, uint8_t *mac, char *err, size_t errlen)
 
 	if (sscanf(tok, "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
 		   &tail) != 6)
-		return fail(err, errlen, "--split mac: '%s' is not a MAC address (aa:bb:cc:dd:ee:ff)",
+		return opts_fail(err, errlen, "--split mac: '%s' is not a MAC address (aa:bb:cc:dd:ee:ff)",
 			    tok);
 	for (int i = 0; i < 6; i++)
 		mac[i] = (uint8_t)v[i];
@@ -144,7 +132,7 @@ static int parse_list(struct split *s, const char *what, const char *list, char 
 	const char *p = list;
 
 	if (!*list)
-		return fail(err, errlen, "--split %s: needs a list after '%s:'", what, what);
+		return opts_fail(err, errlen, "--split %s: needs a list after '%s:'", what, what);
 	while (*p) {
 		const char *comma = strchr(p, ',');
 		size_t n = comma ? (size_t)(comma - p) : strlen(p);
@@ -152,23 +140,23 @@ static int parse_list(struct split *s, const char *what, const char *list, char 
 		int rc;
 
 		if (!n || n >= sizeof(tok))
-			return fail(err, errlen, "--split %s: empty or overlong item in '%s'", what, list);
+			return opts_fail(err, errlen, "--split %s: empty or overlong item in '%s'", what, list);
 		memcpy(tok, p, n);
 		tok[n] = '\0';
 		if (s->mode == SPLIT_CIDR) {
 			if (s->nnets == SPLIT_NETS_MAX)
-				return fail(err, errlen, "--split cidr: more than %u networks", SPLIT_NETS_MAX);
+				return opts_fail(err, errlen, "--split cidr: more than %u networks", SPLIT_NETS_MAX);
 			rc = parse_net(tok, &s->nets[s->nnets++], err, errlen);
 		} else {
 			if (s->nmacs == SPLIT_MACS_MAX)
-				return fail(err, errlen, "--split mac: more than %u addresses", SPLIT_MACS_MAX);
+				return opts_fail(err, errlen, "--split mac: more than %u addresses", SPLIT_MACS_MAX);
 			rc = parse_mac(tok, s->macs[s->nmacs++], err, errlen);
 		}
 		if (rc < 0)
 			return rc;
 		p += n;
 		if (*p == ',' && !*++p)
-			return fail(err, errlen, "--split %s: '%s' ends with a comma", what, list);
+			return opts_fail(err, errlen, "--split %s: '%s' ends with a comma", what, list);
 	}
 	return 0;
 }
@@ -181,7 +169,7 @@ int split_open(struct split **sp, const char *mode, char *err, size_t errlen)
 	*sp = NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s) {
-		fail(err, errlen, "out of memory for --split");
+		opts_fail(err, errlen, "out of memory for --split");
 		return -ENOMEM;
 	}
 	if (!strncmp(mode, "cidr:", 5)) {
@@ -198,14 +186,14 @@ int split_open(struct split **sp, const char *mode, char *err, size_t errlen)
 			}
 		}
 		if (rc < 0)
-			fail(err, errlen,
+			opts_fail(err, errlen,
 			     "--split: unknown mode '%s' (first, client, server, bridge, router, "
 			     "cidr:NET[,NET...], port, mac:MAC[,MAC...])", mode);
 	}
 	if (rc == 0 && (s->mode == SPLIT_FIRST || split_needs_pass(s))) {
 		s->hosts = calloc(SPLIT_HOSTS_MAX, sizeof(*s->hosts));
 		if (!s->hosts) {
-			fail(err, errlen, "out of memory for --split's address table");
+			opts_fail(err, errlen, "out of memory for --split's address table");
 			rc = -ENOMEM;
 		}
 	}
@@ -368,12 +356,12 @@ int split_learn(struct split *s, const struct pkt *p)
 		return 0;
 	role = packet_role(p->data, p->caplen, &l);
 	if (role < 0)
-		return fail(s->err, sizeof(s->err),
+		return opts_fail(s->err, sizeof(s->err),
 			    "record %llu: captured length %u too short for its headers (tcpprep refuses this trace too)",
 			    (unsigned long long)p->recno, p->caplen);
 	h = tree_node(s, p->data, &l);
 	if (!h)
-		return fail(s->err, sizeof(s->err), "record %llu: more than %u addresses",
+		return opts_fail(s->err, sizeof(s->err), "record %llu: more than %u addresses",
 			    (unsigned long long)p->recno, SPLIT_HOSTS_MAX / 4 * 3);
 	if (role == ROLE_CLIENT)
 		h->client_cnt++;
@@ -419,7 +407,7 @@ static int router_check(struct split *s)
 	if (!first)
 		first = v6;
 	if (first && first->role == ROLE_CLIENT)
-		return fail(s->err, sizeof(s->err),
+		return opts_fail(s->err, sizeof(s->err),
 			    "tcpprep finds no server network that keeps the clients out "
 			    "(it refuses this trace: unable to build a valid list of servers); use client or server");
 	return 0;

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "replay/optparse.h"
 #include "replay/split.h"
 
 #define CACHE_HDR_BYTES 24u
@@ -36,18 +37,6 @@ struct split_cache {
 	uint8_t *data;       /* ceil(npkts / 4) bytes */
 	char *comment;       /* NUL-terminated */
 };
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 void split_cache_free(struct split_cache *c)
 {
@@ -68,12 +57,12 @@ int split_cache_load(struct split_cache **cp, const uint8_t *b, size_t len, char
 
 	*cp = NULL;
 	if (len < 8 || memcmp(b, magic, 8))
-		return fail(err, errlen, "not a tcpprep cache file (no 'tcpprep' magic at offset 0)");
+		return opts_fail(err, errlen, "not a tcpprep cache file (no 'tcpprep' magic at offset 0)");
 	if (len < CACHE_HDR_BYTES)
-		return fail(err, errlen, "tcpprep cache header truncated: %zu of %u bytes", len,
+		return opts_fail(err, errlen, "tcpprep cache header truncated: %zu of %u bytes", len,
 			    CACHE_HDR_BYTES);
 	if (b[8] != '0' || b[9] != '4' || b[10] || b[11])
-		return fail(err, errlen,
+		return opts_fail(err, errlen,
 			    "tcpprep cache version '%.4s' at offset 8: only version 04 (tcpprep 4.x) is read",
 			    (const char *)b + 8);
 	n = 0;
@@ -82,23 +71,23 @@ int split_cache_load(struct split_cache **cp, const uint8_t *b, size_t len, char
 	ppb = (unsigned)(b[20] << 8 | b[21]);
 	clen = (unsigned)(b[22] << 8 | b[23]);
 	if (ppb != CACHE_PPB)
-		return fail(err, errlen, "tcpprep cache: %u packets per byte at offset 20, expected %u",
+		return opts_fail(err, errlen, "tcpprep cache: %u packets per byte at offset 20, expected %u",
 			    ppb, CACHE_PPB);
 	if (!n)
-		return fail(err, errlen, "tcpprep cache describes no packets (offset 12)");
+		return opts_fail(err, errlen, "tcpprep cache describes no packets (offset 12)");
 	if (len - CACHE_HDR_BYTES < clen)
-		return fail(err, errlen, "tcpprep cache truncated in its %u-byte comment at offset %u",
+		return opts_fail(err, errlen, "tcpprep cache truncated in its %u-byte comment at offset %u",
 			    clen, CACHE_HDR_BYTES);
 	nbytes = n / CACHE_PPB + (n % CACHE_PPB != 0);
 	if (len - CACHE_HDR_BYTES - clen != nbytes)
-		return fail(err, errlen,
+		return opts_fail(err, errlen,
 			    "tcpprep cache says %llu packets (%llu data bytes at offset %u) but holds %zu data bytes",
 			    (unsigned long long)n, (unsigned long long)nbytes, CACHE_HDR_BYTES + clen,
 			    len - CACHE_HDR_BYTES - clen);
 	c = calloc(1, sizeof(*c));
 	if (!c || !(c->data = malloc(nbytes)) || !(c->comment = malloc(clen + 1u))) {
 		split_cache_free(c);
-		fail(err, errlen, "out of memory for a tcpprep cache of %llu packets",
+		opts_fail(err, errlen, "out of memory for a tcpprep cache of %llu packets",
 		     (unsigned long long)n);
 		return -ENOMEM;
 	}
@@ -130,7 +119,7 @@ int split_cache_read(struct split_cache **cp, const char *path, char *err, size_
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode) || (unsigned long long)st.st_size > CACHE_FILE_MAX) {
-		rc = fail(err, errlen, "%s: not a tcpprep cache file (%s)", path,
+		rc = opts_fail(err, errlen, "%s: not a tcpprep cache file (%s)", path,
 			  S_ISREG(st.st_mode) ? "too large" : "not a regular file");
 		goto out;
 	}
@@ -180,7 +169,7 @@ int split_cache_check(const struct split_cache *c, uint64_t npkts, char *err, si
 {
 	if (c->npkts == npkts)
 		return 0;
-	return fail(err, errlen,
+	return opts_fail(err, errlen,
 		    "the tcpprep cache describes %llu packets, the trace has %llu: it belongs to another trace",
 		    (unsigned long long)c->npkts, (unsigned long long)npkts);
 }
