@@ -127,6 +127,8 @@ static void parse_ip6(const uint8_t *d, uint32_t caplen, struct layers *l)
 	}
 	if (nh == 0 || nh == 43 || nh == 44 || nh == 60 || nh == 51)
 		return; /* more extension headers than we walk */
+	if (next > caplen)
+		return; /* the last extension header runs past the capture: no L4, as above */
 	l->l4proto = nh;
 	l->l4off = (uint16_t)next;
 	l->l4hdr = l4_header(d, caplen, next, nh);

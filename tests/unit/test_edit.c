@@ -613,6 +613,70 @@ static void test_prep_corrupt_records(void **state)
 	rmdir(dir);
 }
 
+/*
+ * An IPv6 extension header whose stated length runs past the capture: the walk
+ * that prepares a sidecar and the check that reads it back must agree on it
+ * (fuzz_prep found them apart), and the sidecar must edit it as the walk does.
+ */
+static void test_prep_ip6_ext_past_capture(void **state)
+{
+	char dir[] = "/tmp/test_edit.XXXXXX", trace[300], side[300], err[512];
+	struct edit_cfg c = cfg_with("ttl", "+64");
+	uint8_t b[70] = { 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x86, 0xdd, 0x60 }, direct[70];
+	struct edit_prep_writer *w;
+	struct edit_prep *prep;
+	struct edit_chain *ch;
+	FILE *f;
+
+	(void)state;
+	c.fixcsum = true;
+	b[18] = 0;
+	b[19] = 60;  /* payload length: the hop-by-hop header and 20 bytes more */
+	b[20] = 0;   /* next header: hop-by-hop */
+	b[21] = 7;   /* hop limit */
+	b[54] = 6;   /* hop-by-hop: next header TCP */
+	b[55] = 4;   /* 40 bytes long, of which the capture holds 16 */
+	assert_non_null(mkdtemp(dir));
+	snprintf(trace, sizeof(trace), "%s/t.pcap", dir);
+	snprintf(side, sizeof(side), "%s/t.prep", dir);
+	f = fopen(trace, "wb");
+	assert_non_null(f);
+	fwrite("trace identity", 1, 14, f);
+	fclose(f);
+	assert_int_equal(edit_chain_new(&ch, &c), 0);
+	assert_int_equal(edit_prep_create(&w, side, trace, ch, &c, err, sizeof(err)), 0);
+	{
+		struct pkt p = { .data = b, .caplen = sizeof(b), .wirelen = 114,
+				 .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+
+		assert_int_equal(edit_chain_apply(ch, &p), EDIT_KEEP);
+		assert_int_equal(edit_prep_add(w, ch, 1, err, sizeof(err)), 0);
+		assert_int_equal(p.caplen, sizeof(b));
+		memcpy(direct, p.data, sizeof(direct));
+		assert_int_equal(direct[21], 71); /* the hop limit was raised */
+	}
+	assert_int_equal(edit_prep_commit(w, err, sizeof(err)), 0);
+	edit_chain_free(ch);
+	b[21] = 7;
+	assert_int_equal(edit_prep_open(&prep, side, trace, &c, err, sizeof(err)), 0);
+	assert_int_equal(edit_chain_new(&ch, &c), 0);
+	edit_chain_use_prep(ch, prep);
+	{
+		uint8_t again[70];
+		struct pkt p = { .data = again, .caplen = sizeof(again), .wirelen = 114,
+				 .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+
+		memcpy(again, b, sizeof(again));
+		assert_int_equal(edit_chain_apply(ch, &p), EDIT_KEEP);
+		assert_memory_equal(p.data, direct, sizeof(direct));
+	}
+	edit_chain_free(ch);
+	edit_prep_close(prep);
+	unlink(trace);
+	unlink(side);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -626,6 +690,7 @@ int main(void)
 		cmocka_unit_test(test_selection),
 		cmocka_unit_test(test_prep_stale_and_foreign),
 		cmocka_unit_test(test_prep_corrupt_records),
+		cmocka_unit_test(test_prep_ip6_ext_past_capture),
 		cmocka_unit_test(test_frame_limit),
 		cmocka_unit_test(test_mtu_keeps_ip_header),
 		cmocka_unit_test(test_prep_content_bound),
