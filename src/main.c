@@ -10,6 +10,7 @@
 #include "config.h"
 #include "replay.h"
 #include "replay/log.h"
+#include "replay/outfile.h"
 
 static volatile sig_atomic_t stop_signal;
 
@@ -30,6 +31,31 @@ static int list_nics(void)
 	for (struct if_nameindex *i = ifs; i->if_index; i++)
 		printf("%u\t%s\n", i->if_index, i->if_name);
 	if_freenameindex(ifs);
+	return EXIT_DONE;
+}
+
+/* --save-opts FILE: the options given, as a config file; nothing else happens. */
+static int save_opts(const char *path)
+{
+	struct outfile of = OUTFILE_INIT;
+	char err[512];
+	FILE *f = outfile_fopen(&of, path, err, sizeof(err));
+	int n;
+
+	if (!f) {
+		log_err("%s", err);
+		return EXIT_FAIL;
+	}
+	fprintf(f, "# replay %s: options saved by --save-opts (read them back with --load-opts)\n#\n",
+		REPLAY_VERSION);
+	n = opts_save(f, err, sizeof(err));
+	if (n < 0 || outfile_fcommit(&of, f, err, sizeof(err)) < 0) {
+		log_err("--save-opts %s: %s", path, err);
+		outfile_fclose(&of, f);
+		return n < 0 ? EXIT_USAGE : EXIT_FAIL;
+	}
+	outfile_fclose(&of, f);
+	log_info("saved %d option%s to %s", n, n == 1 ? "" : "s", path);
 	return EXIT_DONE;
 }
 
@@ -57,6 +83,8 @@ int main(int argc, char **argv)
 	}
 	if (o.listnics)
 		return list_nics();
+	if (o.save_opts)
+		return save_opts(o.save_opts);
 	if (o.pid) {
 		/* tcpreplay's -P line, before anything is sent, so a script can signal the run. */
 		printf("PID: %d\n", (int)getpid());

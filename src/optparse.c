@@ -293,8 +293,36 @@ static int refuse_hint(const struct opt_hint *h, bool as_long, char *err, size_t
 	return opts_fail(err, len, "-%c is not supported: %s", h->key, h->hint);
 }
 
-int opts_set_parse(const struct opt_set *set, void *cfg, int argc, char **argv, int *first_arg,
-		   char *err, size_t errlen)
+/* Told of every option parsed, in order (opts_set_save() records them). */
+struct opt_seen {
+	const struct opt_def **d;
+	const char **arg;
+	size_t n, cap;
+};
+
+static int seen_add(struct opt_seen *s, const struct opt_def *d, const char *arg)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		const struct opt_def **nd = realloc(s->d, cap * sizeof(*nd));
+
+		if (!nd)
+			return -ENOMEM;
+		s->d = nd;
+		const char **na = realloc(s->arg, cap * sizeof(*na));
+
+		if (!na)
+			return -ENOMEM;
+		s->arg = na;
+		s->cap = cap;
+	}
+	s->d[s->n] = d;
+	s->arg[s->n++] = arg;
+	return 0;
+}
+
+static int parse_core(const struct opt_set *set, void *cfg, int argc, char **argv, int *first_arg,
+		      struct opt_seen *seen, char *err, size_t errlen)
 {
 	const struct opt_def *table = set->table;
 	const struct opt_hint **refused = NULL;
@@ -416,6 +444,11 @@ int opts_set_parse(const struct opt_set *set, void *cfg, int argc, char **argv, 
 		rc = apply(cfg, d, optarg, err, errlen);
 		if (rc < 0)
 			goto out;
+		if (seen && seen_add(seen, d, d->metavar ? optarg : NULL) < 0) {
+			rc = -ENOMEM;
+			opts_fail(err, errlen, "out of memory");
+			goto out;
+		}
 	}
 	*first_arg = optind;
 out:
@@ -423,6 +456,309 @@ out:
 	free(lopts);
 	free(sopts);
 	return rc;
+}
+
+int opts_set_parse(const struct opt_set *set, void *cfg, int argc, char **argv, int *first_arg,
+		   char *err, size_t errlen)
+{
+	return parse_core(set, cfg, argc, argv, first_arg, NULL, err, errlen);
+}
+
+/* ---- config files (--load-opts, --save-opts) ---------------------------- */
+
+#define OPT_LINE_MAX 4096
+
+void opt_argv_free(struct opt_argv *a)
+{
+	for (size_t i = 0; i < a->nowned; i++)
+		free(a->owned[i]);
+	free(a->owned);
+	free(a->argv);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Append @word to @a (taking it over if @own); 0 or -ENOMEM (@word freed if owned). */
+static int argv_push(struct opt_argv *a, char *word, bool own)
+{
+	char **v = realloc(a->argv, ((size_t)a->argc + 2) * sizeof(*v));
+
+	if (!v)
+		goto fail;
+	a->argv = v;
+	if (own) {
+		char **o = realloc(a->owned, (a->nowned + 1) * sizeof(*o));
+
+		if (!o)
+			goto fail;
+		a->owned = o;
+		a->owned[a->nowned++] = word;
+	}
+	a->argv[a->argc++] = word;
+	a->argv[a->argc] = NULL;
+	return 0;
+fail:
+	if (own)
+		free(word);
+	return -ENOMEM;
+}
+
+static const struct opt_def *row_named(const struct opt_set *set, const char *name)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (!strcmp(set->table[i].name, name))
+			return &set->table[i];
+	return NULL;
+}
+
+/*
+ * One line of a config file, as the word "--name" or "--name=value" in
+ * *@word (NULL for a line with nothing on it).  0, or -EINVAL with the
+ * reason (without file and line) in @err.
+ */
+static int config_line(const struct opt_set *set, char *line, char **word, char *err, size_t len)
+{
+	char *p = line, *name, *val, *end;
+	const struct opt_def *d;
+	size_t n;
+
+	*word = NULL;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	end = p + strlen(p);
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+		*--end = '\0';
+	if (!*p || *p == '#')
+		return 0;
+	if (*p == '[' || *p == '<')
+		return opts_fail(err, len, "sections and directives ('%.20s') are not supported: one option a line", p);
+	if (*p == '-')
+		return opts_fail(err, len, "'%.40s': write the option's name without dashes ('loop 3', not '--loop 3')", p);
+	name = p;
+	n = strcspn(p, " \t=:");
+	p += n;
+	if (*p) {
+		*p++ = '\0';
+		while (*p == ' ' || *p == '\t' || *p == '=' || *p == ':') {
+			if (*p == '=' || *p == ':') {
+				p++;
+				while (*p == ' ' || *p == '\t')
+					p++;
+				break;
+			}
+			p++;
+		}
+	}
+	val = *p ? p : NULL;
+	for (char *c = name; *c; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+	if (!strcmp(name, "load-opts") || !strcmp(name, "save-opts"))
+		return opts_fail(err, len, "%s inside a config file is not followed", name);
+	d = row_named(set, name);
+	if (!d) {
+		const struct opt_hint *h = opt_hint_find(set, 0, name);
+
+		if (h && h->refuse)
+			return opts_fail(err, len, "%s is not supported: %s", name, h->hint);
+		return opts_fail(err, len, "'%s' is not an option (try --help)", name);
+	}
+	if (!d->metavar && val)
+		return opts_fail(err, len, "%s takes no value, but '%s' follows it", name, val);
+	if (d->metavar && !val)
+		return opts_fail(err, len, "%s needs a value (%s)", name, d->metavar);
+	if (val && (val[0] == '"' || val[0] == '\'')) {
+		size_t vl = strlen(val);
+
+		if (vl < 2 || val[vl - 1] != val[0])
+			return opts_fail(err, len, "%s: the quote in %s is not closed", name, val);
+		val[vl - 1] = '\0';
+		val++;
+	}
+	n = strlen(name) + (val ? strlen(val) + 1 : 0) + 3;
+	*word = malloc(n);
+	if (!*word)
+		return opts_fail(err, len, "out of memory"), -ENOMEM;
+	snprintf(*word, n, val ? "--%s=%s" : "--%s", name, val ? val : "");
+	return 0;
+}
+
+/*
+ * The next line of @f into @line (OPT_LINE_MAX + 1 bytes), without its
+ * newline: 1, 0 at the end, or -1 for a line too long or holding a NUL
+ * (*@why says which).  Never reads more than a line's worth past the limit:
+ * --load-opts /dev/zero fails at once.
+ */
+static int next_line(FILE *f, char *line, const char **why)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc(f)) != EOF && c != '\n') {
+		if (c == '\0') {
+			*why = "a NUL byte: not a config file";
+			return -1;
+		}
+		if (n == OPT_LINE_MAX) {
+			*why = "line longer than 4096 bytes";
+			return -1;
+		}
+		line[n++] = (char)c;
+	}
+	line[n] = '\0';
+	return c == EOF && n == 0 ? 0 : 1;
+}
+
+/* Every option of @path onto @out, each checked alone in @scratch. */
+static int load_file(const struct opt_set *set, const char *path, struct opt_argv *out,
+		     void *scratch, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	unsigned long lineno = 0;
+	char line[OPT_LINE_MAX + 1], why[400];
+	const char *bad;
+	int rc = 0, got;
+
+	if (!f) {
+		rc = -errno;
+		opts_fail(err, errlen, "--load-opts %s: %s", path, strerror(errno));
+		return rc;
+	}
+	while ((got = next_line(f, line, &bad)) != 0) {
+		char *word, *argv2[3];
+		int first;
+
+		lineno++;
+		if (got < 0) {
+			rc = opts_fail(err, errlen, "%s:%lu: %s", path, lineno, bad);
+			break;
+		}
+		rc = config_line(set, line, &word, why, sizeof(why));
+		if (rc < 0) {
+			opts_fail(err, errlen, "%s:%lu: %s", path, lineno, why);
+			break;
+		}
+		if (!word)
+			continue;
+		argv2[0] = (char *)"x";
+		argv2[1] = word;
+		argv2[2] = NULL;
+		rc = parse_core(set, scratch, 2, argv2, &first, NULL, why, sizeof(why));
+		if (rc == 0 && first != 2)
+			rc = opts_fail(why, sizeof(why), "not an option");
+		if (rc < 0) {
+			free(word);
+			opts_fail(err, errlen, "%s:%lu: %s", path, lineno, why);
+			break;
+		}
+		rc = argv_push(out, word, true);
+		if (rc < 0) {
+			opts_fail(err, errlen, "out of memory");
+			break;
+		}
+	}
+	if (rc == 0 && ferror(f))
+		rc = opts_fail(err, errlen, "--load-opts %s: read error", path);
+	fclose(f);
+	return rc;
+}
+
+int opts_set_load(const struct opt_set *set, int argc, char **argv, struct opt_argv *out,
+		  char *err, size_t errlen)
+{
+	void *scratch = malloc(set->size);
+	bool operands = false;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!scratch)
+		return opts_fail(err, errlen, "out of memory"), -ENOMEM;
+	for (int i = 0; i < argc && rc == 0; i++) {
+		const char *file = NULL;
+
+		if (!operands && i > 0 && !strcmp(argv[i], "--"))
+			operands = true;
+		else if (!operands && i > 0 && !strncmp(argv[i], "--load-opts=", 12))
+			file = argv[i] + 12;
+		else if (!operands && i > 0 && !strcmp(argv[i], "--load-opts")) {
+			if (i + 1 >= argc) {
+				rc = opts_fail(err, errlen, "option '--load-opts' needs an argument");
+				break;
+			}
+			file = argv[++i];
+		}
+		if (!file) {
+			rc = argv_push(out, argv[i], false);
+			if (rc < 0)
+				opts_fail(err, errlen, "out of memory");
+			continue;
+		}
+		if (!*file) {
+			rc = opts_fail(err, errlen, "--load-opts: the file name is empty");
+			break;
+		}
+		rc = load_file(set, file, out, scratch, err, errlen);
+	}
+	free(scratch);
+	if (rc == 0 && !out->argv) {
+		/* No arguments at all: still a NULL-terminated vector. */
+		out->argv = calloc(1, sizeof(*out->argv));
+		if (!out->argv)
+			rc = opts_fail(err, errlen, "out of memory");
+	}
+	if (rc < 0)
+		opt_argv_free(out);
+	return rc < 0 ? rc : 0;
+}
+
+int opts_set_save(const struct opt_set *set, int argc, char **argv, const char *const *skip,
+		  FILE *f, char *err, size_t errlen)
+{
+	struct opt_seen seen = { 0 };
+	void *scratch = malloc(set->size);
+	int first, rc, written = 0;
+
+	if (!scratch)
+		return opts_fail(err, errlen, "out of memory"), -ENOMEM;
+	rc = parse_core(set, scratch, argc, argv, &first, &seen, err, errlen);
+	free(scratch);
+	for (size_t i = 0; rc == 0 && i < seen.n; i++) {
+		const char *a = seen.arg[i];
+
+		if (a && (strchr(a, '\n') || strchr(a, '\r') || a[0] == ' ' || a[0] == '\t' ||
+			  (*a && (a[strlen(a) - 1] == ' ' || a[strlen(a) - 1] == '\t'))))
+			rc = opts_fail(err, errlen, "--%s: the value '%s' cannot be written to a config file "
+				       "(a line break or surrounding blanks)", seen.d[i]->name, a);
+	}
+	for (size_t r = 0; rc == 0 && r < set->n; r++) {
+		const struct opt_def *d = &set->table[r];
+		bool skipped = false;
+
+		for (const char *const *s = skip; s && *s; s++)
+			skipped |= !strcmp(*s, d->name);
+		if (skipped)
+			continue;
+		for (size_t i = 0; i < seen.n; i++) {
+			char left[80];
+
+			if (seen.d[i] != d)
+				continue;
+			if (!seen.arg[i]) {
+				fprintf(f, "%s\n", d->name);
+			} else {
+				const char *a = seen.arg[i];
+				bool quote = a[0] == '"' || a[0] == '\'' || !*a;
+
+				snprintf(left, sizeof(left), "%s =", d->name);
+				/* The column tcpreplay's own --save-opts writes values in. */
+				fprintf(f, "%-20s%s%s%s\n", left, quote ? (strchr(a, '"') ? "'" : "\"") : "", a,
+					quote ? (strchr(a, '"') ? "'" : "\"") : "");
+			}
+			written++;
+		}
+	}
+	free(seen.d);
+	free(seen.arg);
+	return rc < 0 ? rc : written;
 }
 
 void opts_set_usage(const struct opt_set *set, FILE *f, const char *prog)

@@ -200,6 +200,10 @@ static const struct opt_def table[] = {
 	     .help = "the same as --help (tcpreplay's -h and -H)"),
 	FLAG(version, .name = "version", .key = 'V', .group = OPT_GRP_MISC,
 	     .help = "show the version and exit"),
+	STR(load_opts, .name = "load-opts", .metavar = "FILE", .group = OPT_GRP_MISC,
+	    .help = "read options from FILE here, one 'name value' a line (tcpreplay's config files)"),
+	STR(save_opts, .name = "save-opts", .metavar = "FILE", .group = OPT_GRP_MISC,
+	    .help = "write the options given to FILE in that form and exit; sends nothing"),
 };
 
 /*
@@ -238,8 +242,6 @@ static const struct opt_hint tool_hints[] = {
 	{ 0, "raw", "tcpreplay's --raw (a PF_INET raw socket); " NOT_YET ": --method picks the transmit method", true },
 	{ 0, "netmap", "tcpreplay's netmap injector; replay has no netmap: --xdp (AF_XDP, --method xdp) is its "
 		       "kernel-bypass path", true },
-	{ 0, "save-opts", "tcpreplay's --save-opts (AutoOpts config files); " NOT_YET, true },
-	{ 0, "load-opts", "tcpreplay's --load-opts (AutoOpts config files); " NOT_YET, true },
 	{ 0, "no-load-opts", "tcpreplay's --no-load-opts: replay reads no config file", true },
 	{ 0, "tcp-sequence", "tcprewrite's --tcp-sequence; " NOT_YET, true },
 	{ 0, "fixhdrlen", "tcprewrite's --fixhdrlen; " NOT_YET ": --fixlen pad|trunc|del fixes short captures",
@@ -485,24 +487,53 @@ static const struct opt_set replay_set = REPLAY_SET(main_hints);
 /* 'replay prep': the same options, with tcpprep's letters refused (prep_hints). */
 static const struct opt_set prep_set = REPLAY_SET(prep_cmd_hints);
 
+/*
+ * The arguments after --load-opts expansion: option fields and o->files
+ * point into them, so they live as long as the options (until the next
+ * opts_parse()).
+ */
+static struct opt_argv loaded;
+static const struct opt_set *parsed_set;
+
 int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen)
 {
 	bool prep = argc > 1 && !strcmp(argv[1], "prep");
+	const struct opt_set *set = prep ? &prep_set : &replay_set;
 	int first, rc;
 
 	if (prep) {
 		argc--;
 		argv++;
 	}
-	rc = opts_set_parse(prep ? &prep_set : &replay_set, o, argc, argv, &first, err, errlen);
+	opt_argv_free(&loaded);
+	rc = opts_set_load(set, argc, argv, &loaded, err, errlen);
 	if (rc < 0)
 		return rc;
+	argc = loaded.argc;
+	argv = loaded.argv;
+	parsed_set = set;
+	rc = opts_set_parse(set, o, argc, argv, &first, err, errlen);
+	if (rc < 0)
+		return rc;
+	o->load_opts = NULL; /* expanded: the file's options are in place of it */
 	o->prep_cmd = prep;
 	o->files = argv + first;
 	o->nfiles = argc - first;
+	/* Like tcpreplay, --save-opts saves the options one by one and checks no combination. */
+	if (o->save_opts)
+		return 0;
 	if (!o->help && !o->version && timing(o, err, errlen) < 0)
 		return -EINVAL;
 	return check(o, err, errlen);
+}
+
+int opts_save(FILE *f, char *err, size_t errlen)
+{
+	static const char *const skip[] = { "save-opts", "load-opts", NULL };
+
+	if (!parsed_set)
+		return opts_fail(err, errlen, "no options parsed");
+	return opts_set_save(parsed_set, loaded.argc, loaded.argv, skip, f, err, errlen);
 }
 
 const struct opt_set *opts_replay_set(void)

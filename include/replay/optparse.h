@@ -182,6 +182,47 @@ const struct opt_hint *opt_hint_find(const struct opt_set *set, int key, const c
 int opts_set_parse(const struct opt_set *set, void *cfg, int argc, char **argv, int *first_arg,
 		   char *err, size_t errlen);
 
+/*
+ * Config files, tcpreplay's --load-opts/--save-opts (AutoOpts "rc" files).
+ * A file holds one option a line: "name", "name value", "name = value" or
+ * "name: value", the long name without "--" in any case; blank lines and
+ * lines starting with '#' are skipped; the value is the rest of the line
+ * without surrounding blanks, and a value in matching double or single
+ * quotes loses them.  Where tcpreplay ignores what it does not know, a name
+ * that is not an option, a value on a switch, a missing value, a bad value,
+ * a section header ("[name]") or a --load-opts inside a file is an error
+ * naming the file and line.
+ */
+struct opt_argv {
+	int argc;
+	char **argv;   /* the arguments with every --load-opts FILE replaced by its options */
+	char **owned;  /* the words made from files, freed by opt_argv_free() */
+	size_t nowned;
+};
+
+/*
+ * opts_set_load() - expand every "--load-opts FILE" (or "--load-opts=FILE")
+ * of @argv before any "--" into the options FILE holds, in place, each line
+ * checked by parsing it alone.  @out gets the new vector (a copy of @argv
+ * when there is nothing to expand), which lives until opt_argv_free().  0,
+ * or -EINVAL/-ENOMEM/-errno with "FILE:LINE: reason" in @err.
+ */
+int opts_set_load(const struct opt_set *set, int argc, char **argv, struct opt_argv *out,
+		  char *err, size_t errlen);
+void opt_argv_free(struct opt_argv *a);
+
+/*
+ * opts_set_save() - write the options of @argv (as opts_set_parse() takes
+ * them, already expanded) to @f in the config file form above, one per line,
+ * in the table's order (a repeated option in the order given), without the
+ * rows named in @skip (NULL-terminated: "save-opts", "load-opts") and
+ * without the operands.  A value that cannot be written back as it was (a
+ * newline, surrounding blanks) is an error.  Returns the number of options
+ * written, or -EINVAL/-ENOMEM with the reason in @err.
+ */
+int opts_set_save(const struct opt_set *set, int argc, char **argv, const char *const *skip,
+		  FILE *f, char *err, size_t errlen);
+
 /* opts_set_usage() - print the --help of @set, for program @prog, to @f. */
 void opts_set_usage(const struct opt_set *set, FILE *f, const char *prog);
 

@@ -74,6 +74,8 @@ struct opts {
 
 	bool help;
 	bool version;
+	const char *load_opts;     /* --load-opts: expanded while parsing, NULL after */
+	const char *save_opts;     /* --save-opts FILE: write the options there and exit */
 	bool listnics;             /* --listnics: list the interfaces and exit */
 
 	/* Options that were accepted but do nothing here; main.c prints them as warnings. */
@@ -113,6 +115,14 @@ const struct opt_def *opts_table(size_t *n);
  * explained in o->warn[].
  */
 int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen);
+
+/*
+ * opts_save() - after opts_parse(), write the options it parsed (without
+ * --save-opts and the trace files) to @f as a config file that --load-opts
+ * reads back (replay/optparse.h).  The number written, or -errno with the
+ * reason in @err.
+ */
+int opts_save(FILE *f, char *err, size_t errlen);
 
 /* opts_usage() - print --help to @f. */
 void opts_usage(FILE *f, const char *prog);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -569,6 +570,111 @@ static void test_tcpreplay_options(void **state)
 	}
 }
 
+/* Write @text to a new temporary config file; its name in @path. */
+static void config_file(char *path, size_t len, const char *text, size_t n)
+{
+	FILE *f;
+
+	snprintf(path, len, "/tmp/test_opts.cfg.XXXXXX");
+	assert_true(mkstemp(path) >= 0);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, n, f), n);
+	fclose(f);
+}
+
+/* tcpreplay's --load-opts/--save-opts: every form it writes reads back; bad lines name the line. */
+static void test_config_files(void **state)
+{
+	static const char conf[] = "# a lab's settings\n\n  intf1 =             veth0\n"
+				   "LOOP: 3\nfilter tcp port 80  \npnat = 1.2.3.0/24:10.0.0.0/8\n"
+				   "topspeed\nverbose\nverbose\nstats-json '\"odd\".json'\n";
+	char path[64], saved[64], *text = NULL;
+	size_t tlen = 0;
+	struct opts o;
+	FILE *f;
+
+	(void)state;
+	config_file(path, sizeof(path), conf, sizeof(conf) - 1);
+	assert_int_equal(PARSE(&o, "--load-opts", path, "a.pcap"), 0);
+	assert_string_equal(o.tx.ifname, "veth0");
+	assert_int_equal(o.loop, 3);
+	assert_string_equal(o.edit.filter, "tcp port 80");
+	assert_int_equal(o.sched.mode, SCHED_MODE_TOPSPEED);
+	assert_int_equal(o.verbose, 2);
+	assert_string_equal(o.stats_json, "\"odd\".json");
+	assert_int_equal(o.nfiles, 1);
+	assert_string_equal(o.files[0], "a.pcap");
+	/* In place: what follows overrides it, what precedes is overridden. */
+	assert_int_equal(PARSE(&o, "--load-opts", path, "--loop", "5", "a.pcap"), 0);
+	assert_int_equal(o.loop, 5);
+	assert_int_equal(PARSE(&o, "--loop", "5", "--load-opts=/dev/null", "-i", "x", "a.pcap"), 0);
+	assert_int_equal(o.loop, 5);
+	assert_int_equal(PARSE(&o, "--loop", "5", "--load-opts", path, "a.pcap"), 0);
+	assert_int_equal(o.loop, 3);
+
+	/* --save-opts writes what --load-opts reads back into the same options. */
+	assert_int_equal(PARSE(&o, "--load-opts", path, "--save-opts", "x.cfg", "a.pcap"), 0);
+	assert_string_equal(o.save_opts, "x.cfg");
+	f = open_memstream(&text, &tlen);
+	assert_int_equal(opts_save(f, err, sizeof(err)), 8);
+	fclose(f);
+	assert_non_null(strstr(text, "intf1 =             veth0\n"));
+	assert_non_null(strstr(text, "filter =            tcp port 80\n"));
+	assert_null(strstr(text, "save-opts"));
+	assert_null(strstr(text, "a.pcap"));
+	config_file(saved, sizeof(saved), text, tlen);
+	free(text);
+	assert_int_equal(PARSE(&o, "--load-opts", saved, "b.pcap"), 0);
+	assert_string_equal(o.tx.ifname, "veth0");
+	assert_int_equal(o.loop, 3);
+	assert_string_equal(o.edit.filter, "tcp port 80");
+	assert_int_equal(o.verbose, 2);
+	assert_string_equal(o.stats_json, "\"odd\".json");
+	unlink(saved);
+	unlink(path);
+
+	/* A value that cannot be written back is refused, not mangled. */
+	assert_int_equal(PARSE(&o, "--filter", "tcp ", "--save-opts", "x.cfg"), 0);
+	f = open_memstream(&text, &tlen);
+	assert_true(opts_save(f, err, sizeof(err)) < 0);
+	fclose(f);
+	free(text);
+	assert_non_null(strstr(err, "--filter"));
+
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "intf1 lo\nnosuchopt 3\n", ":2: 'nosuchopt' is not an option" },
+		{ "-l 2\n", ":1: '-l 2': write the option's name without dashes" },
+		{ "[tcpreplay]\n", ":1: sections and directives" },
+		{ "topspeed 3\n", ":1: topspeed takes no value" },
+		{ "\n\nloop\n", ":3: loop needs a value" },
+		{ "loop abc\n", ":1: --loop: 'abc' is not" },
+		{ "stats 3\n", ":1: stats is not supported: tcpreplay's --stats" },
+		{ "load-opts other.cfg\n", ":1: load-opts inside a config file" },
+		{ "intf1 \"x y\n", ":1: intf1: the quote" },
+		{ "intf1 a\0b\n", ":1: a NUL byte" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		size_t n = strlen(bad[i].text);
+
+		if (strstr(bad[i].want, "NUL"))
+			n = 10;
+		config_file(path, sizeof(path), bad[i].text, n);
+		assert_int_equal(PARSE(&o, "--load-opts", path, "-w", "o.pcap", "a.pcap"), -EINVAL);
+		if (!strstr(err, bad[i].want) || strncmp(err, path, strlen(path)))
+			fail_msg("%s: '%s' lacks '%s'", bad[i].text, err, bad[i].want);
+		unlink(path);
+	}
+	assert_true(PARSE(&o, "--load-opts", "/nonexistent/x.cfg", "a.pcap") < 0);
+	assert_non_null(strstr(err, "--load-opts /nonexistent/x.cfg: No such file"));
+	assert_true(PARSE(&o, "--load-opts") < 0);
+	/* After "--" it is an operand, not an option. */
+	assert_int_equal(PARSE(&o, "-w", "o.pcap", "--", "--load-opts"), 0);
+	assert_string_equal(o.files[0], "--load-opts");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -588,6 +694,7 @@ int main(void)
 		cmocka_unit_test(test_tool_hints),
 		cmocka_unit_test(test_prep_refuses_tcpprep_letters),
 		cmocka_unit_test(test_tcpreplay_options),
+		cmocka_unit_test(test_config_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
