@@ -22,9 +22,15 @@ struct lenstat {
 	uint64_t min, max, sum;
 };
 
+/* A forward step longer than this between two records is a jump: a replay would wait it out. */
+#define INFO_JUMP_NS (60 * NSEC_PER_SEC)
+
 struct info {
 	uint64_t pkts, truncated, backwards;
 	uint64_t first_ns, last_ns, min_ns, max_ns, prev_ns;
+	uint64_t gap_ns, gap_rec;        /* the longest forward step, and the record after it */
+	uint64_t jumps, jump_rec;        /* steps over INFO_JUMP_NS; the first one's record */
+	uint64_t back_ns, back_rec;      /* the first backward step and its record */
 	struct lenstat cap, wire;
 	uint64_t *per_if; /* packets per interface */
 	unsigned nper_if;
@@ -132,9 +138,19 @@ static void report(FILE *f, const char *path, struct trace *t, const struct info
 		uint64_t d = in->max_ns - in->min_ns, ds = d / NSEC_PER_SEC, dns = d % NSEC_PER_SEC;
 
 		fprintf(f, "%-14s%" PRIu64 ".%09" PRIu64 " s\n", "duration:", ds, dns);
+		if (in->pkts > 1)
+			fprintf(f, "%-14s%" PRIu64 ".%09" PRIu64 " s, before record %" PRIu64 "\n",
+				"longest gap:", (uint64_t)(in->gap_ns / NSEC_PER_SEC), (uint64_t)(in->gap_ns % NSEC_PER_SEC),
+				in->gap_rec);
+		if (in->jumps)
+			fprintf(f, "%-14s%" PRIu64 " gaps longer than %d s, the first before record %" PRIu64
+				" (a replay at recorded timing waits them out; --maxsleep MS caps a wait)\n",
+				"time jumps:", in->jumps, (int)(INFO_JUMP_NS / NSEC_PER_SEC), in->jump_rec);
 		if (in->backwards)
-			fprintf(f, "%-14s%" PRIu64 " packets stamped earlier than the one before\n",
-				"out of order:", in->backwards);
+			fprintf(f, "%-14s%" PRIu64 " packets stamped earlier than the one before, the first record %"
+				PRIu64 " (%" PRIu64 ".%09" PRIu64 " s back; a replay sends them at once)\n",
+				"out of order:", in->backwards, in->back_rec, (uint64_t)(in->back_ns / NSEC_PER_SEC),
+				(uint64_t)(in->back_ns % NSEC_PER_SEC));
 	}
 	print_len(f, "caplen:", &in->cap, in->pkts);
 	print_len(f, "wirelen:", &in->wire, in->pkts);
@@ -161,10 +177,23 @@ static int info_file(FILE *f, const char *path, bool first_file)
 	while ((rc = trace_next(t, &p)) == 1) {
 		bool first = in.pkts == 0;
 
-		if (first)
+		if (first) {
 			in.first_ns = in.min_ns = in.max_ns = p.ts_ns;
-		else if (p.ts_ns < in.prev_ns)
-			in.backwards++;
+		} else if (p.ts_ns < in.prev_ns) {
+			if (!in.backwards++) {
+				in.back_ns = in.prev_ns - p.ts_ns;
+				in.back_rec = p.recno;
+			}
+		} else {
+			uint64_t gap = p.ts_ns - in.prev_ns;
+
+			if (gap > in.gap_ns || !in.gap_rec) {
+				in.gap_ns = gap;
+				in.gap_rec = p.recno;
+			}
+			if (gap > INFO_JUMP_NS && !in.jumps++)
+				in.jump_rec = p.recno;
+		}
 		in.min_ns = MIN(in.min_ns, p.ts_ns);
 		in.max_ns = MAX(in.max_ns, p.ts_ns);
 		in.last_ns = in.prev_ns = p.ts_ns;

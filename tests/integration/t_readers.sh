@@ -162,6 +162,22 @@ test_info() {
 	expect_fail 1 "no-if.pcapng: record 1 at offset 0x30: interface 7 does not exist" \
 		"$REPLAY" --info "$WORK/no-if.pcapng"
 	info_has "$WORK/out" "^packets: +0$"
+	# an 18-hour jump and a step back: named, with the records, never silent
+	python3 - "$WORK/jump.pcap" <<'PY'
+import struct, sys
+def rec(s, us):
+    return struct.pack('<IIII', s, us, 60, 60) + bytes(60)
+with open(sys.argv[1], 'wb') as f:
+    f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    f.write(rec(1000, 0) + rec(1000, 500) + rec(65800, 0) + rec(65799, 250000) + rec(65801, 0))
+PY
+	"$REPLAY" --info "$WORK/jump.pcap" >"$i" || die "--info of a jumping trace failed"
+	info_has "$i" "^longest gap: +64799\.999500000 s, before record 3$"
+	info_has "$i" "^time jumps: +1 gaps longer than 60 s, the first before record 3 "
+	info_has "$i" "^out of order: +1 packets stamped earlier than the one before, the first record 4 \(0\.750000000 s back"
+	"$REPLAY" --info "$TRACES/dns.pcap" >"$i" || die "--info failed"
+	info_has "$i" "^longest gap: +0\.000342000 s, before record 4$"
+	! grep -qE "^(time jumps|out of order):" "$i" || die "dns.pcap has neither jumps nor steps back: $(cat "$i")"
 }
 
 # A sample of broken files through the real program: cut anywhere, bytes changed anywhere.
