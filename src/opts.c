@@ -177,6 +177,10 @@ static const struct opt_def table[] = {
 	     .help = "wait MS milliseconds before each loop pass after the first"),
 	UINT(loopdelay_ns, .name = "loopdelay-ns", .min = 0, .max = UINT64_MAX, .metavar = "NS",
 	     .group = OPT_GRP_LOOP, .help = "wait NS nanoseconds before each loop pass after the first"),
+	FLAG(edit.unique_ip, .name = "unique-ip", .group = OPT_GRP_LOOP,
+	     .help = "other IP addresses in every loop pass (tcpreplay's; checksums stay valid)"),
+	UINT(edit.unique_ip_loops, .name = "unique-ip-loops", .min = 1, .max = UINT32_MAX, .metavar = "N",
+	     .group = OPT_GRP_LOOP, .help = "with --unique-ip: new addresses every N passes (default 1)"),
 
 	/* statistics and output */
 	STR(stats_json, .name = "stats-json", .metavar = "FILE", .group = OPT_GRP_STATS,
@@ -233,8 +237,6 @@ static const struct opt_hint tool_hints[] = {
 		       "sends the wire length with zeros after the headers", true },
 	{ 0, "pps-multi", "tcpreplay's --pps-multi; " NOT_YET ": --pps alone sends packets evenly spaced", true },
 	{ 0, "loss", "tcpreplay's --loss (drop a share of packets at random); " NOT_YET, true },
-	{ 0, "unique-ip", "tcpreplay's --unique-ip (new addresses each loop pass); " NOT_YET, true },
-	{ 0, "unique-ip-loops", "tcpreplay's --unique-ip-loops; " NOT_YET, true },
 	{ 0, "no-flow-stats", "tcpreplay's --no-flow-stats; replay counts no flows (" NOT_YET ")", true },
 	{ 0, "flow-expiry", "tcpreplay's --flow-expiry; replay counts no flows (" NOT_YET ")", true },
 	{ 0, "stats", "tcpreplay's --stats N (a line every N seconds); " NOT_YET
@@ -392,6 +394,14 @@ static int check(struct opts *o, char *err, size_t len)
 		return opts_fail(err, len, "--loopdelay-ms and --loopdelay-ns exclude each other: give one");
 	if (o->loopdelay_ms_ns)
 		o->loopdelay_ns = o->loopdelay_ms_ns;
+	if (o->edit.unique_ip_loops && !o->edit.unique_ip)
+		return opts_fail(err, len, "--unique-ip-loops counts passes for --unique-ip: give --unique-ip too");
+	if (o->edit.unique_ip && o->loop == 1 && !o->prep_cmd)
+		return opts_fail(err, len, "--unique-ip changes the addresses between loop passes: give --loop N "
+				 "(more than 1, or 0 = forever)");
+	if (o->edit.unique_ip && o->prep_cmd)
+		return opts_fail(err, len, "replay prep: --unique-ip is applied per loop pass when replaying; "
+				 "give it to replay --prep, not to prep");
 	if (o->method_alias != TX_METHOD_AUTO) {
 		const char *name = opt_enum_name(tx_method_choices, (int)o->method_alias);
 

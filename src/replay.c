@@ -388,6 +388,8 @@ static int run(struct replay *r)
 		uint64_t read_before = r->st.read, sent_before = r->st.sent + r->qn;
 		uint64_t filtered_before = r->st.filtered, failed_before = r->st.failed;
 
+		if (r->chain)
+			edit_chain_set_pass(r->chain, pass); /* --unique-ip's addresses for this pass */
 		for (int f = 0; f < o->nfiles; f++) {
 			struct trace *t = r->traces[f];
 			int rc;

@@ -111,6 +111,10 @@ struct edit_cfg {
 	enum edit_fixlen_mode fixlen; /* --fixlen */
 	bool fixcsum;                 /* --fixcsum */
 	bool pad_payload;             /* --pad-payload: NetVCR's zero-filled payloads */
+
+	/* per loop pass (edit_chain_set_pass()) */
+	bool unique_ip;               /* --unique-ip: other IP addresses in every pass */
+	uint64_t unique_ip_loops;     /* --unique-ip-loops N: passes per address set (0 = 1) */
 };
 
 #define EDIT_UNSET UINT64_MAX
@@ -194,6 +198,13 @@ void edit_chain_use_prep(struct edit_chain *c, const struct edit_prep *prep);
 
 /* edit_chain_free() - release; accepts NULL. */
 void edit_chain_free(struct edit_chain *c);
+
+/*
+ * edit_chain_set_pass() - the loop pass the next packets belong to (0 for
+ * the first): --unique-ip moves the addresses by one step per pass (per
+ * --unique-ip-loops passes).
+ */
+void edit_chain_set_pass(struct edit_chain *c, uint64_t pass);
 
 /*
  * The prep sidecar (replay prep TRACE -o TRACE.prep).  Version 2 layout,

@@ -20,7 +20,7 @@
  * layer 3/4 rewrites, lengths, padding, and last the checksums. */
 static const struct edit_ops *const edit_order[] = {
 	&edit_select_ops, &edit_filter_ops, &edit_mac_ops,   &edit_vlan_ops,  &edit_seed_ops,
-	&edit_ipmap_ops,  &edit_portmap_ops, &edit_ttl_ops,  &edit_tos_ops,   &edit_mtu_ops,
+	&edit_ipmap_ops,  &edit_portmap_ops, &edit_ttl_ops,  &edit_tos_ops,   &edit_unique_ops, &edit_mtu_ops,
 	&edit_fixlen_ops, &edit_pad_ops,     &edit_fixcsum_ops,
 };
 
@@ -91,6 +91,14 @@ void edit_chain_free(struct edit_chain *c)
 	split_close(c->dir);
 	free(c->buf);
 	free(c);
+}
+
+void edit_chain_set_pass(struct edit_chain *c, uint64_t pass)
+{
+	uint64_t per = c->cfg.unique_ip_loops ? c->cfg.unique_ip_loops : 1;
+
+	/* tcpreplay's step is 32 bits wide: it wraps after 2^32 address sets, as theirs does. */
+	c->ctx.unique_step = c->cfg.unique_ip ? (uint32_t)(pass / per) : 0;
 }
 
 const char *edit_chain_strerror(const struct edit_chain *c)

@@ -65,6 +65,7 @@ struct edit_ctx {
 	uint32_t zero_from;      /* bytes from here to wirelen are known to be zero (padding) */
 	struct layers l;
 	int dir;                 /* enum edit_dir, or -1 until asked for */
+	uint32_t unique_step;    /* --unique-ip: this pass's step (0 = the addresses as they are) */
 	char err[256];           /* this packet's error, when an edit fails */
 };
 
@@ -98,6 +99,10 @@ extern const struct edit_ops edit_ipmap_ops;
 extern const struct edit_ops edit_portmap_ops;
 extern const struct edit_ops edit_ttl_ops;
 extern const struct edit_ops edit_tos_ops;
+extern const struct edit_ops edit_unique_ops;
+
+/* edit_unique_move() - --unique-ip's step @k on one packet's two addresses (unique.c). */
+void edit_unique_move(uint32_t *src, uint32_t *dst, uint32_t k);
 extern const struct edit_ops edit_mtu_ops;
 extern const struct edit_ops edit_fixlen_ops;
 extern const struct edit_ops edit_pad_ops;

@@ -339,7 +339,7 @@ bool edit_cfg_any(const struct edit_cfg *c)
 	       c->vlan != EDIT_VLAN_NONE || c->pnat.n || c->srcipmap.n || c->dstipmap.n ||
 	       c->portmap.n || c->seed != EDIT_UNSET || c->ttl.mode != EDIT_TTL_NONE ||
 	       c->tos != EDIT_UNSET || c->mtu_trunc || c->fixlen != EDIT_FIXLEN_NONE || c->fixcsum ||
-	       c->pad_payload || c->skipbroadcast != d.skipbroadcast;
+	       c->pad_payload || c->skipbroadcast != d.skipbroadcast || c->unique_ip;
 }
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
