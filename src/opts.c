@@ -101,6 +101,8 @@ static const struct opt_def table[] = {
 	     .help = "with --xdp: the same as --batch N (tcpreplay's name)"),
 	SET(method_alias, .name = "io-uring", .val = TX_METHOD_URING, .group = OPT_GRP_TX,
 	    .help = "the same as --method uring (tcpreplay's name)"),
+	SET(method_alias, .name = "raw", .val = TX_METHOD_RAW, .group = OPT_GRP_TX,
+	    .help = "the same as --method raw: IP packets through a raw IP socket (tcpreplay's name)"),
 	FLAG(listnics, .name = "listnics", .group = OPT_GRP_TX,
 	     .help = "list the network interfaces and exit"),
 
@@ -241,7 +243,6 @@ static const struct opt_hint tool_hints[] = {
 	{ 0, "flow-expiry", "tcpreplay's --flow-expiry; replay counts no flows (" NOT_YET ")", true },
 	{ 0, "stats", "tcpreplay's --stats N (a line every N seconds); " NOT_YET
 		      ": the summary comes at the end, --stats-json FILE writes it as JSON", true },
-	{ 0, "raw", "tcpreplay's --raw (a PF_INET raw socket); " NOT_YET ": --method picks the transmit method", true },
 	{ 0, "netmap", "tcpreplay's netmap injector; replay has no netmap: --xdp (AF_XDP, --method xdp) is its "
 		       "kernel-bypass path", true },
 	{ 0, "no-load-opts", "tcpreplay's --no-load-opts: replay reads no config file", true },
@@ -410,7 +411,7 @@ static int check(struct opts *o, char *err, size_t len)
 				    o->method_alias == TX_METHOD_XDP ? "xdp" : "io-uring",
 				    o->method_alias == TX_METHOD_XDP ? "xdp (libxdp)" : "uring (liburing)");
 		if (o->method != TX_METHOD_AUTO && o->method != o->method_alias)
-			return opts_fail(err, len, "--xdp and --io-uring choose --method %s; --method %s was given too",
+			return opts_fail(err, len, "--xdp, --io-uring and --raw choose --method %s; --method %s was given too",
 				    name, opt_enum_name(tx_method_choices, (int)o->method));
 		o->method = o->method_alias;
 	}

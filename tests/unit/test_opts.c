@@ -554,7 +554,7 @@ static void test_tcpreplay_options(void **state)
 		assert_int_equal(PARSE(&o, "-i", "x", "--method", "xdp", "--xdp-batch-size", "8", "a"), 0);
 		assert_int_equal(o.tx.batch, 8);
 		expect_usage_error(PARSE(&o, "-i", "x", "--xdp", "--method", "mmsg", "a"),
-				   "--xdp and --io-uring choose --method xdp; --method mmsg was given too");
+				   "--xdp, --io-uring and --raw choose --method xdp; --method mmsg was given too");
 		expect_usage_error(PARSE(&o, "-i", "x", "--xdp", "--batch", "4", "--xdp-batch-size", "8", "a"),
 				   "--xdp-batch-size and --batch set the same batch: give one");
 	} else {
@@ -568,6 +568,13 @@ static void test_tcpreplay_options(void **state)
 		expect_usage_error(PARSE(&o, "-i", "x", "--io-uring", "a"),
 				   "--io-uring: this build of replay has no uring (liburing) method");
 	}
+	/* tcpreplay's --raw: the raw IP socket method, built everywhere. */
+	assert_int_equal(PARSE(&o, "-i", "x", "--raw", "a"), 0);
+	assert_int_equal(o.method, TX_METHOD_RAW);
+	expect_usage_error(PARSE(&o, "-i", "x", "--raw", "--method", "packet", "a"),
+			   "--xdp, --io-uring and --raw choose --method raw; --method packet was given too");
+	expect_usage_error(PARSE(&o, "-w", "x.pcap", "--raw", "a"),
+			   "-w writes a file: --method raw needs an interface (-i)");
 }
 
 /* Write @text to a new temporary config file; its name in @path. */
