@@ -4,7 +4,10 @@
  * Walk the trace once through the edit chain the replay will build from the
  * same options, and write the sidecar replay --prep reads (see
  * replay/edit.h).  Like replay.c, this top-level file is allowed to know
- * both the trace and the edit modules.
+ * both the trace and the edit modules.  With --split MODE, each record's
+ * side for two-interface replay goes into the sidecar too, classified on
+ * the packet as read (the learning pass of client/server/bridge/router
+ * runs here, once, instead of at every replay's start).
  */
 #include <stdio.h>
 
@@ -12,17 +15,49 @@
 #include "replay/edit.h"
 #include "replay/log.h"
 #include "replay/outfile.h"
+#include "replay/split.h"
 #include "replay/trace.h"
+
+/* The learning pass of --split MODE over @path; 0, or -1 after logging why. */
+static int learn(struct split *sp, const char *path)
+{
+	struct trace *t;
+	struct pkt p;
+	int rc = trace_open(&t, path, NULL);
+
+	if (rc < 0) {
+		log_err("%s", t ? trace_strerror(t) : "out of memory");
+		trace_close(t);
+		return -1;
+	}
+	while ((rc = trace_next(t, &p)) == 1) {
+		if (split_learn(sp, &p) < 0) {
+			log_err("%s: record %llu: --split %s: %s", path, (unsigned long long)p.recno,
+				split_mode_name(split_mode(sp)), split_strerror(sp));
+			trace_close(t);
+			return -1;
+		}
+	}
+	if (rc < 0)
+		log_err("%s", trace_strerror(t));
+	trace_close(t);
+	if (rc == 0 && split_learn_done(sp) < 0) {
+		log_err("%s: --split %s: %s", path, split_mode_name(split_mode(sp)), split_strerror(sp));
+		return -1;
+	}
+	return rc < 0 ? -1 : 0;
+}
 
 int prep_main(const struct opts *o)
 {
 	const char *path = o->files[0];
 	struct edit_prep_writer *w = NULL;
 	struct edit_chain *c = NULL;
+	struct split *sp = NULL;
 	struct trace *t = NULL;
 	struct pkt p;
 	char err[512];
-	int rc, status = EXIT_FAIL;
+	int rc, side, status = EXIT_FAIL;
 	const struct outfile_use use[] = {
 		{ path, "input", false },
 		{ o->prep_out, "-o", true },
@@ -32,6 +67,14 @@ int prep_main(const struct opts *o)
 	if (outfile_check(use, 2, err, sizeof(err)) < 0) {
 		log_err("%s", err);
 		return EXIT_FAIL;
+	}
+	if (o->split_mode) {
+		if (split_open(&sp, o->split_mode, err, sizeof(err)) < 0) {
+			log_err("%s", err);
+			return EXIT_USAGE;
+		}
+		if (split_needs_pass(sp) && learn(sp, path) < 0)
+			goto out;
 	}
 	rc = trace_open(&t, path, NULL);
 	if (rc < 0) {
@@ -48,12 +91,16 @@ int prep_main(const struct opts *o)
 		log_err("%s", err);
 		goto out;
 	}
+	if (sp)
+		edit_prep_set_split(w, o->split_mode);
 	while ((rc = trace_next(t, &p)) == 1) {
 		/* A packet the reader could not make Ethernet of fails the replay too: say so now. */
 		if (p.linktype != LINKTYPE_ETHERNET) {
 			log_err("%s", trace_strerror(t));
 			goto out;
 		}
+		/* The side of the packet as read, before any edit, as a replay classifies it. */
+		side = sp ? split_classify(sp, &p) : 0;
 		rc = edit_chain_apply(c, &p);
 		if (rc < 0) {
 			/* A packet the chain cannot edit fails the same way at replay: say so now. */
@@ -62,7 +109,7 @@ int prep_main(const struct opts *o)
 				edit_chain_strerror(c));
 			goto out;
 		}
-		if (edit_prep_add(w, c, p.recno, err, sizeof(err)) < 0) {
+		if (edit_prep_add_side(w, c, p.recno, side, err, sizeof(err)) < 0) {
 			log_err("%s", err);
 			goto out;
 		}
@@ -78,11 +125,13 @@ int prep_main(const struct opts *o)
 		goto out;
 	}
 	if (!o->quiet)
-		printf("%s: prepared %s\n", o->prep_out, path);
+		printf("%s: prepared %s%s%s\n", o->prep_out, path, sp ? " with the sides of --split " : "",
+		       sp ? o->split_mode : "");
 	status = EXIT_DONE;
 out:
 	edit_prep_abort(w);
 	edit_chain_free(c);
 	trace_close(t);
+	split_close(sp);
 	return status;
 }

@@ -241,6 +241,17 @@ int edit_prep_create(struct edit_prep_writer **wp, const char *out_path, const c
 int edit_prep_add(struct edit_prep_writer *w, const struct edit_chain *c, uint64_t recno,
 		  char *err, size_t errlen);
 
+/*
+ * Two-interface replay: `replay prep --split MODE` stores each record's side
+ * (1 or 2, replay/split.h) in the sidecar with the mode it was classified
+ * by, so the learning pass of client/server/bridge/router runs once.
+ * edit_prep_set_split() - before the first edit_prep_add_side(): the mode.
+ * edit_prep_add_side() - edit_prep_add() with the record's @side (1 or 2).
+ */
+void edit_prep_set_split(struct edit_prep_writer *w, const char *mode);
+int edit_prep_add_side(struct edit_prep_writer *w, const struct edit_chain *c, uint64_t recno,
+		       int side, char *err, size_t errlen);
+
 /* edit_prep_commit() - write and rename into place; frees @w.  0 or -errno with @err. */
 int edit_prep_commit(struct edit_prep_writer *w, char *err, size_t errlen);
 
@@ -256,6 +267,18 @@ void edit_prep_abort(struct edit_prep_writer *w);
  */
 int edit_prep_open(struct edit_prep **pp, const char *path, const char *trace_path,
 		   const struct edit_cfg *cfg, char *err, size_t errlen);
+
+/*
+ * edit_prep_split() - does the sidecar hold the sides for --split @mode?  1
+ * yes, 0 it holds none, -ESTALE it holds another mode's (the reason, naming
+ * both, in @err).  @mode NULL: 1 if it holds any (the mode's name in
+ * *@held, when @held is not NULL), else 0.
+ */
+int edit_prep_split(const struct edit_prep *prep, const char *mode, const char **held, char *err,
+		    size_t errlen);
+
+/* edit_prep_side() - record @recno's side (1 or 2), or -ERANGE outside the sidecar or if it holds none. */
+int edit_prep_side(const struct edit_prep *prep, uint64_t recno);
 
 /* edit_prep_close() - unmap; accepts NULL. */
 void edit_prep_close(struct edit_prep *prep);

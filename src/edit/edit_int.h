@@ -234,6 +234,7 @@ struct prep_rec {
 	uint32_t caplen, wirelen; /* of the trace record: a mismatch means a foreign sidecar */
 	struct layers l;          /* the record's layers, as read */
 	uint8_t flags;            /* PREP_R_* */
+	uint8_t side;             /* --split's side, 1 or 2; 0 = none stored (byte 25) */
 	uint16_t ip4_off, ip4_csum; /* offsets in the edited frame; checksum big-endian value */
 	uint16_t l4_off, l4_csum;
 };

@@ -24,6 +24,7 @@
 
 #include "edit_int.h"
 #include "replay/outfile.h"
+#include "replay/split.h"
 
 #define PREP_MAGIC "RPLYPREP"
 #define PREP_HDR_BYTES 64u
@@ -41,6 +42,8 @@ struct edit_prep_writer {
 	uint8_t hdr[PREP_HDR_BYTES];
 	uint64_t nrec;
 	struct edit_chain *chain;
+	int side;          /* the next record's --split side (edit_prep_add_side()) */
+	bool split_err;    /* rewriting the header for edit_prep_set_split() failed */
 };
 
 static void put_le(uint8_t *b, uint64_t v, int n)
@@ -83,6 +86,7 @@ void prep_encode(uint8_t *b, const struct prep_rec *r)
 	put_le(b + 18, r->l.l4hdr, 2);
 	put_le(b + 20, r->l.l3len, 4);
 	b[24] = r->flags;
+	b[25] = r->side;
 	put_le(b + 26, r->ip4_off, 2);
 	put_le(b + 28, r->ip4_csum, 2);
 	put_le(b + 30, r->l4_off, 2);
@@ -104,6 +108,7 @@ void prep_decode(const uint8_t *b, struct prep_rec *r)
 	r->l.l4hdr = le16(b + 18);
 	r->l.l3len = le32(b + 20);
 	r->flags = b[24];
+	r->side = b[25];
 	r->ip4_off = le16(b + 26);
 	r->ip4_csum = le16(b + 28);
 	r->l4_off = le16(b + 30);
@@ -281,7 +286,7 @@ int edit_prep_create(struct edit_prep_writer **wp, const char *out_path, const c
 	put_le(w->hdr + 12, PREP_REC_BYTES, 4);
 	put_le(w->hdr + 16, size, 8);
 	put_le(w->hdr + 24, hash, 8);
-	/* 32..39 reserved (zero) */
+	/* 32..39: the --split mode's hash, 56: its kind + 1 (edit_prep_set_split()); 0 = none */
 	put_le(w->hdr + 40, edit_cfg_hash(cfg), 8);
 	/* The record count (offset 48) is filled in by commit. */
 	if (fwrite(w->hdr, 1, PREP_HDR_BYTES, w->f) != PREP_HDR_BYTES) {
@@ -305,6 +310,7 @@ int edit_prep_add(struct edit_prep_writer *w, const struct edit_chain *c, uint64
 		return -EINVAL;
 	}
 	edit_chain_last(c, &r);
+	r.side = (uint8_t)w->side;
 	prep_encode(b, &r);
 	if (fwrite(b, 1, sizeof(b), w->f) != sizeof(b)) {
 		snprintf(err, errlen, "%s: cannot write: %s", w->out, strerror(errno));
@@ -314,13 +320,90 @@ int edit_prep_add(struct edit_prep_writer *w, const struct edit_chain *c, uint64
 	return 0;
 }
 
+/* The identity of a --split mode string, never 0 (0 means "no split stored"). */
+static uint64_t split_id(const char *mode)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (const char *c = mode; *c; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
+/* The kind of mode @mode names (the text before any ':'), as split_mode_name() spells it. */
+static int split_kind(const char *mode)
+{
+	size_t n = strcspn(mode, ":");
+
+	for (int m = 0; m < SPLIT_MODE_MAX; m++)
+		if (strlen(split_mode_name((enum split_mode)m)) == n &&
+		    !strncmp(split_mode_name((enum split_mode)m), mode, n))
+			return m;
+	return -1;
+}
+
+void edit_prep_set_split(struct edit_prep_writer *w, const char *mode)
+{
+	put_le(w->hdr + 32, split_id(mode), 8);
+	w->hdr[56] = (uint8_t)(split_kind(mode) + 1);
+	if (fseek(w->f, 0, SEEK_SET) == 0) {
+		if (fwrite(w->hdr, 1, PREP_HDR_BYTES, w->f) != PREP_HDR_BYTES || fseek(w->f, 0, SEEK_END))
+			w->split_err = true;
+	} else {
+		w->split_err = true;
+	}
+}
+
+int edit_prep_add_side(struct edit_prep_writer *w, const struct edit_chain *c, uint64_t recno,
+		       int side, char *err, size_t errlen)
+{
+	int rc;
+
+	w->side = side;
+	rc = edit_prep_add(w, c, recno, err, errlen);
+	w->side = 0;
+	return rc;
+}
+
+int edit_prep_split(const struct edit_prep *p, const char *mode, const char **held, char *err,
+		    size_t errlen)
+{
+	uint64_t id = get_le(p->map + 32, 8);
+	int kind = (int)p->map[56] - 1;
+	const char *name = kind >= 0 && kind < SPLIT_MODE_MAX ? split_mode_name((enum split_mode)kind) : "?";
+
+	if (held)
+		*held = id ? name : NULL;
+	if (!id)
+		return 0;
+	if (!mode || id == split_id(mode))
+		return 1;
+	snprintf(err, errlen, "the sidecar holds the sides of --split %s%s, not of --split %s; run 'replay prep --split %s' again",
+		 name, kind == SPLIT_CIDR || kind == SPLIT_MAC ? ":(another list)" : "", mode, mode);
+	return -ESTALE;
+}
+
+int edit_prep_side(const struct edit_prep *p, uint64_t recno)
+{
+	struct prep_rec r;
+
+	if (!get_le(p->map + 32, 8) || prep_lookup(p, recno, &r) < 0 ||
+	    (r.side != SPLIT_INTF1 && r.side != SPLIT_INTF2))
+		return -ERANGE;
+	return r.side;
+}
+
 int edit_prep_commit(struct edit_prep_writer *w, char *err, size_t errlen)
 {
 	uint8_t n[8];
 	int rc = 0;
 
 	put_le(n, w->nrec, 8);
-	if (fseek(w->f, 48, SEEK_SET) < 0 || fwrite(n, 1, 8, w->f) != 8 || fflush(w->f) ||
+	if (w->split_err) {
+		errno = EIO;
+		rc = -EIO;
+		snprintf(err, errlen, "%s: cannot write: %s", w->out, strerror(errno));
+	} else if (fseek(w->f, 48, SEEK_SET) < 0 || fwrite(n, 1, 8, w->f) != 8 || fflush(w->f) ||
 	    fsync(fileno(w->f)) < 0) {
 		rc = -errno ? -errno : -EIO;
 		snprintf(err, errlen, "%s: cannot write: %s", w->out, strerror(errno));

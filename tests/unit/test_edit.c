@@ -677,6 +677,68 @@ static void test_prep_ip6_ext_past_capture(void **state)
 	rmdir(dir);
 }
 
+/* replay prep --split: the sides go into the sidecar with their mode, and come back only for that mode. */
+static void test_prep_split_sides(void **state)
+{
+	char dir[] = "/tmp/test_edit.XXXXXX", trace[300], side[300], plain[300], err[512];
+	struct edit_cfg c = cfg_with("ttl", "5");
+	struct edit_prep_writer *w;
+	struct edit_prep *prep;
+	struct edit_chain *ch;
+	const char *held;
+	uint8_t b[200];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(trace, sizeof(trace), "%s/t.pcap", dir);
+	snprintf(side, sizeof(side), "%s/t.prep", dir);
+	snprintf(plain, sizeof(plain), "%s/p.prep", dir);
+	f = fopen(trace, "wb");
+	assert_non_null(f);
+	fputs("trace identity", f);
+	fclose(f);
+	for (int with = 0; with < 2; with++) {
+		assert_int_equal(edit_chain_new(&ch, &c), 0);
+		assert_int_equal(edit_prep_create(&w, with ? side : plain, trace, ch, &c, err, sizeof(err)), 0);
+		if (with)
+			edit_prep_set_split(w, "cidr:192.0.2.0/24");
+		for (uint64_t i = 1; i <= 3; i++) {
+			struct pkt p = { .data = b, .linktype = LINKTYPE_ETHERNET, .recno = i };
+
+			p.caplen = p.wirelen = (uint32_t)udp4(b, 10);
+			assert_int_equal(edit_chain_apply(ch, &p), EDIT_KEEP);
+			assert_int_equal(edit_prep_add_side(w, ch, i, with ? (i == 2 ? 2 : 1) : 0, err, sizeof(err)), 0);
+		}
+		assert_int_equal(edit_prep_commit(w, err, sizeof(err)), 0);
+		edit_chain_free(ch);
+	}
+	assert_int_equal(edit_prep_open(&prep, side, trace, &c, err, sizeof(err)), 0);
+	assert_int_equal(edit_prep_split(prep, "cidr:192.0.2.0/24", NULL, err, sizeof(err)), 1);
+	assert_int_equal(edit_prep_split(prep, NULL, &held, err, sizeof(err)), 1);
+	assert_string_equal(held, "cidr");
+	assert_int_equal(edit_prep_split(prep, "cidr:10.0.0.0/8", NULL, err, sizeof(err)), -ESTALE);
+	assert_non_null(strstr(err, "holds the sides of --split cidr:(another list), not of --split cidr:10.0.0.0/8"));
+	assert_int_equal(edit_prep_split(prep, "client", NULL, err, sizeof(err)), -ESTALE);
+	assert_int_equal(edit_prep_side(prep, 1), 1);
+	assert_int_equal(edit_prep_side(prep, 2), 2);
+	assert_int_equal(edit_prep_side(prep, 3), 1);
+	assert_int_equal(edit_prep_side(prep, 4), -ERANGE);
+	assert_int_equal(edit_prep_side(prep, 0), -ERANGE);
+	edit_prep_close(prep);
+	/* A sidecar made without --split holds no sides. */
+	assert_int_equal(edit_prep_open(&prep, plain, trace, &c, err, sizeof(err)), 0);
+	assert_int_equal(edit_prep_split(prep, NULL, &held, err, sizeof(err)), 0);
+	assert_null(held);
+	assert_int_equal(edit_prep_split(prep, "client", NULL, err, sizeof(err)), 0);
+	assert_int_equal(edit_prep_side(prep, 1), -ERANGE);
+	edit_prep_close(prep);
+	unlink(trace);
+	unlink(side);
+	unlink(plain);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -691,6 +753,7 @@ int main(void)
 		cmocka_unit_test(test_prep_stale_and_foreign),
 		cmocka_unit_test(test_prep_corrupt_records),
 		cmocka_unit_test(test_prep_ip6_ext_past_capture),
+		cmocka_unit_test(test_prep_split_sides),
 		cmocka_unit_test(test_frame_limit),
 		cmocka_unit_test(test_mtu_keeps_ip_header),
 		cmocka_unit_test(test_prep_content_bound),
