@@ -53,6 +53,8 @@ static const struct opt_def table[] = {
 	     .group = OPT_GRP_TIMING, .help = "the same as --speed (tcpreplay's name)"),
 	FUNC(pps, struct sched_ratio, sched_parse_ratio, .name = "pps", .key = 'p', .metavar = "N",
 	     .group = OPT_GRP_TIMING, .help = "send N packets per second, evenly spaced, ignoring timestamps"),
+	UINT(sched.pps_multi, .name = "pps-multi", .min = 1, .max = UINT32_MAX, .metavar = "M",
+	     .group = OPT_GRP_TIMING, .help = "with --pps: send M packets together each interval (same average rate)"),
 	FUNC(mbps, struct sched_ratio, sched_parse_ratio, .name = "mbps", .key = 'M', .metavar = "N",
 	     .group = OPT_GRP_TIMING,
 	     .help = "send at N megabits per second of frame bytes, ignoring timestamps"),
@@ -237,7 +239,6 @@ static const struct opt_hint tool_hints[] = {
 			   " (replay's -o is replay prep's output)", true },
 	{ 0, "pktlen", "tcpreplay's --pktlen sends the wire length past the captured bytes; replay's --pad-payload "
 		       "sends the wire length with zeros after the headers", true },
-	{ 0, "pps-multi", "tcpreplay's --pps-multi; " NOT_YET ": --pps alone sends packets evenly spaced", true },
 	{ 0, "loss", "tcpreplay's --loss (drop a share of packets at random); " NOT_YET, true },
 	{ 0, "no-flow-stats", "tcpreplay's --no-flow-stats; replay counts no flows (" NOT_YET ")", true },
 	{ 0, "flow-expiry", "tcpreplay's --flow-expiry; replay counts no flows (" NOT_YET ")", true },
@@ -363,6 +364,8 @@ static int timing(struct opts *o, char *err, size_t len)
 		c->mode = SCHED_MODE_MBPS;
 		c->rate = o->mbps;
 	}
+	if (c->pps_multi && c->mode != SCHED_MODE_PPS)
+		return opts_fail(err, len, "--pps-multi groups the packets of --pps: give --pps too");
 	if (c->wire_overhead && c->mode != SCHED_MODE_MBPS)
 		return opts_fail(err, len, "--wire-overhead only applies to --mbps");
 	if (o->spin_us != OPT_AUTO && c->timer != SCHED_TIMER_HYBRID)

@@ -132,6 +132,7 @@ struct sched_cfg {
 	enum sched_mode mode;
 	struct sched_ratio speed;      /* TRACE: gaps are divided by this; {0, 0} = 1 */
 	struct sched_ratio rate;       /* PPS: packets/s; MBPS: Mbit/s */
+	uint64_t pps_multi;            /* PPS: packets sent together each interval (--pps-multi); 0 = 1 */
 	bool wire_overhead;            /* MBPS: count padding, FCS, preamble and gap per frame */
 	enum sched_timer timer;
 	bool spin_fixed;               /* spin_ns is the user's: no calibration, no adapting */
@@ -221,6 +222,7 @@ struct sched {
 	struct waiter waiter;          /* how deadlines are waited for */
 	struct sched_ratio speed;      /* TRACE: num/den, reduced; 1/1 by default */
 	struct sched_ratio rate;       /* PPS, MBPS */
+	uint64_t pps_multi;            /* PPS: group size (--pps-multi); 0 or 1 = one at a time */
 	bool wire_overhead;
 	uint64_t late_threshold_ns;
 	uint64_t max_gap_ns;           /* TRACE: longest gap between packets in a segment; 0 = any */

@@ -96,6 +96,7 @@ void sched_init(struct sched *s, const struct sched_cfg *cfg, struct clock *clk)
 		.clk = clk,
 		.speed = cfg->speed.num && cfg->speed.den ? cfg->speed : (struct sched_ratio){ 1, 1 },
 		.rate = cfg->rate,
+		.pps_multi = cfg->pps_multi,
 		.wire_overhead = cfg->wire_overhead,
 		.late_threshold_ns = cfg->late_threshold_ns,
 		.max_gap_ns = cfg->max_gap_ns,
@@ -157,8 +158,13 @@ uint64_t sched_deadline(struct sched *s, struct pkt *p)
 			s->new_segment = false;
 			s->origin_ns = add_sat(s->origin_ns, s->gap_ns);
 		}
-		/* Packet k is due at k / rate seconds: k * 1e9 * den / num ns. */
-		d = add_sat(s->origin_ns, muldiv(s->count, NSEC_PER_SEC * s->rate.den, s->rate.num));
+		/*
+		 * Packet k is due at k / rate seconds: k * 1e9 * den / num ns; with
+		 * --pps-multi M, packets go M at a time, each group when its first
+		 * would be due, so the average rate stays the one asked for.
+		 */
+		d = add_sat(s->origin_ns, muldiv(s->pps_multi > 1 ? s->count - s->count % s->pps_multi : s->count,
+						 NSEC_PER_SEC * s->rate.den, s->rate.num));
 		s->count++;
 		break;
 	case SCHED_MODE_MBPS:

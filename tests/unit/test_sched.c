@@ -329,6 +329,15 @@ static void test_pps(void **state)
 	s.count = 1000000000ull;
 	assert_int_equal(deadline_of(&s, TS0, 60), T0 + 5000 + 333333333333333333ull);
 
+	/* --pps-multi 4 at 1000 pps: four together every 4 ms, the average rate unchanged. */
+	init(&s, &fc, (struct sched_cfg){ .mode = SCHED_MODE_PPS, .rate = ratio("1000"), .pps_multi = 4 });
+	for (uint64_t k = 0; k < 40; k++)
+		assert_int_equal(deadline_of(&s, TS0, 60), T0 + (k / 4) * 4000000ull);
+	/* A group size of 1 is the plain rate. */
+	init(&s, &fc, (struct sched_cfg){ .mode = SCHED_MODE_PPS, .rate = ratio("1000"), .pps_multi = 1 });
+	for (uint64_t k = 0; k < 10; k++)
+		assert_int_equal(deadline_of(&s, TS0, 60), T0 + k * 1000000ull);
+
 	/* A fractional rate: 0.5 pps = one packet every 2 s. */
 	init(&s, &fc, (struct sched_cfg){ .mode = SCHED_MODE_PPS, .rate = ratio("0.5") });
 	deadline_of(&s, TS0, 60);
