@@ -136,36 +136,55 @@ static void note_fallback(const char *method, const char *why)
 	log_warn("method %s not used: %s; trying the next", method, why);
 }
 
-/* The output lane: the method (@ops from a test, -w, --method auto's fallback, or the one named). */
-static int open_output(struct replay *r, const struct tx_ops *ops)
+/*
+ * Output lane @i: the method (@ops from a test, -w, --method auto's
+ * fallback, or the one named) on interface @ifname (NULL with -w).
+ */
+static int open_lane(struct replay *r, unsigned i, const char *ifname, const struct tx_ops *ops)
 {
+	static const char *const names[STATS_LANES_MAX] = { "intf1", "intf2" };
 	const struct opts *o = r->o;
+	struct lane *l = &r->lane[i];
 	struct tx_cfg cfg = o->tx;
 	bool chosen = o->method == TX_METHOD_AUTO;
 	int rc;
 
+	r->nlanes = i + 1;
+	cfg.ifname = ifname;
 	cfg.clock_to_real_ns = (int64_t)realtime_minus_mono_ns();
 	if (ops)
-		rc = tx_open_ops(&r->tx, ops, &cfg);
+		rc = tx_open_ops(&l->tx, ops, &cfg);
 	else if (o->tx.path)
-		rc = tx_open(&r->tx, "file", &cfg);
+		rc = tx_open(&l->tx, "file", &cfg);
 	else if (chosen)
-		rc = tx_open_auto(&r->tx, &cfg, note_fallback);
+		rc = tx_open_auto(&l->tx, &cfg, note_fallback);
 	else
-		rc = tx_open(&r->tx, opt_enum_name(tx_method_choices, (int)o->method), &cfg);
+		rc = tx_open(&l->tx, opt_enum_name(tx_method_choices, (int)o->method), &cfg);
 	if (rc < 0) {
-		log_err("%s", r->tx ? tx_strerror(r->tx) : "out of memory");
+		log_err("%s", l->tx ? tx_strerror(l->tx) : "out of memory");
 		return rc;
 	}
-	snprintf(r->mode, sizeof(r->mode), "%s%s%s", tx_mode(r->tx),
-		 chosen && !o->tx.path && !ops ? (tx_mode(r->tx)[0] ? ", " : "") : "",
+	snprintf(l->mode, sizeof(l->mode), "%s%s%s", tx_mode(l->tx),
+		 chosen && !o->tx.path && !ops ? (tx_mode(l->tx)[0] ? ", " : "") : "",
 		 chosen && !o->tx.path && !ops ? "chosen by --method auto" : "");
-	r->qcap = r->tx->batch ? r->tx->batch : 1;
-	r->q = calloc(r->qcap, sizeof(*r->q));
-	if (!r->q) {
+	l->qcap = l->tx->batch ? l->tx->batch : 1;
+	l->q = calloc(l->qcap, sizeof(*l->q));
+	if (!l->q) {
 		log_err("out of memory");
 		return -ENOMEM;
 	}
+	l->st = (struct stats_lane){ .name = names[i], .method = tx_name(l->tx),
+				      .method_mode = l->mode, .dev = l->tx->dev };
+	return 0;
+}
+
+/* The output lanes, then the --stats-json file. */
+static int open_output(struct replay *r, const struct tx_ops *ops)
+{
+	const struct opts *o = r->o;
+
+	if (open_lane(r, 0, o->tx.ifname, ops) < 0)
+		return -1;
 	if (o->stats_json) {
 		char err[512];
 
@@ -225,8 +244,10 @@ static void cleanup(struct replay *r)
 	free(r->traces);
 	edit_chain_free(r->chain);
 	edit_prep_close(r->prep);
-	free(r->q);
-	tx_close(r->tx);
+	for (unsigned i = 0; i < r->nlanes; i++) {
+		free(r->lane[i].q);
+		tx_close(r->lane[i].tx);
+	}
 	if (r->slog)
 		close_send_log(r);
 	if (r->json)
@@ -262,6 +283,15 @@ static int check_paths(const struct opts *o)
 	return rc;
 }
 
+/* The method whose needs decide what privs_release() keeps: xdp if any lane uses it. */
+static const char *release_method(const struct replay *r)
+{
+	for (unsigned i = 0; i < r->nlanes; i++)
+		if (!strcmp(tx_name(r->lane[i].tx), "xdp"))
+			return "xdp";
+	return tx_name(r->lane[0].tx);
+}
+
 int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *stop,
 		const struct replay_hooks *hooks)
 {
@@ -294,12 +324,12 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	r->stopped = rc == -EINTR && *stop;
 	if ((rc < 0 && !r->stopped) || open_edits(r) < 0 || open_output(r, hooks->tx_ops) < 0)
 		goto fail;
-	r->st.method = tx_name(r->tx);
-	r->st.method_mode = r->mode;
-	r->st.dev = r->tx->dev;
+	r->st.method = r->lane[0].st.method;
+	r->st.method_mode = r->lane[0].st.method_mode;
+	r->st.dev = r->lane[0].st.dev;
 	if (hooks->clock) {
 		sched_init(&r->sched, &scfg, hooks->clock);
-	} else if (tx_virtual_time(r->tx)) {
+	} else if (tx_virtual_time(r->lane[0].tx)) {
 		clock_virtual_init(&r->vclock);
 		sched_init(&r->sched, &scfg, &r->vclock.clk);
 	} else {
@@ -312,9 +342,10 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 		goto fail;
 
 	if (!o->tx.path && !hooks->tx_ops)
-		ifcheck_begin(&r->ifc, r->tx->dev);
+		for (unsigned i = 0; i < r->nlanes; i++)
+			ifcheck_begin(&r->lane[i].ifc, r->lane[i].tx->dev);
 	/* Set-up is over: sending on open sockets needs no capability (privs.h says what xdp keeps). */
-	if (real && privs_release(tx_name(r->tx), o->tx.path || o->stats_json || o->send_log) < 0) {
+	if (real && privs_release(release_method(r), o->tx.path || o->stats_json || o->send_log) < 0) {
 		log_err("cannot drop capabilities: %s", strerror(errno));
 		goto fail;
 	}
@@ -333,14 +364,16 @@ int replay_close(struct replay *r, int status)
 		status = EXIT_FAIL;
 	if (r->st.failed)
 		status = EXIT_FAIL;
-	/* What the interface itself counted: a deficit is packets we called sent that never left. */
-	if (ifcheck_end(&r->ifc, r->st.sent, &r->st) > 0)
-		status = EXIT_FAIL;
+	/* What each interface itself counted: a deficit is packets we called sent that never left. */
+	for (unsigned i = 0; i < r->nlanes; i++)
+		if (ifcheck_end(&r->lane[i].ifc, r->st.lane[i].sent, &r->st.lane[i]) > 0)
+			status = EXIT_FAIL;
 	/* Only a run without a failure gives its -w output a name (a signal is not a failure). */
-	if (status == EXIT_DONE && tx_commit(r->tx) < 0) {
-		log_err("%s", tx_strerror(r->tx));
-		status = EXIT_FAIL;
-	}
+	for (unsigned i = 0; i < r->nlanes; i++)
+		if (status == EXIT_DONE && tx_commit(r->lane[i].tx) < 0) {
+			log_err("%s", tx_strerror(r->lane[i].tx));
+			status = EXIT_FAIL;
+		}
 
 	summary = (r->json == stdout || (o->tx.path && !strcmp(o->tx.path, "-")) ||
 		   (o->send_log && !strcmp(o->send_log, "-")))
