@@ -492,12 +492,30 @@ static enum step source_read(struct replay *r, const struct trace **tp, struct p
 }
 
 /*
- * route() - the lane packet @p (as read, before any edit) leaves by.
+ * route() - the lane packet @p (as read, before any edit) leaves by: the
+ * only one; or, with -I, the one --split's classifier or the -c cache
+ * names (replay/split.h).  NULL: the cache says not to send it.
  */
+static struct lane *route2(struct replay *r, const struct pkt *p)
+{
+	int side;
+
+	if (r->cache)
+		side = split_cache_side(r->cache, p->recno);
+	else if (p->linktype != LINKTYPE_ETHERNET)
+		side = SPLIT_INTF2; /* not classified (replay/split.h): it fails there, counted on intf2 */
+	else
+		side = split_classify(r->split, p);
+	if (side == SPLIT_INTF2)
+		return &r->lane[1];
+	return side == SPLIT_INTF1 ? &r->lane[0] : NULL;
+}
+
 static inline struct lane *route(struct replay *r, const struct pkt *p)
 {
-	(void)p; /* one lane: nothing to choose */
-	return &r->lane[0];
+	if (likely(r->nlanes == 1))
+		return &r->lane[0];
+	return route2(r, p);
 }
 
 /*
@@ -518,6 +536,15 @@ static enum step source_next(struct replay *r, const struct trace **tp, struct p
 		if (unlikely(step != STEP_NEXT))
 			return step;
 		l = route(r, p);
+		if (unlikely(!l)) {
+			/* A tcpprep cache entry without the send bit: tcpreplay skips it, so do we. */
+			l = &r->lane[0];
+			l->st.read++;
+			account(r, l, FATE_FILTERED, NULL, NULL);
+			if (*r->stop)
+				return STEP_STOP;
+			continue;
+		}
 		l->st.read++;
 		/* A packet the reader could not make an Ethernet frame of: its reason names it. */
 		if (unlikely(p->linktype != LINKTYPE_ETHERNET)) {

@@ -103,6 +103,93 @@ static int open_edits(struct replay *r)
 	return 0;
 }
 
+/*
+ * One pass over the trace @path before sending (a second reader of its
+ * own): with @sp, pass one of the --split modes that need it; always the
+ * packet count into *@n.  0, or -1 after logging why.
+ */
+static int split_pass(const char *path, struct split *sp, uint64_t *n)
+{
+	struct trace *t;
+	struct pkt p;
+	int rc = trace_open(&t, path, NULL);
+
+	if (rc < 0) {
+		log_err("%s", t ? trace_strerror(t) : "out of memory");
+		trace_close(t);
+		return -1;
+	}
+	while ((rc = trace_next(t, &p)) == 1) {
+		(*n)++;
+		if (sp && split_learn(sp, &p) < 0) {
+			log_err("%s: --split %s: %s", path, split_mode_name(split_mode(sp)),
+				split_strerror(sp));
+			trace_close(t);
+			return -1;
+		}
+	}
+	if (rc < 0)
+		log_err("%s", trace_strerror(t));
+	trace_close(t);
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * -I: how each packet picks its interface.  The tcpprep cache (-c) is
+ * checked against the trace's packet count; the --split modes that look at
+ * the whole trace first (client, server, bridge, router) get that pass
+ * here, before the first packet leaves; the others (first, the default)
+ * decide as the trace streams.
+ */
+static int open_split(struct replay *r)
+{
+	const struct opts *o = r->o;
+	const char *mode = o->split_mode ? o->split_mode : "first";
+	char err[512];
+	uint64_t n = 0;
+
+	if (!o->intf2)
+		return 0;
+	if (o->cachefile) {
+		if (!strcmp(o->files[0], "-")) {
+			log_err("--cachefile: the trace is counted against the cache before sending: give a file, not standard input");
+			return -EINVAL;
+		}
+		if (split_cache_read(&r->cache, o->cachefile, err, sizeof(err)) < 0) {
+			log_err("%s", err);
+			return -EINVAL;
+		}
+		if (split_pass(o->files[0], NULL, &n) < 0)
+			return -EINVAL;
+		if (split_cache_check(r->cache, n, err, sizeof(err)) < 0) {
+			log_err("%s: %s", o->cachefile, err);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (split_open(&r->split, mode, err, sizeof(err)) < 0) {
+		log_err("--split: %s", err);
+		return -EINVAL;
+	}
+	if (!split_needs_pass(r->split))
+		return 0;
+	for (int i = 0; i < o->nfiles; i++) {
+		if (!strcmp(o->files[i], "-")) {
+			log_err("--split %s reads the whole trace before sending: it cannot read standard input twice; give a file (or --split first, cidr, port or mac)",
+				mode);
+			return -EINVAL;
+		}
+		log_info("--split %s: reading %s to place its addresses before sending", mode, o->files[i]);
+		if (split_pass(o->files[i], r->split, &n) < 0)
+			return -EINVAL;
+	}
+	if (split_learn_done(r->split) < 0) {
+		log_err("--split %s: %s", mode, split_strerror(r->split));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* --send-log: created before sending; its clock samples map the run clock to CLOCK_REALTIME. */
 static int open_send_log(struct replay *r)
 {
@@ -161,7 +248,12 @@ static int open_lane(struct replay *r, unsigned i, const char *ifname, const str
 	else
 		rc = tx_open(&l->tx, opt_enum_name(tx_method_choices, (int)o->method), &cfg);
 	if (rc < 0) {
-		log_err("%s", l->tx ? tx_strerror(l->tx) : "out of memory");
+		/* With two interfaces, say which side could not be opened. */
+		if (o->intf2)
+			log_err("%s (-%c %s): %s", names[i], i ? 'I' : 'i', ifname,
+				l->tx ? tx_strerror(l->tx) : "out of memory");
+		else
+			log_err("%s", l->tx ? tx_strerror(l->tx) : "out of memory");
 		return rc;
 	}
 	snprintf(l->mode, sizeof(l->mode), "%s%s%s", tx_mode(l->tx),
@@ -184,6 +276,8 @@ static int open_output(struct replay *r, const struct tx_ops *ops)
 	const struct opts *o = r->o;
 
 	if (open_lane(r, 0, o->tx.ifname, ops) < 0)
+		return -1;
+	if (o->intf2 && open_lane(r, 1, o->intf2, ops) < 0)
 		return -1;
 	if (o->stats_json) {
 		char err[512];
@@ -244,6 +338,8 @@ static void cleanup(struct replay *r)
 	free(r->traces);
 	edit_chain_free(r->chain);
 	edit_prep_close(r->prep);
+	split_close(r->split);
+	split_cache_free(r->cache);
 	for (unsigned i = 0; i < r->nlanes; i++) {
 		free(r->lane[i].q);
 		tx_close(r->lane[i].tx);
@@ -322,7 +418,8 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	/* A signal while a pipe's header (or --preload) was awaited: a run stopped before its first packet. */
 	rc = open_inputs(r);
 	r->stopped = rc == -EINTR && *stop;
-	if ((rc < 0 && !r->stopped) || open_edits(r) < 0 || open_output(r, hooks->tx_ops) < 0)
+	if ((rc < 0 && !r->stopped) || open_split(r) < 0 || open_edits(r) < 0 ||
+	    open_output(r, hooks->tx_ops) < 0)
 		goto fail;
 	r->st.method = r->lane[0].st.method;
 	r->st.method_mode = r->lane[0].st.method_mode;
