@@ -76,7 +76,7 @@ void ifcheck_begin(struct ifcheck *c, const char *ifname)
 	c->valid = read_counters(ifname, &c->tx_packets, &c->tx_dropped) == 0;
 }
 
-int ifcheck_end(struct ifcheck *c, uint64_t sent, struct stats *st)
+int ifcheck_end(struct ifcheck *c, uint64_t sent, struct stats_lane *st)
 {
 	struct timespec poll = { 0, IFCHECK_POLL_MS * 1000000L };
 	uint64_t txp, txd;

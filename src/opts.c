@@ -32,9 +32,9 @@ static const struct opt_def table[] = {
 	FLAG(info, .name = "info", .group = OPT_GRP_INPUT,
 	     .help = "describe each FILE (format, interfaces, packets, times, lengths) and exit; sends nothing"),
 	STR(split_mode, .name = "split", .metavar = "MODE", .group = OPT_GRP_INPUT,
-	    .help = "two-interface direction: first, client, server, bridge, router, cidr:NET,..., port, mac:MAC,... (with --info for now)"),
+	    .help = "with -I (or --info): which interface each packet leaves by: first (default), client, server, bridge, router, cidr:NET,..., port, mac:MAC,..."),
 	STR(cachefile, .name = "cachefile", .key = 'c', .metavar = "FILE", .group = OPT_GRP_INPUT,
-	    .help = "take the direction from a tcpprep cache file (format 04) (with --info for now)"),
+	    .help = "with -I (or --info): take each packet's interface from a tcpprep cache file (format 04)"),
 	FLAG(trace.preload, .name = "preload", .key = 'K', .group = OPT_GRP_INPUT,
 	     .help = "read each trace into memory before sending (for loops); refused if it will not fit"),
 	FLAG(trace.preload, .name = "preload-pcap", .group = OPT_GRP_INPUT,
@@ -83,6 +83,8 @@ static const struct opt_def table[] = {
 	    .help = "send on interface IF (AF_PACKET; needs CAP_NET_RAW)"),
 	STR(tx.ifname, .name = "interface", .metavar = "IF", .group = OPT_GRP_TX,
 	    .help = "the same as --intf1 (replay-rx's name)"),
+	STR(intf2, .name = "intf2", .key = 'I', .metavar = "IF", .group = OPT_GRP_TX,
+	    .help = "also send on interface IF: each packet leaves by -i or -I as --split or -c decides"),
 	STR(tx.path, .name = "write", .key = 'w', .metavar = "FILE", .group = OPT_GRP_TX,
 	    .help = "dry run: write the frames to a nanosecond pcap FILE ('-' = stdout) instead"),
 	ENUM(method, tx_method_choices, .name = "method", .metavar = "NAME", .group = OPT_GRP_TX,
@@ -226,10 +228,8 @@ static const struct opt_hint tool_hints[] = {
 	/* short letters */
 	{ 'A', "decode", "tcpreplay's -A/--decode passes arguments to tcpdump for -v; replay decodes nothing: "
 			 "dry-run with -w FILE and read it with tcpdump -r", true },
-	{ '2', "dualfile", "tcpreplay's -2/--dualfile replays two files over two interfaces; replay sends on one: "
-			   "give the files in order, or run one replay per interface", true },
-	{ 'I', "intf2", "tcpreplay's -I/--intf2 is a second output interface; replay sends on one (-i): run one "
-			"replay per interface", true },
+	{ '2', "dualfile", "tcpreplay's -2/--dualfile replays two files over two interfaces; " NOT_YET
+			   ": -i IF -I IF2 splits one trace between them (--split, -c)", true },
 	{ 'e', "endpoints", "tcprewrite's -e/--endpoints; " NOT_YET ": map addresses with --srcipmap/--dstipmap "
 			    "or --pnat", true },
 	{ 'E', "efcs", "tcprewrite's -E/--efcs removes the Ethernet FCS; " NOT_YET, true },
@@ -428,8 +428,8 @@ static int check(struct opts *o, char *err, size_t len)
 	if (edit_cfg_check(&o->edit, err, len) < 0)
 		return -EINVAL;
 	if (o->prep_cmd) {
-		if (ifname || wpath || o->prep_path)
-			return opts_fail(err, len, "replay prep writes a sidecar: no -i, -w or --prep");
+		if (ifname || o->intf2 || wpath || o->prep_path)
+			return opts_fail(err, len, "replay prep writes a sidecar: no -i, -I, -w or --prep");
 		if (!o->prep_out)
 			return opts_fail(err, len, "replay prep: give the sidecar's name with -o FILE");
 		if (o->nfiles != 1)
@@ -447,22 +447,30 @@ static int check(struct opts *o, char *err, size_t len)
 
 		if (o->split_mode && o->cachefile)
 			return opts_fail(err, len, "--split and --cachefile exclude each other: the cache holds the split");
-		/* Until the send loop takes a second interface, the split can only be shown. */
-		if (!o->info)
-			return opts_fail(err, len, "--%s: two-interface replay (-I) is not built yet; use it with --info to see the split",
+		/* The split picks one of two interfaces: without -I there is nothing to pick, only to show. */
+		if (!o->info && !o->intf2)
+			return opts_fail(err, len, "--%s chooses between two interfaces: give the second with -I IF (or use --info to see the split)",
 					 o->split_mode ? "split" : "cachefile");
+		if (o->cachefile && !o->info && o->nfiles > 1)
+			return opts_fail(err, len, "--cachefile describes one trace: give exactly one file");
 		if (o->split_mode && split_open(&sp, o->split_mode, err, len) < 0)
 			return -EINVAL;
 		if (o->split_mode)
 			split_close(sp);
 	}
 	if (o->info) {
-		if (ifname || wpath)
-			return opts_fail(err, len, "--info only reads the files: it takes no -i or -w");
+		if (ifname || o->intf2 || wpath)
+			return opts_fail(err, len, "--info only reads the files: it takes no -i, -I or -w");
 		if (o->nfiles == 0)
 			return opts_fail(err, len, "no trace file given");
 		return 0;
 	}
+	if (o->intf2 && wpath)
+		return opts_fail(err, len, "-I sends on a second interface; -w writes one file: give -i IF -I IF2, or -w alone");
+	if (o->intf2 && !ifname)
+		return opts_fail(err, len, "-I %s is the second interface: give the first with -i IF", o->intf2);
+	if (o->intf2 && !strcmp(o->intf2, ifname))
+		return opts_fail(err, len, "-i and -I both name %s: two-interface replay needs two interfaces", ifname);
 	if (ifname && wpath)
 		return opts_fail(err, len, "-i and -w exclude each other: send on an interface or write a file");
 	if (!ifname && !wpath)

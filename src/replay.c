@@ -2,55 +2,62 @@
 /*
  * The send loop: the only file that knows every module.  Building the
  * pipeline and taking it down is src/replay_setup.c (replay_open(),
- * replay_close()); here is what happens to each packet.
+ * replay_close()); here is what happens to each packet.  The loop is
+ * "packets from one or more sources, a deadline-ordered queue, one or
+ * more output lanes":
  *
- *   source               edit                     schedule
- *   trace_next()  --->  edit_chain_apply()  --->  sched_deadline()
- *   one_packet():          | DROP, error               |             output lane
- *   read counted once      |                           v
- *                          |               tx_send() (stage) -> sched_wait() -> tx_flush() (kick)
- *                          |               back-pressure on either: wait_for_room()
- *                          v                           |
- *                      account()  <---- sent, failed --+   (settle_sent(), settle_failed())
+ *   source: source_next()                                  output lane: struct lane
+ *     source_read()        passes x files, trace_next()
+ *     read counted once    route() picks the lane          send_one(lane, packet, deadline)
+ *     edit_chain_apply()   -- DROP, error --+                tx_send() (stage) -> sched_wait()
+ *     sched_deadline()                      |                -> tx_flush() (kick)
+ *           |                               |                back-pressure: wait_for_room()
+ *           +--- (packet, lane, deadline) --|------------->        |
+ *                                           v                      |
+ *                                       account(lane) <-- sent, failed (settle_sent(), settle_failed())
  *
- * Every packet read is counted once (one_packet()) and ends in exactly one
- * fate -- sent, filtered, or failed with a reason logged -- through
- * account(), which owns the one rate-limited logger of per-packet failures.
- * Back-pressure is waited out in wait_for_room() and counted as a retry,
- * never a drop.  After the run the scheduler's own account is taken whole
- * (sched_report() into stats.sched).
+ * Every packet read is counted once (source_next()), routed to exactly one
+ * lane before it is edited, and ends in exactly one fate -- sent, filtered,
+ * or failed with a reason logged -- through account(), which counts it in
+ * the run's totals and its lane's, and owns the one rate-limited logger of
+ * per-packet failures.  Back-pressure is waited out in wait_for_room() and
+ * counted as a retry, never a drop.  After the run the scheduler's own
+ * account is taken whole (sched_report() into stats.sched).
  *
  * Batching.  The trace's view of a packet is only promised to outlive a
  * bounded amount of later traffic (trace_next(): TRACE_VIEW_KEEP_BYTES for
  * pipes and converted packets; until close for files), so each packet is
- * staged at once: copied into the method's own memory (a ring frame, a
- * UMEM frame, an sendmmsg slot).  The loop keeps
- * a small FIFO of what is staged (record, deadline, length) until the
- * method reports each one handed to the kernel or failed.  When does it
- * kick?
- *   --topspeed            when the batch is full (large batches, few syscalls);
+ * staged at once: copied into its lane's method's own memory (a ring
+ * frame, a UMEM frame, an sendmmsg slot).  Each lane keeps a small FIFO of
+ * what is staged (record, deadline, length) until the method reports each
+ * one handed to the kernel or failed.  When does a lane kick?
+ *   --topspeed            when its batch is full (large batches, few syscalls);
  *   honouring timestamps  a packet whose deadline is still ahead is staged
  *                         first, then waited for, then kicked at once -- the
  *                         kick is all that stands between deadline and wire;
- *                         before waiting, whatever is already staged (due or
- *                         late) is kicked, so only packets that are already
- *                         due ever share a batch.
+ *                         before waiting, whatever is already staged in any
+ *                         lane (due or late) is kicked, so only packets that
+ *                         are already due ever share a batch.
+ * Two lanes (-i and -I) share one clock and one schedule: each packet has
+ * one absolute deadline whichever lane it leaves by.
  *
- * The shape it is to grow into (not built yet; where each piece goes):
- *   sources  run() walks passes x files and hands each (trace, packet) to
- *            one_packet().  More sources (a second trace for a second
- *            interface, a live capture) are more producers of such pairs.
- *   queue    between sched_deadline() and staging, a queue ordered by
- *            deadline: impairment delays and merging two interfaces' traces
- *            make packets due out of read order.  send_one() already takes
- *            the deadline as the packet's key; it would take the earliest
- *            due packet from the queue instead of the one just read.
- *   lanes    r->tx with its staged FIFO (q, qhead, qn, qcap, kick_ns) is one
- *            output lane.  A second interface, queue or sender thread is a
- *            second such set; routing picks the lane before stage_one().
- *   fates    a packet dropped by impairment, or routed to interface 2, is a
- *            new enum fate counted in account(), never a counter bumped
- *            anywhere else.
+ * What is built and what is still to come:
+ *   sources  source_read() walks passes x files; source_next() yields each
+ *            packet with its lane and deadline.  More sources (a second
+ *            trace for --dualfile, a live capture) are more producers of
+ *            such (packet, lane, deadline) triples.
+ *   queue    replay/dqueue.h: a fixed-capacity min-heap keyed by (deadline,
+ *            insertion order).  It goes between source_next() and
+ *            send_one() when packets can become due out of read order
+ *            (impairment delays, --dualfile merging); a packet then has to
+ *            be copied out of the trace's view while it waits.  With one
+ *            source and no impairment nothing reorders, so the loop does
+ *            not use it: a packet goes straight from the source to its lane.
+ *   lanes    struct lane: a method's handle, its staged FIFO and its
+ *            counters.  route() picks the lane before the packet is edited
+ *            (--split, -c); a sender thread per lane would own one each.
+ *   fates    a packet dropped by impairment is a new enum fate counted in
+ *            account(), never a counter bumped anywhere else.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -105,23 +112,24 @@ static void log_failure(struct replay *r, enum fate fate, const struct staged *e
 }
 
 /*
- * account() - the end of one packet read, counted once.  @e is the packet
- * (NULL when filtered, or when @why names it); @why is a failure's reason,
- * NULL when it was already logged.  A sent packet's send error is measured
- * at r->settle_ns, when its kick returned.
+ * account() - the end of one packet read, counted once, in lane @l's
+ * counters (the run's totals are their sums).  @e is the packet (NULL when filtered, or when
+ * @why names it); @why is a failure's reason, NULL when it was already
+ * logged.  A sent packet's send error is measured at l->settle_ns, when
+ * its kick returned.
  */
-static inline void account(struct replay *r, enum fate fate, const struct staged *e,
-			   const char *why)
+static inline void account(struct replay *r, struct lane *l, enum fate fate,
+			   const struct staged *e, const char *why)
 {
 	switch (fate) {
 	case FATE_SENT:
-		r->st.sent++;
-		r->st.bytes_sent += e->caplen;
+		l->st.sent++;
+		l->st.bytes_sent += e->caplen;
 		if (r->slog)
-			sendlog_add(r->slog, e->id, e->recno, r->kick_ns);
+			sendlog_add(r->slog, e->id, e->recno, l->kick_ns);
 		if (r->timed) {
-			if (r->settle_ns >= e->deadline_ns) {
-				hist_add(&r->st.send_err, r->settle_ns - e->deadline_ns);
+			if (l->settle_ns >= e->deadline_ns) {
+				hist_add(&r->st.send_err, l->settle_ns - e->deadline_ns);
 			} else {
 				r->st.early++;
 				hist_add(&r->st.send_err, 0);
@@ -129,24 +137,53 @@ static inline void account(struct replay *r, enum fate fate, const struct staged
 		}
 		break;
 	case FATE_FILTERED:
-		r->st.filtered++;
+		l->st.filtered++;
 		break;
 	case FATE_FAILED:
 	case FATE_EDIT_FAILED:
-		r->st.failed++;
+		l->st.failed++;
 		if (why)
 			log_failure(r, fate, e, 1, why);
 		break;
 	}
 }
 
+/* The run's totals so far: the sums of the lanes' counters. */
+#define LANES_SUM(r, field)                                                                        \
+	({                                                                                         \
+		uint64_t sum_ = 0;                                                                 \
+		for (unsigned i_ = 0; i_ < (r)->nlanes; i_++)                                      \
+			sum_ += (r)->lane[i_].st.field;                                             \
+		sum_;                                                                              \
+	})
+
+void replay_collect(struct replay *r)
+{
+	struct stats *st = &r->st;
+
+	st->read = LANES_SUM(r, read);
+	st->sent = LANES_SUM(r, sent);
+	st->failed = LANES_SUM(r, failed);
+	st->retried = LANES_SUM(r, retried);
+	st->filtered = LANES_SUM(r, filtered);
+	st->bytes_sent = LANES_SUM(r, bytes_sent);
+	st->nlanes = r->nlanes;
+	for (unsigned i = 0; i < r->nlanes; i++)
+		st->lane[i] = r->lane[i].st;
+}
+
 /*
  * --limit counts packets that end sent or failed: every one read and not
  * filtered, including those still staged (they will end one or the other).
  */
-static bool limit_reached(const struct replay *r)
+static bool limit_counted(const struct replay *r)
 {
-	return r->o->limit && r->st.read - r->st.filtered >= r->o->limit;
+	return LANES_SUM(r, read) - LANES_SUM(r, filtered) >= r->o->limit;
+}
+
+static inline bool limit_reached(const struct replay *r)
+{
+	return unlikely(r->o->limit) && limit_counted(r);
 }
 
 static inline bool backpressure(int rc)
@@ -155,131 +192,146 @@ static inline bool backpressure(int rc)
 }
 
 /*
- * wait_for_room() - the method answered @rc, back-pressure: wait until it
- * may have room, counted as a retry (a signal's -EINTR is not one).  false,
- * without waiting, when a signal asks the run to stop instead.
+ * wait_for_room() - lane @l's method answered @rc, back-pressure: wait
+ * until it may have room, counted as a retry (a signal's -EINTR is not
+ * one).  false, without waiting, when a signal asks the run to stop instead.
  */
-static bool wait_for_room(struct replay *r, int rc)
+static bool wait_for_room(struct replay *r, struct lane *l, int rc)
 {
 	if (*r->stop)
 		return false;
 	if (rc != -EINTR)
-		r->st.retried++;
-	tx_wait(r->tx, rc);
+		l->st.retried++;
+	tx_wait(l->tx, rc);
 	return true;
 }
 
-/* The oldest staged packet leaves the FIFO. */
-static inline void unstage(struct replay *r)
+/* The oldest staged packet leaves the lane's FIFO. */
+static inline void unstage(struct lane *l)
 {
-	r->qhead = (r->qhead + 1) % r->qcap;
-	r->qn--;
+	l->qhead = (l->qhead + 1) % l->qcap;
+	l->qn--;
 }
 
-/* The @k oldest staged packets were handed to the kernel: count them, measure their send error. */
-static void settle_sent(struct replay *r, unsigned k)
+/* The @k oldest staged packets of @l were handed to the kernel: count them, measure their send error. */
+static void settle_sent(struct replay *r, struct lane *l, unsigned k)
 {
 	if (r->timed)
-		r->settle_ns = sched_now(&r->sched);
+		l->settle_ns = sched_now(&r->sched);
 	for (unsigned i = 0; i < k; i++) {
-		account(r, FATE_SENT, &r->q[r->qhead], NULL);
-		unstage(r);
+		account(r, l, FATE_SENT, &l->q[l->qhead], NULL);
+		unstage(l);
 	}
 }
 
-/* The oldest staged packet failed for @why. */
-static void settle_failed(struct replay *r, const char *why)
+/* The oldest staged packet of @l failed for @why. */
+static void settle_failed(struct replay *r, struct lane *l, const char *why)
 {
-	account(r, FATE_FAILED, &r->q[r->qhead], why);
-	unstage(r);
+	account(r, l, FATE_FAILED, &l->q[l->qhead], why);
+	unstage(l);
 }
 
-/* Every staged packet fails for @why and the method forgets them: nothing of them is sent. */
-static void fail_staged(struct replay *r, const char *why)
+/* Every packet staged in @l fails for @why and the method forgets them: nothing of them is sent. */
+static void fail_staged(struct replay *r, struct lane *l, const char *why)
 {
-	if (r->qn > 1) {
+	if (l->qn > 1) {
 		/* One line for all of them; each is then counted without another. */
-		log_failure(r, FATE_FAILED, &r->q[r->qhead], r->qn, why);
+		log_failure(r, FATE_FAILED, &l->q[l->qhead], l->qn, why);
 		why = NULL;
 	}
-	while (r->qn)
-		settle_failed(r, why);
-	tx_discard(r->tx);
+	while (l->qn)
+		settle_failed(r, l, why);
+	tx_discard(l->tx);
 }
 
 /*
- * Kick until nothing is staged: every staged packet ends handed over or
- * failed.  Back-pressure is waited out (counted as retried) unless a signal
- * asks to stop, which fails what is left.
+ * Kick lane @l until nothing is staged in it: every staged packet ends
+ * handed over or failed.  Back-pressure is waited out (counted as retried)
+ * unless a signal asks to stop, which fails what is left.
  */
-static enum step flush_all(struct replay *r)
+static enum step flush_lane(struct replay *r, struct lane *l)
 {
-	while (r->qn) {
+	while (l->qn) {
 		int rc;
 
 		if (r->slog)
-			r->kick_ns = sched_now(&r->sched);
-		rc = tx_flush(r->tx);
+			l->kick_ns = sched_now(&r->sched);
+		rc = tx_flush(l->tx);
 
 		if (rc > 0) {
-			settle_sent(r, (unsigned)rc < r->qn ? (unsigned)rc : r->qn);
+			settle_sent(r, l, (unsigned)rc < l->qn ? (unsigned)rc : l->qn);
 			continue;
 		}
 		if (rc == 0) {
 			/* The method lost count of what it holds: a bug, not the network. */
-			fail_staged(r, "internal error: the method reported nothing staged");
+			fail_staged(r, l, "internal error: the method reported nothing staged");
 			return STEP_ERROR;
 		}
 		if (backpressure(rc)) {
-			if (wait_for_room(r, rc))
+			if (wait_for_room(r, l, rc))
 				continue;
-			fail_staged(r, "stopped by a signal while waiting for room to send");
+			fail_staged(r, l, "stopped by a signal while waiting for room to send");
 			return STEP_STOP;
 		}
-		settle_failed(r, tx_strerror(r->tx));
+		settle_failed(r, l, tx_strerror(l->tx));
 		if (tx_fatal(rc)) {
-			fail_staged(r, tx_strerror(r->tx));
+			fail_staged(r, l, tx_strerror(l->tx));
 			return STEP_ERROR;
 		}
 	}
 	return STEP_NEXT;
 }
 
+/* Kick every lane (lane 0 first); the worst outcome of them: an error, a stop, or go on. */
+static enum step flush_all(struct replay *r)
+{
+	enum step worst = STEP_NEXT;
+
+	for (unsigned i = 0; i < r->nlanes; i++) {
+		enum step step = flush_lane(r, &r->lane[i]);
+
+		if (step == STEP_ERROR || (step == STEP_STOP && worst == STEP_NEXT))
+			worst = step;
+	}
+	return worst;
+}
+
 /*
- * Stage @p (copy it into the method's memory) until it is taken or cannot be.  A
- * full stage is kicked; a method still full after that is waited for.
+ * Stage @p in lane @l (copy it into the method's memory) until it is taken
+ * or cannot be.  A full stage is kicked; a method still full after that is
+ * waited for.
  */
-static enum step stage_one(struct replay *r, const struct trace *t, const struct pkt *p,
-			   uint64_t deadline)
+static enum step stage_one(struct replay *r, struct lane *l, const struct trace *t,
+			   const struct pkt *p, uint64_t deadline)
 {
 	struct staged e = { .t = t, .recno = p->recno, .off = p->off, .deadline_ns = deadline,
 			    .caplen = p->caplen, .id = r->slog ? sendlog_id(p) : 0 };
 
 	for (;;) {
-		int rc = tx_send(r->tx, p, 1);
+		int rc = tx_send(l->tx, p, 1);
 
 		if (rc == 1) {
-			r->q[(r->qhead + r->qn) % r->qcap] = e;
-			r->qn++;
+			l->q[(l->qhead + l->qn) % l->qcap] = e;
+			l->qn++;
 			return STEP_NEXT;
 		}
-		if (backpressure(rc) && r->qn) {
-			enum step step = flush_all(r);
+		if (backpressure(rc) && l->qn) {
+			enum step step = flush_lane(r, l);
 
 			if (step == STEP_NEXT)
 				continue;
-			account(r, FATE_FAILED, &e, "not sent: the run stopped before it");
+			account(r, l, FATE_FAILED, &e, "not sent: the run stopped before it");
 			return step;
 		}
 		if (backpressure(rc)) {
-			if (wait_for_room(r, rc))
+			if (wait_for_room(r, l, rc))
 				continue;
-			account(r, FATE_FAILED, &e, "stopped by a signal while waiting for room to send");
+			account(r, l, FATE_FAILED, &e, "stopped by a signal while waiting for room to send");
 			return STEP_STOP;
 		}
-		account(r, FATE_FAILED, &e, tx_strerror(r->tx));
+		account(r, l, FATE_FAILED, &e, tx_strerror(l->tx));
 		if (tx_fatal(rc)) {
-			fail_staged(r, tx_strerror(r->tx));
+			fail_staged(r, l, tx_strerror(l->tx));
 			return STEP_ERROR;
 		}
 		return STEP_NEXT;
@@ -287,45 +339,38 @@ static enum step stage_one(struct replay *r, const struct trace *t, const struct
 }
 
 /*
- * One packet from the trace: staged, and kicked when its time comes (see
- * the top of this file).  Every packet ends sent or failed.
+ * One packet due at @deadline on lane @l: staged, and kicked when its time
+ * comes (see the top of this file).  Every packet ends sent or failed.
  */
-static enum step send_one(struct replay *r, const struct trace *t, struct pkt *p)
+static enum step send_one(struct replay *r, struct lane *l, const struct trace *t,
+			  const struct pkt *p, uint64_t deadline)
 {
-	uint64_t deadline = sched_deadline(&r->sched, p);
 	enum step step;
 
-	/* --duration: a packet due after the end is not sent (p->sched_ns: every mode sets it).
-	 * The run ends before it, so it is not one of the run's packets read either. */
-	if (r->o->duration_ns && p->sched_ns >= r->st.start_ns + r->o->duration_ns) {
-		r->st.read--;
-		step = flush_all(r);
-		return step == STEP_NEXT ? STEP_STOP : step;
-	}
 	if (r->timed && deadline > sched_now(&r->sched)) {
-		/* Not due yet: what is staged is, so it goes now rather than after this wait. */
+		/* Not due yet: what is staged (in any lane) is, so it goes now rather than after this wait. */
 		step = flush_all(r);
 		if (step != STEP_NEXT) {
 			struct staged e = { .t = t, .recno = p->recno, .off = p->off };
 
-			account(r, FATE_FAILED, &e, "not sent: the run stopped before it");
+			account(r, l, FATE_FAILED, &e, "not sent: the run stopped before it");
 			return step;
 		}
-		step = stage_one(r, t, p, deadline);
+		step = stage_one(r, l, t, p, deadline);
 		if (step != STEP_NEXT)
 			return step;
 		/* A signal cuts the wait short; the staged packet then goes at once, as the last. */
 		while (sched_wait(&r->sched, deadline) == -EINTR)
 			if (*r->stop)
 				break;
-		step = flush_all(r);
+		step = flush_lane(r, l);
 	} else {
 		/* Already due: returns at once, but counts a stall (and shifts) if it is late. */
 		if (r->timed)
 			sched_wait(&r->sched, deadline);
-		step = stage_one(r, t, p, deadline);
-		if (step == STEP_NEXT && r->qn >= r->qcap)
-			step = flush_all(r);
+		step = stage_one(r, l, t, p, deadline);
+		if (step == STEP_NEXT && l->qn >= l->qcap)
+			step = flush_lane(r, l);
 	}
 	if (step != STEP_NEXT)
 		return step;
@@ -334,35 +379,6 @@ static enum step send_one(struct replay *r, const struct trace *t, struct pkt *p
 		return step == STEP_NEXT ? STEP_STOP : step;
 	}
 	return STEP_NEXT;
-}
-
-/*
- * One packet read from @t: counted read, converted (or failed), edited
- * (filtered, failed, or changed), then sent.  Every packet ends in one fate.
- */
-static enum step one_packet(struct replay *r, const struct trace *t, struct pkt *p)
-{
-	r->st.read++;
-	/* A packet the reader could not make an Ethernet frame of: its reason names it. */
-	if (unlikely(p->linktype != LINKTYPE_ETHERNET)) {
-		account(r, FATE_FAILED, NULL, trace_strerror(t));
-		return *r->stop || limit_reached(r) ? STEP_STOP : STEP_NEXT;
-	}
-	if (r->chain) {
-		int er = edit_chain_apply(r->chain, p);
-
-		if (er == EDIT_DROP) {
-			account(r, FATE_FILTERED, NULL, NULL);
-			return *r->stop ? STEP_STOP : STEP_NEXT;
-		}
-		if (er < 0) {
-			struct staged e = { .t = t, .recno = p->recno, .off = p->off };
-
-			account(r, FATE_EDIT_FAILED, &e, edit_chain_strerror(r->chain));
-			return *r->stop || limit_reached(r) ? STEP_STOP : STEP_NEXT;
-		}
-	}
-	return send_one(r, t, p);
 }
 
 static void report_warnings(const struct trace *t)
@@ -376,64 +392,226 @@ static void report_warnings(const struct trace *t)
 		log_warn("%s (and %llu more warnings)", first, (unsigned long long)(n - 1));
 }
 
-/* Returns 0, or -1 when the run ended on an error (already logged). */
-static int run(struct replay *r)
+/* Packets sent, or staged and going to end sent or failed, in every lane. */
+static uint64_t sent_or_staged(const struct replay *r)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < r->nlanes; i++)
+		n += r->lane[i].st.sent + r->lane[i].qn;
+	return n;
+}
+
+/* A pass over the file list begins: remember the counters, to tell at its end what it did. */
+static void pass_begin(struct replay *r)
+{
+	struct source *s = &r->src;
+
+	s->read_before = LANES_SUM(r, read);
+	s->sent_before = sent_or_staged(r);
+	s->filtered_before = LANES_SUM(r, filtered);
+	s->failed_before = LANES_SUM(r, failed);
+	if (r->chain)
+		edit_chain_set_pass(r->chain, s->pass); /* --unique-ip's addresses for this pass */
+}
+
+/* A pass ended: STEP_NEXT to go on with the next, or why not. */
+static enum step pass_end(struct replay *r)
+{
+	const struct source *s = &r->src;
+	uint64_t read = LANES_SUM(r, read);
+
+	/* Endless loops over traces without packets would spin forever doing nothing. */
+	if (read == s->read_before) {
+		if (!*r->stop)
+			log_warn("the traces hold no packets; nothing to send");
+		return STEP_STOP;
+	}
+	/* ... and so would endless loops in which every packet is filtered out or fails. */
+	if (r->o->loop == 0 && sent_or_staged(r) == s->sent_before && !*r->stop) {
+		log_err("--loop 0: a whole pass over the traces sent nothing (%llu packets read: %llu filtered or excluded, %llu failed); stopping",
+			(unsigned long long)(read - s->read_before),
+			(unsigned long long)(LANES_SUM(r, filtered) - s->filtered_before),
+			(unsigned long long)(LANES_SUM(r, failed) - s->failed_before));
+		return STEP_ERROR;
+	}
+	return STEP_NEXT;
+}
+
+/*
+ * source_read() - the next record of passes x files into @p, from *@tp:
+ * STEP_NEXT; or STEP_STOP at the end of the last pass (or a signal while
+ * a pipe was awaited), STEP_ERROR on a read error (logged).  Each file's
+ * warnings are reported at its end in the first pass.
+ */
+static enum step source_read(struct replay *r, const struct trace **tp, struct pkt *p)
 {
 	const struct opts *o = r->o;
-	enum step step = STEP_NEXT;
+	struct source *s = &r->src;
+
+	for (;;) {
+		struct trace *t;
+		int rc;
+
+		if (unlikely(!s->in_file)) {
+			if (s->f == o->nfiles) {
+				enum step step = pass_end(r);
+
+				if (step != STEP_NEXT)
+					return step;
+				s->pass++;
+				s->f = 0;
+				if (o->loop && s->pass >= o->loop)
+					return STEP_STOP;
+				pass_begin(r);
+			}
+			t = r->traces[s->f];
+			if (s->pass || s->f)
+				sched_segment(&r->sched, s->pass && !s->f ? o->loopdelay_ns : 0);
+			if (s->pass && trace_rewind(t) < 0) {
+				log_err("%s", trace_strerror(t));
+				return STEP_ERROR;
+			}
+			s->in_file = true;
+		}
+		t = r->traces[s->f];
+		rc = trace_next(t, p);
+		if (likely(rc == 1)) {
+			*tp = t;
+			return STEP_NEXT;
+		}
+		s->in_file = false;
+		if (!s->pass)
+			report_warnings(t);
+		if (rc == -EINTR && *r->stop)
+			return STEP_STOP; /* a signal while waiting for a pipe: stopped, not failed */
+		if (rc < 0) {
+			log_err("%s", trace_strerror(t));
+			return STEP_ERROR;
+		}
+		s->f++;
+	}
+}
+
+/*
+ * route() - the lane packet @p (as read, before any edit) leaves by: the
+ * only one; or, with -I, the one --split's classifier or the -c cache
+ * names (replay/split.h).  NULL: the cache says not to send it.
+ */
+static struct lane *route2(struct replay *r, const struct pkt *p)
+{
+	int side;
+
+	if (r->cache)
+		side = split_cache_side(r->cache, p->recno);
+	else if (p->linktype != LINKTYPE_ETHERNET)
+		side = SPLIT_INTF2; /* not classified (replay/split.h): it fails there, counted on intf2 */
+	else
+		side = split_classify(r->split, p);
+	if (side == SPLIT_INTF2)
+		return &r->lane[1];
+	return side == SPLIT_INTF1 ? &r->lane[0] : NULL;
+}
+
+static inline struct lane *route(struct replay *r, const struct pkt *p)
+{
+	if (likely(r->nlanes == 1))
+		return &r->lane[0];
+	return route2(r, p);
+}
+
+/*
+ * source_next() - the next packet to send: read (counted once: the only
+ * place), routed to its lane (*@lp), converted, edited, with its deadline
+ * (*@deadline).  Packets that end here (filtered, failed) are accounted
+ * and the source goes on with the next.  STEP_NEXT with a packet, or
+ * STEP_STOP / STEP_ERROR: the run ends (the end of the traces, a signal,
+ * the limit, --duration, a read error).
+ */
+static enum step source_next(struct replay *r, const struct trace **tp, struct pkt *p,
+			     struct lane **lp, uint64_t *deadline)
+{
+	for (;;) {
+		enum step step = source_read(r, tp, p);
+		struct lane *l;
+
+		if (unlikely(step != STEP_NEXT))
+			return step;
+		l = route(r, p);
+		if (unlikely(!l)) {
+			/* A tcpprep cache entry without the send bit: tcpreplay skips it, so do we. */
+			l = &r->lane[0];
+			l->st.read++;
+			account(r, l, FATE_FILTERED, NULL, NULL);
+			if (*r->stop)
+				return STEP_STOP;
+			continue;
+		}
+		l->st.read++;
+		/* A packet the reader could not make an Ethernet frame of: its reason names it. */
+		if (unlikely(p->linktype != LINKTYPE_ETHERNET)) {
+			account(r, l, FATE_FAILED, NULL, trace_strerror(*tp));
+			if (*r->stop || limit_reached(r))
+				return STEP_STOP;
+			continue;
+		}
+		if (r->chain) {
+			int er = edit_chain_apply(r->chain, p);
+
+			if (er == EDIT_DROP) {
+				account(r, l, FATE_FILTERED, NULL, NULL);
+				if (*r->stop)
+					return STEP_STOP;
+				continue;
+			}
+			if (er < 0) {
+				struct staged e = { .t = *tp, .recno = p->recno, .off = p->off };
+
+				account(r, l, FATE_EDIT_FAILED, &e, edit_chain_strerror(r->chain));
+				if (*r->stop || limit_reached(r))
+					return STEP_STOP;
+				continue;
+			}
+		}
+		*deadline = sched_deadline(&r->sched, p);
+		/* --duration: a packet due after the end is not sent (p->sched_ns: every mode sets it).
+		 * The run ends before it, so it is not one of the run's packets read either. */
+		if (r->o->duration_ns && p->sched_ns >= r->st.start_ns + r->o->duration_ns) {
+			l->st.read--;
+			return STEP_STOP;
+		}
+		*lp = l;
+		return STEP_NEXT;
+	}
+}
+
+/*
+ * The loop: the source yields each packet with its lane and deadline, the
+ * lane sends it.  Returns 0, or -1 when the run ended on an error (already
+ * logged).  What is left staged is sent by the caller.
+ */
+static int run(struct replay *r)
+{
+	enum step step;
+	const struct trace *t;
+	struct lane *l;
+	uint64_t deadline;
 	struct pkt p;
 
 	r->st.start_ns = sched_start(&r->sched);
-	for (uint64_t pass = 0; o->loop == 0 || pass < o->loop; pass++) {
-		uint64_t read_before = r->st.read, sent_before = r->st.sent + r->qn;
-		uint64_t filtered_before = r->st.filtered, failed_before = r->st.failed;
-
-		if (r->chain)
-			edit_chain_set_pass(r->chain, pass); /* --unique-ip's addresses for this pass */
-		for (int f = 0; f < o->nfiles; f++) {
-			struct trace *t = r->traces[f];
-			int rc;
-
-			if (pass || f)
-				sched_segment(&r->sched, pass && !f ? o->loopdelay_ns : 0);
-			if (pass && (rc = trace_rewind(t)) < 0) {
-				log_err("%s", trace_strerror(t));
-				return -1;
-			}
-			while ((rc = trace_next(t, &p)) == 1) {
-				step = one_packet(r, t, &p);
-				if (step != STEP_NEXT)
-					break;
-			}
-			if (!pass)
-				report_warnings(t);
-			if (rc == -EINTR && *r->stop)
-				return 0; /* a signal while waiting for a pipe: stopped, not failed */
-			if (rc < 0) {
-				log_err("%s", trace_strerror(t));
-				return -1;
-			}
-			if (step == STEP_ERROR)
-				return -1;
-			if (step == STEP_STOP)
-				return 0;
-		}
-		/* Endless loops over traces without packets would spin forever doing nothing. */
-		if (r->st.read == read_before) {
-			if (!*r->stop)
-				log_warn("the traces hold no packets; nothing to send");
-			return 0;
-		}
-		/* ... and so would endless loops in which every packet is filtered out or fails. */
-		if (o->loop == 0 && r->st.sent + r->qn == sent_before && !*r->stop) {
-			log_err("--loop 0: a whole pass over the traces sent nothing (%llu packets read: %llu filtered or excluded, %llu failed); stopping",
-				(unsigned long long)(r->st.read - read_before),
-				(unsigned long long)(r->st.filtered - filtered_before),
-				(unsigned long long)(r->st.failed - failed_before));
-			return -1;
-		}
+	pass_begin(r);
+	for (;;) {
+		step = source_next(r, &t, &p, &l, &deadline);
+		if (step != STEP_NEXT)
+			break;
+		step = send_one(r, l, t, &p, deadline);
+		if (step != STEP_NEXT)
+			break;
 	}
-	return 0;
+	/* Stopped inside a file of the first pass: its warnings are still said. */
+	if (r->src.in_file && !r->src.pass)
+		report_warnings(r->traces[r->src.f]);
+	return step == STEP_ERROR ? -1 : 0;
 }
 
 /* replay_input_wait() - the reader waits for a pipe: what is staged goes now, not after the input's next record. */
@@ -441,8 +619,9 @@ void replay_input_wait(void *arg)
 {
 	struct replay *r = arg;
 
-	if (r->tx && r->qn)
-		(void)flush_all(r); /* a failure is counted; the next send meets it again */
+	for (unsigned i = 0; i < r->nlanes; i++)
+		if (r->lane[i].tx && r->lane[i].qn)
+			(void)flush_lane(r, &r->lane[i]); /* a failure is counted; the next send meets it again */
 }
 
 int replay_main(const struct opts *o, volatile sig_atomic_t *stop)
@@ -467,11 +646,13 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 	if (flush_all(&r) == STEP_ERROR)
 		status = EXIT_FAIL;
 	/* Drain even after an error or a signal: what was accepted must leave, and be counted. */
-	if (tx_drain(r.tx) < 0) {
-		log_err("%s", tx_strerror(r.tx));
-		status = EXIT_FAIL;
-	}
+	for (unsigned i = 0; i < r.nlanes; i++)
+		if (tx_drain(r.lane[i].tx) < 0) {
+			log_err("%s", tx_strerror(r.lane[i].tx));
+			status = EXIT_FAIL;
+		}
 	r.st.end_ns = sched_now(&r.sched);
+	replay_collect(&r);
 	if (r.timed)
 		sched_report(&r.sched, &r.st.sched);
 	return replay_close(&r, status);

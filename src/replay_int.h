@@ -18,6 +18,7 @@
 #include "replay/outfile.h"
 #include "replay/sched.h"
 #include "replay/sendlog.h"
+#include "replay/split.h"
 #include "replay/stats.h"
 #include "replay/trace.h"
 #include "replay/tx.h"
@@ -31,11 +32,35 @@ struct staged {
 	uint64_t id;           /* pkt_id() for the send log; 0 without one */
 };
 
+/*
+ * An output lane: one method's handle with the FIFO of what is staged in
+ * it, and its share of the accounting.  -i (or -w) is lane 0, -I lane 1.
+ */
+struct lane {
+	struct tx *tx;
+	struct staged *q;            /* FIFO of staged packets, qcap = the method's batch */
+	unsigned qhead, qn, qcap;
+	uint64_t kick_ns;            /* run clock just before the last kick, with a send log */
+	uint64_t settle_ns;          /* run clock when the last kick returned (timed runs) */
+	struct stats_lane st;        /* its counters (the run's totals are their sums: replay_collect()) */
+	struct ifcheck ifc;          /* an interface's own TX counters around the run */
+	char mode[160];              /* the method's details for the summary */
+};
+
+/* Where the source is in passes x files (src/replay.c, source_read()). */
+struct source {
+	uint64_t pass;               /* from 0 */
+	int f;                       /* the file being read */
+	bool in_file;                /* r->traces[f] is being read (rewound if need be) */
+	uint64_t read_before, sent_before, filtered_before, failed_before; /* at the pass's start */
+};
+
 struct replay {
 	const struct opts *o;
 	volatile sig_atomic_t *stop;
 	/* sources */
 	struct trace **traces;       /* one per input file, all opened before sending */
+	struct source src;           /* the position in passes x files */
 	bool stopped;                /* a signal came while an input was opened: nothing is sent */
 	/* edits */
 	struct edit_chain *chain;    /* NULL when no edit was asked for */
@@ -44,13 +69,11 @@ struct replay {
 	struct sched sched;
 	struct clock_virtual vclock;
 	bool timed;                  /* deadlines are waited for and their errors measured */
-	/* the output lane */
-	struct tx *tx;
-	struct staged *q;            /* FIFO of staged packets, qcap = the method's batch */
-	unsigned qhead, qn, qcap;
-	uint64_t kick_ns;            /* run clock just before the last kick, with a send log */
-	uint64_t settle_ns;          /* run clock when the last kick returned (timed runs) */
-	char mode[160];              /* the method's details for the summary */
+	/* the output lanes, and how a packet picks one (two lanes only) */
+	struct lane lane[STATS_LANES_MAX];
+	unsigned nlanes;             /* 1 (-i or -w), 2 (-i and -I) */
+	struct split *split;         /* --split classifier, or NULL */
+	struct split_cache *cache;   /* -c tcpprep cache, or NULL */
 	/* accounting (account() in src/replay.c) */
 	struct stats st;
 	uint64_t fails_logged;       /* send failures logged, for the rate limit */
@@ -59,7 +82,6 @@ struct replay {
 	/* reports */
 	FILE *json;                  /* --stats-json output, opened before sending */
 	struct outfile json_out;     /* its file, committed after writing */
-	struct ifcheck ifc;          /* -i: the interface's own TX counters around the run */
 };
 
 /*
@@ -81,6 +103,12 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
  * @status is the loop's verdict; returns the process exit status.
  */
 int replay_close(struct replay *r, int status);
+
+/*
+ * replay_collect() - after the loop: each lane's counters into r->st.lane[],
+ * their sums into r->st's totals (src/replay.c).
+ */
+void replay_collect(struct replay *r);
 
 /* replay_input_wait() - trace_cfg.on_wait: the reader waits for a pipe (src/replay.c). */
 void replay_input_wait(void *arg);

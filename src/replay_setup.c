@@ -103,6 +103,93 @@ static int open_edits(struct replay *r)
 	return 0;
 }
 
+/*
+ * One pass over the trace @path before sending (a second reader of its
+ * own): with @sp, pass one of the --split modes that need it; always the
+ * packet count into *@n.  0, or -1 after logging why.
+ */
+static int split_pass(const char *path, struct split *sp, uint64_t *n)
+{
+	struct trace *t;
+	struct pkt p;
+	int rc = trace_open(&t, path, NULL);
+
+	if (rc < 0) {
+		log_err("%s", t ? trace_strerror(t) : "out of memory");
+		trace_close(t);
+		return -1;
+	}
+	while ((rc = trace_next(t, &p)) == 1) {
+		(*n)++;
+		if (sp && split_learn(sp, &p) < 0) {
+			log_err("%s: --split %s: %s", path, split_mode_name(split_mode(sp)),
+				split_strerror(sp));
+			trace_close(t);
+			return -1;
+		}
+	}
+	if (rc < 0)
+		log_err("%s", trace_strerror(t));
+	trace_close(t);
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * -I: how each packet picks its interface.  The tcpprep cache (-c) is
+ * checked against the trace's packet count; the --split modes that look at
+ * the whole trace first (client, server, bridge, router) get that pass
+ * here, before the first packet leaves; the others (first, the default)
+ * decide as the trace streams.
+ */
+static int open_split(struct replay *r)
+{
+	const struct opts *o = r->o;
+	const char *mode = o->split_mode ? o->split_mode : "first";
+	char err[512];
+	uint64_t n = 0;
+
+	if (!o->intf2)
+		return 0;
+	if (o->cachefile) {
+		if (!strcmp(o->files[0], "-")) {
+			log_err("--cachefile: the trace is counted against the cache before sending: give a file, not standard input");
+			return -EINVAL;
+		}
+		if (split_cache_read(&r->cache, o->cachefile, err, sizeof(err)) < 0) {
+			log_err("%s", err);
+			return -EINVAL;
+		}
+		if (split_pass(o->files[0], NULL, &n) < 0)
+			return -EINVAL;
+		if (split_cache_check(r->cache, n, err, sizeof(err)) < 0) {
+			log_err("%s: %s", o->cachefile, err);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (split_open(&r->split, mode, err, sizeof(err)) < 0) {
+		log_err("--split: %s", err);
+		return -EINVAL;
+	}
+	if (!split_needs_pass(r->split))
+		return 0;
+	for (int i = 0; i < o->nfiles; i++) {
+		if (!strcmp(o->files[i], "-")) {
+			log_err("--split %s reads the whole trace before sending: it cannot read standard input twice; give a file (or --split first, cidr, port or mac)",
+				mode);
+			return -EINVAL;
+		}
+		log_info("--split %s: reading %s to place its addresses before sending", mode, o->files[i]);
+		if (split_pass(o->files[i], r->split, &n) < 0)
+			return -EINVAL;
+	}
+	if (split_learn_done(r->split) < 0) {
+		log_err("--split %s: %s", mode, split_strerror(r->split));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* --send-log: created before sending; its clock samples map the run clock to CLOCK_REALTIME. */
 static int open_send_log(struct replay *r)
 {
@@ -136,36 +223,62 @@ static void note_fallback(const char *method, const char *why)
 	log_warn("method %s not used: %s; trying the next", method, why);
 }
 
-/* The output lane: the method (@ops from a test, -w, --method auto's fallback, or the one named). */
-static int open_output(struct replay *r, const struct tx_ops *ops)
+/*
+ * Output lane @i: the method (@ops from a test, -w, --method auto's
+ * fallback, or the one named) on interface @ifname (NULL with -w).
+ */
+static int open_lane(struct replay *r, unsigned i, const char *ifname, const struct tx_ops *ops)
 {
+	static const char *const names[STATS_LANES_MAX] = { "intf1", "intf2" };
 	const struct opts *o = r->o;
+	struct lane *l = &r->lane[i];
 	struct tx_cfg cfg = o->tx;
 	bool chosen = o->method == TX_METHOD_AUTO;
 	int rc;
 
+	r->nlanes = i + 1;
+	cfg.ifname = ifname;
 	cfg.clock_to_real_ns = (int64_t)realtime_minus_mono_ns();
 	if (ops)
-		rc = tx_open_ops(&r->tx, ops, &cfg);
+		rc = tx_open_ops(&l->tx, ops, &cfg);
 	else if (o->tx.path)
-		rc = tx_open(&r->tx, "file", &cfg);
+		rc = tx_open(&l->tx, "file", &cfg);
 	else if (chosen)
-		rc = tx_open_auto(&r->tx, &cfg, note_fallback);
+		rc = tx_open_auto(&l->tx, &cfg, note_fallback);
 	else
-		rc = tx_open(&r->tx, opt_enum_name(tx_method_choices, (int)o->method), &cfg);
+		rc = tx_open(&l->tx, opt_enum_name(tx_method_choices, (int)o->method), &cfg);
 	if (rc < 0) {
-		log_err("%s", r->tx ? tx_strerror(r->tx) : "out of memory");
+		/* With two interfaces, say which side could not be opened. */
+		if (o->intf2)
+			log_err("%s (-%c %s): %s", names[i], i ? 'I' : 'i', ifname,
+				l->tx ? tx_strerror(l->tx) : "out of memory");
+		else
+			log_err("%s", l->tx ? tx_strerror(l->tx) : "out of memory");
 		return rc;
 	}
-	snprintf(r->mode, sizeof(r->mode), "%s%s%s", tx_mode(r->tx),
-		 chosen && !o->tx.path && !ops ? (tx_mode(r->tx)[0] ? ", " : "") : "",
+	snprintf(l->mode, sizeof(l->mode), "%s%s%s", tx_mode(l->tx),
+		 chosen && !o->tx.path && !ops ? (tx_mode(l->tx)[0] ? ", " : "") : "",
 		 chosen && !o->tx.path && !ops ? "chosen by --method auto" : "");
-	r->qcap = r->tx->batch ? r->tx->batch : 1;
-	r->q = calloc(r->qcap, sizeof(*r->q));
-	if (!r->q) {
+	l->qcap = l->tx->batch ? l->tx->batch : 1;
+	l->q = calloc(l->qcap, sizeof(*l->q));
+	if (!l->q) {
 		log_err("out of memory");
 		return -ENOMEM;
 	}
+	l->st = (struct stats_lane){ .name = names[i], .method = tx_name(l->tx),
+				      .method_mode = l->mode, .dev = l->tx->dev };
+	return 0;
+}
+
+/* The output lanes, then the --stats-json file. */
+static int open_output(struct replay *r, const struct tx_ops *ops)
+{
+	const struct opts *o = r->o;
+
+	if (open_lane(r, 0, o->tx.ifname, ops) < 0)
+		return -1;
+	if (o->intf2 && open_lane(r, 1, o->intf2, ops) < 0)
+		return -1;
 	if (o->stats_json) {
 		char err[512];
 
@@ -225,8 +338,12 @@ static void cleanup(struct replay *r)
 	free(r->traces);
 	edit_chain_free(r->chain);
 	edit_prep_close(r->prep);
-	free(r->q);
-	tx_close(r->tx);
+	split_close(r->split);
+	split_cache_free(r->cache);
+	for (unsigned i = 0; i < r->nlanes; i++) {
+		free(r->lane[i].q);
+		tx_close(r->lane[i].tx);
+	}
 	if (r->slog)
 		close_send_log(r);
 	if (r->json)
@@ -262,6 +379,15 @@ static int check_paths(const struct opts *o)
 	return rc;
 }
 
+/* The method whose needs decide what privs_release() keeps: xdp if any lane uses it. */
+static const char *release_method(const struct replay *r)
+{
+	for (unsigned i = 0; i < r->nlanes; i++)
+		if (!strcmp(tx_name(r->lane[i].tx), "xdp"))
+			return "xdp";
+	return tx_name(r->lane[0].tx);
+}
+
 int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *stop,
 		const struct replay_hooks *hooks)
 {
@@ -292,14 +418,15 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	/* A signal while a pipe's header (or --preload) was awaited: a run stopped before its first packet. */
 	rc = open_inputs(r);
 	r->stopped = rc == -EINTR && *stop;
-	if ((rc < 0 && !r->stopped) || open_edits(r) < 0 || open_output(r, hooks->tx_ops) < 0)
+	if ((rc < 0 && !r->stopped) || open_split(r) < 0 || open_edits(r) < 0 ||
+	    open_output(r, hooks->tx_ops) < 0)
 		goto fail;
-	r->st.method = tx_name(r->tx);
-	r->st.method_mode = r->mode;
-	r->st.dev = r->tx->dev;
+	r->st.method = r->lane[0].st.method;
+	r->st.method_mode = r->lane[0].st.method_mode;
+	r->st.dev = r->lane[0].st.dev;
 	if (hooks->clock) {
 		sched_init(&r->sched, &scfg, hooks->clock);
-	} else if (tx_virtual_time(r->tx)) {
+	} else if (tx_virtual_time(r->lane[0].tx)) {
 		clock_virtual_init(&r->vclock);
 		sched_init(&r->sched, &scfg, &r->vclock.clk);
 	} else {
@@ -312,9 +439,10 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 		goto fail;
 
 	if (!o->tx.path && !hooks->tx_ops)
-		ifcheck_begin(&r->ifc, r->tx->dev);
+		for (unsigned i = 0; i < r->nlanes; i++)
+			ifcheck_begin(&r->lane[i].ifc, r->lane[i].tx->dev);
 	/* Set-up is over: sending on open sockets needs no capability (privs.h says what xdp keeps). */
-	if (real && privs_release(tx_name(r->tx), o->tx.path || o->stats_json || o->send_log) < 0) {
+	if (real && privs_release(release_method(r), o->tx.path || o->stats_json || o->send_log) < 0) {
 		log_err("cannot drop capabilities: %s", strerror(errno));
 		goto fail;
 	}
@@ -333,14 +461,16 @@ int replay_close(struct replay *r, int status)
 		status = EXIT_FAIL;
 	if (r->st.failed)
 		status = EXIT_FAIL;
-	/* What the interface itself counted: a deficit is packets we called sent that never left. */
-	if (ifcheck_end(&r->ifc, r->st.sent, &r->st) > 0)
-		status = EXIT_FAIL;
+	/* What each interface itself counted: a deficit is packets we called sent that never left. */
+	for (unsigned i = 0; i < r->nlanes; i++)
+		if (ifcheck_end(&r->lane[i].ifc, r->st.lane[i].sent, &r->st.lane[i]) > 0)
+			status = EXIT_FAIL;
 	/* Only a run without a failure gives its -w output a name (a signal is not a failure). */
-	if (status == EXIT_DONE && tx_commit(r->tx) < 0) {
-		log_err("%s", tx_strerror(r->tx));
-		status = EXIT_FAIL;
-	}
+	for (unsigned i = 0; i < r->nlanes; i++)
+		if (status == EXIT_DONE && tx_commit(r->lane[i].tx) < 0) {
+			log_err("%s", tx_strerror(r->lane[i].tx));
+			status = EXIT_FAIL;
+		}
 
 	summary = (r->json == stdout || (o->tx.path && !strcmp(o->tx.path, "-")) ||
 		   (o->send_log && !strcmp(o->send_log, "-")))

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct stats;
+struct stats_lane;
 
 #define IFCHECK_SETTLE_MS 2000
 
@@ -44,6 +44,6 @@ void ifcheck_begin(struct ifcheck *c, const char *ifname);
  * @st's if_* fields, and log a deficit against @sent as an error.  Returns
  * 1 on a deficit, 0 when none (or when it cannot tell: @st->if_valid false).
  */
-int ifcheck_end(struct ifcheck *c, uint64_t sent, struct stats *st);
+int ifcheck_end(struct ifcheck *c, uint64_t sent, struct stats_lane *st);
 
 #endif

@@ -48,6 +48,7 @@ struct opts {
 
 	/* transmission */
 	struct tx_cfg tx;          /* -i (ifname), -w (path), --batch, --qdisc-bypass, xdp, uring */
+	const char *intf2;         /* -I, --intf2: the second interface (lane 2); NULL = one */
 	enum tx_method method;     /* --method (--xdp, --io-uring) */
 	enum tx_method method_alias; /* --xdp or --io-uring given: must agree with --method */
 	uint32_t xdp_batch;        /* --xdp-batch-size: --batch for --xdp (tcpreplay's name); 0 = not given */

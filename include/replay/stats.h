@@ -63,6 +63,27 @@ uint64_t hist_pct(const struct hist *h, double q);
 /* hist_mean() - arithmetic mean, ns; 0 when empty. */
 double hist_mean(const struct hist *h);
 
+/* The most output lanes a run has (-i and -I). */
+#define STATS_LANES_MAX 2
+
+/*
+ * One output lane's account (an interface, or the -w file).  Each packet
+ * read is routed to one lane before it is edited, so per lane too
+ * read = sent + filtered + failed at the end of a run.
+ */
+struct stats_lane {
+	const char *name;        /* "intf1", "intf2" */
+	const char *method;      /* method name */
+	const char *method_mode; /* how the method runs; NULL or "" = nothing to say */
+	const char *dev;         /* interface or output file */
+	uint64_t read, sent, failed, retried, filtered, bytes_sent; /* as in struct stats */
+	/* -i/-I: the interface's own counters over the run (src/checks.c); only when if_valid. */
+	bool if_valid;
+	uint64_t if_tx_packets;  /* tx_packets it counted during the run */
+	uint64_t if_tx_dropped;  /* tx_dropped it counted during the run */
+	uint64_t if_tx_deficit;  /* sent minus if_tx_packets, when positive: reported sent, never left */
+};
+
 struct stats {
 	uint64_t read;       /* records read from the traces (not counting one interrupted by a signal) */
 	uint64_t sent;       /* packets the method accepted */
@@ -75,14 +96,16 @@ struct stats {
 	uint64_t early;      /* sends that returned before their deadline (counted as 0 error) */
 	struct hist send_err; /* actual minus scheduled send time, ns (NetVCR's epsilon) */
 	struct sched_report sched; /* the scheduler's own account; sched.timer NULL when untimed */
-	const char *method;  /* method name */
+	const char *method;  /* method name (of intf1 with two lanes) */
 	const char *method_mode; /* how the method runs ("copy mode, queue 0"); NULL or "" = nothing to say */
-	const char *dev;     /* interface or output file */
-	/* -i: the interface's own counters over the run (src/checks.c); only when if_valid. */
-	bool if_valid;
-	uint64_t if_tx_packets;  /* tx_packets it counted during the run */
-	uint64_t if_tx_dropped;  /* tx_dropped it counted during the run */
-	uint64_t if_tx_deficit;  /* sent minus if_tx_packets, when positive: reported sent, never left */
+	const char *dev;     /* interface or output file (intf1 with two lanes) */
+	/*
+	 * The lanes: one (-i or -w), or two (-i and -I).  With one, the summary
+	 * and the JSON are the lane's without naming it; with two, each side
+	 * gets its lines and its "intf1"/"intf2" object beside the totals.
+	 */
+	unsigned nlanes;
+	struct stats_lane lane[STATS_LANES_MAX];
 };
 
 /* stats_init() - zero @s and its histogram. */

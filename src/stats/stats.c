@@ -45,7 +45,9 @@ void stats_print(const struct stats *s, FILE *f)
 		(unsigned long long)s->sent, (unsigned long long)s->bytes_sent, (double)ns / 1e9);
 	fprintf(f, "Rated: %.1f Bps, %.3f Mbps, %.2f pps\n",
 		ns ? (double)s->bytes_sent * 1e9 / (double)ns : 0.0, stats_mbps(s), stats_pps(s));
-	if (s->method_mode && s->method_mode[0])
+	if (s->nlanes > 1)
+		; /* each side's method is on its line below */
+	else if (s->method_mode && s->method_mode[0])
 		fprintf(f, "Method: %s (%s) on %s\n", s->method ? s->method : "none", s->method_mode,
 			s->dev ? s->dev : "-");
 	else
@@ -88,12 +90,30 @@ void stats_print(const struct stats *s, FILE *f)
 				(unsigned long long)s->sched.guard_sleeps);
 		fputc('\n', f);
 	}
-	if (s->if_valid) {
-		fprintf(f, "Interface: %s counted %llu packets sent, %llu dropped", s->dev ? s->dev : "-",
-			(unsigned long long)s->if_tx_packets, (unsigned long long)s->if_tx_dropped);
-		if (s->if_tx_deficit)
+	if (s->nlanes > 1)
+		for (unsigned i = 0; i < s->nlanes; i++) {
+			const struct stats_lane *l = &s->lane[i];
+
+			fprintf(f, "%s: %s", l->name, l->method ? l->method : "none");
+			if (l->method_mode && l->method_mode[0])
+				fprintf(f, " (%s)", l->method_mode);
+			fprintf(f, " on %s; read %llu, sent %llu (%llu bytes), filtered %llu, failed %llu, retried %llu\n",
+				l->dev ? l->dev : "-", (unsigned long long)l->read,
+				(unsigned long long)l->sent, (unsigned long long)l->bytes_sent,
+				(unsigned long long)l->filtered, (unsigned long long)l->failed,
+				(unsigned long long)l->retried);
+		}
+	for (unsigned i = 0; i < s->nlanes; i++) {
+		const struct stats_lane *l = &s->lane[i];
+
+		if (!l->if_valid)
+			continue;
+		fprintf(f, "Interface: %s counted %llu packets sent, %llu dropped",
+			l->dev ? l->dev : "-", (unsigned long long)l->if_tx_packets,
+			(unsigned long long)l->if_tx_dropped);
+		if (l->if_tx_deficit)
 			fprintf(f, "; DEFICIT: %llu packets reported sent never left it",
-				(unsigned long long)s->if_tx_deficit);
+				(unsigned long long)l->if_tx_deficit);
 		fputc('\n', f);
 	}
 }
@@ -110,6 +130,16 @@ void stats_json_str(FILE *f, const char *str)
 			fputc(*c, f);
 	}
 	fputc('"', f);
+}
+
+/* The interface's own counters of lane @l, when they could be read. */
+static void json_if(FILE *f, const struct stats_lane *l)
+{
+	if (l->if_valid)
+		fprintf(f, ",\"interface_tx_packets\":%llu,\"interface_tx_dropped\":%llu,"
+			"\"interface_tx_deficit\":%llu",
+			(unsigned long long)l->if_tx_packets, (unsigned long long)l->if_tx_dropped,
+			(unsigned long long)l->if_tx_deficit);
 }
 
 int stats_write_json(const struct stats *s, FILE *f)
@@ -141,11 +171,26 @@ int stats_write_json(const struct stats *s, FILE *f)
 		(unsigned long long)hist_pct(h, 0.999), (unsigned long long)h->max, hist_mean(h),
 		(unsigned long long)s->sched.late_stalls, (unsigned long long)s->sched.late_packets,
 		(unsigned long long)s->sched.late_threshold_ns, (unsigned long long)s->sched.late_shifted_ns);
-	if (s->if_valid)
-		fprintf(f, ",\"interface_tx_packets\":%llu,\"interface_tx_dropped\":%llu,"
-			"\"interface_tx_deficit\":%llu",
-			(unsigned long long)s->if_tx_packets, (unsigned long long)s->if_tx_dropped,
-			(unsigned long long)s->if_tx_deficit);
+	if (s->nlanes == 1)
+		json_if(f, &s->lane[0]);
+	for (unsigned i = 0; s->nlanes > 1 && i < s->nlanes; i++) {
+		const struct stats_lane *l = &s->lane[i];
+
+		fprintf(f, ",");
+		stats_json_str(f, l->name);
+		fprintf(f, ":{\"method\":");
+		stats_json_str(f, l->method);
+		fprintf(f, ",\"interface\":");
+		stats_json_str(f, l->dev);
+		fprintf(f,
+			",\"packets_read\":%llu,\"packets_sent\":%llu,\"packets_failed\":%llu,"
+			"\"packets_retried\":%llu,\"packets_filtered\":%llu,\"bytes_sent\":%llu",
+			(unsigned long long)l->read, (unsigned long long)l->sent,
+			(unsigned long long)l->failed, (unsigned long long)l->retried,
+			(unsigned long long)l->filtered, (unsigned long long)l->bytes_sent);
+		json_if(f, l);
+		fprintf(f, "}");
+	}
 	fprintf(f, "}\n");
 	if (fflush(f) != 0 || ferror(f))
 		return -(errno ? errno : EIO);

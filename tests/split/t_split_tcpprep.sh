@@ -96,11 +96,11 @@ if [[ -n ${REPLAY:-} ]]; then
 		echo "FAIL: a trace given as the cache: exit $rc, '$(cat "$tmp/err")'"
 		fails=$((fails + 1))
 	fi
-	# Without --info there is no second interface yet: a usage error, not a silent one-port run.
+	# Without -I (or --info) there is no second interface: a usage error, not a silent one-port run.
 	rc=0
 	"$REPLAY" --split client -w "$tmp/out.pcap" "$traces/dns.pcap" >/dev/null 2>&1 || rc=$?
 	if [[ $rc -ne 2 || -e $tmp/out.pcap ]]; then
-		echo "FAIL: --split without --info: exit $rc"
+		echo "FAIL: --split without -I or --info: exit $rc"
 		fails=$((fails + 1))
 	fi
 	echo "replay --info --split/--cachefile checked"

@@ -108,7 +108,7 @@ static void test_input_options(void **state)
 	assert_false(o.trace.preload);
 	assert_int_equal(o.trace.window_bytes, 0);
 	expect_usage_error(PARSE(&o, "--info", "-w", "x", "a.pcap"),
-			   "--info only reads the files: it takes no -i or -w");
+			   "--info only reads the files: it takes no -i, -I or -w");
 	expect_usage_error(PARSE(&o, "--info"), "no trace file given");
 
 	assert_int_equal(PARSE(&o, "-K", "-i", "x", "--window-size", "64M", "a"), 0);
@@ -450,18 +450,47 @@ static void test_option_like_arguments(void **state)
 	assert_true(o.no_warnings);
 }
 
+/*
+ * -I/--intf2 (issue 13: it was refused with a hint before): the second
+ * interface, with -i only; --split and -c need it (or --info).
+ */
+static void test_intf2(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "a"), 0);
+	assert_string_equal(o.tx.ifname, "x");
+	assert_string_equal(o.intf2, "y");
+	assert_null(o.split_mode);
+	assert_int_equal(PARSE(&o, "-i", "x", "--intf2=y", "--split", "cidr:10.0.0.0/8", "a"), 0);
+	assert_string_equal(o.intf2, "y");
+	assert_string_equal(o.split_mode, "cidr:10.0.0.0/8");
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "-c", "a.cache", "a"), 0);
+	assert_string_equal(o.cachefile, "a.cache");
+	expect_usage_error(PARSE(&o, "-i", "x", "-I", "x", "a"),
+			   "-i and -I both name x: two-interface replay needs two interfaces");
+	expect_usage_error(PARSE(&o, "-w", "o", "-I", "y", "a"),
+			   "-I sends on a second interface; -w writes one file: give -i IF -I IF2, or -w alone");
+	expect_usage_error(PARSE(&o, "-I", "y", "a"), "-I y is the second interface: give the first with -i IF");
+	expect_usage_error(PARSE(&o, "--info", "-I", "y", "a"),
+			   "--info only reads the files: it takes no -i, -I or -w");
+	expect_usage_error(PARSE(&o, "-i", "x", "--split", "client", "a"),
+			   "--split chooses between two interfaces: give the second with -I IF (or use --info to see the split)");
+	expect_usage_error(PARSE(&o, "-w", "o", "-c", "a.cache", "a"),
+			   "--cachefile chooses between two interfaces: give the second with -I IF (or use --info to see the split)");
+	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-c", "a.cache", "a", "b"),
+			   "--cachefile describes one trace: give exactly one file");
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--split", "nonsense", "a"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--info", "--split", "client", "a"), 0);
+}
+
 /* tcpreplay's and tcprewrite's letters and names replay gives no meaning: refused with a hint. */
 static void test_tool_hints(void **state)
 {
 	struct opts o;
 
 	(void)state;
-	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "a"),
-			   "-I is not supported: tcpreplay's -I/--intf2 is a second output interface; replay sends on "
-			   "one (-i): run one replay per interface");
-	expect_usage_error(PARSE(&o, "-i", "x", "--intf2=y", "a"),
-			   "--intf2 is not supported: tcpreplay's -I/--intf2 is a second output interface; replay "
-			   "sends on one (-i): run one replay per interface");
 	expect_usage_error(PARSE(&o, "-i", "x", "--netmap", "a"),
 			   "--netmap is not supported: tcpreplay's netmap injector; replay has no netmap: --xdp "
 			   "(AF_XDP, --method xdp) is its kernel-bypass path");
@@ -698,6 +727,7 @@ int main(void)
 		cmocka_unit_test(test_dry_run_warns_rt),
 		cmocka_unit_test(test_no_abbreviations),
 		cmocka_unit_test(test_option_like_arguments),
+		cmocka_unit_test(test_intf2),
 		cmocka_unit_test(test_tool_hints),
 		cmocka_unit_test(test_prep_refuses_tcpprep_letters),
 		cmocka_unit_test(test_tcpreplay_options),
