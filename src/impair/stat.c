@@ -401,16 +401,29 @@ int impair_stat_format(const struct impair_stat_cfg *c, char *buf, size_t len)
 
 /* ---- the model ------------------------------------------------------------- */
 
-/* netem's correlated generator: each draw leans on the last by rho (get_crandom()). */
+/* netem's correlated uniform for the delay: each draw leans on the last by rho (get_crandom()). */
 struct crnd {
 	uint64_t rho; /* correlation scaled to 2^32; 0 = independent */
 	uint32_t last;
 };
 
+/*
+ * A correlated event (loss, duplicate, corrupt, reorder): with probability
+ * CORR the last outcome again, else a fresh one with probability P -- a
+ * two-state Markov chain whose rate stays P and whose lag-1 correlation is
+ * CORR.  (netem's weighted mean of uniforms lowers the rate below P as CORR
+ * grows, to no losses at all at "loss 10% 75%"; that is not kept.)
+ */
+struct cevent {
+	uint64_t rho; /* CORR out of 2^32 */
+	bool last;
+};
+
 struct impair_stat {
 	struct impair_stat_cfg c;
 	struct impair_rng rng;
-	struct crnd loss_c, delay_c, dup_c, corrupt_c, reorder_c;
+	struct crnd delay_c;
+	struct cevent loss_c, dup_c, corrupt_c, reorder_c;
 	uint64_t loss_t[5], dup_t, corrupt_t, reorder_t; /* thresholds out of 2^32 */
 	int state;             /* gemodel 0 Good, 1 Bad; state: 1..4 */
 	uint32_t counter;      /* packets since the last reordered one (netem's counter) */
@@ -432,6 +445,13 @@ static uint32_t crandom(struct impair_stat *s, struct crnd *c)
 	/* The weighted mean of a fresh draw and the last one (netem's get_crandom()). */
 	c->last = (uint32_t)((v * ((1ULL << 32) - c->rho) + (uint64_t)c->last * c->rho) >> 32);
 	return c->last;
+}
+
+static bool event(struct impair_stat *s, struct cevent *e, uint64_t t)
+{
+	if (e->rho && impair_rng_u32(&s->rng) < e->rho)
+		return e->last;
+	return e->last = impair_rng_u32(&s->rng) < t;
 }
 
 static void crnd_init(struct crnd *c, double corr)
@@ -512,11 +532,11 @@ int impair_stat_open(struct impair_stat **sp, const struct impair_stat_cfg *c, u
 	}
 	s->c = *c;
 	impair_rng_seed(&s->rng, seed);
-	crnd_init(&s->loss_c, c->loss == IMPAIR_LOSS_RANDOM ? c->loss_corr : 0);
 	crnd_init(&s->delay_c, c->delay_corr);
-	crnd_init(&s->dup_c, c->dup_corr);
-	crnd_init(&s->corrupt_c, c->corrupt_corr);
-	crnd_init(&s->reorder_c, c->reorder_corr);
+	s->loss_c.rho = c->loss == IMPAIR_LOSS_RANDOM ? thresh(c->loss_corr) : 0;
+	s->dup_c.rho = thresh(c->dup_corr);
+	s->corrupt_c.rho = thresh(c->corrupt_corr);
+	s->reorder_c.rho = thresh(c->reorder_corr);
 	for (int i = 0; i < 5; i++)
 		s->loss_t[i] = thresh(c->loss_p[i]);
 	s->dup_t = thresh(c->dup);
@@ -542,7 +562,7 @@ static bool lost(struct impair_stat *s)
 	case IMPAIR_LOSS_NONE:
 		return false;
 	case IMPAIR_LOSS_RANDOM:
-		return crandom(s, &s->loss_c) < t[0];
+		return event(s, &s->loss_c, t[0]);
 	case IMPAIR_LOSS_GEMODEL: {
 		/* The state the packet meets decides its loss; then the chain moves on. */
 		bool bad = s->state;
@@ -611,7 +631,7 @@ void impair_stat_next(struct impair_stat *s, uint64_t deadline_ns, uint32_t wire
 	a->src = IMPAIR_SRC_MODEL;
 	*reordered = false;
 	/* netem's order: duplicate, loss, corrupt, then reorder or delay. */
-	if (s->dup_t && crandom(s, &s->dup_c) < s->dup_t) {
+	if (s->dup_t && event(s, &s->dup_c, s->dup_t)) {
 		dup = true;
 		count++;
 	}
@@ -621,12 +641,12 @@ void impair_stat_next(struct impair_stat *s, uint64_t deadline_ns, uint32_t wire
 		a->drop = true;
 		return;
 	}
-	if (s->corrupt_t && crandom(s, &s->corrupt_c) < s->corrupt_t) {
+	if (s->corrupt_t && event(s, &s->corrupt_c, s->corrupt_t)) {
 		a->ncorrupt = 1; /* one random bit of the frame, as netem */
 		a->corrupt[0].kind = IMPAIR_CORRUPT_RANDOM;
 		a->corrupt[0].pos = 1;
 	}
-	if (c->reorder > 0 && s->counter + 1 >= c->gap && crandom(s, &s->reorder_c) < s->reorder_t) {
+	if (c->reorder > 0 && s->counter + 1 >= c->gap && event(s, &s->reorder_c, s->reorder_t)) {
 		/* Sent at once, ahead of the delayed ones (netem's reorder branch: no rate). */
 		s->counter = 0;
 		*reordered = true;
