@@ -368,30 +368,30 @@ int impair_stat_format(const struct impair_stat_cfg *c, char *buf, size_t len)
 	if (c->delay_ns || c->jitter_ns) {
 		PUT(" delay %" PRIu64 "ns", c->delay_ns);
 		if (c->jitter_ns)
-			PUT(" %" PRIu64 "ns %g%% distribution %s", c->jitter_ns, c->delay_corr * 100,
+			PUT(" %" PRIu64 "ns %.15g%% distribution %s", c->jitter_ns, c->delay_corr * 100,
 			    dist[c->dist]);
 	}
 	switch (c->loss) {
 	case IMPAIR_LOSS_NONE:
 		break;
 	case IMPAIR_LOSS_RANDOM:
-		PUT(" loss random %g%% %g%%", p[0] * 100, c->loss_corr * 100);
+		PUT(" loss random %.15g%% %.15g%%", p[0] * 100, c->loss_corr * 100);
 		break;
 	case IMPAIR_LOSS_GEMODEL:
-		PUT(" loss gemodel %g%% %g%% %g%% %g%%", p[0] * 100, p[1] * 100, p[2] * 100,
+		PUT(" loss gemodel %.15g%% %.15g%% %.15g%% %.15g%%", p[0] * 100, p[1] * 100, p[2] * 100,
 		    p[3] * 100);
 		break;
 	case IMPAIR_LOSS_STATE:
-		PUT(" loss state %g%% %g%% %g%% %g%% %g%%", p[0] * 100, p[1] * 100, p[2] * 100,
+		PUT(" loss state %.15g%% %.15g%% %.15g%% %.15g%% %.15g%%", p[0] * 100, p[1] * 100, p[2] * 100,
 		    p[3] * 100, p[4] * 100);
 		break;
 	}
 	if (c->dup > 0)
-		PUT(" duplicate %g%% %g%%", c->dup * 100, c->dup_corr * 100);
+		PUT(" duplicate %.15g%% %.15g%%", c->dup * 100, c->dup_corr * 100);
 	if (c->corrupt > 0)
-		PUT(" corrupt %g%% %g%%", c->corrupt * 100, c->corrupt_corr * 100);
+		PUT(" corrupt %.15g%% %.15g%%", c->corrupt * 100, c->corrupt_corr * 100);
 	if (c->reorder > 0)
-		PUT(" reorder %g%% %g%% gap %" PRIu32, c->reorder * 100, c->reorder_corr * 100, c->gap);
+		PUT(" reorder %.15g%% %.15g%% gap %" PRIu32, c->reorder * 100, c->reorder_corr * 100, c->gap);
 	if (c->rate_bps)
 		PUT(" rate %" PRIu64 "bit %" PRId32 " %" PRIu32 " %" PRId32, c->rate_bps, c->overhead,
 		    c->cell_size, c->cell_overhead);
