@@ -342,6 +342,19 @@ int impair_stat_parse(const char *spec, struct impair_stat_cfg *c, char *err, si
 	}
 	if (rc < 0)
 		return rc;
+	/* A correlation without its event means nothing: one canonical config for each model. */
+	if (n.loss == IMPAIR_LOSS_NONE) {
+		n.loss_corr = 0;
+		memset(n.loss_p, 0, sizeof(n.loss_p));
+	}
+	if (n.dup <= 0)
+		n.dup_corr = 0;
+	if (n.corrupt <= 0)
+		n.corrupt_corr = 0;
+	if (n.reorder <= 0)
+		n.reorder_corr = 0;
+	if (!n.jitter_ns)
+		n.delay_corr = 0;
 	if (n.reorder > 0 && !n.gap)
 		n.gap = 1; /* as tc: "reorder P" alone reorders any packet with probability P */
 	if (n.reorder > 0 && !n.delay_ns) {
@@ -368,9 +381,10 @@ int impair_stat_format(const struct impair_stat_cfg *c, char *buf, size_t len)
 	if (c->delay_ns || c->jitter_ns) {
 		PUT(" delay %" PRIu64 "ns", c->delay_ns);
 		if (c->jitter_ns)
-			PUT(" %" PRIu64 "ns %.15g%% distribution %s", c->jitter_ns, c->delay_corr * 100,
-			    dist[c->dist]);
+			PUT(" %" PRIu64 "ns %.15g%%", c->jitter_ns, c->delay_corr * 100);
 	}
+	if (c->dist != IMPAIR_DIST_UNIFORM)
+		PUT(" distribution %s", dist[c->dist]);
 	switch (c->loss) {
 	case IMPAIR_LOSS_NONE:
 		break;
@@ -391,7 +405,9 @@ int impair_stat_format(const struct impair_stat_cfg *c, char *buf, size_t len)
 	if (c->corrupt > 0)
 		PUT(" corrupt %.15g%% %.15g%%", c->corrupt * 100, c->corrupt_corr * 100);
 	if (c->reorder > 0)
-		PUT(" reorder %.15g%% %.15g%% gap %" PRIu32, c->reorder * 100, c->reorder_corr * 100, c->gap);
+		PUT(" reorder %.15g%% %.15g%%", c->reorder * 100, c->reorder_corr * 100);
+	if (c->gap)
+		PUT(" gap %" PRIu32, c->gap);
 	if (c->rate_bps)
 		PUT(" rate %" PRIu64 "bit %" PRId32 " %" PRIu32 " %" PRId32, c->rate_bps, c->overhead,
 		    c->cell_size, c->cell_overhead);
