@@ -444,8 +444,12 @@ struct impair_stat {
 	int state;             /* gemodel 0 Good, 1 Bad; state: 1..4 */
 	uint32_t counter;      /* packets since the last reordered one (netem's counter) */
 	uint64_t t_last;       /* rate: when the last packet leaves the link, ns */
-	double norm[NORM_N];   /* standard normal quantiles at (i + 1/2) / NORM_N */
+	const double *norm;    /* standard normal quantiles at (i + 1/2) / NORM_N */
 };
+
+/* Computed once per process, on the first model that needs it: about 200k erfc() calls. */
+static double norm_table[NORM_N];
+static bool norm_ready;
 
 static uint64_t thresh(double p)
 {
@@ -559,12 +563,14 @@ int impair_stat_open(struct impair_stat **sp, const struct impair_stat_cfg *c, u
 	s->corrupt_t = thresh(c->corrupt);
 	s->reorder_t = thresh(c->reorder);
 	s->state = c->loss == IMPAIR_LOSS_STATE ? 1 : 0;
-	if (c->dist == IMPAIR_DIST_NORMAL || c->dist == IMPAIR_DIST_PARETONORMAL) {
+	if ((c->dist == IMPAIR_DIST_NORMAL || c->dist == IMPAIR_DIST_PARETONORMAL) && !norm_ready) {
 		for (int i = 0; i < NORM_N / 2; i++) {
-			s->norm[i] = norm_quantile((i + 0.5) / NORM_N);
-			s->norm[NORM_N - 1 - i] = -s->norm[i]; /* symmetric: the mean is exactly 0 */
+			norm_table[i] = norm_quantile((i + 0.5) / NORM_N);
+			norm_table[NORM_N - 1 - i] = -norm_table[i]; /* symmetric: the mean is exactly 0 */
 		}
+		norm_ready = true;
 	}
+	s->norm = norm_table;
 	return 0;
 }
 
