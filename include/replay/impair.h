@@ -58,6 +58,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "replay/pkt.h"
+#include "replay/stats.h"
+
 #define IMPAIR_MAGIC "RPIM"
 #define IMPAIR_VERSION 1
 #define IMPAIR_HDR_LEN 16
@@ -76,8 +79,11 @@ struct impair_corrupt {
 	uint32_t pos; /* bit number, byte number, or number of random bits */
 };
 
-/* Where the action came from: the trace, or the default once it ran out. */
-enum impair_src { IMPAIR_SRC_TRACE, IMPAIR_SRC_DEFAULT };
+/*
+ * Where the action came from: the trace, the default once it ran out, or a
+ * statistical model (struct impair_stat_cfg).
+ */
+enum impair_src { IMPAIR_SRC_TRACE, IMPAIR_SRC_DEFAULT, IMPAIR_SRC_MODEL };
 
 /*
  * One packet's action.  delay_ns is added to the packet's deadline; each of
@@ -150,55 +156,131 @@ int impair_write(FILE *f, enum impair_fmt fmt, const struct impair_action *a);
 int impair_convert(const char *in, const char *out, uint64_t *nactions, char *err,
 		   size_t errlen);
 
+/* ---- statistical impairment (netem's models) ------------------------------ */
+
+/*
+ * The models of Linux netem (tc-netem(8)), with its names and meanings,
+ * drawn from our own seeded generator (xoshiro256**, seeded through
+ * splitmix64) so that the same seed repeats a run exactly.  Probabilities
+ * are fractions 0..1 here; the parser takes them as percentages.  See
+ * replay-impair(5), STATISTICAL IMPAIRMENT, for each model's exact rule.
+ */
+enum impair_loss_model {
+	IMPAIR_LOSS_NONE,
+	IMPAIR_LOSS_RANDOM,  /* loss [random] P [CORR] */
+	IMPAIR_LOSS_GEMODEL, /* loss gemodel p [r [1-h [1-k]]]: Gilbert-Elliott */
+	IMPAIR_LOSS_STATE,   /* loss state p13 [p31 [p32 [p23 [p14]]]]: 4-state Markov */
+};
+
+enum impair_dist { IMPAIR_DIST_UNIFORM, IMPAIR_DIST_NORMAL, IMPAIR_DIST_PARETO,
+		   IMPAIR_DIST_PARETONORMAL };
+
+struct impair_stat_cfg {
+	uint64_t delay_ns, jitter_ns; /* delay TIME [JITTER [CORR]] */
+	double delay_corr;
+	enum impair_dist dist;        /* distribution NAME (default uniform, as netem) */
+	enum impair_loss_model loss;
+	double loss_p[5];             /* random: P; gemodel: p r 1-h 1-k; state: p13 p31 p32 p23 p14 */
+	double loss_corr;             /* random only */
+	double dup, dup_corr;         /* duplicate P [CORR] */
+	double corrupt, corrupt_corr; /* corrupt P [CORR] */
+	double reorder, reorder_corr; /* reorder P [CORR] [gap N] */
+	uint32_t gap;                 /* gap N (1 when reorder is given without it) */
+	uint64_t rate_bps;            /* rate RATE [OVERHEAD [CELLSIZE [CELLOVERHEAD]]], bit/s */
+	int32_t overhead, cell_overhead;
+	uint32_t cell_size;
+	uint32_t limit;               /* limit N: the queue limit for the send loop (1000) */
+};
+
+/* impair_stat_init() - @c with nothing impaired and netem's defaults (limit 1000). */
+void impair_stat_init(struct impair_stat_cfg *c);
+
+/*
+ * impair_stat_parse() - add the netem-like clauses of @spec to @c, e.g.
+ * "delay 10ms 2ms 25% distribution normal loss 1% 25% reorder 5% gap 3".
+ * A later clause replaces an earlier one of the same kind, so options can
+ * be parsed one by one into the same @c.  0, or -EINVAL with "word N
+ * 'WORD': reason" in @err (words counted from 1 in @spec).
+ */
+int impair_stat_parse(const char *spec, struct impair_stat_cfg *c, char *err, size_t errlen);
+
+/* impair_stat_active() - does @c impair anything at all? */
+bool impair_stat_active(const struct impair_stat_cfg *c);
+
+/*
+ * impair_stat_format() - @c as the canonical clause string (what the parser
+ * reads back to the same @c, up to the rounding of %g).  Returns the length
+ * snprintf() would have written.
+ */
+int impair_stat_format(const struct impair_stat_cfg *c, char *buf, size_t len);
+
 /* ---- the engine ------------------------------------------------------------ */
 
-/* What happens once the trace is exhausted (after @repeat passes). */
+/*
+ * One source of actions: an impairment trace (@path) or a statistical model
+ * (@stat, when @path is NULL), optionally for one flow only (@filter).
+ */
 struct impair_cfg {
 	const char *path;     /* the trace, binary or text */
+	const struct impair_stat_cfg *stat; /* or the model (path NULL); copied at open */
 	const char *filter;   /* --impair-flow: a libpcap filter; NULL = every packet */
 	uint64_t repeat;      /* passes over the trace; 0 = forever */
 	struct impair_action dflt; /* once exhausted: "pass", "drop" or any action */
-	uint64_t seed;        /* for "corrupt random K" */
+	uint64_t seed;        /* "corrupt random K" and the model's draws */
 };
 
 /*
  * Statistics.  from_default counts the seed thesis' "no valid data" (the
  * trace ran out and the default was used), kept apart from the actions
- * taken from the trace.  Packets that could not be sent by their impaired
- * deadline ("late", the thesis' buffer underrun) are the send loop's count.
+ * taken from the trace.  queue_dropped and late are the send loop's counts,
+ * handed in through impair_count_queue_drop() and impair_count_late().
  */
 struct impair_stats {
-	uint64_t actions;      /* actions handed out = from_trace + from_default */
-	uint64_t from_trace, from_default;
-	uint64_t passes;       /* complete passes over the trace */
+	uint64_t packets;      /* packets impair_next() saw */
+	uint64_t unmatched;    /* of those, in no impaired flow (sent untouched) */
+	uint64_t actions;      /* actions handed out = from_trace + from_default + from_model */
+	uint64_t from_trace, from_default, from_model;
+	uint64_t passes;       /* complete passes over the traces */
 	uint64_t passed;       /* actions that were plain "pass" */
 	uint64_t dropped;      /* drop actions */
 	uint64_t delayed;      /* actions with delay_ns > 0 */
 	uint64_t duplicated;   /* actions with at least one copy */
 	uint64_t copies;       /* copies asked for in all */
+	uint64_t reordered;    /* model: packets sent ahead of the queue (reorder) */
 	uint64_t corrupted;    /* frames impair_corrupt_apply() changed */
 	uint64_t bits_flipped; /* bits it inverted in all */
 	uint64_t corrupt_outside; /* corruptions beyond the frame's end, skipped */
+	uint64_t queue_dropped;   /* send loop: dropped because its queue was full */
+	uint64_t late;            /* send loop: sent after the impaired deadline */
+	struct hist delay;     /* delays handed out (delayed actions and their copies), ns */
 };
 
 struct impair;
 
 /*
- * impair_open() - hold @n impairment traces, each with its filter.  This
- * version takes one, without filter (-ENOTSUP otherwise, with a reason).
- * Opens and checks the first action of each trace now, so a bad trace fails
- * before the run.  0, or -errno with a one-line reason in @err.
+ * impair_open() - hold @n sources (traces or models), each with its
+ * filter.  Each packet consumes an action from the first source whose
+ * filter matches it (a source without filter matches every packet); the
+ * filters are compiled for Ethernet frames (pcap_compile() on a dead
+ * DLT_EN10MB handle), and a frame of another link type matches only
+ * sources without a filter.  Opens and reads each trace whole now, so a bad
+ * trace or filter fails before the run.  0, or -errno with a one-line
+ * reason in @err naming the source.
  */
 int impair_open(struct impair **ip, const struct impair_cfg *cfg, size_t n, char *err,
 		size_t errlen);
 
 /*
- * impair_next() - the action for the next packet (@frame, @len: for the
- * per-flow filters).  1 with @a filled (a->src tells trace from default), 0
- * when the packet belongs to no impaired flow (send it untouched), or
- * -errno when the trace could not be read (impair_strerror() says where).
+ * impair_next() - the action for packet @p (its frame for the filters, its
+ * wire length for "rate"), due at @deadline_ns on the undelayed schedule
+ * (only "rate" uses it; deadlines must not go backwards).  @p may be NULL
+ * when no source has a filter or a rate.  1 with @a filled (a->src tells
+ * trace, default and model apart), 0 when the packet belongs to no
+ * impaired flow (send it untouched), or -errno when a trace could not be
+ * read (impair_strerror() says where).
  */
-int impair_next(struct impair *im, const uint8_t *frame, uint32_t len, struct impair_action *a);
+int impair_next(struct impair *im, const struct pkt *p, uint64_t deadline_ns,
+		struct impair_action *a);
 
 /*
  * impair_corrupt_apply() - apply @a's corruptions to @buf[0..@len): bits and
@@ -210,8 +292,20 @@ int impair_next(struct impair *im, const uint8_t *frame, uint32_t len, struct im
 uint64_t impair_corrupt_apply(struct impair *im, const struct impair_action *a, uint8_t *buf,
 			      size_t len);
 
+/* The send loop's own counts: a packet its queue had no room for; one sent late. */
+void impair_count_queue_drop(struct impair *im);
+void impair_count_late(struct impair *im);
+
 const struct impair_stats *impair_stats(const struct impair *im);
 const char *impair_strerror(const struct impair *im);
 void impair_close(struct impair *im);
+
+/*
+ * impair_stats_print() - the summary lines ("Impairment: ...") for @st.
+ * impair_stats_write_json() - @st as one JSON object (no newline), to be
+ * the value of "impairment" in --stats-json; 0 or -errno on a write error.
+ */
+void impair_stats_print(const struct impair_stats *st, FILE *f);
+int impair_stats_write_json(const struct impair_stats *st, FILE *f);
 
 #endif

@@ -10,15 +10,26 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <pcap/pcap.h>
 #include <string.h>
 
 #include "impair_int.h"
 
-struct impair {
-	struct impair_reader *rd;
-	uint64_t repeat, rng, trace_len;
+struct source {
+	struct impair_reader *rd;     /* a trace, or */
+	struct impair_stat *stat;     /* a model */
+	uint64_t repeat, trace_len, passes;
 	bool exhausted;
+	bool filtered;
+	struct bpf_program prog;
 	struct impair_action dflt;
+	char what[300];               /* "trace FILE" or "model" and the filter, for errors */
+};
+
+struct impair {
+	size_t n;
+	struct source *src;
+	struct impair_rng rng;        /* "corrupt random K" */
 	struct impair_stats st;
 	char err[600];
 };
@@ -46,43 +57,89 @@ static void copy_action(struct impair_action *d, const struct impair_action *s)
 	memcpy(d->corrupt, s->corrupt, s->ncorrupt * sizeof(s->corrupt[0]));
 }
 
+static int compile_filter(struct source *s, const char *expr, char *err, size_t errlen)
+{
+	pcap_t *dead = pcap_open_dead(DLT_EN10MB, (int)PKT_FRAME_MAX_BYTES);
+
+	if (!dead)
+		return im_fail(err, errlen, -ENOMEM, "%s: out of memory", s->what);
+	if (pcap_compile(dead, &s->prog, expr, 1, PCAP_NETMASK_UNKNOWN) < 0) {
+		im_fail(err, errlen, -EINVAL, "%s: filter '%s': %s", s->what, expr, pcap_geterr(dead));
+		pcap_close(dead);
+		return -EINVAL;
+	}
+	pcap_close(dead);
+	s->filtered = true;
+	return 0;
+}
+
+static int open_source(struct impair *im, size_t i, const struct impair_cfg *cfg, char *err,
+		       size_t errlen)
+{
+	struct source *s = &im->src[i];
+	struct impair_action a;
+	int rc;
+
+	if (cfg->path)
+		snprintf(s->what, sizeof(s->what), "impairment trace %s", cfg->path);
+	else
+		snprintf(s->what, sizeof(s->what), "impairment model %zu", i + 1);
+	if (!cfg->path && !cfg->stat)
+		return im_fail(err, errlen, -EINVAL, "%s: neither a trace nor a model", s->what);
+	if (cfg->path && cfg->stat)
+		return im_fail(err, errlen, -EINVAL, "%s: both a trace and a model", s->what);
+	if (impair_action_check(&cfg->dflt, err, errlen) < 0)
+		return -EINVAL;
+	copy_action(&s->dflt, &cfg->dflt);
+	s->dflt.src = IMPAIR_SRC_DEFAULT;
+	s->repeat = cfg->repeat;
+	if (cfg->filter && (rc = compile_filter(s, cfg->filter, err, errlen)) < 0)
+		return rc;
+	if (cfg->stat) {
+		/* Each model its own stream: the seed and the source's number, through splitmix64. */
+		uint64_t x = cfg->seed ^ (0x632be59bd9b4e019ULL * (i + 1));
+
+		return impair_stat_open(&s->stat, cfg->stat, impair_splitmix64(&x), err, errlen);
+	}
+	rc = impair_reader_open(&s->rd, cfg->path);
+	/* Read the whole trace once now: a bad action fails before the run, not in it. */
+	while (rc >= 0 && (rc = impair_reader_next(s->rd, &a)) == 1)
+		s->trace_len++;
+	if (rc == 0)
+		rc = impair_reader_rewind(s->rd);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s", s->rd ? impair_reader_strerror(s->rd) : "out of memory");
+		return rc;
+	}
+	s->exhausted = s->trace_len == 0;
+	return 0;
+}
+
 int impair_open(struct impair **ip, const struct impair_cfg *cfg, size_t n, char *err,
 		size_t errlen)
 {
 	struct impair *im;
-	struct impair_action a;
 	int rc;
 
 	*ip = NULL;
-	if (n != 1)
-		return im_fail(err, errlen, -ENOTSUP,
-			       "%zu impairment traces: only one is supported so far", n);
-	if (cfg->filter)
-		return im_fail(err, errlen, -ENOTSUP,
-			       "--impair-flow: per-flow impairment is not supported yet");
-	if (!cfg->path)
-		return im_fail(err, errlen, -EINVAL, "no impairment trace given");
-	if (impair_action_check(&cfg->dflt, err, errlen) < 0)
-		return -EINVAL;
+	if (!n)
+		return im_fail(err, errlen, -EINVAL, "no impairment trace or model given");
 	im = calloc(1, sizeof(*im));
-	if (!im)
+	if (im)
+		im->src = calloc(n, sizeof(*im->src));
+	if (!im || !im->src) {
+		free(im);
 		return im_fail(err, errlen, -ENOMEM, "out of memory");
-	copy_action(&im->dflt, &cfg->dflt);
-	im->dflt.src = IMPAIR_SRC_DEFAULT;
-	im->repeat = cfg->repeat;
-	im->rng = cfg->seed;
-	rc = impair_reader_open(&im->rd, cfg->path);
-	/* Read the whole trace once now: a bad action fails before the run, not in it. */
-	while (rc >= 0 && (rc = impair_reader_next(im->rd, &a)) == 1)
-		im->trace_len++;
-	if (rc == 0)
-		rc = impair_reader_rewind(im->rd);
-	if (rc < 0) {
-		snprintf(err, errlen, "%s", im->rd ? impair_reader_strerror(im->rd) : "out of memory");
-		impair_close(im);
-		return rc;
 	}
-	im->exhausted = im->trace_len == 0;
+	hist_init(&im->st.delay);
+	impair_rng_seed(&im->rng, cfg[0].seed);
+	for (size_t i = 0; i < n; i++) {
+		im->n = i + 1;
+		if ((rc = open_source(im, i, &cfg[i], err, errlen)) < 0) {
+			impair_close(im);
+			return rc;
+		}
+	}
 	*ip = im;
 	return 0;
 }
@@ -92,6 +149,8 @@ static void count(struct impair_stats *st, const struct impair_action *a)
 	st->actions++;
 	if (a->src == IMPAIR_SRC_TRACE)
 		st->from_trace++;
+	else if (a->src == IMPAIR_SRC_MODEL)
+		st->from_model++;
 	else
 		st->from_default++;
 	if (a->drop) {
@@ -100,55 +159,87 @@ static void count(struct impair_stats *st, const struct impair_action *a)
 	}
 	if (!a->delay_ns && !a->ndup && !a->ncorrupt)
 		st->passed++;
-	if (a->delay_ns)
+	if (a->delay_ns) {
 		st->delayed++;
+		hist_add(&st->delay, a->delay_ns);
+	}
 	if (a->ndup) {
 		st->duplicated++;
 		st->copies += a->ndup;
+		for (unsigned i = 0; i < a->ndup; i++)
+			if (a->dup_delay_ns[i])
+				hist_add(&st->delay, a->dup_delay_ns[i]);
 	}
 }
 
-int impair_next(struct impair *im, const uint8_t *frame, uint32_t len, struct impair_action *a)
+static bool matches(const struct source *s, const struct pkt *p)
+{
+	struct pcap_pkthdr h;
+
+	if (!s->filtered)
+		return true;
+	if (!p || p->linktype != LINKTYPE_ETHERNET)
+		return false;
+	h.caplen = p->caplen;
+	h.len = p->wirelen;
+	h.ts.tv_sec = 0;
+	h.ts.tv_usec = 0;
+	return pcap_offline_filter(&s->prog, &h, p->data) != 0;
+}
+
+static int trace_next(struct impair *im, struct source *s, struct impair_action *a)
 {
 	int rc;
 
-	(void)frame;
-	(void)len;
-	while (!im->exhausted) {
-		rc = impair_reader_next(im->rd, a);
+	while (!s->exhausted) {
+		rc = impair_reader_next(s->rd, a);
 		if (rc == 1) {
 			a->src = IMPAIR_SRC_TRACE;
-			count(&im->st, a);
 			return 1;
 		}
 		if (rc < 0) {
-			snprintf(im->err, sizeof(im->err), "%s", impair_reader_strerror(im->rd));
+			snprintf(im->err, sizeof(im->err), "%s", impair_reader_strerror(s->rd));
 			return rc;
 		}
+		s->passes++;
 		im->st.passes++;
-		if (im->repeat && im->st.passes >= im->repeat) {
-			im->exhausted = true;
+		if (s->repeat && s->passes >= s->repeat) {
+			s->exhausted = true;
 			break;
 		}
-		rc = impair_reader_rewind(im->rd);
+		rc = impair_reader_rewind(s->rd);
 		if (rc < 0) {
-			snprintf(im->err, sizeof(im->err), "%s", impair_reader_strerror(im->rd));
+			snprintf(im->err, sizeof(im->err), "%s", impair_reader_strerror(s->rd));
 			return rc;
 		}
 	}
-	copy_action(a, &im->dflt);
-	count(&im->st, a);
+	copy_action(a, &s->dflt);
 	return 1;
 }
 
-/* splitmix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number generators", 2014). */
-static uint64_t rnd(uint64_t *s)
+int impair_next(struct impair *im, const struct pkt *p, uint64_t deadline_ns,
+		struct impair_action *a)
 {
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+	size_t i;
+	int rc;
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	im->st.packets++;
+	for (i = 0; i < im->n && !matches(&im->src[i], p); i++)
+		;
+	if (i == im->n) {
+		im->st.unmatched++;
+		return 0;
+	}
+	if (im->src[i].stat) {
+		bool reordered;
+
+		impair_stat_next(im->src[i].stat, deadline_ns, p ? p->wirelen : 0, a, &reordered);
+		im->st.reordered += reordered;
+	} else if ((rc = trace_next(im, &im->src[i], a)) < 0) {
+		return rc;
+	}
+	count(&im->st, a);
+	return 1;
 }
 
 uint64_t impair_corrupt_apply(struct impair *im, const struct impair_action *a, uint8_t *buf,
@@ -188,7 +279,7 @@ uint64_t impair_corrupt_apply(struct impair *im, const struct impair_action *a, 
 			 * no more per packet than the frame's size.
 			 */
 			for (uint64_t k = 0; k < c->pos && k < nbits; k++) {
-				uint64_t b = (uint64_t)(((unsigned __int128)rnd(&im->rng) * nbits) >> 64);
+				uint64_t b = impair_rng_below(&im->rng, nbits);
 
 				buf[b / 8] ^= (uint8_t)(0x80u >> (b % 8));
 				flipped++;
@@ -201,6 +292,16 @@ uint64_t impair_corrupt_apply(struct impair *im, const struct impair_action *a, 
 		im->st.bits_flipped += flipped;
 	}
 	return flipped;
+}
+
+void impair_count_queue_drop(struct impair *im)
+{
+	im->st.queue_dropped++;
+}
+
+void impair_count_late(struct impair *im)
+{
+	im->st.late++;
 }
 
 const struct impair_stats *impair_stats(const struct impair *im)
@@ -217,6 +318,12 @@ void impair_close(struct impair *im)
 {
 	if (!im)
 		return;
-	impair_reader_close(im->rd);
+	for (size_t i = 0; i < im->n; i++) {
+		impair_reader_close(im->src[i].rd);
+		impair_stat_close(im->src[i].stat);
+		if (im->src[i].filtered)
+			pcap_freecode(&im->src[i].prog);
+	}
+	free(im->src);
 	free(im);
 }

@@ -5,6 +5,7 @@
  * JSON, plots -> exit status.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +72,7 @@ static const char *const plot_files[] = { "interval.svg", "error-cdf.svg", "time
 static int check_paths(struct rx *x)
 {
 	const struct rx_opts *o = x->o;
-	struct outfile_use u[6 + ARRAY_SIZE(plot_files)];
+	struct outfile_use u[7 + ARRAY_SIZE(plot_files)];
 	char plot[ARRAY_SIZE(plot_files)][4096];
 	struct stat st;
 	size_t n = 0;
@@ -81,6 +82,7 @@ static int check_paths(struct rx *x)
 	u[n++] = (struct outfile_use){ o->send_log, "--send-log", false };
 	u[n++] = (struct outfile_use){ o->json, "--json", true };
 	u[n++] = (struct outfile_use){ o->write_path, "-w", true };
+	u[n++] = (struct outfile_use){ o->write_impairment, "--write-impairment", true };
 	if (o->plot_dir) {
 		if (stat(o->plot_dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
 			snprintf(x->err, sizeof(x->err), "--plot %s: exists and is not a directory",
@@ -327,6 +329,38 @@ static int receive(struct rx *x)
 	return rc;
 }
 
+/* --write-impairment: written whole, then given its name; nothing on failure. */
+static int write_impairment(struct rx *x)
+{
+	const char *path = x->o->write_impairment;
+	struct outfile of = OUTFILE_INIT;
+	struct rx_impair_count cnt;
+	char why[512];
+	FILE *f = outfile_fopen(&of, path, x->err, sizeof(x->err));
+	int rc;
+
+	if (!f)
+		return -errno;
+	rc = rx_impair_write(f, IMPAIR_FMT_BIN, &x->res, &x->sink.recs, &x->ref, &cnt, why,
+			     sizeof(why));
+	if (rc < 0)
+		snprintf(x->err, sizeof(x->err), "%s: %s", path, why);
+	else
+		rc = outfile_fcommit(&of, f, x->err, sizeof(x->err));
+	outfile_fclose(&of, f);
+	if (rc < 0)
+		return rc;
+	log_info("%s: %" PRIu64 " actions: %" PRIu64 " drop, %" PRIu64 " delayed, %" PRIu64
+		 " duplicated; %" PRIu64 " delays raised to keep the order; smallest one-way "
+		 "delay %.3f ms subtracted",
+		 path, cnt.actions, cnt.dropped, cnt.delayed, cnt.duplicated, cnt.raised,
+		 (double)cnt.min_owd_ns / 1e6);
+	if (cnt.copies_cut)
+		log_warn("%s: %" PRIu64 " copies beyond %d per packet left out", path,
+			 cnt.copies_cut, IMPAIR_MAX_DUP);
+	return 0;
+}
+
 static int report(struct rx *x)
 {
 	const struct rx_opts *o = x->o;
@@ -341,6 +375,8 @@ static int report(struct rx *x)
 		return rc;
 	}
 	if (x->json && (rc = outfile_fcommit(&x->json_out, x->json, x->err, sizeof(x->err))) < 0)
+		return rc;
+	if (o->write_impairment && (rc = write_impairment(x)) < 0)
 		return rc;
 	if (o->plot_dir &&
 	    (rc = rx_plot_write(o->plot_dir, &x->res, &x->sink.recs, &x->ref, x->err,

@@ -89,6 +89,8 @@ static const struct opt_def table[] = {
 	    .help = "the same as --json (replay's name)"),
 	STR(plot_dir, .name = "plot", .metavar = "DIR", .group = RX_GRP_OUTPUT,
 	    .help = "draw SVG figures of the timing into directory DIR"),
+	STR(write_impairment, .name = "write-impairment", .metavar = "FILE", .group = RX_GRP_OUTPUT,
+	    .help = "write the impairment trace (replay-impair(5)) that reproduces the losses, copies, delays and order seen; needs --reference"),
 	FLAG(quiet, .name = "quiet", .key = 'q', .group = RX_GRP_OUTPUT,
 	     .help = "print no report and no warnings"),
 	COUNT(verbose, .name = "verbose", .key = 'v', .group = RX_GRP_OUTPUT,
@@ -165,6 +167,10 @@ static int check(const struct rx_opts *o, char *err, size_t len)
 		return opts_fail(err, len, "--worst says how many flows --per-flow shows: give --per-flow");
 	if (o->plot_dir && !o->reference)
 		return opts_fail(err, len, "--plot draws timing against the reference: give --reference FILE");
+	if (o->write_impairment && !o->reference)
+		return opts_fail(err, len, "--write-impairment writes one action per reference packet: give --reference FILE");
+	if (o->write_impairment && !strcmp(o->write_impairment, "-"))
+		return opts_fail(err, len, "--write-impairment writes a binary trace: give a file, not '-'");
 	if (o->write_path && o->json && !strcmp(o->write_path, "-") && !strcmp(o->json, "-"))
 		return opts_fail(err, len, "-w - and --json - cannot both write to standard output");
 	return 0;

@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "replay/impair.h"
 #include "replay/optparse.h"
 #include "replay/sendlog.h"
 
@@ -91,6 +92,7 @@ struct rx_opts {
 	const char *write_path; /* -w: write the frames received to a pcap */
 	const char *json;       /* --json: file, or "-" for stdout */
 	const char *plot_dir;   /* --plot: directory for the SVG figures */
+	const char *write_impairment; /* --write-impairment: the impairment trace that reproduces the path */
 	bool per_flow;          /* --per-flow: results per flow */
 	uint64_t worst;         /* --worst: flows in the table; RX_WORST_UNSET: not given (10) */
 	bool quiet;             /* -q: no report on the terminal, no warnings */
@@ -549,6 +551,25 @@ void rx_result_free(struct rx_result *res);
 
 /* rx_exact() - true when the run proves the replay: nothing lost, doubled, reordered, foreign, dropped. */
 bool rx_exact(const struct rx_result *res, const struct rx_kstats *k);
+
+/* ---- impair_rec.c: --write-impairment ---- */
+
+struct rx_impair_count {
+	uint64_t actions, dropped, delayed, duplicated;
+	uint64_t raised;     /* delays raised to keep the arrival order */
+	uint64_t copies_cut; /* copies beyond IMPAIR_MAX_DUP per packet, left out */
+	int64_t min_owd_ns;  /* the smallest one-way delay, subtracted from all */
+};
+
+/*
+ * rx_impair_write() - the impairment trace that reproduces @res (matched
+ * against @ref, with send times if a send log was given): one action per
+ * reference packet, in form @fmt, to @f (src/rx/impair_rec.c says how).
+ * 0 or -errno with a one-line reason in @err; counts in @cnt.
+ */
+int rx_impair_write(FILE *f, enum impair_fmt fmt, const struct rx_result *res,
+		    const struct rx_recs *recs, const struct rx_ref *ref, struct rx_impair_count *cnt,
+		    char *err, size_t errlen);
 
 /* ---- flow.c: per flow, and the filter from the reference ---- */
 

@@ -5,6 +5,9 @@
  * why; every action read is one a trace can hold; written back in both
  * forms, it reads back the same (checked in lockstep, so nothing is stored);
  * and the engine over the same file applies corruptions only inside a frame.
+ * The same bytes, as a string, go to the netem-like model parser: a refusal
+ * names a word; an accepted spec's canonical form reads back to the same
+ * model, and the model's actions are ones the send loop can carry out.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -66,6 +69,68 @@ static void check_copy(const char *in, const char *path, uint64_t n)
 		BROKEN("check failed");
 	impair_reader_close(r0);
 	impair_reader_close(r1);
+}
+
+static bool close_to(double x, double y)
+{
+	return x == y || (x - y < 1e-12 && y - x < 1e-12);
+}
+
+static bool same_cfg(const struct impair_stat_cfg *x, const struct impair_stat_cfg *y)
+{
+	for (int i = 0; i < 5; i++)
+		if (!close_to(x->loss_p[i], y->loss_p[i]))
+			return false;
+	return x->delay_ns == y->delay_ns && x->jitter_ns == y->jitter_ns &&
+	       close_to(x->delay_corr, y->delay_corr) && x->dist == y->dist && x->loss == y->loss &&
+	       close_to(x->loss_corr, y->loss_corr) && close_to(x->dup, y->dup) &&
+	       close_to(x->dup_corr, y->dup_corr) && close_to(x->corrupt, y->corrupt) &&
+	       close_to(x->corrupt_corr, y->corrupt_corr) && close_to(x->reorder, y->reorder) &&
+	       close_to(x->reorder_corr, y->reorder_corr) && x->gap == y->gap &&
+	       x->rate_bps == y->rate_bps && x->overhead == y->overhead &&
+	       x->cell_size == y->cell_size && x->cell_overhead == y->cell_overhead &&
+	       x->limit == y->limit;
+}
+
+/* The bytes up to the first NUL as a netem-like spec. */
+static void check_stat(const uint8_t *data, size_t size)
+{
+	static struct impair_stat_cfg c, d;
+	char spec[2048], canon[1024], err[512] = "";
+	size_t n = size < sizeof(spec) - 1 ? size : sizeof(spec) - 1;
+	struct impair_cfg cfg = { .seed = size };
+	struct impair *im;
+	uint8_t buf[1600] = { 0 };
+	struct pkt p = { .data = buf, .linktype = 1 };
+
+	memcpy(spec, data, n);
+	spec[n] = 0;
+	impair_stat_init(&c);
+	if (impair_stat_parse(spec, &c, err, sizeof(err)) < 0) {
+		if (!err[0])
+			BROKEN("a refused spec without a reason");
+		return;
+	}
+	if (impair_stat_format(&c, canon, sizeof(canon)) >= (int)sizeof(canon))
+		BROKEN("canonical form too long");
+	impair_stat_init(&d);
+	if (impair_stat_parse(canon, &d, err, sizeof(err)) < 0 || !same_cfg(&c, &d))
+		BROKEN("the canonical form does not read back");
+	cfg.stat = &c;
+	impair_action_pass(&cfg.dflt);
+	if (impair_open(&im, &cfg, 1, err, sizeof(err)) < 0)
+		BROKEN("a parsed model does not open");
+	for (uint64_t i = 0; i < 256; i++) {
+		p.caplen = p.wirelen = (uint32_t)(i * 37 % sizeof(buf));
+		if (impair_next(im, &p, i * 1000, &a) != 1)
+			BROKEN("the model gave no action");
+		if (a.delay_ns > IMPAIR_DELAY_MAX || a.ndup > 1 || a.ncorrupt > 1 ||
+		    (a.drop && (a.ndup || a.ncorrupt || a.delay_ns)) ||
+		    (a.ndup && a.dup_delay_ns[0] > IMPAIR_DELAY_MAX))
+			BROKEN("a model action the loop cannot carry out");
+		impair_corrupt_apply(im, &a, buf, p.caplen);
+	}
+	impair_close(im);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -139,5 +204,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		BROKEN("check failed");
 	}
 	close(fd);
+	check_stat(data, size);
 	return 0;
 }

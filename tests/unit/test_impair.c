@@ -412,11 +412,106 @@ static void test_open_refusals(void **state)
 	assert_null(im);
 	if (!strstr(err, "line 3, column 8: unknown unit 'zs'"))
 		fail_msg("%s", err);
-	assert_int_equal(impair_open(&im, cfg, 2, err, sizeof(err)), -ENOTSUP);
-	cfg[0].filter = "udp";
-	assert_int_equal(impair_open(&im, cfg, 1, err, sizeof(err)), -ENOTSUP);
-	assert_non_null(strstr(err, "--impair-flow"));
+	/* Issue 15 replaced "only one trace, no filter" (-ENOTSUP) by the per-flow sources. */
+	assert_int_equal(impair_open(&im, cfg, 0, err, sizeof(err)), -EINVAL);
 	unlink(path);
+	put_text("pass\n");
+	cfg[1].filter = "udp port";
+	impair_action_pass(&cfg[1].dflt);
+	assert_int_equal(impair_open(&im, cfg, 2, err, sizeof(err)), -EINVAL);
+	assert_null(im);
+	if (!strstr(err, "impairment trace /tmp/test_impair.") || !strstr(err, "filter 'udp port': "))
+		fail_msg("%s", err);
+	cfg[1].filter = NULL;
+	cfg[1].path = NULL;
+	assert_int_equal(impair_open(&im, cfg, 2, err, sizeof(err)), -EINVAL);
+	if (!strstr(err, "impairment model 2: neither a trace nor a model"))
+		fail_msg("%s", err);
+	unlink(path);
+}
+
+/* An Ethernet/IPv4 frame with protocol @proto, ports 1000 -> @dport for UDP and TCP. */
+static struct pkt frame(uint8_t *buf, uint8_t proto, uint16_t dport)
+{
+	struct pkt p = { .data = buf, .caplen = 54, .wirelen = 54, .linktype = LINKTYPE_ETHERNET };
+
+	memset(buf, 0, 54);
+	buf[12] = 0x08;
+	buf[14] = 0x45;
+	buf[17] = 40;
+	buf[22] = 64;
+	buf[23] = proto;
+	buf[26] = 10, buf[29] = 1;
+	buf[30] = 10, buf[33] = 2;
+	buf[34] = 1000 >> 8, buf[35] = 1000 & 0xff;
+	buf[36] = (uint8_t)(dport >> 8), buf[37] = (uint8_t)dport;
+	return p;
+}
+
+static void test_flows(void **state)
+{
+	char pa[sizeof(path)], pb[sizeof(path)];
+	struct impair_cfg cfg[3] = { { .repeat = 0 }, { .repeat = 1 }, { .repeat = 0 } };
+	struct impair *im;
+	uint8_t udp[54], tcp[54], dns[54], icmp[54];
+	struct pkt pu = frame(udp, 17, 9), pt = frame(tcp, 6, 80), pd = frame(dns, 17, 53),
+		   pi = frame(icmp, 1, 0);
+	const struct impair_stats *st;
+
+	(void)state;
+	put_text("drop\ndelay 1ms\n");
+	strcpy(pa, path);
+	put_text("dup 1\n");
+	strcpy(pb, path);
+	put_text("delay 5us\n");
+	/* DNS first (it is UDP too: the first matching source wins), then UDP, then TCP. */
+	cfg[0].path = path;
+	cfg[0].filter = "udp port 53";
+	cfg[1].path = pa;
+	cfg[1].filter = "udp";
+	cfg[2].path = pb;
+	cfg[2].filter = "tcp";
+	for (int i = 0; i < 3; i++)
+		impair_action_pass(&cfg[i].dflt);
+	cfg[1].dflt.delay_ns = 3;
+	if (impair_open(&im, cfg, 3, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	assert_int_equal(impair_next(im, &pu, 0, &act), 1);
+	assert_true(act.drop);
+	assert_int_equal(impair_next(im, &pt, 0, &act), 1);
+	assert_int_equal(act.ndup, 1);
+	assert_int_equal(impair_next(im, &pi, 0, &act), 0); /* no flow: untouched */
+	assert_int_equal(impair_next(im, &pd, 0, &act), 1);
+	assert_int_equal(act.delay_ns, 5000);
+	assert_int_equal(act.src, IMPAIR_SRC_TRACE);
+	assert_int_equal(impair_next(im, &pu, 0, &act), 1); /* the UDP trace's second action */
+	assert_false(act.drop);
+	assert_int_equal(act.delay_ns, 1000000);
+	assert_int_equal(impair_next(im, &pu, 0, &act), 1); /* one pass only: its default */
+	assert_int_equal(act.src, IMPAIR_SRC_DEFAULT);
+	assert_int_equal(act.delay_ns, 3);
+	assert_int_equal(impair_next(im, &pt, 0, &act), 1); /* TCP's trace repeats forever */
+	assert_int_equal(act.ndup, 1);
+	assert_int_equal(act.src, IMPAIR_SRC_TRACE);
+	/* Another link type matches no filter. */
+	pu.linktype = 113;
+	assert_int_equal(impair_next(im, &pu, 0, &act), 0);
+	assert_int_equal(impair_next(im, NULL, 0, &act), 0);
+	st = impair_stats(im);
+	assert_int_equal(st->packets, 9);
+	assert_int_equal(st->unmatched, 3);
+	assert_int_equal(st->actions, 6);
+	assert_int_equal(st->from_trace, 5);
+	assert_int_equal(st->from_default, 1);
+	assert_int_equal(st->dropped, 1);
+	assert_int_equal(st->duplicated, 2);
+	assert_int_equal(st->delayed, 3);
+	assert_int_equal(st->delay.count, 3);
+	assert_int_equal(st->delay.max, 1000000);
+	impair_close(im);
+	unlink(path);
+	unlink(pa);
+	unlink(pb);
 }
 
 static void test_corrupt_bounds(void **state)
@@ -493,6 +588,7 @@ int main(void)
 		cmocka_unit_test(test_bin_errors),
 		cmocka_unit_test(test_repeat_default),
 		cmocka_unit_test(test_open_refusals),
+		cmocka_unit_test(test_flows),
 		cmocka_unit_test(test_corrupt_bounds),
 		cmocka_unit_test(test_write_refuses),
 	};

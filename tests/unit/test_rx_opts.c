@@ -15,12 +15,12 @@
 #include "rx.h"
 
 static char err[512];
-static char *argv_store[32];
+static char *argv_store[48];
 
 static int parse_list(struct rx_opts *o, char *const *args, int n)
 {
 	argv_store[0] = "replay-rx";
-	for (int i = 0; i < n && i < 30; i++)
+	for (int i = 0; i < n && i < 46; i++)
 		argv_store[i + 1] = args[i];
 	argv_store[n + 1] = NULL;
 	return rx_opts_parse(o, n + 1, argv_store, err, sizeof(err));
@@ -49,7 +49,7 @@ static void test_defaults_and_basics(void **state)
 	assert_int_equal(PARSE(&o, "--interface=eth1", "-f", "udp port 9", "-s", "9216", "-c", "10",
 			       "--timeout", "2.5", "--idle", "0.5", "-R", "ref.pcap", "--send-log",
 			       "s.log", "-w", "got.pcap", "--json", "-", "--plot", "figs",
-			       "--block-size", "65536", "--blocks", "8", "--block-timeout", "1000",
+			       "--write-impairment", "path.rpim", "--block-size", "65536", "--blocks", "8", "--block-timeout", "1000",
 			       "--hw-timestamps", "-q", "-vv"),
 			 0);
 	assert_string_equal(o.intf, "eth1");
@@ -62,6 +62,7 @@ static void test_defaults_and_basics(void **state)
 	assert_string_equal(o.write_path, "got.pcap");
 	assert_string_equal(o.json, "-");
 	assert_string_equal(o.plot_dir, "figs");
+	assert_string_equal(o.write_impairment, "path.rpim");
 	assert_int_equal(o.block_bytes, 65536);
 	assert_int_equal(o.blocks, 8);
 	assert_int_equal(o.block_ms, 1000);
@@ -113,6 +114,10 @@ static void test_errors(void **state)
 			   "--send-log identifies packets by their first 128 bytes: --snaplen must be at least that");
 	expect_usage_error(PARSE(&o, "-i", "a", "--plot", "d"),
 			   "--plot draws timing against the reference: give --reference FILE");
+	expect_usage_error(PARSE(&o, "-i", "a", "--write-impairment", "t.rpim"),
+			   "--write-impairment writes one action per reference packet: give --reference FILE");
+	expect_usage_error(PARSE(&o, "-i", "a", "-R", "r.pcap", "--write-impairment", "-"),
+			   "--write-impairment writes a binary trace: give a file, not '-'");
 	expect_usage_error(PARSE(&o, "-i", "a", "-w", "-", "--json", "-"),
 			   "-w - and --json - cannot both write to standard output");
 	expect_usage_error(PARSE(&o, "-i", "a", "--frobnicate"),
