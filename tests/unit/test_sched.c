@@ -628,11 +628,20 @@ static void test_report(void **state)
 	assert_int_equal(rep.late_shifted_ns, s.shifted_ns);
 	assert_true(rep.late_shifted_ns >= 40000);
 	assert_int_equal(rep.guard_sleeps, 3);
+	assert_string_equal(rep.plan, "sleep to 7.0 us before each deadline (--spin-us), spin the rest");
 	/* No spin margin to speak of unless the timer is hybrid. */
 	init(&s, &fc, (struct sched_cfg){ .timer = SCHED_TIMER_SLEEP, .spin_fixed = true, .spin_ns = 7000 });
 	sched_report(&s, &rep);
 	assert_string_equal(rep.timer, "sleep");
 	assert_int_equal(rep.spin_margin_ns, 0);
+	assert_non_null(strstr(rep.plan, "sleep to every deadline (--timer sleep)"));
+	/* The measured margin says where it came from. */
+	init(&s, &fc, (struct sched_cfg){ 0 });
+	fc.oversleep_ns = 40000;
+	sched_calibrate(&s);
+	sched_report(&s, &rep);
+	assert_string_equal(rep.plan, "sleep to 47.0 us before each deadline, spin the rest: the margin covers "
+				      "the measured wake-up lateness (p99.5; start-up p99 40.0 us)");
 }
 
 /* Shift: the stall moves the rest of the schedule back; the recorded gaps are kept. */
@@ -1191,6 +1200,16 @@ static void test_rt_warns(void **state)
 	rt_setup(&rt, &(struct rt_cfg){ .cpu = -1 });
 	assert_int_equal(rt.nwarn, 0);
 	assert_false(rt.slack_set);
+	assert_int_equal(rt.dma_latency_fd, -1); /* not asked for */
+	rt_release(&rt);
+
+	/* /dev/cpu_dma_latency: held (root) or refused with a reason; never a warning; released. */
+	rt_setup(&rt, &(struct rt_cfg){ .cpu = -1, .dma_latency = true });
+	assert_int_equal(rt.nwarn, 0);
+	assert_true(rt.dma_latency_fd >= 0 || rt.dma_latency_err != 0);
+	rt_release(&rt);
+	assert_int_equal(rt.dma_latency_fd, -1);
+	rt_release(&rt); /* twice is harmless */
 }
 
 int main(void)
