@@ -121,6 +121,16 @@ static uint64_t margin_from(uint64_t late_ns)
 	return m < SPIN_MIN_NS ? SPIN_MIN_NS : m > SPIN_MAX_NS ? SPIN_MAX_NS : m;
 }
 
+/*
+ * The shortest sleep worth taking: the median wake-up lateness, bounded like
+ * the margin -- wake-ups later than SPIN_MAX_NS are a loaded machine's run
+ * queue, and spinning through gaps to beat them only adds to the load.
+ */
+static uint64_t sleep_min_from(uint64_t p50_ns)
+{
+	return MIN(p50_ns, SPIN_MAX_NS);
+}
+
 void waiter_init(struct waiter *w, const struct sched_cfg *cfg, struct clock *clk)
 {
 	*w = (struct waiter){
@@ -193,7 +203,7 @@ static void margin_sample(struct waiter *w, uint64_t late_ns)
 	 */
 	target = MAX(late_pct(w, MARGIN_PERMILLE), w->win_max2);
 	w->margin_ns = margin_from(target);
-	w->sleep_min_ns = late_pct(w, 500);
+	w->sleep_min_ns = sleep_min_from(late_pct(w, 500));
 	w->win_n = 0;
 	w->win_max1 = w->win_max2 = 0;
 }
@@ -236,7 +246,7 @@ int waiter_calibrate(struct waiter *w)
 	/* 96 samples: the second largest is about the p99, and not a single VM pause. */
 	w->calib_lateness_ns = n > 1 ? max2 : max1;
 	w->margin_ns = margin_from(w->calib_lateness_ns);
-	w->sleep_min_ns = late_pct(w, 500);
+	w->sleep_min_ns = sleep_min_from(late_pct(w, 500));
 	return rc;
 }
 

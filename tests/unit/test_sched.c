@@ -498,6 +498,8 @@ static void test_calibrate(void **state)
 	sched_init(&s, &(struct sched_cfg){ 0 }, &fc.clk);
 	sched_calibrate(&s);
 	assert_int_equal(s.waiter.margin_ns, 300000);
+	/* Nor does it spin through gaps of milliseconds to beat a loaded run queue. */
+	assert_int_equal(s.waiter.sleep_min_ns, 300000);
 
 	/* A fixed margin is the user's: no probe. */
 	fakeclock_init(&fc, T0);
