@@ -377,6 +377,7 @@ static int timing(struct opts *o, char *err, size_t len)
 		return opts_fail(err, len, "--maxsleep cuts the trace's recorded gaps: it does nothing with "
 			    "--topspeed, --pps or --mbps");
 	o->rt.timer_slack = c->mode != SCHED_MODE_TOPSPEED;
+	o->rt.dma_latency = c->mode != SCHED_MODE_TOPSPEED;
 	o->rt.timer = c->timer;
 	return 0;
 }

@@ -68,6 +68,7 @@ struct replay {
 	/* schedule */
 	struct sched sched;
 	struct clock_virtual vclock;
+	struct rt rt;                /* real-time set-up; rt_release() at the end */
 	bool timed;                  /* deadlines are waited for and their errors measured */
 	/* the output lanes, and how a packet picks one (two lanes only) */
 	struct lane lane[STATS_LANES_MAX];

@@ -317,6 +317,10 @@ static void realtime(struct replay *r, struct sched_cfg *scfg)
 	log_info("real time: %s%s%s%s", rt.fifo ? "SCHED_FIFO" : "SCHED_OTHER",
 		 rt.pinned ? ", pinned" : "", rt.locked ? ", memory locked" : "",
 		 rt.slack_set ? ", timer slack 1 ns" : "");
+	if (r->o->rt.dma_latency)
+		log_info("/dev/cpu_dma_latency: %s",
+			 rt.dma_latency_fd >= 0 ? "held at 0 us" : strerror(rt.dma_latency_err));
+	r->rt = rt; /* holds the /dev/cpu_dma_latency request until cleanup() */
 }
 
 /* Measure the timer before the first packet, under the policy realtime() set. */
@@ -332,6 +336,7 @@ static void calibrate(struct replay *r)
 
 static void cleanup(struct replay *r)
 {
+	rt_release(&r->rt);
 	if (r->traces)
 		for (int i = 0; i < r->o->nfiles; i++)
 			trace_close(r->traces[i]);

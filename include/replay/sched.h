@@ -22,7 +22,9 @@
  * sleep on an absolute deadline to within a margin of it, then spin on the
  * clock for the rest.  The margin is the timer's wake-up lateness, measured
  * at start-up by a short probe under the scheduling policy in use
- * (sched_calibrate()) and kept up to date from every sleep.
+ * (sched_calibrate()) and kept up to date from every sleep.  Under the
+ * kernel's real-time throttle it plans the idle time the throttle needs
+ * into the schedule's own long gaps (src/sched/wait.c says how).
  */
 #ifndef REPLAY_SCHED_H
 #define REPLAY_SCHED_H
@@ -50,8 +52,10 @@ struct clock {
 	int (*sleep_until_ns)(struct clock *c, uint64_t deadline_ns);
 	/*
 	 * spin_until_ns() - busy-wait, without giving up the CPU, until
-	 * @deadline_ns; 0, or -EINTR as soon as *@stop (may be NULL) is set.
-	 * May be NULL: the scheduler then sleeps instead.
+	 * @deadline_ns; how far past it the last clock read of the spin was, ns
+	 * (>= 0, at most INT_MAX: a pause of the CPU during the spin shows
+	 * here), or -EINTR as soon as *@stop (may be NULL) is set.  May be
+	 * NULL: the scheduler then sleeps instead.
 	 */
 	int (*spin_until_ns)(struct clock *c, uint64_t deadline_ns, const volatile sig_atomic_t *stop);
 };
@@ -149,8 +153,8 @@ struct sched_cfg {
 	const volatile sig_atomic_t *stop; /* spinning ends early when set (may be NULL) */
 	/*
 	 * Hybrid timer: the largest share of time, in thousandths, the waiter
-	 * may keep the CPU busy; beyond it, it sleeps to the deadline itself
-	 * rather than spin.  Set under real-time throttling (see rt_setup());
+	 * may keep the CPU busy; the rest is idle time it plans into the
+	 * schedule's gaps.  Set under real-time throttling (see rt_setup());
 	 * 0 = no limit.
 	 */
 	uint32_t busy_max_permille;
@@ -163,8 +167,23 @@ struct sched_cfg {
  * deadline (sched_wait()).
  */
 
-/* Samples of wake-up lateness per margin estimate (the p99 of a window is its 2nd largest). */
+/* Wake-up lateness samples between two updates of the adaptive margin. */
 #define WAITER_WINDOW 128u
+/* The lateness histogram: WAITER_LATE_BUCKETS buckets of WAITER_LATE_STEP_NS each. */
+#define WAITER_LATE_BUCKETS 160u
+#define WAITER_LATE_STEP_NS 2000u
+/* The schedule's gaps, by powers of two: bucket b holds gaps in [2^b, 2^(b+1)) ns. */
+#define WAITER_GAP_BUCKETS 40u
+
+/* Why a wait ended after its deadline (the cause of a late packet). */
+enum wait_cause {
+	WAIT_CAUSE_NONE,  /* on time */
+	WAIT_CAUSE_TIMER, /* a sleep woke later than the margin covered (timer lateness) */
+	WAIT_CAUSE_PLAN,  /* a planned sleep: idle time the real-time throttle needs */
+	WAIT_CAUSE_SPIN,  /* the CPU was taken away during the spin (VM or preemption pause) */
+	WAIT_CAUSE_LOOP,  /* already late when asked: the loop (trace read, back-pressure, send) */
+	WAIT_CAUSE_MAX
+};
 
 struct waiter {
 	enum sched_timer timer;
@@ -172,18 +191,31 @@ struct waiter {
 	const volatile sig_atomic_t *stop; /* ends a spin early when set (may be NULL) */
 	bool adaptive;                 /* the margin follows measured wake-up lateness */
 	uint64_t margin_ns;            /* hybrid: sleep to deadline minus this, spin the rest, ns */
-	/* the current window of wake-up lateness samples (adaptive margin) */
+	uint64_t sleep_min_ns;         /* hybrid: sleep only if that leaves a sleep this long, ns */
+	/* the adaptive margin: the current window, and a decaying histogram of all */
 	uint32_t win_n;                /* samples in the window */
-	uint64_t win_max1, win_max2;   /* largest and second largest, ns */
+	uint64_t win_max1, win_max2;   /* the window's largest and second largest, ns */
+	uint32_t late_hist[WAITER_LATE_BUCKETS]; /* samples (x16, decaying) per 2 us of lateness */
+	uint32_t late_samples;         /* samples since the histogram last decayed */
 	/* counters, for the summary */
 	uint64_t sleeps;               /* sleeps taken */
 	uint64_t sleep_overshoots;     /* sleeps that woke after the deadline itself (margin too small) */
+	uint64_t spin_pauses;          /* spins that ended later than SPIN_PAUSE_NS (wait.c) */
 	uint64_t calib_lateness_ns;    /* waiter_calibrate(): the probe's p99 wake-up lateness, ns */
-	/* the busy-share guard (sched_cfg.busy_max_permille) */
+	enum wait_cause cause;         /* why the last wait ended late; NONE if on time */
+	/* the plan under real-time throttling (sched_cfg.busy_max_permille) */
 	uint32_t busy_max_permille;
-	int64_t owed_ns;               /* sleep owed to keep the busy share, ns; < 0 = credit */
+	int64_t owed_ns;               /* idle owed to the throttle, ns; < 0 = credit */
 	uint64_t owed_at_ns;           /* run-clock time owed_ns was brought up to date, ns */
-	uint64_t guard_sleeps;         /* sleeps to the deadline taken instead of a spin, to pay it */
+	uint64_t prev_deadline_ns;     /* the previous deadline: the schedule's gaps, ns */
+	uint64_t gap_tick_ns;          /* deadline at which the gap statistics last moved on, ns */
+	uint64_t gap_cnt[WAITER_GAP_BUCKETS]; /* gaps seen (x1024, decaying) per bucket */
+	uint64_t gap_sum_ns[WAITER_GAP_BUCKETS]; /* their total length (decaying), ns */
+	uint64_t plan_gap_ns;          /* owed idle is slept in gaps at least this long, ns; 0 = none */
+	bool plan_whole;               /* those gaps pay the whole idle share */
+	uint64_t guard_sleeps;         /* planned sleeps (naps in gaps and chunks) */
+	uint64_t plan_chunks;          /* of them, chunks: sleeps with no gap to put them in */
+	uint64_t plan_delays;          /* planned sleeps that woke after the deadline */
 };
 
 /*
@@ -202,16 +234,18 @@ void waiter_init(struct waiter *w, const struct sched_cfg *cfg, struct clock *cl
  */
 int waiter_calibrate(struct waiter *w);
 
-/* waiter_start() - the run starts at @now_ns: the busy-share guard starts with nothing owed. */
+/* waiter_start() - the run starts at @now_ns: the real-time plan starts with nothing owed. */
 void waiter_start(struct waiter *w, uint64_t now_ns);
 
 /*
  * waiter_until() - wait for @deadline_ns with the configured timer.  Returns
  * how far past the deadline the waiter saw the clock when it returned, ns
  * (>= 0; a run clock stays below 2^63 ns), or -EINTR on a signal (a sleep
- * interrupted, or *stop set during a spin).  A wait that ended by a spin or
- * sleep to the deadline itself returns 0: the clock returns at or after it
- * and is not read again, which would cost every packet a clock read.
+ * interrupted, or *stop set during a spin).  A spin reports its own last
+ * clock read; a sleep to the deadline itself returns 0 (the clock is not
+ * read again, which would cost every packet a clock read).  w->cause says
+ * why a wait ended late.  Call once per packet, deadlines in send order:
+ * the gaps between them are what the real-time plan is made from.
  */
 int64_t waiter_until(struct waiter *w, uint64_t deadline_ns);
 
@@ -239,6 +273,8 @@ struct sched {
 	uint64_t late_stalls;          /* runs of packets found late beyond the threshold */
 	uint64_t late_packets;         /* packets found late beyond the threshold */
 	uint64_t shifted_ns;           /* SHIFT: total the schedule moved back by, ns */
+	uint64_t late_cause[WAIT_CAUSE_MAX]; /* late_packets by the cause the waiter saw */
+	enum wait_cause stall_cause;   /* the cause of the current run of late packets */
 };
 
 /* sched_init() - configure @s from @cfg to use @clk; nothing is due until sched_start(). */
@@ -315,6 +351,7 @@ struct rt_cfg {
 	int priority;           /* SCHED_FIFO priority 1..99; 0 = stay SCHED_OTHER */
 	int cpu;                /* pin to this CPU; -1 = no pinning */
 	bool timer_slack;       /* timer slack to 1 ns (done for every timed run) */
+	bool dma_latency;       /* hold /dev/cpu_dma_latency at 0 (done for every timed run) */
 	enum sched_timer timer; /* for the throttling advice */
 };
 
@@ -329,6 +366,8 @@ struct rt {
 	bool throttled;         /* the kernel limits real-time tasks' CPU share */
 	long rt_runtime_us;     /* kernel.sched_rt_runtime_us; -1 = unlimited */
 	long rt_period_us;      /* kernel.sched_rt_period_us */
+	int dma_latency_fd;     /* /dev/cpu_dma_latency held at 0 until rt_release(); -1 = not held */
+	int dma_latency_err;    /* why it could not be opened (errno), 0 if it was or was not asked */
 	int nwarn;
 	char warn[RT_WARN_MAX][768]; /* one line each, without the program name */
 };
@@ -342,5 +381,12 @@ struct rt {
  * at the time, so a trace mapped later is not pinned in RAM.
  */
 void rt_setup(struct rt *rt, const struct rt_cfg *cfg);
+
+/*
+ * rt_release() - give back what rt_setup() holds for the run: the
+ * /dev/cpu_dma_latency request (the CPU may again idle as deeply as it
+ * likes).  Safe on a zeroed or already released @rt.
+ */
+void rt_release(struct rt *rt);
 
 #endif

@@ -16,7 +16,17 @@ struct sched_report {
 	uint64_t late_stalls;       /* runs of packets found later than the threshold */
 	uint64_t late_packets;      /* packets found later than the threshold */
 	uint64_t late_shifted_ns;   /* --late=shift: total the schedule was moved back by, ns */
-	uint64_t guard_sleeps;      /* sleeps to a deadline instead of a spin, against RT throttling */
+	uint64_t guard_sleeps;      /* planned sleeps: idle time the real-time throttle needs */
+	uint64_t plan_chunks;       /* of them, sleeps with no gap to go in (packets waited) */
+	/* late_packets by cause, as the waiter saw it (they add up to late_packets) */
+	uint64_t late_timer;        /* a sleep woke later than the spin margin covered */
+	uint64_t late_plan;         /* a planned sleep (for the real-time throttle) */
+	uint64_t late_spin;         /* the CPU was taken away during the spin */
+	uint64_t late_loop;         /* already late when its wait began: read, send, back-pressure */
+	/* events, whatever the threshold */
+	uint64_t sleep_overshoots;  /* sleeps that woke after the deadline itself */
+	uint64_t spin_pauses;       /* spins that ended more than 5 us late */
+	char plan[256];             /* one line: the waiting plan chosen, and why */
 };
 
 #endif

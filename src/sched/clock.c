@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Run clocks: the real monotonic clock (sleeping and spinning) and the virtual one of dry runs. */
 #include <errno.h>
+#include <limits.h>
 #include <time.h>
 
 #include "replay/compiler.h"
@@ -48,12 +49,15 @@ static int mono_spin_until_ns(struct clock *c, uint64_t deadline_ns,
 	 * checked on every turn: --timer=spin may spin for as long as a trace's
 	 * longest gap, and a signal must still end the run at once.
 	 */
-	while (mono_now_ns(c) < deadline_ns) {
+	uint64_t now;
+
+	while ((now = mono_now_ns(c)) < deadline_ns) {
 		if (stop && *stop)
 			return -EINTR;
 		cpu_relax();
 	}
-	return 0;
+	/* How late the spin saw the deadline pass: more than a clock read means the CPU was taken away. */
+	return now - deadline_ns > INT_MAX ? INT_MAX : (int)(now - deadline_ns);
 }
 
 static struct clock mono = {

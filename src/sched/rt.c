@@ -6,12 +6,14 @@
  * fatal: a replay without privilege still runs, less precisely, and says why.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include "replay/compiler.h"
 #include "replay/sched.h"
@@ -148,16 +150,52 @@ static void throttling(struct rt *rt, enum sched_timer timer)
 		warn(rt, "real-time throttling is on (kernel.sched_rt_runtime_us=%ld of sched_rt_period_us=%ld): "
 			 "a real-time task that never sleeps is stopped for %ld ms in every %ld ms.  The hybrid "
 			 "timer sleeps until its spin margin before each packet; where gaps are shorter than "
-			 "that it keeps below %u.%u %% busy by sleeping 0.1-1 ms at a time when it must "
-			 "(packets due meanwhile go late: counted as guard sleeps) rather than stall for "
-			 "%ld ms.  'sysctl kernel.sched_rt_runtime_us=-1' lifts the limit",
+			 "that it keeps below %u.%u %% busy by planning naps into the trace's longest gaps, or, "
+			 "if the gaps leave no room, by sleeping 0.3 ms at a time (packets due meanwhile go late: "
+			 "counted as planned sleeps) rather than stall for %ld ms.  "
+			 "'sysctl kernel.sched_rt_runtime_us=-1' lifts the limit",
 		     rt->rt_runtime_us, rt->rt_period_us, stop_ms, rt->rt_period_us / 1000,
 		     rt->busy_max_permille / 10, rt->busy_max_permille % 10, stop_ms);
+}
+
+/*
+ * The CPU's idle states: asked for a wake-up latency of 0 us, the kernel's
+ * cpuidle governor keeps the CPU out of the deep C-states whose exit takes
+ * tens of microseconds, so a timer wakes the sender sooner (cyclictest does
+ * the same, and for the same reason).  The request holds while the file is
+ * open; a machine without cpuidle, or a user without access, simply does
+ * not get it -- not worth a warning.
+ */
+static void dma_latency(struct rt *rt)
+{
+	int32_t zero = 0;
+	int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		rt->dma_latency_err = errno;
+		return;
+	}
+	if (write(fd, &zero, sizeof(zero)) != (ssize_t)sizeof(zero)) {
+		rt->dma_latency_err = errno ? errno : EIO;
+		close(fd);
+		return;
+	}
+	rt->dma_latency_fd = fd;
+}
+
+void rt_release(struct rt *rt)
+{
+	if (rt->dma_latency_fd > 0)
+		close(rt->dma_latency_fd);
+	rt->dma_latency_fd = -1;
 }
 
 void rt_setup(struct rt *rt, const struct rt_cfg *cfg)
 {
 	memset(rt, 0, sizeof(*rt));
+	rt->dma_latency_fd = -1;
+	if (cfg->dma_latency)
+		dma_latency(rt);
 	if (cfg->cpu >= 0)
 		pin(rt, cfg->cpu);
 	if (cfg->priority > 0)

@@ -220,6 +220,8 @@ static inline void late_policy(struct sched *s, uint64_t late_ns)
 		return;
 	}
 	s->late_packets++;
+	/* The cause the waiter saw; a lateness it did not see (sched_late() alone) is the loop's. */
+	s->late_cause[s->waiter.cause != WAIT_CAUSE_NONE ? s->waiter.cause : WAIT_CAUSE_LOOP]++;
 	if (!s->in_stall)
 		s->late_stalls++;
 	s->in_stall = true;
@@ -264,6 +266,46 @@ const char *sched_late_name(enum sched_late l)
 	return opt_enum_name(sched_late_choices, (int)l);
 }
 
+/* One line: the plan the waiter followed, and why (the summary's "Timing:" line). */
+static void plan_line(const struct waiter *w, char *buf, size_t len)
+{
+	int n;
+
+	switch (w->timer) {
+	case SCHED_TIMER_SPIN:
+		snprintf(buf, len, "spin to every deadline (--timer spin): exact, one CPU kept busy");
+		return;
+	case SCHED_TIMER_SLEEP:
+		snprintf(buf, len, "sleep to every deadline (--timer sleep): least CPU, late by the timer's wake-up lateness");
+		return;
+	default:
+		break;
+	}
+	if (!w->adaptive)
+		n = snprintf(buf, len, "sleep to %.1f us before each deadline (--spin-us), spin the rest",
+			     (double)w->margin_ns / 1e3);
+	else
+		n = snprintf(buf, len,
+			     "sleep to %.1f us before each deadline, spin the rest: the margin covers the measured wake-up lateness (p99.5; start-up p99 %.1f us)",
+			     (double)w->margin_ns / 1e3, (double)w->calib_lateness_ns / 1e3);
+	if (n < 0 || (size_t)n >= len || !w->busy_max_permille)
+		return;
+	if (w->plan_whole)
+		snprintf(buf + n, len - (size_t)n,
+			 "; real-time throttle: %u.%u %% idle planned into the gaps >= %.1f us",
+			 (1000 - w->busy_max_permille) / 10, (1000 - w->busy_max_permille) % 10,
+			 (double)w->plan_gap_ns / 1e3);
+	else if (w->plan_gap_ns)
+		snprintf(buf + n, len - (size_t)n,
+			 "; real-time throttle: %u.%u %% idle, planned into the gaps >= %.1f us as far as they go, the rest in 0.3 ms chunks",
+			 (1000 - w->busy_max_permille) / 10, (1000 - w->busy_max_permille) % 10,
+			 (double)w->plan_gap_ns / 1e3);
+	else
+		snprintf(buf + n, len - (size_t)n,
+			 "; real-time throttle: %u.%u %% idle in 0.3 ms chunks (no gap long enough to nap in)",
+			 (1000 - w->busy_max_permille) / 10, (1000 - w->busy_max_permille) % 10);
+}
+
 void sched_report(const struct sched *s, struct sched_report *rep)
 {
 	const struct waiter *w = &s->waiter;
@@ -276,5 +318,13 @@ void sched_report(const struct sched *s, struct sched_report *rep)
 		.late_packets = s->late_packets,
 		.late_shifted_ns = s->shifted_ns,
 		.guard_sleeps = w->guard_sleeps,
+		.plan_chunks = w->plan_chunks,
+		.late_timer = s->late_cause[WAIT_CAUSE_TIMER],
+		.late_plan = s->late_cause[WAIT_CAUSE_PLAN],
+		.late_spin = s->late_cause[WAIT_CAUSE_SPIN],
+		.late_loop = s->late_cause[WAIT_CAUSE_LOOP],
+		.sleep_overshoots = w->sleep_overshoots,
+		.spin_pauses = w->spin_pauses,
 	};
+	plan_line(w, rep->plan, sizeof(rep->plan));
 }

@@ -1,13 +1,59 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The waiter: waiting for an absolute deadline, and measuring how well the
- * machine lets us.  Three timers (sleep, spin, and the hybrid of the two:
- * sleep to within a margin of the deadline, spin the rest), the hybrid
- * margin (calibrated at start-up, then following the wake-ups it sees), and
- * the busy-share guard that keeps a spinning SCHED_FIFO task clear of the
- * kernel's real-time throttling.  What a late packet means for the schedule
- * is not decided here: the waiter reports the lateness it saw, and the
+ * machine lets us.  What a late packet means for the schedule is not decided
+ * here: the waiter reports the lateness it saw and why (w->cause), and the
  * scheduler applies its late policy (sched.c, sched_late()).
+ *
+ * How it waits.  Sleeping costs no CPU but wakes late: on a 2-vCPU VM
+ * clock_nanosleep() wakes 25-100 us after its target, now and then 400 us;
+ * spinning on the clock is exact but burns a core.  So the hybrid timer
+ * (Feng, Bezzaz, Feng and Walpole, "NetVCR: a high-performance packet replay
+ * engine", 2002: sleep for efficiency, poll for accuracy) sleeps to a margin
+ * before the deadline and spins the rest:
+ *
+ *   - The margin is the timer's own wake-up lateness: a start-up probe sets
+ *     it (waiter_calibrate()), then every sleep's lateness goes into a
+ *     decaying histogram (about the last thousand sleeps) and the margin is
+ *     its 99.5th percentile plus an eighth: a wake-up later than that is
+ *     rarer than one packet in two hundred, so it stays out of the p99.
+ *     Load that makes wake-ups later moves the margin up within a window of
+ *     128 sleeps; it comes down as the slow wake-ups age out.
+ *   - It sleeps only when the gap leaves a sleep at least as long as the
+ *     median wake-up latency: a shorter sleep saves less CPU than the
+ *     context switches cost, and adds a wake-up to be late.
+ *
+ * The plan under real-time throttling.  A SCHED_FIFO task may run at most
+ * sched_rt_runtime_us of every sched_rt_period_us (950 ms of 1 s by
+ * default); then the kernel stops it for the rest of the period, and every
+ * packet due meanwhile stalls.  The task must therefore be idle a share of
+ * the time (rt.c sets busy_max_permille 3 % inside the limit).  Where the
+ * schedule's gaps exceed the margin the hybrid sleeps anyway and the share
+ * is paid for free; where they do not, the idle time has to come from
+ * sleeps that the spin would not take.  Rather than nap reactively in
+ * whatever gap comes up when the account is overdrawn, the waiter plans:
+ *
+ *   - it keeps the account (owed_ns: the idle share of the time passed,
+ *     minus the time slept), with at most PLAN_CREDIT_NS of credit and at
+ *     most PLAN_DEBT_NS of debt -- 20 ms between them, so that in any
+ *     window of one period the idle time is at least 60 of the 80 ms the
+ *     share asks for, above the kernel's 50 ms;
+ *   - it keeps a decaying histogram of the schedule's gaps (by deadline,
+ *     powers of two, about the last second of schedule) and picks the
+ *     shortest gap length G such that napping in the gaps at least G long
+ *     (sleeping to half the margin before the deadline) yields the share;
+ *   - owed idle is slept only in gaps of at least G; a debt below
+ *     PLAN_DEBT_NS waits for them (up to ~190 ms of spinning at an 8 %
+ *     share), so a packet in a shorter gap is never made late by it while
+ *     a longer gap lies ahead within that window.  Only a debt at the limit
+ *     is paid where it stands: by a nap as deep as the gap allows, or,
+ *     where the gap has no room for one, by a sleep of 300 us at once
+ *     (packets due meanwhile go late and are caught up: a few late by
+ *     0.3 ms rather than all by 50 ms).  When G's gaps cannot pay the whole
+ *     share (or there are none) that is how the rest is paid.
+ *
+ * The plan predicts from the schedule seen so far: a trace whose long gaps
+ * recur within about a second is planned exactly after the first one.
  */
 #include <errno.h>
 
@@ -15,7 +61,7 @@
 #include "replay/sched.h"
 
 /*
- * The hybrid margin: the measured p99 wake-up lateness plus an eighth plus a
+ * The hybrid margin: the measured lateness percentile plus an eighth plus a
  * little, so that a wake-up a shade later than any measured still leaves the
  * spin to absorb it.  Bounded: below 2 us a margin saves nothing worth the
  * risk; above 300 us (twice the p99 wake-up lateness of a 2-core VM at its
@@ -26,32 +72,37 @@
 #define SPIN_PAD_NS 2000ull
 #define SPIN_MIN_NS 2000ull
 #define SPIN_MAX_NS 300000ull
+/* The percentile of wake-up lateness the margin covers, in thousandths. */
+#define MARGIN_PERMILLE 995u
+/* A sample's weight in the lateness histogram; every LATE_DECAY samples all weights fall by a quarter. */
+#define LATE_WEIGHT 16u
+#define LATE_DECAY  256u
+/* A spin that ends later than this was paused (the CPU taken away), not merely slow to see the clock. */
+#define SPIN_PAUSE_NS 5000
 
 /*
- * The busy-share guard's bounds.  Credit from sleeping is kept only up to
- * 20 ms, so that a long idle spell cannot license a spin long enough to meet
- * the kernel's throttle (which forgives nothing beyond its own period).
- * Debt is capped too: it is paid by sleeping at the next chances, and a run
- * that was late for a long time owes no more than this at once.
+ * The plan's account bounds (see the top of this file).  Credit is kept only
+ * up to 5 ms, so that a long idle spell cannot license a spin long enough to
+ * meet the throttle; a plan may defer up to 15 ms of debt to the long gaps.
  */
-#define GUARD_CREDIT_NS 20000000ll
-#define GUARD_DEBT_NS   50000000ll
+#define PLAN_CREDIT_NS 5000000ll
+#define PLAN_DEBT_NS   15000000ll
+/* Time passing adds to the debt at most this much at once (a long stall, a suspend). */
+#define PLAN_STEP_NS   50000000ull
 /*
- * How the debt is paid, when the gap is shorter than the margin.  Where the
- * gap leaves room, by a nap of at least 20 us to half the margin before the
- * deadline: the CPU is idle from the nap's start to the (late) wake-up, and
- * the wake-up is mostly still early enough for the spin.  Naps must not be
- * shorter: measured on a 2-core VM under kernel 6.18, a spinning SCHED_FIFO
- * task that sleeps 8-20 % of the time in 5 us naps still stalls for 5-50 ms
- * about once a second (the normal tasks it starves get their share at once),
- * while the same share in 30-300 us sleeps lets them run and keeps it clear.
- * Where there is no room (gaps of a few us), by sleeping 300 us to 1 ms at
- * once: rarer events make fewer packets late (at 20 us gaps, 100 us chunks
- * made 1.6 % of packets late by ~130 us -- the p99 -- and 300 us chunks 0.5 %).
+ * Naps are at least 20 us: measured on a 2-core VM under kernel 6.18, a
+ * spinning SCHED_FIFO task that sleeps 8-20 % of the time in 5 us naps still
+ * stalls for 5-50 ms about once a second (the normal tasks it starves get
+ * their share at once), while the same share in 30-300 us sleeps lets them
+ * run and keeps it clear.  Where the gaps leave no room for a nap, the debt
+ * is slept in chunks of 300 us: at 20 us gaps 100 us chunks made 1.6 % of
+ * packets late by ~130 us (the p99) and 300 us chunks 0.5 %.
  */
-#define GUARD_NAP_MIN_NS 20000ull
-#define GUARD_CHUNK_NS 300000ll
-#define GUARD_SLEEP_MAX_NS 1000000ll
+#define PLAN_NAP_MIN_NS  20000ull
+#define PLAN_CHUNK_NS    300000ll
+/* The gap statistics move on every 10 ms of schedule, and decay by 1/64 each time (~0.6 s memory). */
+#define GAP_TICK_NS   10000000ull
+#define GAP_WEIGHT    1024u
 
 /* The start-up probe: short and long sleeps, since a longer sleep lets the CPU idle deeper. */
 #define CALIB_SHORT_NS 200000ull
@@ -63,11 +114,21 @@ static inline uint64_t now_of(struct waiter *w)
 	return w->clk->now_ns(w->clk);
 }
 
-static uint64_t margin_from(uint64_t p99_ns)
+static uint64_t margin_from(uint64_t late_ns)
 {
-	uint64_t m = p99_ns + p99_ns / 8 + SPIN_PAD_NS;
+	uint64_t m = late_ns + late_ns / 8 + SPIN_PAD_NS;
 
 	return m < SPIN_MIN_NS ? SPIN_MIN_NS : m > SPIN_MAX_NS ? SPIN_MAX_NS : m;
+}
+
+/*
+ * The shortest sleep worth taking: the median wake-up lateness, bounded like
+ * the margin -- wake-ups later than SPIN_MAX_NS are a loaded machine's run
+ * queue, and spinning through gaps to beat them only adds to the load.
+ */
+static uint64_t sleep_min_from(uint64_t p50_ns)
+{
+	return MIN(p50_ns, SPIN_MAX_NS);
 }
 
 void waiter_init(struct waiter *w, const struct sched_cfg *cfg, struct clock *clk)
@@ -83,11 +144,47 @@ void waiter_init(struct waiter *w, const struct sched_cfg *cfg, struct clock *cl
 	};
 }
 
-/* One wake-up lateness sample into the window; at the window's end, move the margin. */
+/* One wake-up lateness sample into the histogram (every LATE_DECAY samples, the old ones fade). */
+static void late_hist_add(struct waiter *w, uint64_t late_ns)
+{
+	uint64_t b = late_ns / WAITER_LATE_STEP_NS;
+
+	w->late_hist[b < WAITER_LATE_BUCKETS ? b : WAITER_LATE_BUCKETS - 1] += LATE_WEIGHT;
+	if (++w->late_samples < LATE_DECAY)
+		return;
+	w->late_samples = 0;
+	for (unsigned i = 0; i < WAITER_LATE_BUCKETS; i++)
+		w->late_hist[i] -= w->late_hist[i] / 4;
+}
+
+/*
+ * The lower edge of the bucket below which at least @permille thousandths of
+ * the histogram's weight lies, counted from the top: a lower edge, so that a
+ * steady lateness of exactly 100 us reads as 100 us (SPIN_PAD_NS covers the
+ * bucket's width).
+ */
+static uint64_t late_pct(const struct waiter *w, unsigned permille)
+{
+	uint64_t total = 0, above = 0;
+
+	for (unsigned i = 0; i < WAITER_LATE_BUCKETS; i++)
+		total += w->late_hist[i];
+	if (!total)
+		return 0;
+	for (unsigned i = WAITER_LATE_BUCKETS; i-- > 0;) {
+		above += w->late_hist[i];
+		if (above * 1000 > total * (1000 - permille))
+			return (uint64_t)i * WAITER_LATE_STEP_NS;
+	}
+	return 0;
+}
+
+/* One wake-up lateness sample; at the window's end, move the margin. */
 static void margin_sample(struct waiter *w, uint64_t late_ns)
 {
 	uint64_t target;
 
+	late_hist_add(w, late_ns);
 	if (late_ns > w->win_max1) {
 		w->win_max2 = w->win_max1;
 		w->win_max1 = late_ns;
@@ -97,17 +194,16 @@ static void margin_sample(struct waiter *w, uint64_t late_ns)
 	if (++w->win_n < WAITER_WINDOW)
 		return;
 	/*
-	 * The window's second largest is its p99: one outlier (this VM pauses
-	 * for 30-350 us now and then) cannot raise the margin, a shift of the
-	 * whole distribution (load came) raises it at once, and an improvement
-	 * lowers it by an eighth of the difference per window, so a quiet spell
-	 * does not leave the next burst of load unguarded.
+	 * The histogram's p99.5 over the last thousand sleeps or so, but never
+	 * below this window's second largest (its p99): one outlier (this VM
+	 * pauses for 30-350 us now and then) cannot raise the margin, a shift
+	 * of the whole distribution (load came) raises it at once, and it comes
+	 * down only as the slow wake-ups age out of the histogram, so a quiet
+	 * spell does not leave the next burst of load unguarded.
 	 */
-	target = margin_from(w->win_max2);
-	if (target >= w->margin_ns)
-		w->margin_ns = target;
-	else
-		w->margin_ns -= (w->margin_ns - target) / 8;
+	target = MAX(late_pct(w, MARGIN_PERMILLE), w->win_max2);
+	w->margin_ns = margin_from(target);
+	w->sleep_min_ns = sleep_min_from(late_pct(w, 500));
 	w->win_n = 0;
 	w->win_max1 = w->win_max2 = 0;
 }
@@ -134,6 +230,7 @@ int waiter_calibrate(struct waiter *w)
 				break;
 			now = now_of(w);
 			late = now > t ? now - t : 0;
+			late_hist_add(w, late);
 			if (late > max1) {
 				max2 = max1;
 				max1 = late;
@@ -149,6 +246,7 @@ int waiter_calibrate(struct waiter *w)
 	/* 96 samples: the second largest is about the p99, and not a single VM pause. */
 	w->calib_lateness_ns = n > 1 ? max2 : max1;
 	w->margin_ns = margin_from(w->calib_lateness_ns);
+	w->sleep_min_ns = sleep_min_from(late_pct(w, 500));
 	return rc;
 }
 
@@ -156,29 +254,90 @@ void waiter_start(struct waiter *w, uint64_t now_ns)
 {
 	w->owed_ns = 0;
 	w->owed_at_ns = now_ns;
+	w->prev_deadline_ns = now_ns;
+	w->gap_tick_ns = now_ns;
+	w->cause = WAIT_CAUSE_NONE;
 }
 
-/*
- * The busy-share guard: time passing adds the share that must be spent
- * asleep to the debt, sleeping pays it.  Only the caller's own sleeps count;
- * what the kernel sees as idle is what matters to its throttle.
- */
-static void guard_account(struct waiter *w, uint64_t now)
+/* The throttle's account: time passing adds the idle share to the debt. */
+static void plan_account(struct waiter *w, uint64_t now)
 {
 	uint64_t dt;
 
 	if (!w->busy_max_permille || now <= w->owed_at_ns)
 		return;
-	dt = now - w->owed_at_ns;
+	dt = MIN(now - w->owed_at_ns, PLAN_STEP_NS);
 	w->owed_at_ns = now;
-	if (dt > (uint64_t)GUARD_DEBT_NS)
-		dt = GUARD_DEBT_NS;
 	w->owed_ns += (int64_t)(dt * (1000 - w->busy_max_permille) / 1000);
-	if (w->owed_ns > GUARD_DEBT_NS)
-		w->owed_ns = GUARD_DEBT_NS;
+	if (w->owed_ns > (int64_t)PLAN_STEP_NS)
+		w->owed_ns = (int64_t)PLAN_STEP_NS;
 }
 
-/* Sleep to @target; the guard is credited with the time actually asleep.  Returns now, or 0 on EINTR. */
+/* How long a nap leaves before the deadline: half the margin, most wake-ups come earlier. */
+static inline uint64_t nap_keep(const struct waiter *w)
+{
+	return w->margin_ns / 2;
+}
+
+/*
+ * Re-plan from the gap histogram: the shortest gap length G such that the
+ * idle the gaps at least G long yield -- asleep to the margin in gaps the
+ * hybrid sleeps in anyway, to nap_keep() in the others -- covers the idle
+ * share of the whole schedule.  Longest first: the gaps that yield most per
+ * packet made to wait on a nap are used first.
+ */
+static void plan_update(struct waiter *w)
+{
+	uint64_t total = 0, need, acc = 0, keep = nap_keep(w);
+
+	w->plan_gap_ns = 0;
+	w->plan_whole = false;
+	for (unsigned b = 0; b < WAITER_GAP_BUCKETS; b++)
+		total += w->gap_sum_ns[b];
+	if (!total)
+		return;
+	need = total / 1000 * (1000 - w->busy_max_permille);
+	for (unsigned b = WAITER_GAP_BUCKETS; b-- > 0;) {
+		uint64_t cnt = w->gap_cnt[b], sum = w->gap_sum_ns[b], mean, leave, cost;
+
+		if (!cnt)
+			continue;
+		mean = sum * GAP_WEIGHT / cnt;
+		leave = mean > w->margin_ns + w->sleep_min_ns ? w->margin_ns : keep;
+		/* Too short to nap in (the nap must be PLAN_NAP_MIN_NS): so is every shorter bucket. */
+		if (mean < keep + PLAN_NAP_MIN_NS)
+			break;
+		cost = cnt * leave / GAP_WEIGHT;
+		acc += sum > cost ? sum - cost : 0;
+		w->plan_gap_ns = MAX((uint64_t)1 << b, keep + PLAN_NAP_MIN_NS);
+		if (acc >= need) {
+			w->plan_whole = true;
+			return;
+		}
+	}
+}
+
+/* The schedule's gap before @deadline into the histogram; every GAP_TICK_NS, fade and re-plan. */
+static void plan_gap(struct waiter *w, uint64_t deadline)
+{
+	uint64_t gap = deadline > w->prev_deadline_ns ? deadline - w->prev_deadline_ns : 0;
+	unsigned b = gap ? 63 - (unsigned)__builtin_clzll(gap) : 0;
+
+	w->prev_deadline_ns = MAX(deadline, w->prev_deadline_ns);
+	b = MIN(b, WAITER_GAP_BUCKETS - 1);
+	w->gap_cnt[b] += GAP_WEIGHT;
+	w->gap_sum_ns[b] += gap;
+	if (w->prev_deadline_ns - w->gap_tick_ns < GAP_TICK_NS)
+		return;
+	w->gap_tick_ns = w->prev_deadline_ns;
+	plan_update(w);
+	for (unsigned i = 0; i < WAITER_GAP_BUCKETS; i++) {
+		w->gap_cnt[i] -= w->gap_cnt[i] / 64;
+		w->gap_sum_ns[i] -= w->gap_sum_ns[i] / 64;
+	}
+}
+
+/* Sleep to @target; the account is credited with the time actually asleep.  Returns now, or 0 on EINTR. */
 static uint64_t sleep_to(struct waiter *w, uint64_t target, uint64_t now, int *rc)
 {
 	uint64_t woke;
@@ -189,27 +348,111 @@ static uint64_t sleep_to(struct waiter *w, uint64_t target, uint64_t now, int *r
 	w->sleeps++;
 	woke = now_of(w);
 	if (w->busy_max_permille) {
-		guard_account(w, woke);
+		plan_account(w, woke);
 		w->owed_ns -= (int64_t)(woke - now);
-		if (w->owed_ns < -GUARD_CREDIT_NS)
-			w->owed_ns = -GUARD_CREDIT_NS;
+		if (w->owed_ns < -PLAN_CREDIT_NS)
+			w->owed_ns = -PLAN_CREDIT_NS;
 	}
 	return woke;
+}
+
+/* A wait that ended at @now, for @deadline_ns, after a wait of kind @cause. */
+static inline int64_t ended(struct waiter *w, uint64_t now, uint64_t deadline_ns, enum wait_cause cause)
+{
+	if (now <= deadline_ns)
+		return 0;
+	w->cause = cause;
+	return (int64_t)(now - deadline_ns);
+}
+
+/* The last stretch, by the spin (or a sleep if the clock has none). */
+static int64_t spin_to(struct waiter *w, uint64_t deadline_ns)
+{
+	int rc;
+
+	if (!w->clk->spin_until_ns)
+		return w->clk->sleep_until_ns(w->clk, deadline_ns);
+	rc = w->clk->spin_until_ns(w->clk, deadline_ns, w->stop);
+	if (rc > 0) {
+		w->cause = WAIT_CAUSE_SPIN;
+		if (rc > SPIN_PAUSE_NS)
+			w->spin_pauses++;
+	}
+	return rc;
+}
+
+/*
+ * Owed idle, paid now if the plan says so, in a gap shorter than the margin
+ * (a longer one pays by the hybrid's own sleep): a nap to nap_keep() before
+ * the deadline in a gap the plan chose; with the debt at its limit, a nap as
+ * deep as this gap allows, or, where it has no room for one, a chunk.
+ * Returns 1 if the wait is over (*late set to its result), 0 if the caller
+ * goes on to spin.
+ */
+static int plan_pay(struct waiter *w, uint64_t deadline_ns, uint64_t now, int64_t *late)
+{
+	uint64_t rem = deadline_ns - now, keep = nap_keep(w), target;
+	int rc;
+
+	if (w->owed_ns <= 0)
+		return 0;
+	if (w->plan_gap_ns && rem >= w->plan_gap_ns && rem >= keep + PLAN_NAP_MIN_NS) {
+		target = deadline_ns - keep; /* a gap the plan chose */
+	} else if (w->owed_ns < PLAN_DEBT_NS) {
+		return 0; /* a longer gap may yet pay it */
+	} else if (rem >= PLAN_NAP_MIN_NS) {
+		/*
+		 * At the limit, and this gap is what there is: a nap to as
+		 * close as the margin allows, at least PLAN_NAP_MIN_NS long.  A
+		 * late wake-up makes this packet late by a little, never by a
+		 * chunk.
+		 */
+		target = deadline_ns - MIN(keep, rem - PLAN_NAP_MIN_NS);
+	} else {
+		/*
+		 * No room for a nap (the gaps are short): a chunk at once.  This
+		 * packet, and a few after it, caught up, go late by the sleep,
+		 * instead of all stalling for up to 50 ms.
+		 */
+		target = MAX(now + (uint64_t)PLAN_CHUNK_NS, deadline_ns);
+		w->plan_chunks++;
+	}
+	now = sleep_to(w, target, now, &rc);
+	if (rc < 0) {
+		*late = rc;
+		return 1;
+	}
+	w->guard_sleeps++;
+	if (now < deadline_ns)
+		return 0;
+	if (now > deadline_ns)
+		w->plan_delays++;
+	*late = ended(w, now, deadline_ns, WAIT_CAUSE_PLAN);
+	return 1;
 }
 
 int64_t waiter_until(struct waiter *w, uint64_t deadline_ns)
 {
 	uint64_t now, margin;
+	int64_t late;
 	int rc;
 
 	now = now_of(w);
-	guard_account(w, now);
-	if (now >= deadline_ns)
+	if (w->busy_max_permille) {
+		plan_account(w, now);
+		plan_gap(w, deadline_ns);
+	}
+	if (now >= deadline_ns) {
+		/* A run of late packets keeps the cause of its first; otherwise the loop was late. */
+		if (now > deadline_ns && w->cause == WAIT_CAUSE_NONE)
+			w->cause = WAIT_CAUSE_LOOP;
 		return (int64_t)(now - deadline_ns);
+	}
+	w->cause = WAIT_CAUSE_NONE;
 	if (w->timer == SCHED_TIMER_SPIN && w->clk->spin_until_ns)
-		return w->clk->spin_until_ns(w->clk, deadline_ns, w->stop);
+		return spin_to(w, deadline_ns);
 	margin = w->timer == SCHED_TIMER_HYBRID ? w->margin_ns : 0;
-	if (deadline_ns - now > margin) {
+	if (deadline_ns - now > margin + w->sleep_min_ns) {
 		uint64_t target = deadline_ns - margin;
 
 		now = sleep_to(w, target, now, &rc);
@@ -220,43 +463,11 @@ int64_t waiter_until(struct waiter *w, uint64_t deadline_ns)
 		if (now >= deadline_ns) {
 			if (margin)
 				w->sleep_overshoots++;
-			return (int64_t)(now - deadline_ns);
+			return ended(w, now, deadline_ns, WAIT_CAUSE_TIMER);
 		}
-	} else if (w->owed_ns > 0 && deadline_ns - now >= GUARD_NAP_MIN_NS) {
-		/*
-		 * The gap is shorter than the margin, so the hybrid timer would
-		 * spin -- but it has spun so much that the kernel would soon
-		 * stop it for up to 50 ms.  Nap instead, to half the margin
-		 * before the deadline (less if the gap is short): the CPU is
-		 * idle from the nap's start until the late wake-up, and most
-		 * wake-ups are early enough for the spin to finish on time, or
-		 * late by a little -- never by a whole chunk as below.
-		 */
-		uint64_t target =
-			deadline_ns - MIN(w->margin_ns / 2, deadline_ns - now - GUARD_NAP_MIN_NS);
-
-		now = sleep_to(w, target, now, &rc);
-		if (rc < 0)
-			return rc;
-		w->guard_sleeps++;
-		if (now >= deadline_ns)
-			return (int64_t)(now - deadline_ns);
-	} else if (w->owed_ns >= GUARD_CHUNK_NS) {
-		/*
-		 * No room for a nap (the gaps are short): sleep off the debt at
-		 * once.  This packet, and a few after it, caught up, go late by
-		 * the sleep, instead of all stalling for up to 50 ms.
-		 */
-		uint64_t target = now + (uint64_t)MIN(w->owed_ns, GUARD_SLEEP_MAX_NS);
-
-		now = sleep_to(w, MAX(target, deadline_ns), now, &rc);
-		if (rc < 0)
-			return rc;
-		w->guard_sleeps++;
-		return now > deadline_ns ? (int64_t)(now - deadline_ns) : 0;
+	} else if (w->busy_max_permille && plan_pay(w, deadline_ns, now, &late)) {
+		return late;
 	}
 	/* Hybrid: the last stretch, shorter than the timer can be trusted with. */
-	if (w->clk->spin_until_ns)
-		return w->clk->spin_until_ns(w->clk, deadline_ns, w->stop);
-	return w->clk->sleep_until_ns(w->clk, deadline_ns);
+	return spin_to(w, deadline_ns);
 }

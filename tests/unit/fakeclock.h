@@ -22,6 +22,8 @@ struct fakeclock {
 	size_t oversleep_n;
 	uint64_t spin_late_ns; /* every spin ends this late */
 	int eintr_next;        /* the next N sleeps return -EINTR without moving time */
+	uint64_t (*sleep_log)[2]; /* if set: [start, end] of each sleep, ns... */
+	size_t sleep_log_n, sleep_log_cap; /* ...up to sleep_log_cap of them */
 };
 
 static inline uint64_t fake_now(struct clock *c)
@@ -41,6 +43,10 @@ static inline int fake_sleep(struct clock *c, uint64_t deadline)
 		return -EINTR;
 	}
 	if (deadline > f->now) {
+		if (f->sleep_log && f->sleep_log_n < f->sleep_log_cap) {
+			f->sleep_log[f->sleep_log_n][0] = f->now;
+			f->sleep_log[f->sleep_log_n++][1] = deadline + over;
+		}
 		f->slept_ns += deadline + over - f->now;
 		f->now = deadline + over;
 	}
@@ -55,8 +61,10 @@ static inline int fake_spin(struct clock *c, uint64_t deadline, const volatile s
 	f->last_spin = deadline;
 	if (stop && *stop)
 		return -EINTR;
-	if (deadline > f->now)
+	if (deadline > f->now) {
 		f->now = deadline + f->spin_late_ns;
+		return (int)f->spin_late_ns;
+	}
 	return 0;
 }
 
