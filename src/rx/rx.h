@@ -667,7 +667,8 @@ int rx_report_json(const struct rx_result *res, const struct rx_source *src, FIL
 /*
  * rx_plot_write() - the figures into directory @dir (created if missing):
  * interval.svg (received against intended gaps, log-log, with the
- * diagonal), error-cdf.svg (distribution of the inter-arrival error) and
+ * diagonal), error-cdf.svg (distribution of the inter-arrival error),
+ * interval-hist.svg (the gaps' distribution, intended against received) and
  * timeline.svg (arrival, and send, time minus schedule over the run, with
  * losses marked).  Without a reference only what can be drawn is.  0 or
  * -errno with @err.
@@ -680,6 +681,8 @@ int rx_plot_interval(FILE *f, const struct rx_result *res, const struct rx_recs 
 		     const struct rx_ref *ref);
 int rx_plot_error_cdf(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
 		      const struct rx_ref *ref);
+int rx_plot_interval_hist(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
+			  const struct rx_ref *ref);
 int rx_plot_timeline(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
 		     const struct rx_ref *ref);
 
