@@ -82,13 +82,16 @@ static int sys_err(char *err, size_t errlen, const char *ifname, const char *wha
  * device-wide setting we restore on close), and the socket must ask for the
  * raw hardware stamp.
  */
-static int enable_hw_ts(struct rx_capture *c, char *err, size_t errlen)
+static int enable_hw_ts(struct rx_capture *c, bool socket_only, char *err, size_t errlen)
 {
 	struct ethtool_ts_info info = { .cmd = ETHTOOL_GET_TS_INFO };
 	struct hwtstamp_config cfg;
 	struct ifreq ifr;
 	int req = SOF_TIMESTAMPING_RAW_HARDWARE;
 
+	/* Another ring of the same --fanout group set the device up: only the socket's part. */
+	if (socket_only)
+		goto sock;
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c->ifname);
 	ifr.ifr_data = (void *)&info;
@@ -110,6 +113,7 @@ static int enable_hw_ts(struct rx_capture *c, char *err, size_t errlen)
 	if (ioctl(c->fd, SIOCSHWTSTAMP, &ifr) < 0)
 		return sys_err(err, errlen, c->ifname, "cannot turn on hardware receive timestamps");
 	c->hw_restore = true;
+sock:
 	if (setsockopt(c->fd, SOL_PACKET, PACKET_TIMESTAMP, &req, sizeof(req)) < 0)
 		return sys_err(err, errlen, c->ifname, "PACKET_TIMESTAMP");
 	return 0;
@@ -230,7 +234,7 @@ int rx_capture_open(struct rx_capture **cp, const struct rx_capture_cfg *cfg, ch
 		rc = sys_err(err, errlen, cfg->ifname, "SO_TIMESTAMPING");
 		goto fail;
 	}
-	if (cfg->hw_ts && (rc = enable_hw_ts(c, err, errlen)) < 0)
+	if (cfg->hw_ts && (rc = enable_hw_ts(c, cfg->hw_ts_socket_only, err, errlen)) < 0)
 		goto fail;
 	if ((rc = setup_ring(c, err, errlen)) < 0)
 		goto fail;

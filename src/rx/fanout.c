@@ -68,9 +68,9 @@ int rx_fanout_open(struct rx_fanout **fp, const struct rx_capture_cfg *cfg, uint
 			rx_fanout_close(f);
 			return rc;
 		}
-		/* The rest join the first one's group; the NIC's timestamping is set once. */
+		/* The rest join the first one's group; the NIC's timestamping is set up once. */
 		c.fanout = rx_capture_fanout_id(f->ring[0].cap);
-		c.hw_ts = false;
+		c.hw_ts_socket_only = true;
 	}
 	*fp = f;
 	return 0;

@@ -248,6 +248,7 @@ struct rx_capture_cfg {
 	uint32_t blocks;         /* ring blocks */
 	uint32_t block_ms;       /* hand a partly filled block over after this long, ms */
 	bool hw_ts;              /* ask the NIC for receive timestamps */
+	bool hw_ts_socket_only;  /* with hw_ts: the NIC is set up already (another ring): the socket only */
 	const struct rx_filter *filter;
 	int32_t fanout;          /* RX_FANOUT_NONE, RX_FANOUT_NEW, or the id of the group to join */
 };
@@ -316,8 +317,9 @@ struct rx_fanout;
 
 /*
  * rx_fanout_open() - @n rings on @cfg's interface in one PACKET_FANOUT group
- * (hash mode: a flow's frames all go to one ring).  Only the first ring sets
- * up hardware timestamps.  @expect: records expected in all, room for which
+ * (hash mode: a flow's frames all go to one ring).  With hardware
+ * timestamps, the first ring sets the NIC up (and restores it); every ring
+ * takes the NIC's stamps, so the merge compares times of one clock.  @expect: records expected in all, room for which
  * is shared out among the rings before capturing (as rx_recs_reserve()).
  * 0, or -errno with @err; *@fp is NULL on failure.
  */
