@@ -50,7 +50,9 @@ struct rx_capture {
 	uint32_t snaplen;
 	uint8_t *scratch;      /* snaplen + a tag: a frame with its VLAN tag re-inserted */
 	struct rx_kstats k;
+	uint64_t last_frame_ns; /* CLOCK_MONOTONIC of the last block with frames; read by other threads */
 	bool hw_restore;       /* put back saved_hw on close */
+	int32_t fanout_id;     /* the PACKET_FANOUT group joined, or RX_FANOUT_NONE */
 	struct hwtstamp_config saved_hw;
 };
 
@@ -80,13 +82,16 @@ static int sys_err(char *err, size_t errlen, const char *ifname, const char *wha
  * device-wide setting we restore on close), and the socket must ask for the
  * raw hardware stamp.
  */
-static int enable_hw_ts(struct rx_capture *c, char *err, size_t errlen)
+static int enable_hw_ts(struct rx_capture *c, bool socket_only, char *err, size_t errlen)
 {
 	struct ethtool_ts_info info = { .cmd = ETHTOOL_GET_TS_INFO };
 	struct hwtstamp_config cfg;
 	struct ifreq ifr;
 	int req = SOF_TIMESTAMPING_RAW_HARDWARE;
 
+	/* Another ring of the same --fanout group set the device up: only the socket's part. */
+	if (socket_only)
+		goto sock;
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c->ifname);
 	ifr.ifr_data = (void *)&info;
@@ -108,6 +113,7 @@ static int enable_hw_ts(struct rx_capture *c, char *err, size_t errlen)
 	if (ioctl(c->fd, SIOCSHWTSTAMP, &ifr) < 0)
 		return sys_err(err, errlen, c->ifname, "cannot turn on hardware receive timestamps");
 	c->hw_restore = true;
+sock:
 	if (setsockopt(c->fd, SOL_PACKET, PACKET_TIMESTAMP, &req, sizeof(req)) < 0)
 		return sys_err(err, errlen, c->ifname, "PACKET_TIMESTAMP");
 	return 0;
@@ -146,13 +152,38 @@ static int setup_ring(struct rx_capture *c, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Join (or with RX_FANOUT_NEW, found) a PACKET_FANOUT group in hash mode
+ * (packet(7)): the kernel hashes each frame's flow and queues it on one
+ * member's ring, so one flow's frames stay in order on one ring.  A new
+ * group takes PACKET_FANOUT_FLAG_UNIQUEID, so that we never join another
+ * process's group by accident; its id is read back for the other rings.
+ */
+static int join_fanout(struct rx_capture *c, int32_t fanout, char *err, size_t errlen)
+{
+	int val, got = 0;
+	socklen_t len = sizeof(got);
+
+	if (fanout == RX_FANOUT_NEW)
+		val = (PACKET_FANOUT_HASH | PACKET_FANOUT_FLAG_UNIQUEID) << 16;
+	else
+		val = (PACKET_FANOUT_HASH << 16) | (fanout & 0xffff);
+	if (setsockopt(c->fd, SOL_PACKET, PACKET_FANOUT, &val, sizeof(val)) < 0)
+		return sys_err(err, errlen, c->ifname, "cannot join a PACKET_FANOUT group");
+	if (getsockopt(c->fd, SOL_PACKET, PACKET_FANOUT, &got, &len) < 0)
+		return sys_err(err, errlen, c->ifname, "cannot read the PACKET_FANOUT group");
+	c->fanout_id = got & 0xffff;
+	return 0;
+}
+
 int rx_capture_open(struct rx_capture **cp, const struct rx_capture_cfg *cfg, char *err,
 		    size_t errlen)
 {
 	struct rx_capture *c = calloc(1, sizeof(*c));
 	struct sockaddr_ll sll;
-	struct sock_filter accept_all;
-	struct sock_fprog prog;
+	struct sock_filter accept_all, drop_all = BPF_STMT(BPF_RET | BPF_K, 0);
+	struct sock_fprog prog, none = { .len = 1, .filter = &drop_all };
+	bool fanout = cfg->fanout != RX_FANOUT_NONE;
 	int one = 1, ts = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
 	unsigned ifindex;
 	int rc;
@@ -164,6 +195,7 @@ int rx_capture_open(struct rx_capture **cp, const struct rx_capture_cfg *cfg, ch
 		return -ENOMEM;
 	}
 	c->fd = -1;
+	c->fanout_id = RX_FANOUT_NONE;
 	snprintf(c->ifname, sizeof(c->ifname), "%s", cfg->ifname);
 	c->snaplen = cfg->snaplen;
 	c->block_bytes = cfg->block_bytes ? cfg->block_bytes : RX_BLOCK_BYTES_DEFAULT;
@@ -182,8 +214,13 @@ int rx_capture_open(struct rx_capture **cp, const struct rx_capture_cfg *cfg, ch
 		rc = -ENODEV;
 		goto fail;
 	}
+	/*
+	 * A fanout member must be bound before it joins the group, and would
+	 * take every frame itself in between: it drops all until it has joined.
+	 */
 	rx_filter_kernel(cfg->filter, cfg->snaplen, &prog, &accept_all);
-	if (setsockopt(c->fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0) {
+	if (setsockopt(c->fd, SOL_SOCKET, SO_ATTACH_FILTER, fanout ? &none : &prog,
+		       sizeof(prog)) < 0) {
 		rc = sys_err(err, errlen, cfg->ifname, "cannot attach the filter");
 		goto fail;
 	}
@@ -197,7 +234,7 @@ int rx_capture_open(struct rx_capture **cp, const struct rx_capture_cfg *cfg, ch
 		rc = sys_err(err, errlen, cfg->ifname, "SO_TIMESTAMPING");
 		goto fail;
 	}
-	if (cfg->hw_ts && (rc = enable_hw_ts(c, err, errlen)) < 0)
+	if (cfg->hw_ts && (rc = enable_hw_ts(c, cfg->hw_ts_socket_only, err, errlen)) < 0)
 		goto fail;
 	if ((rc = setup_ring(c, err, errlen)) < 0)
 		goto fail;
@@ -208,6 +245,14 @@ int rx_capture_open(struct rx_capture **cp, const struct rx_capture_cfg *cfg, ch
 	if (bind(c->fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
 		rc = sys_err(err, errlen, cfg->ifname, "cannot bind to the interface");
 		goto fail;
+	}
+	if (fanout) {
+		if ((rc = join_fanout(c, cfg->fanout, err, errlen)) < 0)
+			goto fail;
+		if (setsockopt(c->fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0) {
+			rc = sys_err(err, errlen, cfg->ifname, "cannot attach the filter");
+			goto fail;
+		}
 	}
 	*cp = c;
 	return 0;
@@ -301,8 +346,10 @@ static int read_ready(struct rx_capture *c, struct rx_sink *sink, uint64_t *last
 
 		if (!user_owns_block(b))
 			return 0;
-		if (b->hdr.bh1.num_pkts)
+		if (b->hdr.bh1.num_pkts) {
 			*last_frame_ns = mono_ns();
+			__atomic_store_n(&c->last_frame_ns, *last_frame_ns, __ATOMIC_RELAXED);
+		}
 		rc = walk_block(c, sink, b);
 		give_block_to_kernel(b);
 		c->cur = (c->cur + 1) % c->blocks;
@@ -403,6 +450,16 @@ int rx_capture_run(struct rx_capture *c, struct rx_sink *sink, const struct rx_s
 		snprintf(err, errlen, "%s: %s", c->ifname, rx_sink_strerror(sink, rc, why, sizeof(why)));
 	}
 	return rc < 0 ? rc : 0;
+}
+
+uint64_t rx_capture_last_frame(const struct rx_capture *c)
+{
+	return __atomic_load_n(&c->last_frame_ns, __ATOMIC_RELAXED);
+}
+
+int32_t rx_capture_fanout_id(const struct rx_capture *c)
+{
+	return c->fanout_id;
 }
 
 struct rx_kstats rx_capture_stats(struct rx_capture *c)

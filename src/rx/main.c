@@ -53,6 +53,9 @@ struct rx {
 	char *ref_filter;           /* its part made from the reference */
 	const char *ref_filter_why; /* what that was made from, or why there is none */
 	struct rx_capture *cap;
+	struct rx_fanout *fan;      /* --fanout: the rings, instead of cap */
+	struct rx_kstats *ring_k;   /* --fanout: each ring's kernel counters */
+	uint64_t *ring_frames;      /* --fanout: each ring's frames */
 	struct rx_sink sink;
 	struct rx_result res;
 	struct rx_source src;
@@ -63,7 +66,8 @@ struct rx {
 };
 
 /* The plots' file names in --plot DIR (src/rx/plot.c), checked like every output. */
-static const char *const plot_files[] = { "interval.svg", "error-cdf.svg", "timeline.svg" };
+static const char *const plot_files[] = { "interval.svg", "error-cdf.svg", "interval-hist.svg",
+					     "timeline.svg" };
 
 /*
  * No output may overwrite an input or another output, and --plot must be a
@@ -209,7 +213,7 @@ static int prepare(struct rx *x)
 		expect = RX_RESERVE_MAX;
 	if (expect > rx_mem_cap() / sizeof(struct rx_rec))
 		expect = rx_mem_cap() / sizeof(struct rx_rec);
-	if (o->intf && rx_recs_reserve(&x->sink.recs, expect) < 0) {
+	if (o->intf && !o->fanout && rx_recs_reserve(&x->sink.recs, expect) < 0) {
 		snprintf(x->err, sizeof(x->err), "out of memory for %zu records", expect);
 		return -ENOMEM;
 	}
@@ -236,9 +240,19 @@ static int prepare(struct rx *x)
 			.block_ms = (uint32_t)o->block_ms,
 			.hw_ts = o->hw_ts,
 			.filter = &x->filter,
+			.fanout = RX_FANOUT_NONE,
 		};
 
-		return rx_capture_open(&x->cap, &cfg, x->err, sizeof(x->err));
+		if (!o->fanout)
+			return rx_capture_open(&x->cap, &cfg, x->err, sizeof(x->err));
+		x->ring_k = calloc(o->fanout, sizeof(*x->ring_k));
+		x->ring_frames = calloc(o->fanout, sizeof(*x->ring_frames));
+		if (!x->ring_k || !x->ring_frames) {
+			snprintf(x->err, sizeof(x->err), "out of memory");
+			return -ENOMEM;
+		}
+		return rx_fanout_open(&x->fan, &cfg, (uint32_t)o->fanout, expect, x->err,
+				      sizeof(x->err));
 	}
 	return 0;
 }
@@ -307,21 +321,30 @@ static int receive(struct rx *x)
 	int64_t sn0, sn1;
 	int rc;
 
-	if (!x->cap)
+	if (!x->cap && !x->fan)
 		return rx_offline_run(o->read_path, &x->filter, &x->sink, &stop_signal, x->err,
 				      sizeof(x->err));
 	sn0 = softnet_drops();
 	/* Scripts wait for this line (as for tcpdump's) before they start sending. */
-	fprintf(stderr, "replay-rx: listening on %s: snap length %u, ring %u x %u KiB, %u ms%s%s%s\n",
+	fprintf(stderr, "replay-rx: listening on %s: snap length %u, ring %u x %u KiB, %u ms%s%.0u%s%s%s\n",
 		o->intf, (unsigned)o->snaplen,
 		(unsigned)(o->blocks ? o->blocks : RX_BLOCKS_DEFAULT),
 		(unsigned)((o->block_bytes ? o->block_bytes : RX_BLOCK_BYTES_DEFAULT) >> 10),
 		(unsigned)(o->block_ms ? o->block_ms : RX_BLOCK_MS_DEFAULT),
+		o->fanout ? ", fanout: rings " : "", (unsigned)o->fanout,
 		x->src.filter ? ", filter '" : "", x->src.filter ? x->src.filter : "",
 		x->src.filter ? "'" : "");
 	fflush(stderr);
-	rc = rx_capture_run(x->cap, &x->sink, &stop, &stop_signal, x->err, sizeof(x->err));
-	x->src.k = rx_capture_stats(x->cap);
+	if (x->fan) {
+		rc = rx_fanout_run(x->fan, &x->sink, &stop, &stop_signal, x->err, sizeof(x->err));
+		x->src.k = rx_fanout_stats(x->fan, x->ring_k, x->ring_frames);
+		x->src.rings = rx_fanout_rings(x->fan);
+		x->src.ring_k = x->ring_k;
+		x->src.ring_frames = x->ring_frames;
+	} else {
+		rc = rx_capture_run(x->cap, &x->sink, &stop, &stop_signal, x->err, sizeof(x->err));
+		x->src.k = rx_capture_stats(x->cap);
+	}
 	x->src.kstats_valid = true;
 	sn1 = softnet_drops();
 	if (sn0 >= 0 && sn1 >= sn0)
@@ -388,6 +411,9 @@ static int report(struct rx *x)
 static void cleanup(struct rx *x)
 {
 	rx_capture_close(x->cap);
+	rx_fanout_close(x->fan);
+	free(x->ring_k);
+	free(x->ring_frames);
 	rx_pcapout_close(x->sink.out, NULL, 0);
 	rx_recs_free(&x->sink.recs);
 	rx_result_free(&x->res);
@@ -416,6 +442,8 @@ static int rx_run(const struct rx_opts *o)
 		goto out;
 	rx_capture_close(x.cap);
 	x.cap = NULL;
+	rx_fanout_close(x.fan);
+	x.fan = NULL;
 	rc = rx_pcapout_close(x.sink.out, x.err, sizeof(x.err));
 	x.sink.out = NULL;
 	if (rc < 0 || load_send_log(&x) < 0)

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "replay/compiler.h"
 #include "replay/pkt_id.h"
@@ -55,6 +56,9 @@ static const struct opt_def table[] = {
 	     .help = "hand a partly filled block over after MS milliseconds (default 100)"),
 	FLAG(hw_ts, .name = "hw-timestamps", .group = RX_GRP_CAPTURE,
 	     .help = "use the NIC's receive timestamps (SO_TIMESTAMPING); fail if it has none"),
+	UINT(fanout, .name = "fanout", .min = 1, .max = RX_FANOUT_MAX, .metavar = "N",
+	     .group = RX_GRP_CAPTURE,
+	     .help = "N rings, one thread each, flows spread by PACKET_FANOUT hash (N <= CPUs)"),
 
 	/* stopping */
 	UINT(count, .name = "count", .key = 'c', .min = 1, .max = UINT64_MAX, .metavar = "N",
@@ -148,6 +152,17 @@ static int check(const struct rx_opts *o, char *err, size_t len)
 	     o->idle_s > 0))
 		return opts_fail(err, len,
 			    "-r reads a file: --hw-timestamps, the ring's options, --timeout and --idle apply to live capture");
+	if (o->fanout && !o->intf)
+		return opts_fail(err, len, "--fanout spreads a live capture over rings: give -i IF");
+	if (o->fanout && (o->write_path || o->count))
+		return opts_fail(err, len, "--fanout: -w and --count need the frames in one order as they come; use one ring");
+	if (o->fanout) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		if (cpus > 0 && o->fanout > (uint64_t)cpus)
+			return opts_fail(err, len, "--fanout: %llu rings, but only %ld CPUs are online",
+				    (unsigned long long)o->fanout, cpus);
+	}
 	if (o->block_bytes & (o->block_bytes - 1))
 		return opts_fail(err, len, "--block-size: %llu is not a power of two",
 			    (unsigned long long)o->block_bytes);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * --plot: three self-contained SVG figures (no script, no external font or
+ * --plot: four self-contained SVG figures (no script, no external font or
  * style), each of bounded size however many frames there were:
  *
  *   interval.svg   received gap against intended gap for consecutive
@@ -10,6 +10,10 @@
  *                  3-pixel cells whose darkness grows with the count
  *   error-cdf.svg  cumulative distribution of |received - intended gap|,
  *                  log x, with p50/p99/p99.9 marked
+ *   interval-hist.svg  the distribution of the gaps, intended (the original
+ *                  trace) against received (the replica), 20 logarithmic
+ *                  bins a decade (Lange, 2004, figure 17), with their
+ *                  overlap (the sum over bins of the smaller share)
  *   timeline.svg   over the run: arrival time minus schedule (and, with a
  *                  send log, send time minus schedule) as a min-max band per
  *                  pixel column; lost packets as red ticks where they were due
@@ -329,6 +333,114 @@ int rx_plot_interval(FILE *f, const struct rx_result *res, const struct rx_recs 
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#444\">%zu with a gap of 0</text>\n",
 			x.px1 + 20, y.px1 + 100, clamped);
 	frame_and_labels(f, &x, &y, "intended gap (reference)", "received gap");
+	free_pairs(&p);
+	return end(f);
+}
+
+#define HIST_PER_DECADE 20
+
+/* The bin of gap @v (> 0) on @x's decades. */
+static size_t hist_bin(const struct axis *x, double v, size_t nbins)
+{
+	double t = (log10(v) - log10(x->lo)) * HIST_PER_DECADE;
+	size_t b = t <= 0 ? 0 : (size_t)t;
+
+	return MIN(b, nbins - 1);
+}
+
+/* One series as a step curve: share of the gaps per bin. */
+static void hist_curve(FILE *f, const struct axis *x, const struct axis *y, const double *share,
+		       size_t nbins, const char *colour, double width)
+{
+	fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\" points=\"%.1f,%.1f", colour,
+		width, map(x, x->lo), map(y, 0));
+	for (size_t b = 0; b < nbins; b++) {
+		double a = x->lo * pow(10, (double)b / HIST_PER_DECADE);
+		double c = x->lo * pow(10, (double)(b + 1) / HIST_PER_DECADE);
+
+		fprintf(f, " %.1f,%.1f %.1f,%.1f", map(x, a), map(y, share[b]), map(x, c),
+			map(y, share[b]));
+	}
+	fprintf(f, " %.1f,%.1f\"/>\n", map(x, x->hi), map(y, 0));
+}
+
+int rx_plot_interval_hist(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
+			  const struct rx_ref *ref)
+{
+	struct axis x = { .log = true, .px0 = LEFT, .px1 = W - RIGHT };
+	struct axis y = { .log = false, .lo = 0, .px0 = H - BOTTOM, .px1 = TOP };
+	double lo = DBL_MAX, hi = 0, top = 0, overlap = 0, *want, *got;
+	size_t nbins, nw = 0, ng = 0;
+	struct pairs p;
+	char sub[200];
+	int rc = collect_pairs(&p, res, recs, ref);
+
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < p.n; i++)
+		for (int s = 0; s < 2; s++) {
+			double v = s ? p.got[i] : p.want[i];
+
+			if (v > 0) {
+				lo = MIN(lo, v);
+				hi = MAX(hi, v);
+			}
+		}
+	snprintf(sub, sizeof(sub),
+		 "%zu gaps between consecutive in-order frames, %d logarithmic bins a decade",
+		 p.n, HIST_PER_DECADE);
+	begin(f, "Inter-arrival gaps: original (intended) against replica (received)", sub);
+	if (hi == 0) {
+		no_data(f, "no pair of consecutive in-order frames with a gap");
+		free_pairs(&p);
+		return end(f);
+	}
+	decades(lo, hi, &x.lo, &x.hi);
+	nbins = (size_t)lround(log10(x.hi / x.lo) * HIST_PER_DECADE);
+	want = calloc(nbins, sizeof(*want));
+	got = calloc(nbins, sizeof(*got));
+	if (!want || !got) {
+		free(want);
+		free(got);
+		free_pairs(&p);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p.n; i++) {
+		if (p.want[i] > 0) {
+			want[hist_bin(&x, p.want[i], nbins)]++;
+			nw++;
+		}
+		if (p.got[i] > 0) {
+			got[hist_bin(&x, p.got[i], nbins)]++;
+			ng++;
+		}
+	}
+	for (size_t b = 0; b < nbins; b++) {
+		want[b] = nw ? want[b] / (double)nw : 0;
+		got[b] = ng ? got[b] / (double)ng : 0;
+		top = MAX(top, MAX(want[b], got[b]));
+		overlap += MIN(want[b], got[b]);
+	}
+	y.hi = MIN(1.0, top * 1.1);
+	axis_draw(f, &x, true, true, &y);
+	axis_draw(f, &y, false, false, &x);
+	hist_curve(f, &x, &y, want, nbins, "#555", 3.0);
+	hist_curve(f, &x, &y, got, nbins, "#1f5fbf", 1.5);
+	fprintf(f, "<g font-size=\"13\">\n"
+		   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" stroke-width=\"3\"/>"
+		   "<text x=\"%.1f\" y=\"%.1f\">original: intended gaps (%zu)</text>\n"
+		   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#1f5fbf\" stroke-width=\"1.5\"/>"
+		   "<text x=\"%.1f\" y=\"%.1f\">replica: received gaps (%zu)</text>\n"
+		   "<text x=\"%.1f\" y=\"%.1f\">overlap %.1f %%</text>\n</g>\n",
+		x.px1 - 250, y.px1 + 16, x.px1 - 225, y.px1 + 16, x.px1 - 220, y.px1 + 20, nw,
+		x.px1 - 250, y.px1 + 36, x.px1 - 225, y.px1 + 36, x.px1 - 220, y.px1 + 40, ng,
+		x.px1 - 220, y.px1 + 60, 100.0 * overlap);
+	if (p.n > nw || p.n > ng)
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#444\">gaps of 0 left out: %zu intended, %zu received</text>\n",
+			x.px1 - 220, y.px1 + 80, p.n - nw, p.n - ng);
+	frame_and_labels(f, &x, &y, "gap between consecutive in-order frames", "share of the gaps in the bin");
+	free(want);
+	free(got);
 	free_pairs(&p);
 	return end(f);
 }
@@ -654,6 +766,8 @@ int rx_plot_write(const char *dir, const struct rx_result *res, const struct rx_
 	}
 	if ((rc = write_one(dir, "interval.svg", err, errlen, rx_plot_interval, res, recs, ref)) < 0 ||
 	    (rc = write_one(dir, "error-cdf.svg", err, errlen, rx_plot_error_cdf, res, recs, ref)) < 0 ||
+	    (rc = write_one(dir, "interval-hist.svg", err, errlen, rx_plot_interval_hist, res, recs,
+			    ref)) < 0 ||
 	    (rc = write_one(dir, "timeline.svg", err, errlen, rx_plot_timeline, res, recs, ref)) < 0)
 		return rc;
 	return 0;

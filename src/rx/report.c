@@ -148,6 +148,11 @@ void rx_report_print(const struct rx_result *r, const struct rx_source *src, FIL
 		if (src->softnet_drops >= 0)
 			fprintf(f, "; %" PRId64 " dropped by the host's backlogs", src->softnet_drops);
 		fprintf(f, "%s\n", src->k.drops ? "  (the measurement does not count)" : "");
+		for (uint32_t i = 0; i < src->rings; i++)
+			fprintf(f, "  ring %u (fanout): %" PRIu64 " frames, kernel %" PRIu64
+				" passed, %" PRIu64 " dropped, %" PRIu64 " ring-full events\n",
+				i, src->ring_frames[i], src->ring_k[i].packets, src->ring_k[i].drops,
+				src->ring_k[i].freeze_q);
 	}
 	if (r->have_ref) {
 		fprintf(f, "Reference: %s, %zu packets (%" PRIu64 " bytes)\n", src->reference,
@@ -328,6 +333,17 @@ int rx_report_json(const struct rx_result *r, const struct rx_source *src, FILE 
 			src->k.packets, src->k.drops, src->k.freeze_q);
 	else
 		fprintf(f, ",\"kernel_packets\":null,\"kernel_drops\":null,\"kernel_freeze_q\":null");
+	if (src->rings) {
+		fprintf(f, ",\"fanout\":%u,\"rings\":[", src->rings);
+		for (uint32_t i = 0; i < src->rings; i++)
+			fprintf(f, "%s{\"frames\":%" PRIu64 ",\"kernel_packets\":%" PRIu64
+				",\"kernel_drops\":%" PRIu64 ",\"kernel_freeze_q\":%" PRIu64 "}",
+				i ? "," : "", src->ring_frames[i], src->ring_k[i].packets,
+				src->ring_k[i].drops, src->ring_k[i].freeze_q);
+		fprintf(f, "]");
+	} else {
+		fprintf(f, ",\"fanout\":null,\"rings\":null");
+	}
 	if (src->softnet_drops >= 0)
 		fprintf(f, ",\"softnet_drops\":%" PRId64, src->softnet_drops);
 	else

@@ -78,6 +78,7 @@ struct rx_opts {
 	bool hw_ts;            /* --hw-timestamps */
 	bool sequence;         /* --sequence: match by gentrace's sequence number, without a reference */
 	bool no_ref_filter;    /* --no-ref-filter: no kernel filter made from the reference */
+	uint64_t fanout;       /* --fanout: rings, one thread each (PACKET_FANOUT); 0 = one ring, no fanout */
 
 	/* stopping */
 	uint64_t count;   /* -c: stop after this many frames; 0 = no limit */
@@ -249,8 +250,13 @@ struct rx_capture_cfg {
 	uint32_t blocks;         /* ring blocks */
 	uint32_t block_ms;       /* hand a partly filled block over after this long, ms */
 	bool hw_ts;              /* ask the NIC for receive timestamps */
+	bool hw_ts_socket_only;  /* with hw_ts: the NIC is set up already (another ring): the socket only */
 	const struct rx_filter *filter;
+	int32_t fanout;          /* RX_FANOUT_NONE, RX_FANOUT_NEW, or the id of the group to join */
 };
+
+#define RX_FANOUT_NONE (-1) /* a ring of its own */
+#define RX_FANOUT_NEW (-2)  /* found a new PACKET_FANOUT group (hash mode); rx_capture_fanout_id() says which */
 
 #define RX_BLOCK_BYTES_DEFAULT (1u << 20) /* 1 MiB: ~4500 frames at snap length 128 */
 #define RX_BLOCKS_DEFAULT 64u             /* 64 MiB in all: ~290000 frames in flight */
@@ -293,11 +299,67 @@ int rx_capture_open(struct rx_capture **cp, const struct rx_capture_cfg *cfg, ch
 int rx_capture_run(struct rx_capture *c, struct rx_sink *sink, const struct rx_stop *stop,
 		   volatile sig_atomic_t *sig, char *err, size_t errlen);
 
+/* rx_capture_last_frame() - CLOCK_MONOTONIC ns the last frames were seen at, 0 none; any thread may ask. */
+uint64_t rx_capture_last_frame(const struct rx_capture *c);
+
+/* rx_capture_fanout_id() - the PACKET_FANOUT group the ring is in, or RX_FANOUT_NONE. */
+int32_t rx_capture_fanout_id(const struct rx_capture *c);
+
 /* rx_capture_stats() - the kernel's counters since open. */
 struct rx_kstats rx_capture_stats(struct rx_capture *c);
 
 /* rx_capture_close() - release, and restore the interface's timestamping; accepts NULL. */
 void rx_capture_close(struct rx_capture *c);
+
+/* ---- fanout.c: --fanout, one ring per thread ---- */
+
+#define RX_FANOUT_MAX 1024u /* --fanout, at most (and never more than the CPUs online) */
+
+struct rx_fanout;
+
+/*
+ * rx_fanout_open() - @n rings on @cfg's interface in one PACKET_FANOUT group
+ * (hash mode: a flow's frames all go to one ring).  With hardware
+ * timestamps, the first ring sets the NIC up (and restores it); every ring
+ * takes the NIC's stamps, so the merge compares times of one clock.  @expect: records expected in all, room for which
+ * is shared out among the rings before capturing (as rx_recs_reserve()).
+ * 0, or -errno with @err; *@fp is NULL on failure.
+ */
+int rx_fanout_open(struct rx_fanout **fp, const struct rx_capture_cfg *cfg, uint32_t n,
+		   size_t expect, char *err, size_t errlen);
+
+/*
+ * rx_fanout_run() - one thread per ring, each into a sink of its own set up
+ * as @sink (identity length, --sequence; --count and -w are not for
+ * fanout), until *@sig is set, a condition in @stop holds (the last frame
+ * of any ring counts for --idle) or a ring fails; then the rings' records,
+ * merged in timestamp order (rx_recs_merge()), into @sink.  0, or -errno
+ * with @err.
+ */
+int rx_fanout_run(struct rx_fanout *f, struct rx_sink *sink, const struct rx_stop *stop,
+		  volatile sig_atomic_t *sig, char *err, size_t errlen);
+
+/* rx_fanout_rings() - how many rings. */
+uint32_t rx_fanout_rings(const struct rx_fanout *f);
+
+/*
+ * rx_fanout_stats() - the kernel's counters summed over the rings; with
+ * @ring non-NULL, also each ring's (rx_fanout_rings() of them), and with
+ * @frames, the frames each ring gave the analysis.
+ */
+struct rx_kstats rx_fanout_stats(struct rx_fanout *f, struct rx_kstats *ring, uint64_t *frames);
+
+/* rx_fanout_close() - release every ring; accepts NULL. */
+void rx_fanout_close(struct rx_fanout *f);
+
+/*
+ * rx_recs_merge() - append the records of @in[0..n) to @out in timestamp
+ * order, each input being in timestamp order already (a ring's are); equal
+ * times keep the order of the inputs.  Each input's chunks are freed as
+ * they are used up, and the inputs are left empty, whatever the outcome.
+ * At most @max records in @out (0: no limit).  0, -ENOMEM or -E2BIG.
+ */
+int rx_recs_merge(struct rx_recs *out, struct rx_recs *in, uint32_t n, size_t max);
 
 /* ---- offline.c ---- */
 
@@ -610,6 +672,9 @@ struct rx_source {
 	uint32_t snaplen, id_bytes;
 	bool kstats_valid;     /* live capture: the kernel's counters mean something */
 	struct rx_kstats k;
+	uint32_t rings;                /* --fanout: rings (0: one, not fanout) */
+	const struct rx_kstats *ring_k; /* --fanout: the kernel's counters of each ring */
+	const uint64_t *ring_frames;    /* --fanout: frames each ring gave the analysis */
 	int64_t softnet_drops; /* per-CPU backlog drops during the run, whole host; -1 unknown */
 	size_t worst;          /* --per-flow: flows shown in the table (all are in the JSON) */
 };
@@ -625,7 +690,8 @@ int rx_report_json(const struct rx_result *res, const struct rx_source *src, FIL
 /*
  * rx_plot_write() - the figures into directory @dir (created if missing):
  * interval.svg (received against intended gaps, log-log, with the
- * diagonal), error-cdf.svg (distribution of the inter-arrival error) and
+ * diagonal), error-cdf.svg (distribution of the inter-arrival error),
+ * interval-hist.svg (the gaps' distribution, intended against received) and
  * timeline.svg (arrival, and send, time minus schedule over the run, with
  * losses marked).  Without a reference only what can be drawn is.  0 or
  * -errno with @err.
@@ -638,6 +704,8 @@ int rx_plot_interval(FILE *f, const struct rx_result *res, const struct rx_recs 
 		     const struct rx_ref *ref);
 int rx_plot_error_cdf(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
 		      const struct rx_ref *ref);
+int rx_plot_interval_hist(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
+			  const struct rx_ref *ref);
 int rx_plot_timeline(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
 		     const struct rx_ref *ref);
 

@@ -125,3 +125,58 @@ int rx_sink_take(struct rx_sink *s, const uint8_t *data, uint32_t caplen, uint32
 		return s->err = rc;
 	return s->count_max && r->n >= s->count_max;
 }
+
+/* Input @in's chunk @c is used up: give its memory back before the next is needed. */
+static void drop_chunk(struct rx_recs *in, size_t c)
+{
+	free(in->chunk[c]);
+	in->chunk[c] = NULL;
+}
+
+/*
+ * A linear look over the heads for the earliest: --fanout has a ring per
+ * CPU at most, a handful in practice, and this runs once, after capturing.
+ */
+int rx_recs_merge(struct rx_recs *out, struct rx_recs *in, uint32_t n, size_t max)
+{
+	size_t *pos = calloc(n ? n : 1, sizeof(*pos));
+	int rc = 0;
+
+	if (!pos) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		const struct rx_rec *best = NULL;
+		uint32_t from = 0;
+
+		for (uint32_t i = 0; i < n; i++) {
+			const struct rx_rec *r;
+
+			if (pos[i] >= in[i].n)
+				continue;
+			r = rx_recs_at(&in[i], pos[i]);
+			if (!best || r->ts_ns < best->ts_ns) {
+				best = r;
+				from = i;
+			}
+		}
+		if (!best)
+			break;
+		if (max && out->n >= max) {
+			rc = -E2BIG;
+			break;
+		}
+		if (out->n == out->nchunks * RX_CHUNK_RECS && (rc = add_chunk(out, false)) < 0)
+			break;
+		*rx_recs_at(out, out->n++) = *best;
+		pos[from]++;
+		if (!(pos[from] & (RX_CHUNK_RECS - 1)) || pos[from] == in[from].n)
+			drop_chunk(&in[from], (pos[from] - 1) >> RX_CHUNK_SHIFT);
+	}
+out:
+	free(pos);
+	for (uint32_t i = 0; i < n; i++)
+		rx_recs_free(&in[i]);
+	return rc;
+}

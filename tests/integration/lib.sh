@@ -68,7 +68,10 @@ init_ns() {
 	trap 'exit 130' INT TERM
 	ip netns add "$NS_A"
 	ip netns add "$NS_B"
-	ip link add name "$IF_A" netns "$NS_A" type veth peer name "$IF_B" netns "$NS_B"
+	# VETH_QUEUES=N: N receive and transmit queues on each end (default 1).
+	ip link add name "$IF_A" netns "$NS_A" ${VETH_QUEUES:+numrxqueues $VETH_QUEUES numtxqueues $VETH_QUEUES} \
+		type veth peer name "$IF_B" netns "$NS_B" \
+		${VETH_QUEUES:+numrxqueues $VETH_QUEUES numtxqueues $VETH_QUEUES}
 	for side in "$NS_A $IF_A" "$NS_B $IF_B"; do
 		set -- $side
 		ip netns exec "$1" sysctl -qw "net.ipv6.conf.all.disable_ipv6=1"

@@ -24,7 +24,8 @@
 typedef int (*plot_fn)(FILE *, const struct rx_result *, const struct rx_recs *,
 		       const struct rx_ref *);
 
-static const plot_fn plots[] = { rx_plot_interval, rx_plot_error_cdf, rx_plot_timeline };
+static const plot_fn plots[] = { rx_plot_interval, rx_plot_error_cdf, rx_plot_interval_hist,
+				  rx_plot_timeline };
 
 /* n packets, 1 ms apart; received with a deterministic wobble, every 97th lost; optional send log. */
 struct run {
@@ -175,10 +176,42 @@ static void test_edge_cases(void **state)
 	free_run(&r);
 }
 
+/*
+ * The interval histogram (original against replica): a replica with every
+ * gap as intended overlaps the original fully; one whose gaps wobble around
+ * 1 ms (a bin edge) does not.  The counts in the legend are the pairs.
+ */
+static void test_interval_hist(void **state)
+{
+	struct run r;
+	size_t len;
+	char *out, *o;
+
+	(void)state;
+	make_run(&r, 1000, false, false);
+	out = draw(rx_plot_interval_hist, &r, &len);
+	assert_non_null(strstr(out, "overlap 100.0 %"));
+	/* Pairs of consecutive received frames: 1000 - 10 lost, less one. */
+	assert_int_equal(r.res.lost, 10);
+	assert_non_null(strstr(out, "original: intended gaps (989)"));
+	assert_non_null(strstr(out, "replica: received gaps (989)"));
+	free(out);
+	free_run(&r);
+
+	make_run(&r, 1000, true, false);
+	out = draw(rx_plot_interval_hist, &r, &len);
+	o = strstr(out, "overlap ");
+	assert_non_null(o);
+	assert_true(strtod(o + 8, NULL) < 99.0);
+	assert_true(strtod(o + 8, NULL) > 0.0);
+	free(out);
+	free_run(&r);
+}
+
 static void test_write_dir(void **state)
 {
 	char dir[] = "/tmp/test_rx_plot.XXXXXX", path[256], err[512];
-	const char *names[] = { "interval.svg", "error-cdf.svg", "timeline.svg" };
+	const char *names[] = { "interval.svg", "error-cdf.svg", "interval-hist.svg", "timeline.svg" };
 	struct run r;
 
 	(void)state;
@@ -186,7 +219,7 @@ static void test_write_dir(void **state)
 	make_run(&r, 300, true, false);
 	snprintf(path, sizeof(path), "%s/figs", dir);
 	assert_int_equal(rx_plot_write(path, &r.res, &r.sink.recs, &r.ref, err, sizeof(err)), 0);
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 4; i++) {
 		char p[300];
 
 		snprintf(p, sizeof(p), "%s/%s", path, names[i]);
@@ -208,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_figures_well_formed),
 		cmocka_unit_test(test_size_bounded),
 		cmocka_unit_test(test_edge_cases),
+		cmocka_unit_test(test_interval_hist),
 		cmocka_unit_test(test_write_dir),
 	};
 

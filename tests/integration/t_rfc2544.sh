@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# scripts/rfc2544.sh against a DUT of known throughput: a bridge whose egress
+# a token bucket (tc tbf) holds to 20 Mbit/s.  tbf counts each frame's bytes
+# from the Ethernet header on (no FCS, preamble or gap), so a frame of S bytes
+# (RFC 2544's size, with FCS) passes at most 20e6 / (8 (S - 4)) times a
+# second: the search must find that within 2 %.  The frame-loss-rate curve
+# must show the loss a 20 Mbit/s bucket makes of a faster rate R, 1 - L / R,
+# and end on two trials without loss; latency is measured at the rate found.
+. "$(dirname "$0")/lib.sh"
+: "${GENTRACE:?}"
+RFC2544="$(cd "$(dirname "$0")/../.." && pwd)/scripts/rfc2544.sh"
+export REPLAY REPLAY_RX GENTRACE
+
+RATE_BPS=20000000
+
+limit_fps() { awk -v s="$1" -v r="$RATE_BPS" 'BEGIN { printf "%.1f", r / (8 * (s - 4)) }'; }
+
+# py JSON EXPR: EXPR over the parsed file (as r), printed.
+py() { python3 -c "import json, sys; r = json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+test_throughput_found_within_2pct() {
+	local out="$WORK/tp.json" size found want
+	"$RFC2544" -q --sizes 1518 --tests throughput,latency --duration 2 --resolution 1 --retries 1 \
+		--max-mbps 25 --dut-rate 20mbit --dut-latency 20ms --json "$out" >"$WORK/tp.out" ||
+		die "rfc2544.sh failed"
+	cat "$WORK/tp.out"
+	for size in 1518; do
+		found=$(py "$out" "[x for x in r['results'] if x['frame_size'] == $size][0]['throughput_fps']")
+		want=$(limit_fps $size)
+		awk -v f="$found" -v w="$want" 'BEGIN { d = f - w; if (d < 0) d = -d; exit !(d <= 0.02 * w) }' ||
+			die "$size bytes: found $found frames/s, the DUT's limit is $want"
+		grep -Eq "^$size +$found " "$WORK/tp.out" || die "$size bytes: not in the table"
+		# The first trial, at the highest rate (25 > 20 Mbit/s), lost frames; the rate found lost none.
+		[ "$(py "$out" "[x for x in r['results'] if x['frame_size'] == $size][0]['trials'][0]['loss_pct'] > 5")" = True ] ||
+			die "$size bytes: the first trial at 25 Mbit/s lost nothing"
+		[ "$(py "$out" "min(t['loss_pct'] for t in [x for x in r['results'] if x['frame_size'] == $size][0]['trials'] if t['fps'] == $found)")" = 0.0 ] ||
+			die "$size bytes: the rate found lost frames"
+		# Latency at that rate: every frame received got one, and it is positive.
+		[ "$(py "$out" "(lambda l: l['count'] > 0 and l['count'] == round($found * 2 * (1 - l['loss_pct'] / 100)) and 0 < l['min_ns'] <= l['p50_ns'] <= l['max_ns'])([x for x in r['results'] if x['frame_size'] == $size][0]['latency'])")" = True ] ||
+			die "$size bytes: latency: $(py "$out" "[x for x in r['results'] if x['frame_size'] == $size][0]['latency']")"
+		info "$size bytes: found $found frames/s, limit $want"
+	done
+	[ "$(ip netns list | grep -c "^r2544-" || true)" -eq 0 ] || die "rfc2544.sh left namespaces behind"
+}
+
+test_loss_curve() {
+	local out="$WORK/lc.json" want n
+	"$RFC2544" -q --sizes 1518 --tests loss --duration 1 --max-mbps 30 --dut-rate 20mbit \
+		--dut-latency 20ms --json "$out" >"$WORK/lc.out" || die "rfc2544.sh failed"
+	cat "$WORK/lc.out"
+	# At 30 Mbit/s (RFC size 1518: 2470 frames/s) the bucket passes L of R frames/s.
+	want=$(awk -v l="$(limit_fps 1518)" -v r=2470 'BEGIN { printf "%.2f", 100 * (1 - l / r) }')
+	py "$out" "r['results'][0]['loss_curve'][0]['loss_pct']" >"$WORK/lc.first"
+	awk -v g="$(cat "$WORK/lc.first")" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 3) }' ||
+		die "loss at 100 %: $(cat "$WORK/lc.first") %, a 20 Mbit/s bucket makes $want %"
+	# 100 % and 90 % of 30 Mbit/s are above the bucket's rate: they lose.
+	[ "$(py "$out" "[c['pct'] for c in r['results'][0]['loss_curve']][:2] == [100, 90] and r['results'][0]['loss_curve'][1]['loss_pct'] > 5")" = True ] ||
+		die "curve: $(py "$out" "[(c['pct'], c['loss_pct']) for c in r['results'][0]['loss_curve']]")"
+	[ "$(py "$out" "[c['loss_pct'] for c in r['results'][0]['loss_curve']][-2:]")" = "[0.0, 0.0]" ] ||
+		die "the curve does not end on two trials without loss"
+	[ "$(py "$out" "r['results'][0]['throughput_fps'] is None and r['results'][0]['latency'] is None")" = True ] ||
+		die "--tests loss ran more than the curve"
+	grep -q "^Frame loss rate" "$WORK/lc.out" || die "no loss table"
+	info "loss at 30 Mbit/s: $(cat "$WORK/lc.first") % (a 20 Mbit/s bucket: $want %)"
+}
+
+test_usage_errors() {
+	local args rc out
+	for args in "--sizes 64,abc" "--sizes 32" "--tests latency" "--tests speed" "--duration 0" \
+		"--loss-tolerance 100" "--retries x" "--tx-ns x" "--tx-ns a --tx-if b --rx-ns c --rx-if d --dut-rate 1mbit" \
+		"--json /nonexistent-dir/x.json" "--bogus"; do
+		rc=0
+		out=$("$RFC2544" $args 2>&1) || rc=$?
+		[ $rc -eq 2 ] || die "rfc2544.sh $args: exit $rc, not 2: $out"
+		[ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || die "rfc2544.sh $args: not one line: $out"
+	done
+}
+
+require_root
+command -v tc >/dev/null || die "tc is not installed"
+command -v python3 >/dev/null || die "python3 is not installed"
+WORK=$(mktemp -d /tmp/replay-it.XXXXXX)
+trap teardown EXIT
+run_tests test_usage_errors test_throughput_found_within_2pct test_loss_curve
