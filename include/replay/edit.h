@@ -100,6 +100,7 @@ struct edit_cfg {
 	struct edit_cidrmap srcipmap; /* --srcipmap */
 	struct edit_cidrmap dstipmap; /* --dstipmap */
 	struct edit_portmap portmap;  /* --portmap */
+	uint64_t tcp_seq;             /* --tcp-sequence seed, 1..2^32-1; EDIT_UNSET if not given */
 	uint64_t seed;                /* --seed; EDIT_UNSET if not given */
 	bool skipbroadcast;           /* --skipbroadcast */
 	struct edit_ttl ttl;          /* --ttl */
@@ -120,6 +121,7 @@ struct edit_cfg {
 	{                                                                                          \
 		.vlan_tag = EDIT_UNSET, .vlan_pri = EDIT_UNSET, .vlan_cfi = EDIT_UNSET,            \
 		.vlan_proto = 0x8100, .seed = EDIT_UNSET, .tos = EDIT_UNSET, .mtu = 1500,          \
+		.tcp_seq = EDIT_UNSET,                                                             \
 	}
 
 /*
