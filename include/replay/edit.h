@@ -110,6 +110,7 @@ struct edit_cfg {
 	uint64_t mtu;                 /* --mtu: layer-3 size limit, bytes (default 1500) */
 	bool mtu_trunc;               /* --mtu-trunc */
 	enum edit_fixlen_mode fixlen; /* --fixlen */
+	bool fixhdrlen;               /* --fixhdrlen: IP length fields cover the frame after L2 */
 	bool fixcsum;                 /* --fixcsum */
 	bool pad_payload;             /* --pad-payload: NetVCR's zero-filled payloads */
 };

@@ -21,7 +21,7 @@
 static const struct edit_ops *const edit_order[] = {
 	&edit_select_ops, &edit_filter_ops, &edit_mac_ops,   &edit_vlan_ops,  &edit_seed_ops,
 	&edit_ipmap_ops,  &edit_portmap_ops, &edit_tcpseq_ops, &edit_ttl_ops,  &edit_tos_ops,   &edit_mtu_ops,
-	&edit_fixlen_ops, &edit_pad_ops,     &edit_fixcsum_ops,
+	&edit_fixlen_ops, &edit_fixhdrlen_ops, &edit_pad_ops,     &edit_fixcsum_ops,
 };
 
 struct edit_chain {

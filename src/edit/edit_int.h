@@ -101,6 +101,7 @@ extern const struct edit_ops edit_ttl_ops;
 extern const struct edit_ops edit_tos_ops;
 extern const struct edit_ops edit_mtu_ops;
 extern const struct edit_ops edit_fixlen_ops;
+extern const struct edit_ops edit_fixhdrlen_ops;
 extern const struct edit_ops edit_pad_ops;
 extern const struct edit_ops edit_fixcsum_ops;
 

@@ -326,6 +326,8 @@ int edit_cfg_check(const struct edit_cfg *c, char *err, size_t errlen)
 		return opts_fail(err, errlen, "--enet-vlan-proto needs --enet-vlan add");
 	if (c->vlan == EDIT_VLAN_ADD && c->vlan_tag == EDIT_UNSET)
 		return opts_fail(err, errlen, "--enet-vlan add needs --enet-vlan-tag");
+	if (c->pad_payload && c->fixhdrlen)
+		return opts_fail(err, errlen, "--pad-payload and --fixhdrlen both set the length; give one");
 	if (c->pad_payload && (c->fixlen == EDIT_FIXLEN_PAD || c->fixlen == EDIT_FIXLEN_TRUNC))
 		return opts_fail(err, errlen, "--pad-payload and --fixlen pad/trunc both set the length; give one");
 	return 0;
@@ -338,7 +340,7 @@ bool edit_cfg_any(const struct edit_cfg *c)
 	return c->filter || c->include.n || c->exclude.n || c->dmac.n || c->smac.n ||
 	       c->vlan != EDIT_VLAN_NONE || c->pnat.n || c->srcipmap.n || c->dstipmap.n ||
 	       c->portmap.n || c->seed != EDIT_UNSET || c->tcp_seq != EDIT_UNSET || c->ttl.mode != EDIT_TTL_NONE ||
-	       c->tos != EDIT_UNSET || c->mtu_trunc || c->fixlen != EDIT_FIXLEN_NONE || c->fixcsum ||
+	       c->tos != EDIT_UNSET || c->mtu_trunc || c->fixlen != EDIT_FIXLEN_NONE || c->fixhdrlen || c->fixcsum ||
 	       c->pad_payload || c->skipbroadcast != d.skipbroadcast;
 }
 
@@ -391,6 +393,6 @@ uint64_t edit_cfg_hash(const struct edit_cfg *c)
 	v = c->ttl.mode, H(v);
 	H(c->ttl.val), H(c->tos), H(c->mtu), H(c->mtu_trunc);
 	v = c->fixlen, H(v);
-	H(c->fixcsum), H(c->pad_payload);
+	H(c->fixcsum), H(c->pad_payload), H(c->fixhdrlen);
 	return h;
 }

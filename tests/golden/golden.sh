@@ -20,6 +20,8 @@
 set -euo pipefail
 : "${REPLAY:?}" "${PCAPDIFF:?}" "${CSUMCHECK:?}" "${EDCHECK:?}" "${TRACES:?}"
 name=$1 trace=$TRACES/$2 ref=$3 ref_args=$4 replay_args=$5 except=${6:-} why=${7:-}
+# golden/crafted.pcap: frames made by tests/golden/craft.py (padding, trailers, fragments, broadcast).
+case $2 in golden/*) trace=$(dirname "$0")/${2#golden/} ;; esac
 WORK=$(mktemp -d /tmp/golden.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 die() { echo "FAIL: $name: $*" >&2; exit 1; }
