@@ -105,6 +105,8 @@ struct edit_cfg {
 	bool skipbroadcast;           /* --skipbroadcast */
 	struct edit_ttl ttl;          /* --ttl */
 	uint64_t tos;                 /* --tos, 0..255; EDIT_UNSET if not given */
+	uint64_t tclass;              /* --tclass: IPv6 Traffic Class, 0..255; EDIT_UNSET if not given */
+	uint64_t flowlabel;           /* --flowlabel: IPv6 Flow Label, 0..0xfffff; EDIT_UNSET if not given */
 
 	/* lengths and checksums */
 	uint64_t mtu;                 /* --mtu: layer-3 size limit, bytes (default 1500) */
@@ -122,7 +124,7 @@ struct edit_cfg {
 	{                                                                                          \
 		.vlan_tag = EDIT_UNSET, .vlan_pri = EDIT_UNSET, .vlan_cfi = EDIT_UNSET,            \
 		.vlan_proto = 0x8100, .seed = EDIT_UNSET, .tos = EDIT_UNSET, .mtu = 1500,          \
-		.tcp_seq = EDIT_UNSET,                                                             \
+		.tcp_seq = EDIT_UNSET, .tclass = EDIT_UNSET, .flowlabel = EDIT_UNSET,               \
 	}
 
 /*

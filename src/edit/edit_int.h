@@ -99,6 +99,7 @@ extern const struct edit_ops edit_portmap_ops;
 extern const struct edit_ops edit_tcpseq_ops;
 extern const struct edit_ops edit_ttl_ops;
 extern const struct edit_ops edit_tos_ops;
+extern const struct edit_ops edit_ip6class_ops;
 extern const struct edit_ops edit_mtu_ops;
 extern const struct edit_ops edit_fixlen_ops;
 extern const struct edit_ops edit_fixhdrlen_ops;
