@@ -111,6 +111,8 @@ static const struct opt_def table[] = {
 	     .group = OPT_GRP_EDIT, .help = "send only packets numbered in LIST (P:1-5,9,72-)"),
 	FUNC(edit.exclude, struct edit_pktlist, edit_parse_pktlist, .name = "exclude", .metavar = "P:LIST",
 	     .group = OPT_GRP_EDIT, .help = "do not send packets numbered in LIST"),
+	FLAG(edit.efcs, .name = "efcs", .key = 'E', .group = OPT_GRP_EDIT,
+	     .help = "remove the 4-byte FCS from the end of every Ethernet frame"),
 	FUNC(edit.dmac, struct edit_macs, edit_parse_macs, .name = "enet-dmac", .metavar = "MAC[,MAC]",
 	     .group = OPT_GRP_EDIT, .help = "rewrite destination MACs (client->server,server->client)"),
 	FUNC(edit.dmac, struct edit_macs, edit_parse_macs, .name = "dmac", .metavar = "MAC[,MAC]",
@@ -229,7 +231,6 @@ static const struct opt_hint tool_hints[] = {
 			"replay per interface", true },
 	{ 'e', "endpoints", "tcprewrite's -e/--endpoints; " NOT_YET ": map addresses with --srcipmap/--dstipmap "
 			    "or --pnat", true },
-	{ 'E', "efcs", "tcprewrite's -E/--efcs removes the Ethernet FCS; " NOT_YET, true },
 	{ '!', "more-help", "tcpreplay's -!/--more-help pages the help: replay --help | less", true },
 	/* long names only (the letters are replay's, or the tools have none) */
 	{ 0, "oneatatime", "tcpreplay's -o/--oneatatime (send on a key press); " NOT_YET

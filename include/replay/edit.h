@@ -87,6 +87,7 @@ struct edit_cfg {
 	struct edit_pktlist exclude;  /* --exclude */
 
 	/* layer 2 */
+	bool efcs;                    /* --efcs: drop the last 4 bytes (the FCS) of every Ethernet frame */
 	struct edit_macs dmac;        /* --enet-dmac, --dmac */
 	struct edit_macs smac;        /* --enet-smac, --smac */
 	enum edit_vlan_mode vlan;     /* --enet-vlan */

@@ -91,6 +91,7 @@ struct edit {
 /* The edits, in the order the chain runs them (chain.c lists them). */
 extern const struct edit_ops edit_select_ops;
 extern const struct edit_ops edit_filter_ops;
+extern const struct edit_ops edit_efcs_ops;
 extern const struct edit_ops edit_mac_ops;
 extern const struct edit_ops edit_vlan_ops;
 extern const struct edit_ops edit_seed_ops;

@@ -340,7 +340,7 @@ bool edit_cfg_any(const struct edit_cfg *c)
 	return c->filter || c->include.n || c->exclude.n || c->dmac.n || c->smac.n ||
 	       c->vlan != EDIT_VLAN_NONE || c->pnat.n || c->srcipmap.n || c->dstipmap.n ||
 	       c->portmap.n || c->seed != EDIT_UNSET || c->tcp_seq != EDIT_UNSET || c->ttl.mode != EDIT_TTL_NONE ||
-	       c->tos != EDIT_UNSET || c->tclass != EDIT_UNSET || c->flowlabel != EDIT_UNSET || c->mtu_trunc || c->fixlen != EDIT_FIXLEN_NONE || c->fixhdrlen || c->fixcsum ||
+	       c->tos != EDIT_UNSET || c->tclass != EDIT_UNSET || c->flowlabel != EDIT_UNSET || c->mtu_trunc || c->fixlen != EDIT_FIXLEN_NONE || c->fixhdrlen || c->efcs || c->fixcsum ||
 	       c->pad_payload || c->skipbroadcast != d.skipbroadcast;
 }
 
@@ -393,6 +393,6 @@ uint64_t edit_cfg_hash(const struct edit_cfg *c)
 	v = c->ttl.mode, H(v);
 	H(c->ttl.val), H(c->tos), H(c->tclass), H(c->flowlabel), H(c->mtu), H(c->mtu_trunc);
 	v = c->fixlen, H(v);
-	H(c->fixcsum), H(c->pad_payload), H(c->fixhdrlen);
+	H(c->fixcsum), H(c->pad_payload), H(c->fixhdrlen), H(c->efcs);
 	return h;
 }

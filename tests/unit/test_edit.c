@@ -385,6 +385,9 @@ static void test_cfg_hash_new_edits(void **state)
 	c = d, c.fixhdrlen = true;
 	assert_true(edit_cfg_any(&c));
 	assert_true(edit_cfg_hash(&c) != edit_cfg_hash(&d));
+	c = d, c.efcs = true;
+	assert_true(edit_cfg_any(&c));
+	assert_true(edit_cfg_hash(&c) != edit_cfg_hash(&d));
 	c = d, c.tclass = 0;
 	assert_true(edit_cfg_any(&c));
 	assert_true(edit_cfg_hash(&c) != edit_cfg_hash(&d));
