@@ -111,6 +111,8 @@ static const struct opt_def table[] = {
 	     .group = OPT_GRP_EDIT, .help = "send only packets numbered in LIST (P:1-5,9,72-)"),
 	FUNC(edit.exclude, struct edit_pktlist, edit_parse_pktlist, .name = "exclude", .metavar = "P:LIST",
 	     .group = OPT_GRP_EDIT, .help = "do not send packets numbered in LIST"),
+	FUNC(edit.dlt_enet, bool, edit_parse_dlt, .name = "dlt", .metavar = "enet", .group = OPT_GRP_EDIT,
+	     .help = "output link type: Ethernet, the only one (tcprewrite's other types are refused)"),
 	FLAG(edit.efcs, .name = "efcs", .key = 'E', .group = OPT_GRP_EDIT,
 	     .help = "remove the 4-byte FCS from the end of every Ethernet frame"),
 	FUNC(edit.dmac, struct edit_macs, edit_parse_macs, .name = "enet-dmac", .metavar = "MAC[,MAC]",
@@ -254,8 +256,6 @@ static const struct opt_hint tool_hints[] = {
 	{ 0, "fuzz-seed", "tcprewrite's --fuzz-seed; " NOT_YET, true },
 	{ 0, "fuzz-factor", "tcprewrite's --fuzz-factor; " NOT_YET, true },
 	{ 0, "skipl2broadcast", "tcprewrite's --skipl2broadcast; " NOT_YET, true },
-	{ 0, "dlt", "tcprewrite's --dlt; replay sends Ethernet frames only (other link types are converted "
-		    "to Ethernet on reading)", true },
 	{ 0, "enet-subsmac", "tcprewrite's --enet-subsmac; " NOT_YET ": --enet-smac/--enet-dmac rewrite MACs",
 	  true },
 	{ 0, "enet-mac-seed", "tcprewrite's --enet-mac-seed; " NOT_YET, true },

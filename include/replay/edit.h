@@ -88,6 +88,7 @@ struct edit_cfg {
 
 	/* layer 2 */
 	bool efcs;                    /* --efcs: drop the last 4 bytes (the FCS) of every Ethernet frame */
+	bool dlt_enet;                /* --dlt enet: Ethernet out, as always (changes no byte) */
 	struct edit_macs dmac;        /* --enet-dmac, --dmac */
 	struct edit_macs smac;        /* --enet-smac, --smac */
 	enum edit_vlan_mode vlan;     /* --enet-vlan */
@@ -139,6 +140,7 @@ int edit_parse_pnat(void *field, const char *arg, char *err, size_t errlen);    
 int edit_parse_cidrmap(void *field, const char *arg, char *err, size_t errlen);  /* edit_cidrmap */
 int edit_parse_portmap(void *field, const char *arg, char *err, size_t errlen);  /* edit_portmap (appends) */
 int edit_parse_ttl(void *field, const char *arg, char *err, size_t errlen);      /* edit_ttl */
+int edit_parse_dlt(void *field, const char *arg, char *err, size_t errlen);      /* bool: "enet" only */
 
 /*
  * The enumerated edit settings by name, for the options (OPT_ENUM rows) and

@@ -298,6 +298,17 @@ const struct opt_enum edit_fixlen_choices[] = {
 	{ NULL, 0 },
 };
 
+int edit_parse_dlt(void *field, const char *arg, char *err, size_t errlen)
+{
+	/* tcprewrite's plugin names; replay writes and sends Ethernet (DLT_EN10MB) only. */
+	if (!strcmp(arg, "enet")) {
+		*(bool *)field = true;
+		return 0;
+	}
+	return opts_fail(err, errlen, "'%s': replay writes and sends Ethernet frames only: --dlt enet is the one "
+			 "output link type (other link types are converted to Ethernet on reading)", arg);
+}
+
 int edit_cfg_check(const struct edit_cfg *c, char *err, size_t errlen)
 {
 	if (c->filter) {
