@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # Crafted frames for the golden cases against tcprewrite 4.6 (see tests/golden/golden.sh):
 # Ethernet padding, a capture cut short, an FCS-like trailer, VLAN, IPv4 and IPv6 fragments,
-# L2 broadcast and multicast, IPv6 with a traffic class and flow label.  Deterministic.
+# L2 broadcast and multicast, IPv6 with a traffic class and flow label, TCP behind an IPv6
+# extension header.  Deterministic: python3 craft.py crafted.pcap rewrites the checked-in file.
 import struct, sys
 
 def csum(b):
@@ -86,6 +87,9 @@ add(eth(B, A, 0x86dd, ip6(44, fh(0, 1) + u[:24])))
 add(eth(B, A, 0x86dd, ip6(44, fh(3, 0) + u[24:])))
 # 16 VLAN IPv6 TCP SYN
 add(eth(B, A, 0x86dd, ip6(6, tcp(1000, 80, 0xfffffff0, 5, 0x02, b'', S6, D6, v6=True), tc=1, fl=1), vlan=9))
+# 17 IPv6 hop-by-hop options header (a PadN option), then TCP
+hbh = struct.pack('!BB', 6, 0) + bytes([1, 4, 0, 0, 0, 0])
+add(eth(B, A, 0x86dd, ip6(0, hbh + tcp(1000, 80, 5, 6, 0x10, b'abcd', S6, D6, v6=True))))
 
 out = open(sys.argv[1], 'wb')
 out.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 262144, 1))
