@@ -41,6 +41,14 @@ struct edit_macs {
 	uint8_t mac[2][6];            /* [0] client->server (or all), [1] server->client */
 };
 
+/* --enet-subsmac: MAC substitutions, tried in order; the first pair whose OLD matches applies. */
+struct edit_subsmac {
+	unsigned n;                   /* pairs; 0 = not given */
+	struct {
+		uint8_t from[6], to[6];
+	} e[EDIT_MAP_MAX];
+};
+
 struct edit_cidr {
 	uint8_t family;               /* 4 or 6 */
 	uint8_t plen;                 /* prefix length, bits */
@@ -91,6 +99,7 @@ struct edit_cfg {
 	bool dlt_enet;                /* --dlt enet: Ethernet out, as always (changes no byte) */
 	struct edit_macs dmac;        /* --enet-dmac, --dmac */
 	struct edit_macs smac;        /* --enet-smac, --smac */
+	struct edit_subsmac subsmac;  /* --enet-subsmac */
 	enum edit_vlan_mode vlan;     /* --enet-vlan */
 	uint64_t vlan_tag;            /* --enet-vlan-tag, 0..4095; EDIT_UNSET if not given */
 	uint64_t vlan_pri;            /* --enet-vlan-pri, 0..7; EDIT_UNSET if not given */
@@ -140,6 +149,7 @@ int edit_parse_pnat(void *field, const char *arg, char *err, size_t errlen);    
 int edit_parse_cidrmap(void *field, const char *arg, char *err, size_t errlen);  /* edit_cidrmap */
 int edit_parse_portmap(void *field, const char *arg, char *err, size_t errlen);  /* edit_portmap (appends) */
 int edit_parse_ttl(void *field, const char *arg, char *err, size_t errlen);      /* edit_ttl */
+int edit_parse_subsmac(void *field, const char *arg, char *err, size_t errlen); /* edit_subsmac (appends) */
 int edit_parse_dlt(void *field, const char *arg, char *err, size_t errlen);      /* bool: "enet" only */
 
 /*

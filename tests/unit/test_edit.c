@@ -377,6 +377,7 @@ static void test_cfg_hash_new_edits(void **state)
 {
 	const struct edit_cfg d = EDIT_CFG_DEFAULTS;
 	struct edit_cfg c;
+	char err[256];
 
 	(void)state;
 	c = d, c.tcp_seq = 1;
@@ -385,6 +386,13 @@ static void test_cfg_hash_new_edits(void **state)
 	c = d, c.fixhdrlen = true;
 	assert_true(edit_cfg_any(&c));
 	assert_true(edit_cfg_hash(&c) != edit_cfg_hash(&d));
+	c = d;
+	assert_int_equal(edit_parse_subsmac(&c.subsmac, "2:0:0:0:0:1,2:0:0:0:0:9", err, sizeof(err)), 0);
+	assert_int_equal(c.subsmac.n, 1);
+	assert_true(edit_cfg_any(&c));
+	assert_true(edit_cfg_hash(&c) != edit_cfg_hash(&d));
+	assert_int_equal(edit_parse_subsmac(&c.subsmac, "2:0:0:0:0:1", err, sizeof(err)), -EINVAL);
+	assert_int_equal(edit_parse_subsmac(&c.subsmac, "2:0:0:0:0:1,x", err, sizeof(err)), -EINVAL);
 	c = d, c.efcs = true;
 	assert_true(edit_cfg_any(&c));
 	assert_true(edit_cfg_hash(&c) != edit_cfg_hash(&d));
