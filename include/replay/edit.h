@@ -41,6 +41,14 @@ struct edit_macs {
 	uint8_t mac[2][6];            /* [0] client->server (or all), [1] server->client */
 };
 
+/* --enet-subsmac: MAC substitutions, tried in order; the first pair whose OLD matches applies. */
+struct edit_subsmac {
+	unsigned n;                   /* pairs; 0 = not given */
+	struct {
+		uint8_t from[6], to[6];
+	} e[EDIT_MAP_MAX];
+};
+
 struct edit_cidr {
 	uint8_t family;               /* 4 or 6 */
 	uint8_t plen;                 /* prefix length, bits */
@@ -87,8 +95,11 @@ struct edit_cfg {
 	struct edit_pktlist exclude;  /* --exclude */
 
 	/* layer 2 */
+	bool efcs;                    /* --efcs: drop the last 4 bytes (the FCS) of every Ethernet frame */
+	bool dlt_enet;                /* --dlt enet: Ethernet out, as always (changes no byte) */
 	struct edit_macs dmac;        /* --enet-dmac, --dmac */
 	struct edit_macs smac;        /* --enet-smac, --smac */
+	struct edit_subsmac subsmac;  /* --enet-subsmac */
 	enum edit_vlan_mode vlan;     /* --enet-vlan */
 	uint64_t vlan_tag;            /* --enet-vlan-tag, 0..4095; EDIT_UNSET if not given */
 	uint64_t vlan_pri;            /* --enet-vlan-pri, 0..7; EDIT_UNSET if not given */
@@ -100,15 +111,19 @@ struct edit_cfg {
 	struct edit_cidrmap srcipmap; /* --srcipmap */
 	struct edit_cidrmap dstipmap; /* --dstipmap */
 	struct edit_portmap portmap;  /* --portmap */
+	uint64_t tcp_seq;             /* --tcp-sequence seed, 1..2^32-1; EDIT_UNSET if not given */
 	uint64_t seed;                /* --seed; EDIT_UNSET if not given */
 	bool skipbroadcast;           /* --skipbroadcast */
 	struct edit_ttl ttl;          /* --ttl */
 	uint64_t tos;                 /* --tos, 0..255; EDIT_UNSET if not given */
+	uint64_t tclass;              /* --tclass: IPv6 Traffic Class, 0..255; EDIT_UNSET if not given */
+	uint64_t flowlabel;           /* --flowlabel: IPv6 Flow Label, 0..0xfffff; EDIT_UNSET if not given */
 
 	/* lengths and checksums */
 	uint64_t mtu;                 /* --mtu: layer-3 size limit, bytes (default 1500) */
 	bool mtu_trunc;               /* --mtu-trunc */
 	enum edit_fixlen_mode fixlen; /* --fixlen */
+	bool fixhdrlen;               /* --fixhdrlen: IP length fields cover the frame after L2 */
 	bool fixcsum;                 /* --fixcsum */
 	bool pad_payload;             /* --pad-payload: NetVCR's zero-filled payloads */
 
@@ -124,6 +139,7 @@ struct edit_cfg {
 	{                                                                                          \
 		.vlan_tag = EDIT_UNSET, .vlan_pri = EDIT_UNSET, .vlan_cfi = EDIT_UNSET,            \
 		.vlan_proto = 0x8100, .seed = EDIT_UNSET, .tos = EDIT_UNSET, .mtu = 1500,          \
+		.tcp_seq = EDIT_UNSET, .tclass = EDIT_UNSET, .flowlabel = EDIT_UNSET,               \
 	}
 
 /*
@@ -137,6 +153,8 @@ int edit_parse_pnat(void *field, const char *arg, char *err, size_t errlen);    
 int edit_parse_cidrmap(void *field, const char *arg, char *err, size_t errlen);  /* edit_cidrmap */
 int edit_parse_portmap(void *field, const char *arg, char *err, size_t errlen);  /* edit_portmap (appends) */
 int edit_parse_ttl(void *field, const char *arg, char *err, size_t errlen);      /* edit_ttl */
+int edit_parse_subsmac(void *field, const char *arg, char *err, size_t errlen); /* edit_subsmac (appends) */
+int edit_parse_dlt(void *field, const char *arg, char *err, size_t errlen);      /* bool: "enet" only */
 
 /*
  * The enumerated edit settings by name, for the options (OPT_ENUM rows) and

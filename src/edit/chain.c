@@ -19,9 +19,10 @@
 /* The order edits run in: selection first (on the packet as captured), then layer 2,
  * layer 3/4 rewrites, lengths, padding, and last the checksums. */
 static const struct edit_ops *const edit_order[] = {
-	&edit_select_ops, &edit_filter_ops, &edit_mac_ops,   &edit_vlan_ops,  &edit_seed_ops,
-	&edit_ipmap_ops,  &edit_portmap_ops, &edit_ttl_ops,  &edit_tos_ops,   &edit_unique_ops, &edit_mtu_ops,
-	&edit_fixlen_ops, &edit_pad_ops,     &edit_fixcsum_ops,
+	&edit_select_ops, &edit_filter_ops, &edit_efcs_ops,  &edit_mac_ops,   &edit_vlan_ops,  &edit_seed_ops,
+	&edit_ipmap_ops,  &edit_portmap_ops, &edit_tcpseq_ops, &edit_ttl_ops,  &edit_tos_ops,   &edit_ip6class_ops, &edit_unique_ops,
+	&edit_mtu_ops,
+	&edit_fixlen_ops, &edit_fixhdrlen_ops, &edit_pad_ops,     &edit_fixcsum_ops,
 };
 
 struct edit_chain {

@@ -92,21 +92,49 @@ struct edit {
 /* The edits, in the order the chain runs them (chain.c lists them). */
 extern const struct edit_ops edit_select_ops;
 extern const struct edit_ops edit_filter_ops;
+extern const struct edit_ops edit_efcs_ops;
 extern const struct edit_ops edit_mac_ops;
 extern const struct edit_ops edit_vlan_ops;
 extern const struct edit_ops edit_seed_ops;
 extern const struct edit_ops edit_ipmap_ops;
 extern const struct edit_ops edit_portmap_ops;
+extern const struct edit_ops edit_tcpseq_ops;
 extern const struct edit_ops edit_ttl_ops;
 extern const struct edit_ops edit_tos_ops;
+extern const struct edit_ops edit_ip6class_ops;
 extern const struct edit_ops edit_unique_ops;
 
 /* edit_unique_move() - --unique-ip's step @k on one packet's two addresses (unique.c). */
 void edit_unique_move(uint32_t *src, uint32_t *dst, uint32_t k);
 extern const struct edit_ops edit_mtu_ops;
 extern const struct edit_ops edit_fixlen_ops;
+extern const struct edit_ops edit_fixhdrlen_ops;
 extern const struct edit_ops edit_pad_ops;
 extern const struct edit_ops edit_fixcsum_ops;
+
+/*
+ * edit_rand31() - the next value (0..2^31-1) of the linear congruential
+ * generator given as the portable rand() example in ISO/IEC 9899:1999,
+ * 7.20.2.2, run three times per value for 11+10+10 bits; tcprewrite 4.6
+ * draws its --tcp-sequence value (and its MAC and fuzz randomness) from it,
+ * so the same seed must give the same bytes here.
+ */
+static inline uint32_t edit_rand31(uint32_t *seed)
+{
+	uint32_t n = *seed, r;
+
+	n = n * 1103515245u + 12345u;
+	r = (n >> 16) % 2048;
+	n = n * 1103515245u + 12345u;
+	r = (r << 10) ^ ((n >> 16) % 1024);
+	n = n * 1103515245u + 12345u;
+	r = (r << 10) ^ ((n >> 16) % 1024);
+	*seed = n;
+	return r;
+}
+
+/* edit_tcp_seq_delta() - what --tcp-sequence SEED adds to sequence and acknowledgment numbers. */
+uint32_t edit_tcp_seq_delta(uint64_t seed);
 
 /* --- chain.c: services for edits --- */
 

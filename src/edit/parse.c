@@ -122,6 +122,31 @@ int edit_parse_macs(void *field, const char *arg, char *err, size_t errlen)
 	return 0;
 }
 
+int edit_parse_subsmac(void *field, const char *arg, char *err, size_t errlen)
+{
+	struct edit_subsmac *m = field;
+	const char *p = arg;
+
+	/* OLD,NEW[,OLD,NEW...]; the option may be repeated: pairs append. */
+	for (;;) {
+		const char *c1 = strchr(p, ','), *c2, *end;
+
+		if (!c1)
+			return opts_fail(err, errlen, "'%s': give MAC pairs OLD,NEW[,OLD,NEW...]", arg);
+		c2 = strchr(c1 + 1, ',');
+		end = c2 ? c2 : c1 + 1 + strlen(c1 + 1);
+		if (m->n >= EDIT_MAP_MAX)
+			return opts_fail(err, errlen, "'%s': more than %d MAC pairs", arg, EDIT_MAP_MAX);
+		if (mac(p, c1, m->e[m->n].from) < 0 || mac(c1 + 1, end, m->e[m->n].to) < 0)
+			return opts_fail(err, errlen, "'%s': '%.*s' is not a MAC address pair (xx:xx:xx:xx:xx:xx)",
+					 arg, (int)(end - p), p);
+		m->n++;
+		if (!c2)
+			return 0;
+		p = c2 + 1;
+	}
+}
+
 /* One netblock, "a.b.c.d[/n]" or "[v6addr[/n]]" or "[v6addr]/n", from *@s up to a ':' or ',' (IPv4). */
 static int cidr(const char **s, struct edit_cidr *c)
 {
@@ -298,6 +323,17 @@ const struct opt_enum edit_fixlen_choices[] = {
 	{ NULL, 0 },
 };
 
+int edit_parse_dlt(void *field, const char *arg, char *err, size_t errlen)
+{
+	/* tcprewrite's plugin names; replay writes and sends Ethernet (DLT_EN10MB) only. */
+	if (!strcmp(arg, "enet")) {
+		*(bool *)field = true;
+		return 0;
+	}
+	return opts_fail(err, errlen, "'%s': replay writes and sends Ethernet frames only: --dlt enet is the one "
+			 "output link type (other link types are converted to Ethernet on reading)", arg);
+}
+
 int edit_cfg_check(const struct edit_cfg *c, char *err, size_t errlen)
 {
 	if (c->filter) {
@@ -326,6 +362,8 @@ int edit_cfg_check(const struct edit_cfg *c, char *err, size_t errlen)
 		return opts_fail(err, errlen, "--enet-vlan-proto needs --enet-vlan add");
 	if (c->vlan == EDIT_VLAN_ADD && c->vlan_tag == EDIT_UNSET)
 		return opts_fail(err, errlen, "--enet-vlan add needs --enet-vlan-tag");
+	if (c->pad_payload && c->fixhdrlen)
+		return opts_fail(err, errlen, "--pad-payload and --fixhdrlen both set the length; give one");
 	if (c->pad_payload && (c->fixlen == EDIT_FIXLEN_PAD || c->fixlen == EDIT_FIXLEN_TRUNC))
 		return opts_fail(err, errlen, "--pad-payload and --fixlen pad/trunc both set the length; give one");
 	return 0;
@@ -335,10 +373,10 @@ bool edit_cfg_any(const struct edit_cfg *c)
 {
 	const struct edit_cfg d = EDIT_CFG_DEFAULTS;
 
-	return c->filter || c->include.n || c->exclude.n || c->dmac.n || c->smac.n ||
+	return c->filter || c->include.n || c->exclude.n || c->dmac.n || c->smac.n || c->subsmac.n ||
 	       c->vlan != EDIT_VLAN_NONE || c->pnat.n || c->srcipmap.n || c->dstipmap.n ||
-	       c->portmap.n || c->seed != EDIT_UNSET || c->ttl.mode != EDIT_TTL_NONE ||
-	       c->tos != EDIT_UNSET || c->mtu_trunc || c->fixlen != EDIT_FIXLEN_NONE || c->fixcsum ||
+	       c->portmap.n || c->seed != EDIT_UNSET || c->tcp_seq != EDIT_UNSET || c->ttl.mode != EDIT_TTL_NONE ||
+	       c->tos != EDIT_UNSET || c->tclass != EDIT_UNSET || c->flowlabel != EDIT_UNSET || c->mtu_trunc || c->fixlen != EDIT_FIXLEN_NONE || c->fixhdrlen || c->efcs || c->fixcsum ||
 	       c->pad_payload || c->skipbroadcast != d.skipbroadcast || c->unique_ip;
 }
 
@@ -377,6 +415,9 @@ uint64_t edit_cfg_hash(const struct edit_cfg *c)
 	for (unsigned i = 0; i < c->exclude.n; i++)
 		H(c->exclude.r[i].lo), H(c->exclude.r[i].hi);
 	H(c->dmac.n), H(c->dmac.mac), H(c->smac.n), H(c->smac.mac);
+	H(c->subsmac.n);
+	for (unsigned i = 0; i < c->subsmac.n; i++)
+		H(c->subsmac.e[i].from), H(c->subsmac.e[i].to);
 	v = c->vlan, H(v);
 	H(c->vlan_tag), H(c->vlan_pri), H(c->vlan_cfi), H(c->vlan_proto);
 	H(c->pnat.n);
@@ -387,10 +428,10 @@ uint64_t edit_cfg_hash(const struct edit_cfg *c)
 	H(c->portmap.n);
 	for (unsigned i = 0; i < c->portmap.n; i++)
 		H(c->portmap.e[i].lo), H(c->portmap.e[i].hi), H(c->portmap.e[i].to);
-	H(c->seed), H(c->skipbroadcast);
+	H(c->seed), H(c->skipbroadcast), H(c->tcp_seq);
 	v = c->ttl.mode, H(v);
-	H(c->ttl.val), H(c->tos), H(c->mtu), H(c->mtu_trunc);
+	H(c->ttl.val), H(c->tos), H(c->tclass), H(c->flowlabel), H(c->mtu), H(c->mtu_trunc);
 	v = c->fixlen, H(v);
-	H(c->fixcsum), H(c->pad_payload);
+	H(c->fixcsum), H(c->pad_payload), H(c->fixhdrlen), H(c->efcs);
 	return h;
 }

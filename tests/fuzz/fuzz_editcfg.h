@@ -62,6 +62,27 @@ static inline void fuzz_edit_cfg(uint64_t o, struct edit_cfg *cfg)
 		c.filter = (o & (1ull << 61)) ? "ip6 or vlan" : "tcp or udp";
 	if (o & (1ull << 62))
 		edit_parse_pktlist(&c.exclude, "P:2-", err, sizeof(err));
+	/* Bit 63 turns on the edits added later (--tcp-sequence, --fixhdrlen, --efcs, --tclass,
+	 * --flowlabel, --enet-subsmac), chosen by a mix of the whole word so that inputs without it keep
+	 * their meaning and the corpus stays useful. */
+	if (o & (1ull << 63)) {
+		uint64_t x = (o ^ (o >> 29)) * 0xbf58476d1ce4e5b9ull;
+
+		x ^= x >> 32;
+		if (x & 1)
+			c.tcp_seq = 1 + ((x >> 8) & 0xffffff);
+		if ((x & 2) && !c.pad_payload)
+			c.fixhdrlen = true;
+		if (x & 4)
+			c.efcs = true;
+		if (x & 8)
+			c.tclass = (x >> 40) & 0xff;
+		if (x & 16)
+			c.flowlabel = (x >> 44) & 0xfffff;
+		if (x & 32)
+			edit_parse_subsmac(&c.subsmac, "02:00:00:00:00:01,00:00:00:00:00:0a,ff:ff:ff:ff:ff:ff,0:1:2:3:4:5",
+					   err, sizeof(err));
+	}
 	*cfg = c;
 }
 

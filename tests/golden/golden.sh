@@ -11,17 +11,24 @@
 # reference is our own run computing everything, ours uses a sidecar made by
 # 'replay prep' with the same REPLAY_ARGS: they must not differ by a byte), or
 # tcprewrite+tcpprep (a tcpprep --auto=first cache drives the client/server
-# split, as our pair forms do).  EXCEPT lists frames the reference gets wrong
+# split, as our pair forms do), or tcprewrite46: tcprewrite 4.6, the anchor
+# binary ($TCPREWRITE46) when it runs here -- its output must then also equal
+# the checked-in tests/golden/expected/NAME.pcap (GOLDEN_REGEN=1 rewrites that
+# file) -- else the checked-in file alone.  EXCEPT lists frames the reference gets wrong
 # (WHY says how); every other frame must be identical.  The table of cases is
 # tests/meson.build; case names and reasons are what meson prints.
 set -euo pipefail
 : "${REPLAY:?}" "${PCAPDIFF:?}" "${CSUMCHECK:?}" "${EDCHECK:?}" "${TRACES:?}"
 name=$1 trace=$TRACES/$2 ref=$3 ref_args=$4 replay_args=$5 except=${6:-} why=${7:-}
+# golden/crafted.pcap: frames made by tests/golden/craft.py (padding, trailers, fragments, broadcast).
+case $2 in golden/*) trace=$(dirname "$0")/${2#golden/} ;; esac
 WORK=$(mktemp -d /tmp/golden.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 die() { echo "FAIL: $name: $*" >&2; exit 1; }
 
-for tool in tcprewrite tcpprep tcpdump editcap; do
+tools="tcprewrite tcpprep tcpdump editcap"
+[ "$ref" = tcprewrite46 ] && tools= # the anchor or the checked-in file: no tool needed
+for tool in $tools; do
 	if ! command -v "$tool" >/dev/null; then
 		[ "${CI:-}" = true ] && die "$tool is missing (scripts/deps.sh installs it)"
 		echo "SKIP: $tool missing"; exit 77
@@ -31,6 +38,20 @@ done
 # shellcheck disable=SC2086 # the argument strings are word lists on purpose
 case $ref in
 tcprewrite) tcprewrite $ref_args -i "$trace" -o "$WORK/ref.pcap" ;;
+tcprewrite46)
+	anchor=${TCPREWRITE46:-/work/shared/anchors/tcpreplay-4.6.0-beta2/bin/tcprewrite}
+	expected=${GOLDEN_EXPECTED:?}/$name.pcap
+	if [ -x "$anchor" ] && "$anchor" --version >/dev/null 2>&1; then
+		"$anchor" $ref_args -i "$trace" -o "$WORK/ref.pcap" || die "tcprewrite 4.6 failed"
+		[ -n "${GOLDEN_REGEN:-}" ] && cp "$WORK/ref.pcap" "$expected"
+		[ -f "$expected" ] || die "no checked-in $expected (make it with GOLDEN_REGEN=1)"
+		cmp -s "$WORK/ref.pcap" "$expected" ||
+			die "tcprewrite 4.6 writes other bytes than the checked-in $expected"
+	elif [ -f "$expected" ]; then
+		cp "$expected" "$WORK/ref.pcap"
+	else
+		die "neither tcprewrite 4.6 ($anchor) nor $expected is here"
+	fi ;;
 tcprewrite+tcpprep)
 	tcpprep --auto=first --pcap="$trace" --cachefile="$WORK/c.cache"
 	tcprewrite --cachefile="$WORK/c.cache" $ref_args -i "$trace" -o "$WORK/ref.pcap" ;;
@@ -51,7 +72,7 @@ eval "set -- $replay_args"
 "$REPLAY" -q -w "$WORK/ours.pcap" "$@" "$trace" || die "replay failed"
 
 diff_args=()
-case $ref in tcprewrite*) diff_args+=(--skip-mac6) ;; esac
+case $ref in tcprewrite | tcprewrite+tcpprep) diff_args+=(--skip-mac6) ;; esac
 [ -n "$except" ] && diff_args+=(--except "$except")
 out=$("$PCAPDIFF" "${diff_args[@]}" "$WORK/ref.pcap" "$WORK/ours.pcap") || die "$out"
 echo "$name: $out"
@@ -59,7 +80,7 @@ echo "$name: $out"
 
 # tcprewrite 4.4.3 overwrites the MACs of every IPv6 frame (pcapdiff --skip-mac6 left
 # them out): ours must be the input's, or the one address --dmac/--smac gave.
-case $ref in tcprewrite*)
+case $ref in tcprewrite | tcprewrite+tcpprep)
 	dst=$(sed -n 's/.*--dmac \([0-9a-f:]*\)\( .*\)\?$/\1/p' <<<"$replay_args")
 	src=$(sed -n 's/.*--smac \([0-9a-f:]*\)\( .*\)\?$/\1/p' <<<"$replay_args")
 	[[ $dst == *,* || $src == *,* ]] && dst=- src=- # pair forms: the IPv4-only cases cover them

@@ -57,6 +57,10 @@ static int check_l4(uint64_t n, const uint8_t *d, uint32_t caplen, uint32_t l3, 
 	}
 	if (proto == 17 && !v6 && l4 + 8 <= caplen && !d[l4 + 6] && !d[l4 + 7])
 		return 0; /* IPv4 UDP without a checksum */
+	/* RFC 768: a UDP datagram is as long as its length field says, which may be less than
+	 * the IP payload (--fixhdrlen extends the IP length over Ethernet padding). */
+	if (proto == 17 && l4 + 8 <= caplen && be16(d + l4 + 4) >= 8 && be16(d + l4 + 4) < l4len)
+		l4len = be16(d + l4 + 4);
 	if (proto != 1) {
 		uint8_t ph[8] = { 0, 0, (uint8_t)(l4len >> 8), (uint8_t)l4len, 0, 0, 0, proto };
 

@@ -72,6 +72,47 @@ static int udp4_ok(const uint8_t *b, size_t n)
 	return csum_ok(b, 14, 20, 0) && csum_ok(b, 34, n - 34, ph);
 }
 
+/* Ethernet + IPv4 + TCP 1.2.3.4:1000 -> 5.6.7.8:80 with @flags, seq 0xfffffff0, ack 7, valid checksums. */
+static size_t tcp4(uint8_t *b, uint8_t flags)
+{
+	static const uint8_t hdr[] = {
+		2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00,
+		0x45, 0, 0, 44, 0, 1, 0, 0, 64, 6, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8,
+		0x03, 0xe8, 0, 80, 0xff, 0xff, 0xff, 0xf0, 0, 0, 0, 7, 0x50, 0, 0x10, 0, 0, 0, 0, 0,
+		'a', 'b', 'c', 'd',
+	};
+	uint32_t s = 0;
+
+	memcpy(b, hdr, sizeof(hdr));
+	b[47] = flags;
+	for (int i = 14; i < 34; i += 2)
+		s += (uint32_t)(b[i] << 8 | b[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	b[24] = (uint8_t)(~s >> 8), b[25] = (uint8_t)~s;
+	s = 6 + 24;
+	for (size_t i = 26; i < sizeof(hdr); i += 2)
+		s += (uint32_t)(b[i] << 8 | b[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	b[50] = (uint8_t)(~s >> 8), b[51] = (uint8_t)~s;
+	return sizeof(hdr);
+}
+
+static int tcp4_ok(const uint8_t *b, size_t n)
+{
+	uint32_t ph = 6 + (uint32_t)(n - 34);
+
+	for (int i = 26; i < 34; i += 2)
+		ph += (uint32_t)(b[i] << 8 | b[i + 1]);
+	return csum_ok(b, 14, 20, 0) && csum_ok(b, 34, n - 34, ph);
+}
+
+static uint32_t get32(const uint8_t *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
 static struct edit_cfg cfg_with(const char *opt, const char *arg)
 {
 	struct edit_cfg c = EDIT_CFG_DEFAULTS;
@@ -303,6 +344,64 @@ static void test_selection(void **state)
 	assert_int_equal(edit_chain_new(&ch, &bad), -EINVAL);
 	assert_non_null(strstr(edit_chain_strerror(ch), "--filter"));
 	edit_chain_free(ch);
+}
+
+/* --tcp-sequence 1000 adds tcprewrite 4.6's value for seed 1000 (measured: 1842153064) to seq and
+ * ack, wrapping; a SYN without ACK keeps its ack field; the checksum stays valid. */
+static void test_tcp_sequence(void **state)
+{
+	static const struct {
+		uint8_t flags;
+		bool ack_moves;
+	} cases[] = { { 0x10, true }, { 0x02, false }, { 0x12, true }, { 0x18, true } };
+	uint8_t b[200];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct edit_cfg c = EDIT_CFG_DEFAULTS;
+		struct pkt p = { .data = b, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+		size_t n = tcp4(b, cases[i].flags);
+
+		c.tcp_seq = 1000;
+		p.caplen = p.wirelen = (uint32_t)n;
+		assert_true(tcp4_ok(b, n));
+		assert_int_equal(run1(&c, &p), EDIT_KEEP);
+		assert_int_equal(get32(p.data + 38), 0xfffffff0u + 1842153064u);
+		assert_int_equal(get32(p.data + 42), cases[i].ack_moves ? 7u + 1842153064u : 7u);
+		assert_true(tcp4_ok(p.data, n));
+	}
+}
+
+/* Every option that changes bytes is in the sidecar's option hash. */
+static void test_cfg_hash_new_edits(void **state)
+{
+	const struct edit_cfg d = EDIT_CFG_DEFAULTS;
+	struct edit_cfg c;
+	char err[256];
+
+	(void)state;
+	c = d, c.tcp_seq = 1;
+	assert_true(edit_cfg_any(&c));
+	assert_true(edit_cfg_hash(&c) != edit_cfg_hash(&d));
+	c = d, c.fixhdrlen = true;
+	assert_true(edit_cfg_any(&c));
+	assert_true(edit_cfg_hash(&c) != edit_cfg_hash(&d));
+	c = d;
+	assert_int_equal(edit_parse_subsmac(&c.subsmac, "2:0:0:0:0:1,2:0:0:0:0:9", err, sizeof(err)), 0);
+	assert_int_equal(c.subsmac.n, 1);
+	assert_true(edit_cfg_any(&c));
+	assert_true(edit_cfg_hash(&c) != edit_cfg_hash(&d));
+	assert_int_equal(edit_parse_subsmac(&c.subsmac, "2:0:0:0:0:1", err, sizeof(err)), -EINVAL);
+	assert_int_equal(edit_parse_subsmac(&c.subsmac, "2:0:0:0:0:1,x", err, sizeof(err)), -EINVAL);
+	c = d, c.efcs = true;
+	assert_true(edit_cfg_any(&c));
+	assert_true(edit_cfg_hash(&c) != edit_cfg_hash(&d));
+	c = d, c.tclass = 0;
+	assert_true(edit_cfg_any(&c));
+	assert_true(edit_cfg_hash(&c) != edit_cfg_hash(&d));
+	c = d, c.flowlabel = 0;
+	assert_true(edit_cfg_any(&c));
+	assert_true(edit_cfg_hash(&c) != edit_cfg_hash(&d));
 }
 
 static void test_prep_stale_and_foreign(void **state)
@@ -750,6 +849,8 @@ int main(void)
 		cmocka_unit_test(test_truncated_headers_are_safe),
 		cmocka_unit_test(test_pad_zeroes_payload),
 		cmocka_unit_test(test_selection),
+		cmocka_unit_test(test_tcp_sequence),
+		cmocka_unit_test(test_cfg_hash_new_edits),
 		cmocka_unit_test(test_prep_stale_and_foreign),
 		cmocka_unit_test(test_prep_corrupt_records),
 		cmocka_unit_test(test_prep_ip6_ext_past_capture),

@@ -494,8 +494,16 @@ static void test_tool_hints(void **state)
 	expect_usage_error(PARSE(&o, "-i", "x", "--netmap", "a"),
 			   "--netmap is not supported: tcpreplay's netmap injector; replay has no netmap: --xdp "
 			   "(AF_XDP, --method xdp) is its kernel-bypass path");
-	assert_int_equal(PARSE(&o, "-w", "o", "-E", "a"), -EINVAL);
-	assert_non_null(strstr(err, "-E is not supported: tcprewrite's -E/--efcs"));
+	/* --dlt enet is accepted (Ethernet is what replay writes); other targets are refused. */
+	assert_int_equal(PARSE(&o, "-w", "o", "--dlt", "enet", "a"), 0);
+	assert_true(o.edit.dlt_enet);
+	assert_int_equal(PARSE(&o, "-w", "o", "--dlt", "hdlc", "a"), -EINVAL);
+	assert_non_null(strstr(err, "--dlt: 'hdlc': replay writes and sends Ethernet frames only"));
+	/* -E is tcprewrite's --efcs now (issue 14); -e (--endpoints) is still refused. */
+	assert_int_equal(PARSE(&o, "-w", "o", "-E", "a"), 0);
+	assert_true(o.edit.efcs);
+	assert_int_equal(PARSE(&o, "-w", "o", "-e", "1.2.3.4:5.6.7.8", "a"), -EINVAL);
+	assert_non_null(strstr(err, "-e is not supported: tcprewrite's -e/--endpoints"));
 	assert_int_equal(PARSE(&o, "-w", "o", "-tA", "-n", "a"), -EINVAL);
 	assert_non_null(strstr(err, "-A is not supported: tcpreplay's -A/--decode"));
 	assert_int_equal(PARSE(&o, "-w", "o", "--outfile=b", "a"), -EINVAL);
