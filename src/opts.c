@@ -205,6 +205,10 @@ static const struct opt_def table[] = {
 	     .group = OPT_GRP_LOOP, .help = "with --unique-ip: new addresses every N passes (default 1)"),
 
 	/* statistics and output */
+	UINT(stats_s, .name = "stats", .min = 0, .max = 31536000, .metavar = "N", .group = OPT_GRP_STATS,
+	     .help = "tcpreplay's Actual/Rated lines every N seconds while sending (0: after each loop pass)"),
+	FLAG(no_progress, .name = "no-progress", .group = OPT_GRP_STATS,
+	     .help = "no status line on a terminal while sending"),
 	STR(stats_json, .name = "stats-json", .metavar = "FILE", .group = OPT_GRP_STATS,
 	    .help = "write the run's statistics as JSON to FILE ('-' = stdout)"),
 	STR(stats_json, .name = "json", .metavar = "FILE", .group = OPT_GRP_STATS,
@@ -257,8 +261,6 @@ static const struct opt_hint tool_hints[] = {
 	{ 0, "loss", "tcpreplay's --loss (drop a share of packets at random); " NOT_YET, true },
 	{ 0, "no-flow-stats", "tcpreplay's --no-flow-stats; replay counts no flows (" NOT_YET ")", true },
 	{ 0, "flow-expiry", "tcpreplay's --flow-expiry; replay counts no flows (" NOT_YET ")", true },
-	{ 0, "stats", "tcpreplay's --stats N (a line every N seconds); " NOT_YET
-		      ": the summary comes at the end, --stats-json FILE writes it as JSON", true },
 	{ 0, "netmap", "tcpreplay's netmap injector; replay has no netmap: --xdp (AF_XDP, --method xdp) is its "
 		       "kernel-bypass path", true },
 	{ 0, "no-load-opts", "tcpreplay's --no-load-opts: replay reads no config file", true },
@@ -339,6 +341,7 @@ static const struct opts defaults = {
 		.late_threshold_ns = 1000 * NSEC_PER_USEC,
 	},
 	.spin_us = OPT_AUTO,
+	.stats_s = OPT_AUTO,
 	.rt = { .cpu = -1 },
 	.tx = { .xdp_mode = TX_XDP_AUTO },
 	.method = TX_METHOD_AUTO,

@@ -402,6 +402,19 @@ static uint64_t sent_or_staged(const struct replay *r)
 	return n;
 }
 
+/* The status line or --stats lines, at run clock @now. */
+static void progress_in_now(struct replay *r, uint64_t now, struct progress_in *in)
+{
+	*in = (struct progress_in){
+		.sent = LANES_SUM(r, sent),
+		.bytes = LANES_SUM(r, bytes_sent),
+		.failed = LANES_SUM(r, failed),
+		.elapsed_ns = now > r->st.start_ns ? now - r->st.start_ns : 0,
+		.err_p99_ns = r->st.send_err.count ? hist_pct(&r->st.send_err, 0.99) : UINT64_MAX,
+		.stalls = r->sched.late_stalls,
+	};
+}
+
 /* A pass over the file list begins: remember the counters, to tell at its end what it did. */
 static void pass_begin(struct replay *r)
 {
@@ -420,6 +433,18 @@ static enum step pass_end(struct replay *r)
 {
 	const struct source *s = &r->src;
 	uint64_t read = LANES_SUM(r, read);
+
+	if (r->progress_mode == PROGRESS_STATS && !r->o->stats_s) {
+		struct progress_in in;
+		uint64_t now;
+
+		/* --stats 0: the pass's packets are out and counted before its line. */
+		if (flush_all(r) == STEP_ERROR)
+			return STEP_ERROR;
+		now = sched_now(&r->sched);
+		progress_in_now(r, now, &in);
+		progress_pass_end(&r->progress, now, &in);
+	}
 
 	/* Endless loops over traces without packets would spin forever doing nothing. */
 	if (read == s->read_before) {
@@ -444,6 +469,32 @@ static enum step pass_end(struct replay *r)
  * a pipe was awaited), STEP_ERROR on a read error (logged).  Each file's
  * warnings are reported at its end in the first pass.
  */
+/* A forward step between two records longer than this is worth a warning before it is waited out. */
+#define TS_JUMP_NS (60 * NSEC_PER_SEC)
+
+static __attribute__((noinline, cold)) void warn_jump(struct replay *r, const struct trace *t,
+							 const struct pkt *p)
+{
+	uint64_t d = p->ts_ns - r->src.prev_ts;
+	uint64_t speed_num = r->o->sched.speed.num ? r->o->sched.speed.num : 1;
+	uint64_t speed_den = r->o->sched.speed.den ? r->o->sched.speed.den : 1;
+	double wait_s = (double)d / 1e9 * (double)speed_den / (double)speed_num;
+
+	r->src.jump_warned = true;
+	log_warn("%s: record %llu is stamped %.0f s after the one before: the schedule waits %.0f s for it "
+		 "(--maxsleep MS caps a wait; replay --info lists the jumps)",
+		 trace_name(t), (unsigned long long)p->recno, (double)d / 1e9, wait_s);
+}
+
+static __attribute__((noinline, cold)) void warn_back(struct replay *r, const struct trace *t,
+							 const struct pkt *p)
+{
+	r->src.back_warned = true;
+	log_warn("%s: record %llu is stamped %.6f s before the one before: it is sent at once, late "
+		 "(replay --info counts such steps)",
+		 trace_name(t), (unsigned long long)p->recno, (double)(r->src.prev_ts - p->ts_ns) / 1e9);
+}
+
 static enum step source_read(struct replay *r, const struct trace **tp, struct pkt *p)
 {
 	const struct opts *o = r->o;
@@ -478,6 +529,14 @@ static enum step source_read(struct replay *r, const struct trace **tp, struct p
 		rc = trace_next(t, p);
 		if (likely(rc == 1)) {
 			*tp = t;
+			/* A timestamp jump a replay at recorded timing would wait out: say so, once. */
+			if (unlikely(p->ts_ns > s->prev_ts + TS_JUMP_NS) && p->recno > 1 && !s->jump_warned &&
+			    o->sched.mode == SCHED_MODE_TRACE && !o->sched.max_gap_ns)
+				warn_jump(r, t, p);
+			else if (unlikely(p->ts_ns < s->prev_ts) && p->recno > 1 && !s->back_warned &&
+				 o->sched.mode == SCHED_MODE_TRACE)
+				warn_back(r, t, p);
+			s->prev_ts = p->ts_ns;
 			return STEP_NEXT;
 		}
 		s->in_file = false;
@@ -504,6 +563,9 @@ static struct lane *route2(struct replay *r, const struct pkt *p)
 
 	if (r->cache)
 		side = split_cache_side(r->cache, p->recno);
+	else if (r->prep_sides)
+		/* A record outside the sidecar goes to intf1, where the chain fails it, naming why. */
+		side = edit_prep_side(r->prep, p->recno) == SPLIT_INTF2 ? SPLIT_INTF2 : SPLIT_INTF1;
 	else if (p->linktype != LINKTYPE_ETHERNET)
 		side = SPLIT_INTF2; /* not classified (replay/split.h): it fails there, counted on intf2 */
 	else
@@ -585,6 +647,14 @@ static enum step source_next(struct replay *r, const struct trace **tp, struct p
 	}
 }
 
+static __attribute__((noinline)) void progress_show(struct replay *r, uint64_t now)
+{
+	struct progress_in in;
+
+	progress_in_now(r, now, &in);
+	progress_print(&r->progress, now, &in);
+}
+
 /*
  * The loop: the source yields each packet with its lane and deadline, the
  * lane sends it.  Returns 0, or -1 when the run ended on an error (already
@@ -599,6 +669,7 @@ static int run(struct replay *r)
 	struct pkt p;
 
 	r->st.start_ns = sched_start(&r->sched);
+	progress_init(&r->progress, r->progress_mode, r->o->stats_s, r->summary, r->st.start_ns);
 	pass_begin(r);
 	for (;;) {
 		step = source_next(r, &t, &p, &l, &deadline);
@@ -607,7 +678,11 @@ static int run(struct replay *r)
 		step = send_one(r, l, t, &p, deadline);
 		if (step != STEP_NEXT)
 			break;
+		/* p.sched_ns is the run clock at the packet's slot (every mode sets it): no clock read. */
+		if (unlikely(progress_due(&r->progress, p.sched_ns)))
+			progress_show(r, p.sched_ns);
 	}
+	progress_finish(&r->progress);
 	/* Stopped inside a file of the first pass: its warnings are still said. */
 	if (r->src.in_file && !r->src.pass)
 		report_warnings(r->traces[r->src.f]);

@@ -16,6 +16,7 @@
 #include "replay/checks.h"
 #include "replay/edit.h"
 #include "replay/outfile.h"
+#include "replay/progress.h"
 #include "replay/sched.h"
 #include "replay/sendlog.h"
 #include "replay/split.h"
@@ -53,6 +54,8 @@ struct source {
 	int f;                       /* the file being read */
 	bool in_file;                /* r->traces[f] is being read (rewound if need be) */
 	uint64_t read_before, sent_before, filtered_before, failed_before; /* at the pass's start */
+	uint64_t prev_ts;            /* the last record's timestamp in this file, for the jump warning */
+	bool jump_warned, back_warned; /* one warning of each a run */
 };
 
 struct replay {
@@ -75,11 +78,15 @@ struct replay {
 	unsigned nlanes;             /* 1 (-i or -w), 2 (-i and -I) */
 	struct split *split;         /* --split classifier, or NULL */
 	struct split_cache *cache;   /* -c tcpprep cache, or NULL */
+	bool prep_sides;            /* -I: the sides come from the --prep sidecar (replay prep --split) */
 	/* accounting (account() in src/replay.c) */
 	struct stats st;
 	uint64_t fails_logged;       /* send failures logged, for the rate limit */
 	uint64_t edit_fails_logged;  /* edit failures logged, for the rate limit */
 	struct sendlog *slog;        /* --send-log, or NULL */
+	struct progress progress;    /* the status line or --stats N lines (replay/progress.h) */
+	enum progress_mode progress_mode;
+	FILE *summary;               /* where the summary (and progress) goes */
 	/* reports */
 	FILE *json;                  /* --stats-json output, opened before sending */
 	struct outfile json_out;     /* its file, committed after writing */

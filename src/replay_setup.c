@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "privs.h"
@@ -150,6 +151,21 @@ static int open_split(struct replay *r)
 
 	if (!o->intf2)
 		return 0;
+	/* A sidecar made by 'replay prep --split' with this mode holds every side: no classifier,
+	 * no learning pass.  One made with another mode is refused; one without sides is ignored. */
+	if (r->prep && !o->cachefile) {
+		int rc = edit_prep_split(r->prep, mode, NULL, err, sizeof(err));
+
+		if (rc < 0) {
+			log_err("%s: %s", o->prep_path, err);
+			return rc;
+		}
+		if (rc == 1) {
+			r->prep_sides = true;
+			log_info("--split %s: the sides come from %s", mode, o->prep_path);
+			return 0;
+		}
+	}
 	if (o->cachefile) {
 		if (!strcmp(o->files[0], "-")) {
 			log_err("--cachefile: the trace is counted against the cache before sending: give a file, not standard input");
@@ -423,12 +439,25 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	/* A signal while a pipe's header (or --preload) was awaited: a run stopped before its first packet. */
 	rc = open_inputs(r);
 	r->stopped = rc == -EINTR && *stop;
-	if ((rc < 0 && !r->stopped) || open_split(r) < 0 || open_edits(r) < 0 ||
+	if ((rc < 0 && !r->stopped) || open_edits(r) < 0 || open_split(r) < 0 ||
 	    open_output(r, hooks->tx_ops) < 0)
 		goto fail;
 	r->st.method = r->lane[0].st.method;
 	r->st.method_mode = r->lane[0].st.method_mode;
 	r->st.dev = r->lane[0].st.dev;
+	/* The summary goes to stdout unless stdout carries data (JSON, frames or the send log). */
+	r->summary = (r->json == stdout || (o->tx.path && !strcmp(o->tx.path, "-")) ||
+		      (o->send_log && !strcmp(o->send_log, "-")))
+			     ? stderr
+			     : stdout;
+	/* --stats N: tcpreplay's lines; else on a terminal a status line (not for a dry run:
+	 * it runs in virtual time, faster than a line could be read). */
+	if (o->stats_s != OPT_AUTO)
+		r->progress_mode = PROGRESS_STATS;
+	else if (!o->quiet && !o->no_progress && !o->tx.path && isatty(fileno(r->summary)))
+		r->progress_mode = PROGRESS_LINE;
+	else
+		r->progress_mode = PROGRESS_OFF;
 	if (hooks->clock) {
 		sched_init(&r->sched, &scfg, hooks->clock);
 	} else if (tx_virtual_time(r->lane[0].tx)) {
@@ -477,10 +506,7 @@ int replay_close(struct replay *r, int status)
 			status = EXIT_FAIL;
 		}
 
-	summary = (r->json == stdout || (o->tx.path && !strcmp(o->tx.path, "-")) ||
-		   (o->send_log && !strcmp(o->send_log, "-")))
-			  ? stderr
-			  : stdout;
+	summary = r->summary;
 	if (!o->quiet)
 		stats_print(&r->st, summary);
 	if (r->json) {

@@ -68,6 +68,8 @@ struct opts {
 	/* statistics and output */
 	const char *stats_json;    /* --stats-json: file, or "-" for stdout */
 	const char *send_log;      /* --send-log: per-packet send times for replay-rx */
+	uint64_t stats_s;          /* --stats N: periodic lines every N s (0: per loop pass); OPT_AUTO = none */
+	bool no_progress;          /* --no-progress: no status line on a terminal */
 	bool quiet;                /* no summary, no warnings */
 	bool no_warnings;          /* -W: no warnings (tcpreplay's --suppress-warnings) */
 	bool pid;                  /* -P: print "PID: N" at start-up */

@@ -125,6 +125,19 @@ test_split_cidr() {
 	dual cidr "$TRACES/mixed.pcap" "$WORK/cidr.sides" --split "$m"
 }
 
+# replay prep --split: the sides come from the sidecar (no learning pass), the same as computing them.
+test_prep_split() {
+	"$SPLITDUMP" client "$TRACES/mixed.pcap" >"$WORK/prep.sides"
+	"$REPLAY" prep -q "$TRACES/mixed.pcap" -o "$WORK/mixed.prep" --split client ||
+		die "replay prep --split client failed"
+	dual prep "$TRACES/mixed.pcap" "$WORK/prep.sides" -v --split client --prep "$WORK/mixed.prep"
+	grep -q "the sides come from $WORK/mixed.prep" "$WORK/prep.err" ||
+		die "the sides were not taken from the sidecar: $(cat "$WORK/prep.err")"
+	# A sidecar of another mode is refused, naming both.
+	expect_fail 1 "holds the sides of --split client, not of --split server" \
+		in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" --split server --prep "$WORK/mixed.prep" "$TRACES/mixed.pcap"
+}
+
 test_cachefile() {
 	if [ ! -x "$TCPPREP" ]; then
 		info "SKIP test_cachefile: no tcpprep 4.6 at $TCPPREP"
@@ -155,4 +168,4 @@ test_errors() {
 		in_a "$REPLAY" -i "nosuch$ID" -I "$IF_A2" "$TRACES/http.pcap"
 }
 
-run_tests test_split_first test_split_client test_split_cidr test_cachefile test_errors
+run_tests test_split_first test_split_client test_split_cidr test_prep_split test_cachefile test_errors

@@ -175,6 +175,14 @@ PY
 	info_has "$i" "^longest gap: +64799\.999500000 s, before record 3$"
 	info_has "$i" "^time jumps: +1 gaps longer than 60 s, the first before record 3 "
 	info_has "$i" "^out of order: +1 packets stamped earlier than the one before, the first record 4 \(0\.750000000 s back"
+	# ... and a replay says so before it waits, once each; --maxsleep (which caps the wait) silences the jump.
+	"$REPLAY" -w "$WORK/j.pcap" "$WORK/jump.pcap" >/dev/null 2>"$WORK/err" || die "replay of a jumping trace failed"
+	grep -q "record 3 is stamped 64800 s after the one before: the schedule waits 64800 s" "$WORK/err" ||
+		die "no warning of the jump: $(cat "$WORK/err")"
+	grep -q "record 4 is stamped 0.750000 s before the one before" "$WORK/err" ||
+		die "no warning of the step back: $(cat "$WORK/err")"
+	"$REPLAY" -w "$WORK/j.pcap" --maxsleep 10 "$WORK/jump.pcap" >/dev/null 2>"$WORK/err" || die "--maxsleep run failed"
+	! grep -q "after the one before" "$WORK/err" || die "--maxsleep: still warned of the jump: $(cat "$WORK/err")"
 	"$REPLAY" --info "$TRACES/dns.pcap" >"$i" || die "--info failed"
 	info_has "$i" "^longest gap: +0\.000342000 s, before record 4$"
 	! grep -qE "^(time jumps|out of order):" "$i" || die "dns.pcap has neither jumps nor steps back: $(cat "$i")"

@@ -83,7 +83,37 @@ test_backpressure_retried() {
 	[ "$(json_get "$WORK/tbf.json" packets_sent)" = 1002 ] || die "not every packet was sent"
 }
 
+# Progress while sending: on a terminal (script(1) gives one) a status line rewritten in place
+# about twice a second and erased before the summary; --stats N gives tcpreplay's lines instead;
+# nothing of either when stdout is not a terminal, with -q or with --no-progress.
+test_progress() {
+	local out=$WORK/progress.out n
+	command -v script >/dev/null || die "script(1) is missing (util-linux)"
+	in_a script -qec "$REPLAY -i $IF_A --pps 400 --limit 800 --loop 0 $TRACES/udp-1ms.pcap" /dev/null >"$out" ||
+		die "replay under a terminal failed: $(tr '\r' '\n' <"$out")"
+	n=$(tr '\r' '\n' <"$out" | grep -cE '^sent [0-9.]+k? packets \(.*pps, .*bit/s, 0:0[0-9], p99 .* stalls, 0 failed' || true)
+	[ "$n" -ge 2 ] || die "expected status lines on the terminal, got $n: $(tr '\r' '\n' <"$out")"
+	grep -q "^Actual: 800 packets" "$out" || die "no summary after the status line: $(cat "$out")"
+	# Not a terminal: no status line, the summary alone.
+	in_a "$REPLAY" -i "$IF_A" --pps 2000 --limit 200 --loop 0 "$TRACES/udp-1ms.pcap" >"$out"
+	! grep -q $'\r' "$out" || die "a status line went to a file"
+	in_a script -qec "$REPLAY -i $IF_A --no-progress --pps 2000 --limit 400 --loop 0 $TRACES/udp-1ms.pcap" /dev/null >"$out"
+	! grep -q "^sent " <(tr '\r' '\n' <"$out") || die "--no-progress printed a status line"
+	# --stats 1: tcpreplay's two lines every second, then the summary.
+	in_a "$REPLAY" -i "$IF_A" --stats 1 --pps 500 --limit 1300 --loop 0 "$TRACES/udp-1ms.pcap" >"$out"
+	n=$(grep -cE '^Actual: [0-9]+ packets \([0-9]+ bytes\) sent in [0-9]+\.[0-9]{2} seconds$' "$out" || true)
+	[ "$n" -ge 2 ] || die "--stats 1 over 2.6 s: expected 2 periodic lines, got $n: $(cat "$out")"
+	grep -qE '^Rated: [0-9.]+ Bps, [0-9.]+ Mbps, [0-9.]+ pps$' "$out" || die "--stats: no Rated line: $(cat "$out")"
+	# --stats 0: a line after every loop pass (udp-1ms.pcap holds 1000 frames).
+	in_a "$REPLAY" -i "$IF_A" --stats 0 -t --loop 3 "$TRACES/udp-1ms.pcap" >"$out"
+	for k in 1000 2000 3000; do
+		grep -qE "^Actual: $k packets .* sent in [0-9]+\.[0-9]{2} seconds$" "$out" ||
+			die "--stats 0: no line after pass $((k / 1000)): $(cat "$out")"
+	done
+	info "progress: status line on a terminal, tcpreplay's --stats lines"
+}
+
 require_root
 init_ns
 run_tests test_every_trace_topspeed test_recorded_timing test_loop_and_limit \
-	test_encodings_identical test_backpressure_retried
+	test_encodings_identical test_backpressure_retried test_progress
