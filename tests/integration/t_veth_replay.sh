@@ -93,7 +93,7 @@ test_progress() {
 		die "replay under a terminal failed: $(tr '\r' '\n' <"$out")"
 	n=$(tr '\r' '\n' <"$out" | grep -cE '^sent [0-9.]+k? packets \(.*pps, .*bit/s, 0:0[0-9], p99 .* stalls, 0 failed' || true)
 	[ "$n" -ge 2 ] || die "expected status lines on the terminal, got $n: $(tr '\r' '\n' <"$out")"
-	grep -q "^Actual: 800 packets" "$out" || die "no summary after the status line: $(cat "$out")"
+	tr '\r' '\n' <"$out" | grep -q "^Actual: 800 packets" || die "no summary after the status line: $(cat "$out")"
 	# Not a terminal: no status line, the summary alone.
 	in_a "$REPLAY" -i "$IF_A" --pps 2000 --limit 200 --loop 0 "$TRACES/udp-1ms.pcap" >"$out"
 	! grep -q $'\r' "$out" || die "a status line went to a file"
