@@ -98,7 +98,7 @@ static int num(struct words *ws, unsigned i, double *v, const char **rest)
 static int percent(struct words *ws, double *p)
 {
 	unsigned i = ws->i++;
-	const char *rest;
+	const char *rest = "";
 	double v;
 
 	if (i >= ws->n)
@@ -130,7 +130,7 @@ static int get_time(struct words *ws, uint64_t *ns)
 		      { "usec", 1e3 }, { "usecs", 1e3 }, { "ns", 1 },      { "nsec", 1 },
 		      { "nsecs", 1 } };
 	unsigned i = ws->i++;
-	const char *rest;
+	const char *rest = "";
 	double v;
 
 	if (i >= ws->n)
@@ -160,7 +160,7 @@ static int get_rate(struct words *ws, uint64_t *bps)
 		      { "gibit", 1073741824. }, { "tibit", 1099511627776. }, { "bps", 8 },
 		      { "kbps", 8e3 },    { "mbps", 8e6 },     { "gbps", 8e9 },  { "tbps", 8e12 } };
 	unsigned i = ws->i++;
-	const char *rest;
+	const char *rest = "";
 	double v;
 
 	if (i >= ws->n)
