@@ -203,6 +203,8 @@ static int parse_loss(struct words *ws, struct impair_stat_cfg *c)
 	double *p = c->loss_p;
 	int rc;
 
+	/* A later loss clause replaces an earlier one whole: no parameter of another model stays. */
+	memset(c->loss_p, 0, sizeof(c->loss_p));
 	c->loss_corr = 0;
 	if (!strcmp(model, "gemodel")) {
 		ws->i++;
