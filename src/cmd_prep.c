@@ -18,36 +18,6 @@
 #include "replay/split.h"
 #include "replay/trace.h"
 
-/* The learning pass of --split MODE over @path; 0, or -1 after logging why. */
-static int learn(struct split *sp, const char *path)
-{
-	struct trace *t;
-	struct pkt p;
-	int rc = trace_open(&t, path, NULL);
-
-	if (rc < 0) {
-		log_err("%s", t ? trace_strerror(t) : "out of memory");
-		trace_close(t);
-		return -1;
-	}
-	while ((rc = trace_next(t, &p)) == 1) {
-		if (split_learn(sp, &p) < 0) {
-			log_err("%s: record %llu: --split %s: %s", path, (unsigned long long)p.recno,
-				split_mode_name(split_mode(sp)), split_strerror(sp));
-			trace_close(t);
-			return -1;
-		}
-	}
-	if (rc < 0)
-		log_err("%s", trace_strerror(t));
-	trace_close(t);
-	if (rc == 0 && split_learn_done(sp) < 0) {
-		log_err("%s: --split %s: %s", path, split_mode_name(split_mode(sp)), split_strerror(sp));
-		return -1;
-	}
-	return rc < 0 ? -1 : 0;
-}
-
 int prep_main(const struct opts *o)
 {
 	const char *path = o->files[0];
@@ -73,8 +43,14 @@ int prep_main(const struct opts *o)
 			log_err("%s", err);
 			return EXIT_USAGE;
 		}
-		if (split_needs_pass(sp) && learn(sp, path) < 0)
+		uint64_t n = 0;
+
+		if (split_needs_pass(sp) && split_learn_trace(path, sp, &n) < 0)
 			goto out;
+		if (split_needs_pass(sp) && split_learn_done(sp) < 0) {
+			log_err("%s: --split %s: %s", path, split_mode_name(split_mode(sp)), split_strerror(sp));
+			goto out;
+		}
 	}
 	rc = trace_open(&t, path, NULL);
 	if (rc < 0) {

@@ -29,6 +29,16 @@ int replay_main(const struct opts *o, volatile sig_atomic_t *stop);
  */
 int prep_main(const struct opts *o);
 
+struct split;
+
+/*
+ * split_learn_trace() - one pass over the trace @path before sending (a reader of
+ * its own): with @sp, pass one of the --split modes that need it (the
+ * caller ends it with split_learn_done()); always the packet count into
+ * *@n.  0, or -1 after logging why.  replay_setup.c; replay prep uses it too.
+ */
+int split_learn_trace(const char *path, struct split *sp, uint64_t *n);
+
 /*
  * impair_main() - "replay impair convert IN OUT" (src/cmd_impair.c): @argv
  * starts at "impair".  Returns the exit status.

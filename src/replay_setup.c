@@ -104,12 +104,7 @@ static int open_edits(struct replay *r)
 	return 0;
 }
 
-/*
- * One pass over the trace @path before sending (a second reader of its
- * own): with @sp, pass one of the --split modes that need it; always the
- * packet count into *@n.  0, or -1 after logging why.
- */
-static int split_pass(const char *path, struct split *sp, uint64_t *n)
+int split_learn_trace(const char *path, struct split *sp, uint64_t *n)
 {
 	struct trace *t;
 	struct pkt p;
@@ -175,7 +170,7 @@ static int open_split(struct replay *r)
 			log_err("%s", err);
 			return -EINVAL;
 		}
-		if (split_pass(o->files[0], NULL, &n) < 0)
+		if (split_learn_trace(o->files[0], NULL, &n) < 0)
 			return -EINVAL;
 		if (split_cache_check(r->cache, n, err, sizeof(err)) < 0) {
 			log_err("%s: %s", o->cachefile, err);
@@ -196,7 +191,7 @@ static int open_split(struct replay *r)
 			return -EINVAL;
 		}
 		log_info("--split %s: reading %s to place its addresses before sending", mode, o->files[i]);
-		if (split_pass(o->files[i], r->split, &n) < 0)
+		if (split_learn_trace(o->files[i], r->split, &n) < 0)
 			return -EINVAL;
 	}
 	if (split_learn_done(r->split) < 0) {
