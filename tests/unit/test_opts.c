@@ -605,6 +605,13 @@ static void test_tcpreplay_options(void **state)
 		expect_usage_error(PARSE(&o, "-i", "x", "--io-uring", "a"),
 				   "--io-uring: this build of replay has no uring (liburing) method");
 	}
+	/* --pps-multi groups --pps's packets; alone it means nothing and is refused. */
+	assert_int_equal(PARSE(&o, "-i", "x", "--pps", "100", "--pps-multi", "4", "a"), 0);
+	assert_int_equal(o.sched.pps_multi, 4);
+	expect_usage_error(PARSE(&o, "-i", "x", "--pps-multi", "4", "a"),
+			   "--pps-multi groups the packets of --pps: give --pps too");
+	expect_usage_error(PARSE(&o, "-i", "x", "--mbps", "10", "--pps-multi", "4", "a"),
+			   "--pps-multi groups the packets of --pps: give --pps too");
 	/* tcpreplay's --raw: the raw IP socket method, built everywhere. */
 	assert_int_equal(PARSE(&o, "-i", "x", "--raw", "a"), 0);
 	assert_int_equal(o.method, TX_METHOD_RAW);
