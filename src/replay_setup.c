@@ -332,6 +332,11 @@ static void realtime(struct replay *r, struct sched_cfg *scfg)
 		log_info("/dev/cpu_dma_latency: %s",
 			 rt.dma_latency_fd >= 0 ? "held at 0 us" : strerror(rt.dma_latency_err));
 	r->rt = rt; /* holds the /dev/cpu_dma_latency request until cleanup() */
+	if (rt.fifo && rt.busy_max_permille) {
+		/* Idle the gaps cannot pay is paid at normal priority (wait.c). */
+		scfg->set_fifo = rt_set_fifo;
+		scfg->set_fifo_ctx = &r->rt;
+	}
 }
 
 /* Measure the timer before the first packet, under the policy realtime() set. */

@@ -93,6 +93,9 @@ void stats_print(const struct stats *s, FILE *f)
 			fprintf(f, "; %llu planned sleeps for real-time throttling (%llu with no gap to go in)",
 				(unsigned long long)s->sched.guard_sleeps,
 				(unsigned long long)s->sched.plan_chunks);
+		if (s->sched.plan_demotions)
+			fprintf(f, "; %llu spells at normal priority for real-time throttling (%.1f ms)",
+				(unsigned long long)s->sched.plan_demotions, (double)s->sched.plan_demoted_ns / 1e6);
 		if (s->sched.plan[0])
 			fprintf(f, "; plan: %s", s->sched.plan);
 		fputc('\n', f);
@@ -169,6 +172,8 @@ int stats_write_json(const struct stats *s, FILE *f)
 	stats_json_str(f, s->sched.timer ? s->sched.timer : "none");
 	fprintf(f, ",\"spin_margin_ns\":%llu,\"guard_sleeps\":%llu", (unsigned long long)s->sched.spin_margin_ns,
 		(unsigned long long)s->sched.guard_sleeps);
+	fprintf(f, ",\"plan_demotions\":%llu,\"plan_demoted_ns\":%llu", (unsigned long long)s->sched.plan_demotions,
+		(unsigned long long)s->sched.plan_demoted_ns);
 	fprintf(f, ",\"plan_chunks\":%llu,\"sleep_overshoots\":%llu,\"spin_pauses\":%llu,\"plan\":",
 		(unsigned long long)s->sched.plan_chunks, (unsigned long long)s->sched.sleep_overshoots,
 		(unsigned long long)s->sched.spin_pauses);
