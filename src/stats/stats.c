@@ -57,6 +57,15 @@ void stats_print(const struct stats *s, FILE *f)
 		(unsigned long long)s->read, (unsigned long long)s->sent,
 		(unsigned long long)s->filtered, (unsigned long long)s->failed,
 		(unsigned long long)s->retried);
+	if (s->impaired)
+		fprintf(f, "Accounting: read %llu + copies %llu = sent %llu + filtered %llu + failed %llu + "
+			"impaired-dropped %llu (%llu for want of queue room)\n",
+			(unsigned long long)s->read, (unsigned long long)s->impair_copies,
+			(unsigned long long)s->sent, (unsigned long long)s->filtered,
+			(unsigned long long)s->failed, (unsigned long long)s->impair_dropped,
+			(unsigned long long)s->impair_qdropped);
+	if (s->extra_print)
+		s->extra_print(s->extra_arg, f);
 	if (s->send_err.count) {
 		static const struct {
 			const char *name;
@@ -209,6 +218,20 @@ int stats_write_json(const struct stats *s, FILE *f)
 			(unsigned long long)l->filtered, (unsigned long long)l->bytes_sent);
 		json_if(f, l);
 		fprintf(f, "}");
+	}
+	if (s->impaired)
+		fprintf(f, ",\"packets_impair_dropped\":%llu,\"packets_impair_queue_dropped\":%llu,"
+			"\"impair_copies\":%llu",
+			(unsigned long long)s->impair_dropped, (unsigned long long)s->impair_qdropped,
+			(unsigned long long)s->impair_copies);
+	if (s->extra_json) {
+		int rc;
+
+		fprintf(f, ",");
+		stats_json_str(f, s->extra_key);
+		fprintf(f, ":");
+		if ((rc = s->extra_json(s->extra_arg, f)) < 0)
+			return rc;
 	}
 	fprintf(f, "}\n");
 	if (fflush(f) != 0 || ferror(f))
