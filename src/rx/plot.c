@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * --plot: four self-contained SVG figures (no script, no external font or
+ * --plot: five self-contained SVG figures (no script, no external font or
  * style), each of bounded size however many frames there were:
  *
  *   interval.svg   received gap against intended gap for consecutive
@@ -8,6 +8,9 @@
  *                  "Analyse und Performancetests von Paket Replay
  *                  Programmen", 2004, figures 18-20); points binned into
  *                  3-pixel cells whose darkness grows with the count
+ *   interval-linear.svg  the same on linear axes from 0, beside the
+ *                  log-log one: a constant offset is a parallel to the
+ *                  diagonal, and absolute differences read directly
  *   error-cdf.svg  cumulative distribution of |received - intended gap|,
  *                  log x, with p50/p99/p99.9 marked
  *   interval-hist.svg  the distribution of the gaps, intended (the original
@@ -240,12 +243,18 @@ static void no_data(FILE *f, const char *why)
 		W / 2, H / 2, why);
 }
 
-int rx_plot_interval(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
-		     const struct rx_ref *ref)
+/*
+ * The interval-interval scatter, on log-log axes (@log: decades covering
+ * every gap above 0) or linear ones (from 0 to a round value above the
+ * longest gap, so that a constant offset shows as a parallel to the diagonal
+ * and the eye reads absolute differences).
+ */
+static int interval_scatter(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
+			    const struct rx_ref *ref, bool log)
 {
 	/* Square, so the diagonal is at 45 degrees; notes go in the room on the right. */
-	struct axis x = { .log = true, .px0 = LEFT, .px1 = LEFT + (H - TOP - BOTTOM) };
-	struct axis y = { .log = true, .px0 = H - BOTTOM, .px1 = TOP };
+	struct axis x = { .log = log, .px0 = LEFT, .px1 = LEFT + (H - TOP - BOTTOM) };
+	struct axis y = { .log = log, .px0 = H - BOTTOM, .px1 = TOP };
 	double lo = DBL_MAX, hi = 0, cmax = 0;
 	size_t nx, ny, clamped = 0, above = 0, below = 0;
 	uint32_t *cell;
@@ -268,13 +277,22 @@ int rx_plot_interval(FILE *f, const struct rx_result *res, const struct rx_recs 
 	snprintf(sub, sizeof(sub),
 		 "%zu pairs of consecutive in-order frames; above the diagonal: a gap longer than intended",
 		 p.n);
-	begin(f, "Inter-arrival: received gap against intended gap", sub);
+	begin(f, log ? "Inter-arrival: received gap against intended gap"
+		     : "Inter-arrival: received gap against intended gap (linear)",
+	      sub);
 	if (hi == 0) {
 		no_data(f, "no pair of consecutive in-order frames with a gap");
 		free_pairs(&p);
 		return end(f);
 	}
-	decades(lo, hi, &x.lo, &x.hi);
+	if (log) {
+		decades(lo, hi, &x.lo, &x.hi);
+	} else {
+		double step = nice_step(hi, 5);
+
+		x.lo = 0;
+		x.hi = ceil(hi / step) * step;
+	}
 	y.lo = x.lo;
 	y.hi = x.hi;
 	axis_draw(f, &x, true, true, &y);
@@ -291,7 +309,7 @@ int rx_plot_interval(FILE *f, const struct rx_result *res, const struct rx_recs 
 	for (size_t i = 0; i < p.n; i++) {
 		size_t cx, cy;
 
-		if (p.want[i] <= 0 || p.got[i] <= 0)
+		if (log && (p.want[i] <= 0 || p.got[i] <= 0))
 			clamped++;
 		/* Within 1 % of the diagonal counts as on it. */
 		if (p.got[i] > p.want[i] * 1.01 + 0.5)
@@ -335,6 +353,18 @@ int rx_plot_interval(FILE *f, const struct rx_result *res, const struct rx_recs 
 	frame_and_labels(f, &x, &y, "intended gap (reference)", "received gap");
 	free_pairs(&p);
 	return end(f);
+}
+
+int rx_plot_interval(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
+		     const struct rx_ref *ref)
+{
+	return interval_scatter(f, res, recs, ref, true);
+}
+
+int rx_plot_interval_linear(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
+			    const struct rx_ref *ref)
+{
+	return interval_scatter(f, res, recs, ref, false);
 }
 
 #define HIST_PER_DECADE 20
@@ -765,6 +795,8 @@ int rx_plot_write(const char *dir, const struct rx_result *res, const struct rx_
 		return rc;
 	}
 	if ((rc = write_one(dir, "interval.svg", err, errlen, rx_plot_interval, res, recs, ref)) < 0 ||
+	    (rc = write_one(dir, "interval-linear.svg", err, errlen, rx_plot_interval_linear, res,
+			    recs, ref)) < 0 ||
 	    (rc = write_one(dir, "error-cdf.svg", err, errlen, rx_plot_error_cdf, res, recs, ref)) < 0 ||
 	    (rc = write_one(dir, "interval-hist.svg", err, errlen, rx_plot_interval_hist, res, recs,
 			    ref)) < 0 ||

@@ -690,7 +690,7 @@ int rx_report_json(const struct rx_result *res, const struct rx_source *src, FIL
 /*
  * rx_plot_write() - the figures into directory @dir (created if missing):
  * interval.svg (received against intended gaps, log-log, with the
- * diagonal), error-cdf.svg (distribution of the inter-arrival error),
+ * diagonal), interval-linear.svg (the same on linear axes), error-cdf.svg (distribution of the inter-arrival error),
  * interval-hist.svg (the gaps' distribution, intended against received) and
  * timeline.svg (arrival, and send, time minus schedule over the run, with
  * losses marked).  Without a reference only what can be drawn is.  0 or
@@ -702,6 +702,8 @@ int rx_plot_write(const char *dir, const struct rx_result *res, const struct rx_
 /* The figures one at a time, to a stream: for tests.  Each returns 0 or -errno. */
 int rx_plot_interval(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
 		     const struct rx_ref *ref);
+int rx_plot_interval_linear(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
+			    const struct rx_ref *ref);
 int rx_plot_error_cdf(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
 		      const struct rx_ref *ref);
 int rx_plot_interval_hist(FILE *f, const struct rx_result *res, const struct rx_recs *recs,

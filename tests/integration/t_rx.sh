@@ -303,7 +303,7 @@ test_send_log_latency() {
 test_plots_render() {
 	local f
 	[ -d "$WORK/lat-plots" ] || test_send_log_latency
-	for f in interval error-cdf interval-hist timeline; do
+	for f in interval interval-linear error-cdf interval-hist timeline; do
 		xmllint --noout "$WORK/lat-plots/$f.svg" || die "$f.svg is not well-formed XML"
 		rsvg-convert -o "$WORK/$f.png" "$WORK/lat-plots/$f.svg" || die "$f.svg does not render"
 		[ "$(head -c 8 "$WORK/$f.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||

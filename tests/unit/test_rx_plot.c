@@ -24,8 +24,8 @@
 typedef int (*plot_fn)(FILE *, const struct rx_result *, const struct rx_recs *,
 		       const struct rx_ref *);
 
-static const plot_fn plots[] = { rx_plot_interval, rx_plot_error_cdf, rx_plot_interval_hist,
-				  rx_plot_timeline };
+static const plot_fn plots[] = { rx_plot_interval, rx_plot_interval_linear, rx_plot_error_cdf,
+				  rx_plot_interval_hist, rx_plot_timeline };
 
 /* n packets, 1 ms apart; received with a deterministic wobble, every 97th lost; optional send log. */
 struct run {
@@ -208,10 +208,120 @@ static void test_interval_hist(void **state)
 	free_run(&r);
 }
 
+/*
+ * A run of n + 1 packets 1 ms apart as intended, received with the gaps
+ * @got (ns), each frame sent @lat ns before it arrived minus @send_late[i]
+ * (NULL: 0) ns: the send log says packet i left at its schedule plus
+ * send_late[i].
+ */
+static void make_gaps(struct run *r, const uint64_t *got, size_t n, const int64_t *send_late,
+		      uint64_t lat)
+{
+	uint8_t b[64] = { 0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00 };
+	uint64_t t0 = 1700000000000000000ull, rt = t0 + lat;
+
+	memset(r, 0, sizeof(*r));
+	r->ref.n = n + 1;
+	r->ref.id = calloc(n + 1, sizeof(uint64_t));
+	r->ref.ts_ns = calloc(n + 1, sizeof(uint64_t));
+	r->ref.recno = calloc(n + 1, sizeof(uint64_t));
+	r->ref.len = calloc(n + 1, sizeof(uint32_t));
+	r->e = calloc(n + 1, sizeof(*r->e));
+	r->sink.id_bytes = PKT_ID_BYTES;
+	assert_true(r->ref.id && r->ref.ts_ns && r->ref.recno && r->ref.len && r->e);
+	for (size_t i = 0; i <= n; i++) {
+		uint64_t t = t0 + i * 1000000;
+
+		memcpy(b + 42, &i, sizeof(i));
+		r->ref.id[i] = pkt_id(b, sizeof(b), sizeof(b), PKT_ID_BYTES);
+		r->ref.ts_ns[i] = t;
+		r->ref.recno[i] = i + 1;
+		r->ref.len[i] = sizeof(b);
+		if (i)
+			rt += got[i - 1];
+		r->e[i] = (struct sendlog_entry){ .run_ns = (uint64_t)((int64_t)t +
+								      (send_late ? send_late[i] : 0)),
+						  .id = r->ref.id[i],
+						  .recno = i + 1 };
+		assert_true(rx_sink_take(&r->sink, b, sizeof(b), sizeof(b), rt, 0) >= 0);
+	}
+	/* Run clock = realtime: no offset in either sample. */
+	r->log = (struct sendlog_data){ .e = r->e, .count = n + 1 };
+	r->log.hdr.id_bytes = PKT_ID_BYTES;
+	assert_int_equal(rx_analyse(&r->res, &r->sink.recs, &r->ref, send_late ? &r->log : NULL), 0);
+}
+
+/* The scatter's cells: "x,y,opacity" of each rect in the blue group, in order, ';'-joined. */
+static void scatter_cells(const char *svg, char *out, size_t len)
+{
+	const char *g = strstr(svg, "<g fill=\"#1f5fbf\">"), *e;
+	size_t used = 0;
+
+	assert_non_null(g);
+	e = strstr(g, "</g>");
+	assert_non_null(e);
+	*out = '\0';
+	for (const char *p = g; (p = strstr(p, "<rect ")) && p < e; p++) {
+		double x, y, op;
+
+		assert_int_equal(sscanf(p, "<rect x=\"%lf\" y=\"%lf\" width=\"3\" height=\"3\" fill-opacity=\"%lf\"",
+					&x, &y, &op),
+				 3);
+		used += (size_t)snprintf(out + used, len - used, "%s%.1f,%.1f,%.2f", used ? ";" : "",
+					 x, y, op);
+		assert_true(used < len);
+	}
+}
+
+/*
+ * The linear interval-interval figure: five pairs, intended 1 ms each,
+ * received 1, 1.5, 0.5, 1 and 1 ms.  The axes run from 0 to 1.6 ms (a round
+ * 0.2 ms step above the longest gap), 426 px square from (90, 490): the
+ * cells, 3 px, are at x = 90 + 3 floor(426 g / 1.6 ms / 3) and
+ * y = 490 - 3 (floor(426 r / 1.6 ms / 3) + 1): intended 1 ms is column 88
+ * (x 354), received 1 ms row 88 (y 223), 1.5 ms row 133 (y 88), 0.5 ms
+ * row 44 (y 355).  The cell with 3 pairs is the darkest (opacity 1), the
+ * single ones 0.3 + 0.7 ln 2 / ln 4 = 0.65.  The log-log figure of the same
+ * run puts them elsewhere (decades 100 us .. 10 ms).
+ */
+static void test_interval_linear(void **state)
+{
+	static const uint64_t got[] = { 1000000, 1500000, 500000, 1000000, 1000000 };
+	struct run r;
+	char cells[512];
+	size_t len;
+	char *out;
+
+	(void)state;
+	make_gaps(&r, got, 5, NULL, 20000);
+	assert_int_equal(r.res.lost, 0);
+	out = draw(rx_plot_interval_linear, &r, &len);
+	scatter_cells(out, cells, sizeof(cells));
+	assert_string_equal(cells, "354.0,355.0,0.65;354.0,223.0,1.00;354.0,88.0,0.65");
+	assert_non_null(strstr(out, "(linear)"));
+	assert_non_null(strstr(out, ">5 pairs<"));
+	assert_non_null(strstr(out, ">60.0 % within 1 % of intended<"));
+	assert_non_null(strstr(out, ">20.0 % longer (above)<"));
+	assert_non_null(strstr(out, ">20.0 % shorter (below)<"));
+	/* Axis labels: 0 at the origin, 1.6 ms at the far end. */
+	assert_non_null(strstr(out, "text-anchor=\"middle\">0</text>"));
+	assert_non_null(strstr(out, "text-anchor=\"middle\">1.6 ms</text>"));
+	/* The diagonal from (0, 0) to (1.6 ms, 1.6 ms). */
+	assert_non_null(strstr(out, "<line x1=\"90.0\" y1=\"490.0\" x2=\"516.0\" y2=\"64.0\" stroke=\"#c00\""));
+	free(out);
+	out = draw(rx_plot_interval, &r, &len);
+	scatter_cells(out, cells, sizeof(cells));
+	assert_string_not_equal(cells, "354.0,355.0,0.65;354.0,223.0,1.00;354.0,88.0,0.65");
+	assert_null(strstr(out, "(linear)"));
+	free(out);
+	free_run(&r);
+}
+
 static void test_write_dir(void **state)
 {
 	char dir[] = "/tmp/test_rx_plot.XXXXXX", path[256], err[512];
-	const char *names[] = { "interval.svg", "error-cdf.svg", "interval-hist.svg", "timeline.svg" };
+	const char *names[] = { "interval.svg", "interval-linear.svg", "error-cdf.svg",
+				"interval-hist.svg", "timeline.svg" };
 	struct run r;
 
 	(void)state;
@@ -219,7 +329,7 @@ static void test_write_dir(void **state)
 	make_run(&r, 300, true, false);
 	snprintf(path, sizeof(path), "%s/figs", dir);
 	assert_int_equal(rx_plot_write(path, &r.res, &r.sink.recs, &r.ref, err, sizeof(err)), 0);
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char p[300];
 
 		snprintf(p, sizeof(p), "%s/%s", path, names[i]);
@@ -242,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_size_bounded),
 		cmocka_unit_test(test_edge_cases),
 		cmocka_unit_test(test_interval_hist),
+		cmocka_unit_test(test_interval_linear),
 		cmocka_unit_test(test_write_dir),
 	};
 
