@@ -92,7 +92,7 @@ static const struct opt_def table[] = {
 	STR(json, .name = "stats-json", .metavar = "FILE", .group = RX_GRP_OUTPUT,
 	    .help = "the same as --json (replay's name)"),
 	STR(plot_dir, .name = "plot", .metavar = "DIR", .group = RX_GRP_OUTPUT,
-	    .help = "draw SVG figures of the timing into directory DIR"),
+	    .help = "draw SVG figures of the timing into directory DIR (with --send-log, also the per-packet send series as numbers)"),
 	STR(write_impairment, .name = "write-impairment", .metavar = "FILE", .group = RX_GRP_OUTPUT,
 	    .help = "write the impairment trace (replay-impair(5)) that reproduces the losses, copies, delays and order seen; needs --reference"),
 	FLAG(quiet, .name = "quiet", .key = 'q', .group = RX_GRP_OUTPUT,

@@ -685,6 +685,32 @@ void rx_report_print(const struct rx_result *res, const struct rx_source *src, F
 /* rx_report_json() - one JSON object and a newline to @f; 0 or -errno. */
 int rx_report_json(const struct rx_result *res, const struct rx_source *src, FILE *f);
 
+/* ---- series.c ---- */
+
+/* One packet of the send series (--plot with --send-log), times in ns. */
+struct rx_send_point {
+	size_t pos;             /* position in the reference */
+	uint64_t recno;         /* its record number there */
+	int64_t due_ns;         /* intended time, since the first in-order frame's */
+	int64_t send_err_ns;    /* send time since the first's, minus due_ns */
+	int64_t arrival_err_ns; /* arrival time since the first's, minus due_ns */
+	int64_t latency_ns;     /* arrival minus send */
+};
+
+/*
+ * rx_send_series() - the frames of @ref that arrived (in order or
+ * reordered) and are in the send log, in the reference's order, times
+ * relative to the first in-order frame the send log holds.  *@out (malloc,
+ * the caller frees) is NULL and *@n 0 without a send log or such a frame.
+ * 0 or -ENOMEM.
+ */
+int rx_send_series(struct rx_send_point **out, size_t *n, const struct rx_result *res,
+		   const struct rx_recs *recs, const struct rx_ref *ref);
+
+/* rx_send_series_tsv() - the series as tab-separated text with a header; 0 or -errno. */
+int rx_send_series_tsv(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
+		       const struct rx_ref *ref);
+
 /* ---- plot.c ---- */
 
 /*
@@ -693,7 +719,8 @@ int rx_report_json(const struct rx_result *res, const struct rx_source *src, FIL
  * diagonal), interval-linear.svg (the same on linear axes), error-cdf.svg (distribution of the inter-arrival error),
  * interval-hist.svg (the gaps' distribution, intended against received) and
  * timeline.svg (arrival, and send, time minus schedule over the run, with
- * losses marked).  Without a reference only what can be drawn is.  0 or
+ * losses marked); with a send log also send-series.tsv and send-series.svg
+ * (rx_send_series()).  Without a reference only what can be drawn is.  0 or
  * -errno with @err.
  */
 int rx_plot_write(const char *dir, const struct rx_result *res, const struct rx_recs *recs,
@@ -710,5 +737,7 @@ int rx_plot_interval_hist(FILE *f, const struct rx_result *res, const struct rx_
 			  const struct rx_ref *ref);
 int rx_plot_timeline(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
 		     const struct rx_ref *ref);
+int rx_plot_send_series(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
+			const struct rx_ref *ref);
 
 #endif
