@@ -75,7 +75,7 @@ static const struct opt_def table[] = {
 	    .help = "replay --send-log FILE of the same run: one-way latency (same host)"),
 
 	FLAG(sequence, .name = "sequence", .group = RX_GRP_MATCH,
-	     .help = "no reference: match by gentrace's 64-bit sequence number (UDP payload)"),
+	     .help = "no reference: match by the sequence number in the UDP payload (Linux pktgen's, or gentrace's 64-bit one; IPv4 or IPv6)"),
 	FLAG(per_flow, .name = "per-flow", .group = RX_GRP_MATCH,
 	     .help = "results per flow (5-tuple, or MAC pair and EtherType); needs --reference"),
 	UINT(worst, .name = "worst", .min = 0, .max = UINT32_MAX, .metavar = "N", .group = RX_GRP_MATCH,

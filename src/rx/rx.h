@@ -403,12 +403,16 @@ void rx_flow_parse(const uint8_t *data, uint32_t caplen, struct rx_flow_key *k);
 const char *rx_flow_str(const struct rx_flow_key *k, char *buf, size_t len);
 
 /*
- * rx_seq_of() - the 64-bit big-endian sequence number that gentrace (and
- * replay's benchmarks) put first in a UDP payload over IPv4 (not a later
- * fragment), after up to two VLAN tags, with the IP ID its low 16 bits
- * (gentrace's signature: other UDP seldom has it); false when the frame has
- * none within @caplen bytes.
+ * rx_seq_of() - the sequence number of a UDP frame over IPv4 or IPv6 (not
+ * a later fragment; IPv6 after up to four extension headers), after up to
+ * two VLAN tags: Linux pktgen's 32-bit one when the payload starts with its
+ * magic (RX_PKTGEN_MAGIC), else the 64-bit big-endian one that gentrace
+ * (and replay's benchmarks) put first in the payload, when the IP ID
+ * (IPv4) or the flow label (IPv6) is its low 16 or 20 bits (gentrace's
+ * signature: other UDP seldom has it); false when the frame has none within
+ * @caplen bytes.
  */
+#define RX_PKTGEN_MAGIC 0xbe9be955u
 bool rx_seq_of(const uint8_t *data, uint32_t caplen, uint64_t *seq);
 
 /* A set of distinct flows, numbered from 0 in order of insertion. */
