@@ -394,7 +394,7 @@ static uint32_t seq6_frame(uint8_t *b, uint64_t seq)
 
 static void test_sequence_pktgen_ipv6(void **state)
 {
-	uint8_t b[96];
+	uint8_t b[100]; /* room for a VLAN tag */
 	uint32_t len;
 	uint64_t v;
 
