@@ -11,10 +11,18 @@
 # By default it builds its own bench: three throw-away network namespaces,
 # sender -> DUT -> receiver, joined by veth pairs; the DUT is a Linux bridge
 # (it forwards frames unchanged, so the receiver can tell each frame by its
-# bytes and take one-way latency from the sender's send log), optionally
-# rate-limited by a token bucket (tc tbf) on its egress.  Or it is given a
-# bench: the sender's and the receiver's namespace and interface (the DUT
-# between them must forward the frames unchanged, as a bridge or a switch).
+# bytes and take one-way latency from the sender's send log), or with
+# --dut-mode router a router between two subnets (198.18.0.0/16 on the
+# sender's side, 198.19.0.0/16 on the receiver's), optionally rate-limited by
+# a token bucket (tc tbf) on its egress.  Or it is given a bench: the
+# sender's and the receiver's namespace and interface (the DUT between them
+# forwards the frames unchanged, as a bridge or a switch, or routes them:
+# --dut-mode router with --dut-mac, the MAC address the sender sends to).
+#
+# Through a router the test stream is addressed to the DUT (replay
+# --enet-dmac rewrites each frame's destination MAC), and the frames change
+# on the way (MAC addresses, TTL, checksum): the receiver counts them by the
+# flow, but the send log cannot identify them, so there is no latency test.
 #
 # Frames: gentrace's UDP/IPv4 frames (198.18.0.0/15, the range RFC 2544
 # sets aside), 02:00:00:00:00:01 -> 02:00:00:00:00:02.  A frame size is
@@ -43,6 +51,13 @@ Trials:
                         of --max-mbps until two trials in a row lose nothing) to run
                         (default throughput,latency,loss)
 Bench (default: one built here, a bridge between two veth pairs):
+  --dut-mode MODE       bridge (default: frames forwarded unchanged) or router (routed
+                        between 198.18.0.0/16 and 198.19.0.0/16; the frames are sent to the
+                        DUT's MAC address; no latency test: the frames change on the way;
+                        default tests throughput,loss)
+  --dut-mac MAC         with --dut-mode router and a bench of your own: the MAC address of
+                        the DUT's interface on the sender's side (default, built here:
+                        02:00:00:00:00:fe)
   --dut-rate RATE       limit the DUT's egress with tc tbf at RATE (tc syntax: 20mbit)
   --dut-burst BYTES     tbf bucket size (default 5000)
   --dut-latency TIME    tbf queue, as time at RATE (default 30ms)
@@ -64,7 +79,7 @@ say() { [ "$QUIET" = 1 ] || echo "# $*" >&2; }
 
 SIZES=64,128,256,512,1024,1280,1518 DURATION=10 RETRIES=0 TOLERANCE=0 MAX_MBPS=1000 RESOLUTION=0.5
 THROUGHPUT=1 LATENCY=1 CURVE=1 DUT_RATE="" DUT_BURST=5000 DUT_LATENCY=30ms JSON_OUT="" QUIET=0
-TX_NS="" TX_IF="" RX_NS="" RX_IF=""
+TX_NS="" TX_IF="" RX_NS="" RX_IF="" DUT_MODE=bridge DUT_MAC="" TESTS_GIVEN=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--sizes) [[ ${2:-} =~ ^[0-9]+(,[0-9]+)*$ ]] || bad_usage "--sizes needs a comma-separated list of sizes"
@@ -80,12 +95,16 @@ while [ $# -gt 0 ]; do
 	--retries) [[ ${2:-} =~ ^[0-9]+$ ]] || bad_usage "--retries needs a count"; RETRIES=$2; shift 2 ;;
 	--tests) [[ ${2:-} =~ ^(throughput|latency|loss)(,(throughput|latency|loss))*$ ]] ||
 		bad_usage "--tests needs a list of throughput, latency, loss"
-		THROUGHPUT=0 LATENCY=0 CURVE=0
+		THROUGHPUT=0 LATENCY=0 CURVE=0 TESTS_GIVEN=1
 		[[ ,$2, == *,throughput,* ]] && THROUGHPUT=1
 		[[ ,$2, == *,latency,* ]] && LATENCY=1
 		[[ ,$2, == *,loss,* ]] && CURVE=1
 		[ "$LATENCY" = 0 ] || [ "$THROUGHPUT" = 1 ] || bad_usage "--tests: latency is measured at the throughput rate: add throughput"
 		shift 2 ;;
+	--dut-mode) [[ ${2:-} =~ ^(bridge|router)$ ]] || bad_usage "--dut-mode needs bridge or router"
+		DUT_MODE=$2; shift 2 ;;
+	--dut-mac) [[ ${2:-} =~ ^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$ ]] || bad_usage "--dut-mac needs a MAC address (02:00:00:00:00:fe)"
+		DUT_MAC=$2; shift 2 ;;
 	--dut-rate) [[ ${2:-} =~ ^[0-9]+([.][0-9]+)?[a-zA-Z]*$ ]] || bad_usage "--dut-rate needs a tc rate (20mbit)"
 		DUT_RATE=$2; shift 2 ;;
 	--dut-burst) [[ ${2:-} =~ ^[0-9]+$ ]] || bad_usage "--dut-burst needs bytes"; DUT_BURST=$2; shift 2 ;;
@@ -108,6 +127,18 @@ if [ -n "$TX_NS$TX_IF$RX_NS$RX_IF" ]; then
 	[ -n "$TX_NS" ] && [ -n "$TX_IF" ] && [ -n "$RX_NS" ] && [ -n "$RX_IF" ] ||
 		bad_usage "a bench of your own needs all of --tx-ns, --tx-if, --rx-ns and --rx-if"
 	[ -z "$DUT_RATE" ] || bad_usage "--dut-rate shapes the bench built here, not one given with --tx-ns"
+fi
+if [ "$DUT_MODE" = router ]; then
+	[ "$TESTS_GIVEN" = 1 ] || LATENCY=0
+	[ "$LATENCY" = 0 ] || bad_usage "--tests latency: a routing DUT changes the frames, the send log cannot identify them"
+	if [ -n "$TX_NS" ]; then
+		[ -n "$DUT_MAC" ] || bad_usage "--dut-mode router with a bench of your own needs --dut-mac"
+	else
+		[ -z "$DUT_MAC" ] || bad_usage "--dut-mac is for a bench of your own (--tx-ns); the one built here is 02:00:00:00:00:fe"
+		DUT_MAC=02:00:00:00:00:fe
+	fi
+else
+	[ -z "$DUT_MAC" ] || bad_usage "--dut-mac is for --dut-mode router"
 fi
 if [ -n "$JSON_OUT" ]; then
 	d=$(dirname -- "$JSON_OUT")
@@ -157,7 +188,7 @@ quiet_ns() { # NS: no IPv6 (no DAD, RS, MLD): only the trial's frames cross
 	ip -n "$1" link set dev lo up
 }
 
-# sender s0 -- d0 [bridge br0, DUT] d1 -- r0 receiver; tbf on d1 (the DUT's egress).
+# sender s0 -- d0 [bridge br0, or routing, DUT] d1 -- r0 receiver; tbf on d1 (the DUT's egress).
 build_bench() {
 	BUILT=1
 	ip netns add "$NS_S"
@@ -166,13 +197,26 @@ build_bench() {
 	for ns in "$NS_S" "$NS_D" "$NS_R"; do quiet_ns "$ns"; done
 	ip link add name s0 netns "$NS_S" address 02:00:00:00:00:01 type veth peer name d0 netns "$NS_D"
 	ip link add name r0 netns "$NS_R" address 02:00:00:00:00:02 type veth peer name d1 netns "$NS_D"
-	ip -n "$NS_D" link add name br0 type bridge stp_state 0 mcast_snooping 0
-	ip -n "$NS_D" link set dev d0 master br0
-	ip -n "$NS_D" link set dev d1 master br0
-	for l in "$NS_S s0" "$NS_R r0" "$NS_D d0" "$NS_D d1" "$NS_D br0"; do
+	if [ "$DUT_MODE" = bridge ]; then
+		ip -n "$NS_D" link add name br0 type bridge stp_state 0 mcast_snooping 0
+		ip -n "$NS_D" link set dev d0 master br0
+		ip -n "$NS_D" link set dev d1 master br0
+		ip -n "$NS_D" link set dev br0 multicast off up
+	else
+		# Two subnets; the receiver's address is not on r0 (its kernel would answer
+		# the test stream with ICMP), the DUT knows its MAC address without ARP.
+		ip -n "$NS_D" link set dev d0 address "$DUT_MAC"
+		ip -n "$NS_D" addr add 198.18.255.254/16 dev d0
+		ip -n "$NS_D" addr add 198.19.255.254/16 dev d1
+		ip netns exec "$NS_D" sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.send_redirects=0 \
+			net.ipv4.conf.default.send_redirects=0
+	fi
+	for l in "$NS_S s0" "$NS_R r0" "$NS_D d0" "$NS_D d1"; do
 		set -- $l
 		ip -n "$1" link set dev "$2" multicast off up
 	done
+	[ "$DUT_MODE" = bridge ] ||
+		ip -n "$NS_D" neigh replace 198.19.0.1 lladdr 02:00:00:00:00:02 dev d1 nud permanent
 	if [ -n "$DUT_RATE" ]; then
 		ip netns exec "$NS_D" tc qdisc add dev d1 root tbf rate "$DUT_RATE" burst "$DUT_BURST" \
 			latency "$DUT_LATENCY" || die "tc tbf rate $DUT_RATE burst $DUT_BURST latency $DUT_LATENCY failed"
@@ -212,6 +256,7 @@ trial() {
 		sleep 0.05
 	done
 	ip netns exec "$TX_NS" "$REPLAY" -q -i "$TX_IF" --pps "$fps" --loop 0 --limit "$n" \
+		${DUT_MAC:+--enet-dmac "$DUT_MAC"} \
 		--stats-json "$WORK/tx.json" ${lat:+--send-log "$WORK/send.log"} "$WORK/base.pcap" ||
 		die "replay failed at $fps frames/s"
 	# The last frames through the DUT's queue, then the receiver's report.
@@ -315,7 +360,7 @@ fi
 if [ -n "$JSON_OUT" ]; then
 	dut=null
 	[ -z "$DUT_RATE" ] || dut="\"$DUT_RATE\""
-	printf '{"rfc":2544,"duration_s":%s,"loss_tolerance_pct":%s,"resolution_pct":%s,"max_mbps":%s,"dut_rate":%s,"results":[%s]}\n' \
-		"$DURATION" "$TOLERANCE" "$RESOLUTION" "$MAX_MBPS" "$dut" "$results" >"$JSON_OUT.$$.tmp" &&
+	printf '{"rfc":2544,"duration_s":%s,"loss_tolerance_pct":%s,"resolution_pct":%s,"max_mbps":%s,"dut_mode":"%s","dut_rate":%s,"results":[%s]}\n' \
+		"$DURATION" "$TOLERANCE" "$RESOLUTION" "$MAX_MBPS" "$DUT_MODE" "$dut" "$results" >"$JSON_OUT.$$.tmp" &&
 		mv -f "$JSON_OUT.$$.tmp" "$JSON_OUT" || { rm -f "$JSON_OUT.$$.tmp"; die "$JSON_OUT: cannot write the results"; }
 fi

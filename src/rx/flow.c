@@ -39,6 +39,11 @@ static uint16_t be16(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)be16(p) << 16 | be16(p + 2);
+}
+
 static bool has_ports(uint8_t proto)
 {
 	return proto == PROTO_TCP || proto == PROTO_UDP || proto == PROTO_SCTP;
@@ -149,9 +154,36 @@ const char *rx_flow_str(const struct rx_flow_key *k, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * IPv6's UDP header: after the fixed header and up to four extension headers
+ * (hop-by-hop, routing, destination options; a fragment header only of a
+ * first fragment), or 0.
+ */
+static uint32_t ip6_udp(const uint8_t *d, uint32_t off, uint32_t caplen)
+{
+	uint8_t nh = d[off + 6];
+	uint32_t p = off + 40;
+
+	for (int i = 0; i < 4 && nh != PROTO_UDP; i++) {
+		if (p + 8 > caplen)
+			return 0;
+		if (nh == 0 || nh == 43 || nh == 60) {
+			nh = d[p];
+			p += (d[p + 1] + 1u) * 8;
+		} else if (nh == 44 && !(be16(d + p + 2) & 0xfff8)) {
+			nh = d[p];
+			p += 8;
+		} else {
+			return 0;
+		}
+	}
+	return nh == PROTO_UDP ? p : 0;
+}
+
 bool rx_seq_of(const uint8_t *d, uint32_t caplen, uint64_t *seq)
 {
 	uint32_t off = 12, l4 = 0;
+	const uint8_t *pl;
 	uint16_t type;
 
 	if (caplen < ETH_HDR_BYTES)
@@ -167,13 +199,30 @@ bool rx_seq_of(const uint8_t *d, uint32_t caplen, uint64_t *seq)
 	if (type == ETHERTYPE_IP && off + 20 <= caplen && d[off] >> 4 == 4 &&
 	    d[off + 9] == PROTO_UDP && !(be16(d + off + 6) & 0x1fff) && (d[off] & 0x0f) >= 5)
 		l4 = off + (d[off] & 0x0fu) * 4;
+	else if (type == ETHERTYPE_IPV6 && off + 40 <= caplen && d[off] >> 4 == 6)
+		l4 = ip6_udp(d, off, caplen);
 	if (!l4 || (uint64_t)l4 + 8 + 8 > caplen)
 		return false;
+	pl = d + l4 + 8;
+	/*
+	 * Linux pktgen's header (net/core/pktgen.c, struct pktgen_hdr): a
+	 * 32-bit magic, then the 32-bit sequence number, then the send time
+	 * (seconds and microseconds, 32 bits each), all big-endian.
+	 */
+	if (be32(pl) == RX_PKTGEN_MAGIC) {
+		*seq = be32(pl + 4);
+		return true;
+	}
 	*seq = 0;
 	for (int i = 0; i < 8; i++)
-		*seq = *seq << 8 | d[l4 + 8 + i];
-	/* gentrace's signature: the IP ID is the number's low 16 bits (other UDP seldom agrees). */
-	return be16(d + off + 4) == (uint16_t)*seq;
+		*seq = *seq << 8 | pl[i];
+	/*
+	 * gentrace's signature (other UDP seldom agrees): over IPv4 the IP ID
+	 * is the number's low 16 bits, over IPv6 the flow label its low 20.
+	 */
+	if (type == ETHERTYPE_IP)
+		return be16(d + off + 4) == (uint16_t)*seq;
+	return (be32(d + off) & 0xfffff) == (*seq & 0xfffff);
 }
 
 /* ---- the table ---- */

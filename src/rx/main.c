@@ -66,8 +66,9 @@ struct rx {
 };
 
 /* The plots' file names in --plot DIR (src/rx/plot.c), checked like every output. */
-static const char *const plot_files[] = { "interval.svg", "error-cdf.svg", "interval-hist.svg",
-					     "timeline.svg" };
+static const char *const plot_files[] = { "interval.svg", "interval-linear.svg", "error-cdf.svg",
+					     "interval-hist.svg", "timeline.svg", "send-series.svg",
+					     "send-series.tsv" };
 
 /*
  * No output may overwrite an input or another output, and --plot must be a

@@ -75,7 +75,7 @@ static const struct opt_def table[] = {
 	    .help = "replay --send-log FILE of the same run: one-way latency (same host)"),
 
 	FLAG(sequence, .name = "sequence", .group = RX_GRP_MATCH,
-	     .help = "no reference: match by gentrace's 64-bit sequence number (UDP payload)"),
+	     .help = "no reference: match by the sequence number in the UDP payload (Linux pktgen's, or gentrace's 64-bit one; IPv4 or IPv6)"),
 	FLAG(per_flow, .name = "per-flow", .group = RX_GRP_MATCH,
 	     .help = "results per flow (5-tuple, or MAC pair and EtherType); needs --reference"),
 	UINT(worst, .name = "worst", .min = 0, .max = UINT32_MAX, .metavar = "N", .group = RX_GRP_MATCH,
@@ -92,7 +92,7 @@ static const struct opt_def table[] = {
 	STR(json, .name = "stats-json", .metavar = "FILE", .group = RX_GRP_OUTPUT,
 	    .help = "the same as --json (replay's name)"),
 	STR(plot_dir, .name = "plot", .metavar = "DIR", .group = RX_GRP_OUTPUT,
-	    .help = "draw SVG figures of the timing into directory DIR"),
+	    .help = "draw SVG figures of the timing into directory DIR (with --send-log, also the per-packet send series as numbers)"),
 	STR(write_impairment, .name = "write-impairment", .metavar = "FILE", .group = RX_GRP_OUTPUT,
 	    .help = "write the impairment trace (replay-impair(5)) that reproduces the losses, copies, delays and order seen; needs --reference"),
 	FLAG(quiet, .name = "quiet", .key = 'q', .group = RX_GRP_OUTPUT,

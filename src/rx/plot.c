@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * --plot: four self-contained SVG figures (no script, no external font or
+ * --plot: five self-contained SVG figures (no script, no external font or
  * style), each of bounded size however many frames there were:
  *
  *   interval.svg   received gap against intended gap for consecutive
@@ -8,12 +8,19 @@
  *                  "Analyse und Performancetests von Paket Replay
  *                  Programmen", 2004, figures 18-20); points binned into
  *                  3-pixel cells whose darkness grows with the count
+ *   interval-linear.svg  the same on linear axes from 0, beside the
+ *                  log-log one: a constant offset is a parallel to the
+ *                  diagonal, and absolute differences read directly
  *   error-cdf.svg  cumulative distribution of |received - intended gap|,
  *                  log x, with p50/p99/p99.9 marked
  *   interval-hist.svg  the distribution of the gaps, intended (the original
  *                  trace) against received (the replica), 20 logarithmic
  *                  bins a decade (Lange, 2004, figure 17), with their
  *                  overlap (the sum over bins of the smaller share)
+ *   send-series.svg, send-series.tsv  with a send log only: per packet of
+ *                  the reference, send time and arrival time minus the
+ *                  schedule and the one-way latency (series.c), drawn and
+ *                  as numbers
  *   timeline.svg   over the run: arrival time minus schedule (and, with a
  *                  send log, send time minus schedule) as a min-max band per
  *                  pixel column; lost packets as red ticks where they were due
@@ -240,12 +247,18 @@ static void no_data(FILE *f, const char *why)
 		W / 2, H / 2, why);
 }
 
-int rx_plot_interval(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
-		     const struct rx_ref *ref)
+/*
+ * The interval-interval scatter, on log-log axes (@log: decades covering
+ * every gap above 0) or linear ones (from 0 to a round value above the
+ * longest gap, so that a constant offset shows as a parallel to the diagonal
+ * and the eye reads absolute differences).
+ */
+static int interval_scatter(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
+			    const struct rx_ref *ref, bool log)
 {
 	/* Square, so the diagonal is at 45 degrees; notes go in the room on the right. */
-	struct axis x = { .log = true, .px0 = LEFT, .px1 = LEFT + (H - TOP - BOTTOM) };
-	struct axis y = { .log = true, .px0 = H - BOTTOM, .px1 = TOP };
+	struct axis x = { .log = log, .px0 = LEFT, .px1 = LEFT + (H - TOP - BOTTOM) };
+	struct axis y = { .log = log, .px0 = H - BOTTOM, .px1 = TOP };
 	double lo = DBL_MAX, hi = 0, cmax = 0;
 	size_t nx, ny, clamped = 0, above = 0, below = 0;
 	uint32_t *cell;
@@ -268,13 +281,22 @@ int rx_plot_interval(FILE *f, const struct rx_result *res, const struct rx_recs 
 	snprintf(sub, sizeof(sub),
 		 "%zu pairs of consecutive in-order frames; above the diagonal: a gap longer than intended",
 		 p.n);
-	begin(f, "Inter-arrival: received gap against intended gap", sub);
+	begin(f, log ? "Inter-arrival: received gap against intended gap"
+		     : "Inter-arrival: received gap against intended gap (linear)",
+	      sub);
 	if (hi == 0) {
 		no_data(f, "no pair of consecutive in-order frames with a gap");
 		free_pairs(&p);
 		return end(f);
 	}
-	decades(lo, hi, &x.lo, &x.hi);
+	if (log) {
+		decades(lo, hi, &x.lo, &x.hi);
+	} else {
+		double step = nice_step(hi, 5);
+
+		x.lo = 0;
+		x.hi = ceil(hi / step) * step;
+	}
 	y.lo = x.lo;
 	y.hi = x.hi;
 	axis_draw(f, &x, true, true, &y);
@@ -291,7 +313,7 @@ int rx_plot_interval(FILE *f, const struct rx_result *res, const struct rx_recs 
 	for (size_t i = 0; i < p.n; i++) {
 		size_t cx, cy;
 
-		if (p.want[i] <= 0 || p.got[i] <= 0)
+		if (log && (p.want[i] <= 0 || p.got[i] <= 0))
 			clamped++;
 		/* Within 1 % of the diagonal counts as on it. */
 		if (p.got[i] > p.want[i] * 1.01 + 0.5)
@@ -335,6 +357,18 @@ int rx_plot_interval(FILE *f, const struct rx_result *res, const struct rx_recs 
 	frame_and_labels(f, &x, &y, "intended gap (reference)", "received gap");
 	free_pairs(&p);
 	return end(f);
+}
+
+int rx_plot_interval(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
+		     const struct rx_ref *ref)
+{
+	return interval_scatter(f, res, recs, ref, true);
+}
+
+int rx_plot_interval_linear(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
+			    const struct rx_ref *ref)
+{
+	return interval_scatter(f, res, recs, ref, false);
 }
 
 #define HIST_PER_DECADE 20
@@ -730,6 +764,75 @@ out:
 	return rc;
 }
 
+/*
+ * With a send log: the per-packet series (rx_send_series()) against the
+ * packet's number in the reference.  Upper panel: send error (orange) and
+ * arrival error (blue), each actual minus intended time; lower panel: the
+ * one-way latency.  A min-max band per pixel column, as the timeline.
+ */
+int rx_plot_send_series(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
+			const struct rx_ref *ref)
+{
+	struct axis x = { .log = false, .px0 = LEFT, .px1 = W - RIGHT };
+	struct axis y = { .log = false, .px0 = TOP + 0.58 * (H - BOTTOM - TOP), .px1 = TOP };
+	struct axis yl = { .log = false, .px0 = H - BOTTOM, .px1 = TOP + 0.70 * (H - BOTTOM - TOP) };
+	size_t cols = (size_t)(x.px1 - x.px0), n;
+	struct band sb = { 0 }, ab = { 0 }, lb = { 0 };
+	struct rx_send_point *p;
+	char sub[240];
+	int rc = rx_send_series(&p, &n, res, recs, ref);
+
+	if (rc < 0)
+		return rc;
+	snprintf(sub, sizeof(sub),
+		 "%zu packets in the send log and received; orange: send, blue: arrival, each minus the schedule",
+		 n);
+	begin(f, "Send series: each packet's send error and latency", sub);
+	if (!n) {
+		no_data(f, res->send_ns ? "no frame of the send log arrived in order"
+					: "no send log (--send-log)");
+		return end(f);
+	}
+	rc = -ENOMEM;
+	if (band_new(&sb, cols) < 0 || band_new(&ab, cols) < 0 || band_new(&lb, cols) < 0)
+		goto out;
+	x.lo = (double)p[0].recno;
+	x.hi = (double)p[n - 1].recno;
+	if (x.hi <= x.lo)
+		x.hi = x.lo + 1;
+	for (size_t i = 0; i < n; i++) {
+		size_t col = (size_t)((map(&x, (double)p[i].recno) - x.px0) * (double)(cols - 1) /
+				      (x.px1 - x.px0));
+
+		band_add(&sb, col, (double)p[i].send_err_ns);
+		band_add(&ab, col, (double)p[i].arrival_err_ns);
+		band_add(&lb, col, (double)p[i].latency_ns);
+	}
+	band_range(&y, &sb, &ab, cols);
+	band_range(&yl, &lb, NULL, cols);
+	axis_draw_opt(f, &x, true, false, &y, true);
+	axis_draw(f, &y, false, true, &x);
+	band_draw(f, &ab, cols, &y, x.px0, "#1f5fbf", true);
+	band_draw(f, &sb, cols, &y, x.px0, "#e08000", true);
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#333\"/>\n",
+		x.px0, y.px1, x.px1 - x.px0, y.px0 - y.px1);
+	fprintf(f, "<text transform=\"translate(20 %.1f) rotate(-90)\" text-anchor=\"middle\">actual minus intended</text>\n",
+		(y.px0 + y.px1) / 2);
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">One-way latency (arrival minus send)</text>\n",
+		x.px0, yl.px1 - 8);
+	axis_draw(f, &x, true, false, &yl);
+	axis_draw(f, &yl, false, true, &x);
+	band_draw(f, &lb, cols, &yl, x.px0, "#2a9d5c", true);
+	frame_and_labels(f, &x, &yl, "packet number in the reference", "latency");
+	rc = end(f);
+out:
+	band_free(&sb);
+	band_free(&ab);
+	band_free(&lb);
+	free(p);
+	return rc;
+}
+
 static int write_one(const char *dir, const char *name, char *err, size_t errlen,
 		     int (*fn)(FILE *, const struct rx_result *, const struct rx_recs *,
 			       const struct rx_ref *),
@@ -765,10 +868,19 @@ int rx_plot_write(const char *dir, const struct rx_result *res, const struct rx_
 		return rc;
 	}
 	if ((rc = write_one(dir, "interval.svg", err, errlen, rx_plot_interval, res, recs, ref)) < 0 ||
+	    (rc = write_one(dir, "interval-linear.svg", err, errlen, rx_plot_interval_linear, res,
+			    recs, ref)) < 0 ||
 	    (rc = write_one(dir, "error-cdf.svg", err, errlen, rx_plot_error_cdf, res, recs, ref)) < 0 ||
 	    (rc = write_one(dir, "interval-hist.svg", err, errlen, rx_plot_interval_hist, res, recs,
 			    ref)) < 0 ||
 	    (rc = write_one(dir, "timeline.svg", err, errlen, rx_plot_timeline, res, recs, ref)) < 0)
+		return rc;
+	/* The per-packet send series only when there is one to write. */
+	if (res->send_ns &&
+	    ((rc = write_one(dir, "send-series.tsv", err, errlen, rx_send_series_tsv, res, recs,
+			     ref)) < 0 ||
+	     (rc = write_one(dir, "send-series.svg", err, errlen, rx_plot_send_series, res, recs,
+			     ref)) < 0))
 		return rc;
 	return 0;
 }

@@ -403,12 +403,16 @@ void rx_flow_parse(const uint8_t *data, uint32_t caplen, struct rx_flow_key *k);
 const char *rx_flow_str(const struct rx_flow_key *k, char *buf, size_t len);
 
 /*
- * rx_seq_of() - the 64-bit big-endian sequence number that gentrace (and
- * replay's benchmarks) put first in a UDP payload over IPv4 (not a later
- * fragment), after up to two VLAN tags, with the IP ID its low 16 bits
- * (gentrace's signature: other UDP seldom has it); false when the frame has
- * none within @caplen bytes.
+ * rx_seq_of() - the sequence number of a UDP frame over IPv4 or IPv6 (not
+ * a later fragment; IPv6 after up to four extension headers), after up to
+ * two VLAN tags: Linux pktgen's 32-bit one when the payload starts with its
+ * magic (RX_PKTGEN_MAGIC), else the 64-bit big-endian one that gentrace
+ * (and replay's benchmarks) put first in the payload, when the IP ID
+ * (IPv4) or the flow label (IPv6) is its low 16 or 20 bits (gentrace's
+ * signature: other UDP seldom has it); false when the frame has none within
+ * @caplen bytes.
  */
+#define RX_PKTGEN_MAGIC 0xbe9be955u
 bool rx_seq_of(const uint8_t *data, uint32_t caplen, uint64_t *seq);
 
 /* A set of distinct flows, numbered from 0 in order of insertion. */
@@ -685,15 +689,42 @@ void rx_report_print(const struct rx_result *res, const struct rx_source *src, F
 /* rx_report_json() - one JSON object and a newline to @f; 0 or -errno. */
 int rx_report_json(const struct rx_result *res, const struct rx_source *src, FILE *f);
 
+/* ---- series.c ---- */
+
+/* One packet of the send series (--plot with --send-log), times in ns. */
+struct rx_send_point {
+	size_t pos;             /* position in the reference */
+	uint64_t recno;         /* its record number there */
+	int64_t due_ns;         /* intended time, since the first in-order frame's */
+	int64_t send_err_ns;    /* send time since the first's, minus due_ns */
+	int64_t arrival_err_ns; /* arrival time since the first's, minus due_ns */
+	int64_t latency_ns;     /* arrival minus send */
+};
+
+/*
+ * rx_send_series() - the frames of @ref that arrived (in order or
+ * reordered) and are in the send log, in the reference's order, times
+ * relative to the first in-order frame the send log holds.  *@out (malloc,
+ * the caller frees) is NULL and *@n 0 without a send log or such a frame.
+ * 0 or -ENOMEM.
+ */
+int rx_send_series(struct rx_send_point **out, size_t *n, const struct rx_result *res,
+		   const struct rx_recs *recs, const struct rx_ref *ref);
+
+/* rx_send_series_tsv() - the series as tab-separated text with a header; 0 or -errno. */
+int rx_send_series_tsv(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
+		       const struct rx_ref *ref);
+
 /* ---- plot.c ---- */
 
 /*
  * rx_plot_write() - the figures into directory @dir (created if missing):
  * interval.svg (received against intended gaps, log-log, with the
- * diagonal), error-cdf.svg (distribution of the inter-arrival error),
+ * diagonal), interval-linear.svg (the same on linear axes), error-cdf.svg (distribution of the inter-arrival error),
  * interval-hist.svg (the gaps' distribution, intended against received) and
  * timeline.svg (arrival, and send, time minus schedule over the run, with
- * losses marked).  Without a reference only what can be drawn is.  0 or
+ * losses marked); with a send log also send-series.tsv and send-series.svg
+ * (rx_send_series()).  Without a reference only what can be drawn is.  0 or
  * -errno with @err.
  */
 int rx_plot_write(const char *dir, const struct rx_result *res, const struct rx_recs *recs,
@@ -702,11 +733,15 @@ int rx_plot_write(const char *dir, const struct rx_result *res, const struct rx_
 /* The figures one at a time, to a stream: for tests.  Each returns 0 or -errno. */
 int rx_plot_interval(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
 		     const struct rx_ref *ref);
+int rx_plot_interval_linear(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
+			    const struct rx_ref *ref);
 int rx_plot_error_cdf(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
 		      const struct rx_ref *ref);
 int rx_plot_interval_hist(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
 			  const struct rx_ref *ref);
 int rx_plot_timeline(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
 		     const struct rx_ref *ref);
+int rx_plot_send_series(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
+			const struct rx_ref *ref);
 
 #endif

@@ -6,7 +6,10 @@
  * the same file is the reference (--reference), and the analysis, the
  * report, the JSON and the figures are made from the two, as replay-rx -r F
  * --reference F --json --plot would.  Errors must say why, a record cap
- * is kept, and the accounting holds (fuzz_rx_check()).
+ * is kept, and the accounting holds (fuzz_rx_check()).  With bit 6 of byte
+ * 0, --sequence instead: the sink reads each frame's sequence number
+ * (rx_seq_of(): pktgen's or gentrace's, IPv4 or IPv6) and the analysis is
+ * by number.
  */
 #include <signal.h>
 #include <stdint.h>
@@ -44,6 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	filter = &filters[data[0] & 7];
 	src.filter = exprs[data[0] & 7];
 	sink.max_recs = (data[0] >> 3) & 7; /* 0: the default cap */
+	sink.seq = data[0] & 0x40;
 	if (!(path = fuzz_rx_file(&fd, data + 1, size - 1)))
 		return 0;
 	rc = rx_offline_run(path, filter, &sink, &no_signal, err, sizeof(err));
@@ -54,6 +58,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (sink.max_recs && sink.recs.n > sink.max_recs)
 		abort();
+	if (sink.seq) {
+		const struct rx_ref none = { .name = "none" };
+
+		src.reference = NULL;
+		if (rx_analyse(&res, &sink.recs, NULL, NULL) < 0 || rx_analyse_seq(&res, &sink.recs) < 0)
+			abort();
+		if (res.matched + res.dup + res.foreign != res.received || res.reordered > res.matched)
+			abort();
+		fuzz_rx_write(&res, &sink.recs, &none, &src);
+		rx_result_free(&res);
+		goto out;
+	}
 	if (rx_ref_load(&ref, path, PKT_ID_BYTES, 0, err, sizeof(err)) < 0)
 		abort(); /* -r read it whole: so does --reference */
 	if (rx_analyse(&res, &sink.recs, &ref, NULL) < 0)

@@ -58,4 +58,17 @@ for f in "$C"/rx_match/*; do
 		cp "$C/rx_match/$b.mode$m" "$C/rx_report/$b.mode$m"
 	done
 done
+# The figures and the send series read the same analyses as the writers.
+mkdir -p "$C"/rx_plot
+cp "$C"/rx_report/* "$C"/rx_plot/
+# --fanout's merge (fuzz_rx_merge.c): byte 0 rings - 1 (+ 8: a first ring past a chunk), byte 1
+# the cap (0: none), then (ring, time step) pairs.
+mkdir -p "$C"/rx_merge
+printf '\x01\x00\x00\x0a\x01\x05\x00\x0a\x01\x0a\x00\x01\x01\x01' >"$C/rx_merge/two-interleaved"
+printf '\x02\x00\x00\x00\x01\x00\x02\x00\x00\x00\x01\x00\x02\x00' >"$C/rx_merge/three-ties"
+printf '\x03\x20\x00\x01\x01\x02\x02\x03\x03\x04\x00\x05\x01\x06' >"$C/rx_merge/four-capped"
+printf '\x01\x00\x00\xff\x01\xff\x00\xff\x01\xff\x00\xff\x01\xff' >"$C/rx_merge/far-times"
+printf '\x0a\x00\x01\x03\x02\x01\x01\x02\x00\x03' >"$C/rx_merge/past-a-chunk"
+printf '\x09\x40\x01\x00\x00\x00\x01\x01' >"$C/rx_merge/past-a-chunk-capped"
+printf '\x07\x00' >"$C/rx_merge/eight-empty"
 du -sh "$C"/*

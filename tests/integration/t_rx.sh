@@ -288,6 +288,15 @@ test_send_log_latency() {
 	[ "$(json_get "$js" latency_max_ns)" -lt 1000000000 ] || die "latency of a second: the clocks are not mapped"
 	grep -q "^  latency " "$WORK/rx.out" || die "no latency row in the table"
 	grep -q "e08000" "$WORK/lat-plots/timeline.svg" || die "the timeline lacks the send series"
+	# The per-packet send series: one line per packet sent, the header, and latencies that
+	# agree with the report's extremes.
+	local ser="$WORK/lat-plots/send-series.tsv"
+	[ "$(grep -vc '^#' "$ser")" -eq $((n + 1)) ] || die "send-series.tsv: $(grep -vc '^#' "$ser") lines for $n packets"
+	[ "$(awk -F'\t' '!/^#/ && NR > 3 { if (!s || $5 < m) { m = $5; s = 1 } } END { print m }' "$ser")" -eq \
+		"$(json_get "$js" latency_min_ns)" ] || die "send-series.tsv: the least latency is not the report's"
+	[ "$(awk -F'\t' '!/^#/ && NR > 3 { if (!s || $5 > m) { m = $5; s = 1 } } END { print m }' "$ser")" -eq \
+		"$(json_get "$js" latency_max_ns)" ] || die "send-series.tsv: the largest latency is not the report's"
+	grep -q "#2a9d5c" "$WORK/lat-plots/send-series.svg" || die "send-series.svg lacks the latency series"
 	info "latency p50 $(json_get "$js" latency_p50_ns) ns, max $(json_get "$js" latency_max_ns) ns"
 	# Batches: every packet of a sendmmsg batch is logged, with the time before the call.
 	"$REPLAY" -q -w "$WORK/lat2.sent.pcap" --topspeed "$TRACES/icmp-flood.pcap"
@@ -303,7 +312,7 @@ test_send_log_latency() {
 test_plots_render() {
 	local f
 	[ -d "$WORK/lat-plots" ] || test_send_log_latency
-	for f in interval error-cdf interval-hist timeline; do
+	for f in interval interval-linear error-cdf interval-hist timeline send-series; do
 		xmllint --noout "$WORK/lat-plots/$f.svg" || die "$f.svg is not well-formed XML"
 		rsvg-convert -o "$WORK/$f.png" "$WORK/lat-plots/$f.svg" || die "$f.svg does not render"
 		[ "$(head -c 8 "$WORK/$f.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||

@@ -26,7 +26,7 @@ rc=0
 	>"$WORK/out" || rc=$?
 [ $rc -eq 3 ] || die "replay-rx exited $rc, expected 3 (faults): $(cat "$WORK/out")"
 grep -q '"lost":2,' "$WORK/r.json" || die "lost: $(cat "$WORK/r.json")"
-for f in interval error-cdf interval-hist timeline; do
+for f in interval interval-linear error-cdf interval-hist timeline; do
 	svg="$WORK/figs/$f.svg" png="$WORK/$f.png"
 	[ -s "$svg" ] || die "$f.svg was not written"
 	xmllint --noout "$svg" || die "$f.svg is not well-formed"
@@ -38,4 +38,4 @@ for f in interval error-cdf interval-hist timeline; do
 		die "$f.png is not 760x560: $(od -An -tu1 -j16 -N8 "$png")"
 done
 grep -q "red ticks: 2 lost" "$WORK/figs/timeline.svg" || die "the timeline does not count the losses"
-echo "PASS: 4 figures render"
+echo "PASS: 5 figures render"

@@ -338,6 +338,145 @@ static void seq_frame(uint8_t *b, uint64_t seq)
 		b[42 + i] = (uint8_t)(seq >> (56 - 8 * i));
 }
 
+/*
+ * Linux pktgen's frame (net/core/pktgen.c): UDP whose payload starts with
+ * struct pktgen_hdr, big-endian magic 0xbe9be955, 32-bit sequence number,
+ * send time in seconds and microseconds.  Over IPv4 (@v6 false, 64 bytes)
+ * or IPv6 (@v6 true, 96 bytes: a hop-by-hop options header of 8 bytes
+ * before UDP when @ext).  Returns the frame's length.
+ */
+static uint32_t pktgen_frame(uint8_t *b, uint32_t seq, bool v6, bool ext)
+{
+	static const uint8_t ip6[] = {
+		0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x86, 0xdd, /* Ethernet */
+		0x60, 0, 0, 0, 0, 26, 17, 64,                                /* IPv6, UDP next */
+		0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,          /* source */
+		0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,          /* destination */
+	};
+	uint32_t l4 = 34, len = FRAME;
+	uint8_t *p;
+
+	if (v6) {
+		memset(b, 0, 96);
+		memcpy(b, ip6, sizeof(ip6));
+		l4 = 54;
+		len = 96;
+		if (ext) {
+			b[20] = 0;                     /* hop-by-hop options first */
+			b[54] = 17, b[55] = 0;         /* then UDP; 8 bytes long */
+			b[56] = 1, b[57] = 4;          /* PadN over the rest */
+			l4 = 62;
+		}
+		b[l4 + 2] = 0, b[l4 + 3] = 9;
+	} else {
+		frame(b, 0, 0);
+		b[18] = 0x12, b[19] = 0x34; /* any IP ID: pktgen's is not the number */
+	}
+	p = b + l4 + 8;
+	p[0] = 0xbe, p[1] = 0x9b, p[2] = 0xe9, p[3] = 0x55;
+	p[4] = (uint8_t)(seq >> 24), p[5] = (uint8_t)(seq >> 16), p[6] = (uint8_t)(seq >> 8),
+	p[7] = (uint8_t)seq;
+	p[8] = 0x65, p[11] = 0x01; /* tv_sec */
+	p[14] = 0x01, p[15] = 0xf4; /* tv_usec 500 */
+	return len;
+}
+
+/* gentrace's layout over IPv6: the 64-bit number first in the payload, the flow label its low 20 bits. */
+static uint32_t seq6_frame(uint8_t *b, uint64_t seq)
+{
+	uint32_t len = pktgen_frame(b, 0, true, false);
+
+	b[15] = (uint8_t)((seq >> 16) & 0x0f), b[16] = (uint8_t)(seq >> 8), b[17] = (uint8_t)seq;
+	for (int i = 0; i < 8; i++)
+		b[62 + i] = (uint8_t)(seq >> (56 - 8 * i));
+	return len;
+}
+
+static void test_sequence_pktgen_ipv6(void **state)
+{
+	uint8_t b[100]; /* room for a VLAN tag */
+	uint32_t len;
+	uint64_t v;
+
+	(void)state;
+	/* pktgen over IPv4: the number after the magic, whatever the IP ID. */
+	len = pktgen_frame(b, 0x89abcdefu, false, false);
+	assert_true(rx_seq_of(b, len, &v));
+	assert_true(v == 0x89abcdefu);
+	assert_false(rx_seq_of(b, 49, &v)); /* cut inside the number */
+	assert_true(rx_seq_of(b, 50, &v));  /* magic and number are enough */
+	b[42] ^= 0x01;                      /* not the magic, and the IP ID is not gentrace's */
+	assert_false(rx_seq_of(b, len, &v));
+	/* pktgen over IPv6, with and without an extension header. */
+	len = pktgen_frame(b, 7, true, false);
+	assert_true(rx_seq_of(b, len, &v));
+	assert_int_equal(v, 7);
+	len = pktgen_frame(b, 0xffffffffu, true, true);
+	assert_true(rx_seq_of(b, len, &v));
+	assert_true(v == 0xffffffffu);
+	assert_false(rx_seq_of(b, 69, &v)); /* cut inside the number after the extension */
+	/* A fragment header: a first fragment has the number, a later one not. */
+	len = pktgen_frame(b, 9, true, true);
+	b[20] = 44;
+	b[55] = b[56] = b[57] = 0; /* reserved, offset 0, M clear */
+	assert_true(rx_seq_of(b, len, &v));
+	assert_int_equal(v, 9);
+	b[57] = 0x08; /* fragment offset 1 (8 bytes) */
+	assert_false(rx_seq_of(b, len, &v));
+	/* An extension chain that is not there, or not UDP at its end. */
+	len = pktgen_frame(b, 9, true, true);
+	b[54] = 6; /* hop-by-hop says TCP follows */
+	assert_false(rx_seq_of(b, len, &v));
+	len = pktgen_frame(b, 9, true, true);
+	assert_false(rx_seq_of(b, 60, &v)); /* the extension header is cut */
+	/* gentrace's layout over IPv6: the flow label is the signature. */
+	len = seq6_frame(b, 0x0102030405060708ull);
+	assert_true(rx_seq_of(b, len, &v));
+	assert_true(v == 0x0102030405060708ull);
+	b[17] ^= 1;
+	assert_false(rx_seq_of(b, len, &v));
+	/* Over an 802.1Q tag. */
+	len = pktgen_frame(b, 5, true, false);
+	memmove(b + 16, b + 12, len - 12);
+	b[12] = 0x81, b[13] = 0x00, b[14] = 0, b[15] = 10;
+	assert_true(rx_seq_of(b, len + 4, &v));
+	assert_int_equal(v, 5);
+}
+
+/* --sequence on pktgen's traffic over IPv6: loss, duplicates and reordering by its numbers. */
+static void test_sequence_pktgen_counts(void **state)
+{
+	const uint32_t got[] = { 100, 101, 103, 102, 104, 104, 106 };
+	struct rx_result res;
+	struct rx_sink s;
+	uint8_t b[96];
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.id_bytes = PKT_ID_BYTES;
+	s.seq = true;
+	for (size_t i = 0; i < sizeof(got) / sizeof(got[0]); i++) {
+		uint32_t len = pktgen_frame(b, got[i], i & 1, i & 2);
+
+		assert_int_equal(rx_sink_take(&s, b, len, len, 1000 * (i + 1), 0), 0);
+	}
+	assert_int_equal(rx_analyse(&res, &s.recs, NULL, NULL), 0);
+	assert_int_equal(rx_analyse_seq(&res, &s.recs), 0);
+	assert_true(res.have_seq);
+	assert_int_equal(res.seq_first, 100);
+	assert_int_equal(res.seq_last, 106);
+	assert_int_equal(res.seq_expected, 7);
+	assert_int_equal(res.matched, 6);
+	assert_int_equal(res.lost, 1);
+	assert_int_equal(res.dup, 1);
+	assert_int_equal(res.reordered, 1);
+	assert_int_equal(res.foreign, 0);
+	assert_int_equal(res.list[RX_K_MAX][0], 105);
+	assert_int_equal(res.list[RX_K_REORDERED][0], 102);
+	rx_result_free(&res);
+	rx_recs_free(&s.recs);
+}
+
 static void test_sequence(void **state)
 {
 	/* 0..9 sent; 3 lost, 5 twice, 8 before 7, one frame with no number, 2^40 + 1 a stray far off. */
@@ -456,6 +595,8 @@ int main(void)
 		cmocka_unit_test(test_per_flow),
 		cmocka_unit_test(test_filter_for_ref),
 		cmocka_unit_test(test_sequence),
+		cmocka_unit_test(test_sequence_pktgen_ipv6),
+		cmocka_unit_test(test_sequence_pktgen_counts),
 		cmocka_unit_test(test_flows_capped),
 	};
 

@@ -24,8 +24,8 @@
 typedef int (*plot_fn)(FILE *, const struct rx_result *, const struct rx_recs *,
 		       const struct rx_ref *);
 
-static const plot_fn plots[] = { rx_plot_interval, rx_plot_error_cdf, rx_plot_interval_hist,
-				  rx_plot_timeline };
+static const plot_fn plots[] = { rx_plot_interval, rx_plot_interval_linear, rx_plot_error_cdf,
+				  rx_plot_interval_hist, rx_plot_timeline };
 
 /* n packets, 1 ms apart; received with a deterministic wobble, every 97th lost; optional send log. */
 struct run {
@@ -208,10 +208,243 @@ static void test_interval_hist(void **state)
 	free_run(&r);
 }
 
+/*
+ * A reference of @n packets 1 ms apart; arrival k (of @m) is packet
+ * @order[k] (NULL: packet k), the first @lat ns after packet 0 was due and
+ * each next one @got[k - 1] ns after the one before.  With @send_late the
+ * send log says packet i left at its schedule plus send_late[i] (run clock
+ * = realtime).
+ */
+static void make_gaps(struct run *r, size_t n, const size_t *order, size_t m, const uint64_t *got,
+		      const int64_t *send_late, uint64_t lat)
+{
+	uint8_t b[64] = { 0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00 };
+	uint64_t t0 = 1700000000000000000ull, rt = t0 + lat;
+
+	memset(r, 0, sizeof(*r));
+	r->ref.n = n;
+	r->ref.id = calloc(n, sizeof(uint64_t));
+	r->ref.ts_ns = calloc(n, sizeof(uint64_t));
+	r->ref.recno = calloc(n, sizeof(uint64_t));
+	r->ref.len = calloc(n, sizeof(uint32_t));
+	r->e = calloc(n, sizeof(*r->e));
+	r->sink.id_bytes = PKT_ID_BYTES;
+	assert_true(r->ref.id && r->ref.ts_ns && r->ref.recno && r->ref.len && r->e);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t = t0 + i * 1000000;
+
+		memcpy(b + 42, &i, sizeof(i));
+		r->ref.id[i] = pkt_id(b, sizeof(b), sizeof(b), PKT_ID_BYTES);
+		r->ref.ts_ns[i] = t;
+		r->ref.recno[i] = i + 1;
+		r->ref.len[i] = sizeof(b);
+		r->e[i] = (struct sendlog_entry){
+			.run_ns = (uint64_t)((int64_t)t + (send_late ? send_late[i] : 0)),
+			.id = r->ref.id[i],
+			.recno = i + 1,
+		};
+	}
+	for (size_t k = 0; k < m; k++) {
+		size_t i = order ? order[k] : k;
+
+		if (k)
+			rt += got[k - 1];
+		memcpy(b + 42, &i, sizeof(i));
+		assert_true(rx_sink_take(&r->sink, b, sizeof(b), sizeof(b), rt, 0) >= 0);
+	}
+	r->log = (struct sendlog_data){ .e = r->e, .count = n };
+	r->log.hdr.id_bytes = PKT_ID_BYTES;
+	assert_int_equal(rx_analyse(&r->res, &r->sink.recs, &r->ref, send_late ? &r->log : NULL), 0);
+}
+
+/* The scatter's cells: "x,y,opacity" of each rect in the blue group, in order, ';'-joined. */
+static void scatter_cells(const char *svg, char *out, size_t len)
+{
+	const char *g = strstr(svg, "<g fill=\"#1f5fbf\">"), *e;
+	size_t used = 0;
+
+	assert_non_null(g);
+	e = strstr(g, "</g>");
+	assert_non_null(e);
+	*out = '\0';
+	for (const char *p = g; (p = strstr(p, "<rect ")) && p < e; p++) {
+		double x, y, op;
+
+		assert_int_equal(sscanf(p, "<rect x=\"%lf\" y=\"%lf\" width=\"3\" height=\"3\" fill-opacity=\"%lf\"",
+					&x, &y, &op),
+				 3);
+		used += (size_t)snprintf(out + used, len - used, "%s%.1f,%.1f,%.2f", used ? ";" : "",
+					 x, y, op);
+		assert_true(used < len);
+	}
+}
+
+/*
+ * The linear interval-interval figure: five pairs, intended 1 ms each,
+ * received 1, 1.5, 0.5, 1 and 1 ms.  The axes run from 0 to 1.6 ms (a round
+ * 0.2 ms step above the longest gap), 426 px square from (90, 490): the
+ * cells, 3 px, are at x = 90 + 3 floor(426 g / 1.6 ms / 3) and
+ * y = 490 - 3 (floor(426 r / 1.6 ms / 3) + 1): intended 1 ms is column 88
+ * (x 354), received 1 ms row 88 (y 223), 1.5 ms row 133 (y 88), 0.5 ms
+ * row 44 (y 355).  The cell with 3 pairs is the darkest (opacity 1), the
+ * single ones 0.3 + 0.7 ln 2 / ln 4 = 0.65.  The log-log figure of the same
+ * run puts them elsewhere (decades 100 us .. 10 ms).
+ */
+static void test_interval_linear(void **state)
+{
+	static const uint64_t got[] = { 1000000, 1500000, 500000, 1000000, 1000000 };
+	struct run r;
+	char cells[512];
+	size_t len;
+	char *out;
+
+	(void)state;
+	make_gaps(&r, 6, NULL, 6, got, NULL, 20000);
+	assert_int_equal(r.res.lost, 0);
+	out = draw(rx_plot_interval_linear, &r, &len);
+	scatter_cells(out, cells, sizeof(cells));
+	assert_string_equal(cells, "354.0,355.0,0.65;354.0,223.0,1.00;354.0,88.0,0.65");
+	assert_non_null(strstr(out, "(linear)"));
+	assert_non_null(strstr(out, ">5 pairs<"));
+	assert_non_null(strstr(out, ">60.0 % within 1 % of intended<"));
+	assert_non_null(strstr(out, ">20.0 % longer (above)<"));
+	assert_non_null(strstr(out, ">20.0 % shorter (below)<"));
+	/* Axis labels: 0 at the origin, 1.6 ms at the far end. */
+	assert_non_null(strstr(out, "text-anchor=\"middle\">0</text>"));
+	assert_non_null(strstr(out, "text-anchor=\"middle\">1.6 ms</text>"));
+	/* The diagonal from (0, 0) to (1.6 ms, 1.6 ms). */
+	assert_non_null(strstr(out, "<line x1=\"90.0\" y1=\"490.0\" x2=\"516.0\" y2=\"64.0\" stroke=\"#c00\""));
+	free(out);
+	out = draw(rx_plot_interval, &r, &len);
+	scatter_cells(out, cells, sizeof(cells));
+	assert_string_not_equal(cells, "354.0,355.0,0.65;354.0,223.0,1.00;354.0,88.0,0.65");
+	assert_null(strstr(out, "(linear)"));
+	free(out);
+	free_run(&r);
+}
+
+/*
+ * The send series: six packets due 1 ms apart, sent 0, +3, -1, +50, 0 and
+ * +7 us off their schedule; arriving 1 ms apart from 2 ms after the first
+ * was due, as 0, 2, 1, 3, 5 (1 and 2 swapped, 4 lost).  Per packet, in the
+ * reference's order, relative to packet 0: the send error is send_late; the
+ * arrival error is (arrival - 2 ms) - due; the latency arrival - send.
+ */
+static const char send_series_tsv[] =
+	"# replay-rx send series: one line per reference packet received and in the send log, in reference order\n"
+	"# times in ns, relative to the first in-order frame in the send log; error = actual minus intended\n"
+	"recno\tintended_ns\tsend_error_ns\tarrival_error_ns\tlatency_ns\n"
+	"1\t0\t0\t0\t2000000\n"
+	"2\t1000000\t3000\t1000000\t2997000\n"
+	"3\t2000000\t-1000\t-1000000\t1001000\n"
+	"4\t3000000\t50000\t0\t1950000\n"
+	"6\t5000000\t7000\t-1000000\t993000\n";
+
+static void make_send_run(struct run *r)
+{
+	static const size_t order[] = { 0, 2, 1, 3, 5 };
+	static const uint64_t got[] = { 1000000, 1000000, 1000000, 1000000 };
+	static const int64_t late[] = { 0, 3000, -1000, 50000, 0, 7000 };
+
+	make_gaps(r, 6, order, 5, got, late, 2000000);
+	assert_int_equal(r->res.lost, 1);
+	assert_int_equal(r->res.reordered, 1);
+	assert_int_equal(r->res.log_matched, 5);
+}
+
+static char *tsv(struct run *r)
+{
+	char *out = NULL;
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+
+	assert_non_null(f);
+	assert_int_equal(rx_send_series_tsv(f, &r->res, &r->sink.recs, &r->ref), 0);
+	fclose(f);
+	return out;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 65536);
+	size_t n;
+
+	assert_non_null(f);
+	assert_non_null(buf);
+	n = fread(buf, 1, 65535, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void test_send_series(void **state)
+{
+	char dir[] = "/tmp/test_rx_plot.XXXXXX", p[300], err[512];
+	struct rx_send_point *pt;
+	struct run r;
+	size_t len, n;
+	char *out;
+
+	(void)state;
+	make_send_run(&r);
+	assert_int_equal(rx_send_series(&pt, &n, &r.res, &r.sink.recs, &r.ref), 0);
+	assert_int_equal(n, 5);
+	assert_int_equal(pt[2].pos, 2);
+	assert_int_equal(pt[2].latency_ns, 1001000);
+	assert_int_equal(pt[4].pos, 5);
+	free(pt);
+	out = tsv(&r);
+	assert_string_equal(out, send_series_tsv);
+	free(out);
+	out = draw(rx_plot_send_series, &r, &len);
+	assert_non_null(strstr(out, ">5 packets in the send log and received;"));
+	assert_non_null(strstr(out, "<polygon fill=\"#e08000\""));
+	assert_non_null(strstr(out, "<polygon fill=\"#1f5fbf\""));
+	assert_non_null(strstr(out, "<polygon fill=\"#2a9d5c\""));
+	assert_non_null(strstr(out, "packet number in the reference"));
+	free(out);
+
+	/* --plot writes both, the numbers exactly. */
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(rx_plot_write(dir, &r.res, &r.sink.recs, &r.ref, err, sizeof(err)), 0);
+	snprintf(p, sizeof(p), "%s/send-series.tsv", dir);
+	out = slurp(p);
+	assert_string_equal(out, send_series_tsv);
+	free(out);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/send-series.svg", dir);
+	out = slurp(p);
+	assert_non_null(strstr(out, "Send series"));
+	free(out);
+	unlink(p);
+	for (const char *const *f = (const char *const[]){ "interval.svg", "interval-linear.svg",
+							   "error-cdf.svg", "interval-hist.svg",
+							   "timeline.svg", NULL };
+	     *f; f++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, *f);
+		assert_int_equal(unlink(p), 0);
+	}
+	assert_int_equal(rmdir(dir), 0);
+	free_run(&r);
+
+	/* Without a send log: no series, and the figure says why. */
+	make_gaps(&r, 6, (const size_t[]){ 0, 2, 1, 3, 5 }, 5,
+		  (const uint64_t[]){ 1000000, 1000000, 1000000, 1000000 }, NULL, 2000000);
+	assert_int_equal(rx_send_series(&pt, &n, &r.res, &r.sink.recs, &r.ref), 0);
+	assert_int_equal(n, 0);
+	assert_null(pt);
+	out = draw(rx_plot_send_series, &r, &len);
+	assert_non_null(strstr(out, "no send log (--send-log)"));
+	free(out);
+	free_run(&r);
+}
+
 static void test_write_dir(void **state)
 {
-	char dir[] = "/tmp/test_rx_plot.XXXXXX", path[256], err[512];
-	const char *names[] = { "interval.svg", "error-cdf.svg", "interval-hist.svg", "timeline.svg" };
+	char dir[] = "/tmp/test_rx_plot.XXXXXX", path[256], err[512], p0[300];
+	const char *names[] = { "interval.svg", "interval-linear.svg", "error-cdf.svg",
+				"interval-hist.svg", "timeline.svg" };
 	struct run r;
 
 	(void)state;
@@ -219,14 +452,19 @@ static void test_write_dir(void **state)
 	make_run(&r, 300, true, false);
 	snprintf(path, sizeof(path), "%s/figs", dir);
 	assert_int_equal(rx_plot_write(path, &r.res, &r.sink.recs, &r.ref, err, sizeof(err)), 0);
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char p[300];
 
 		snprintf(p, sizeof(p), "%s/%s", path, names[i]);
 		assert_int_equal(access(p, R_OK), 0);
 		unlink(p);
 	}
-	rmdir(path);
+	/* No send log: no send series. */
+	snprintf(p0, sizeof(p0), "%s/send-series.tsv", path);
+	assert_int_equal(access(p0, F_OK), -1);
+	snprintf(p0, sizeof(p0), "%s/send-series.svg", path);
+	assert_int_equal(access(p0, F_OK), -1);
+	assert_int_equal(rmdir(path), 0);
 	rmdir(dir);
 	assert_int_equal(rx_plot_write("/nonexistent-dir/figs", &r.res, &r.sink.recs, &r.ref, err,
 				       sizeof(err)),
@@ -242,6 +480,8 @@ int main(void)
 		cmocka_unit_test(test_size_bounded),
 		cmocka_unit_test(test_edge_cases),
 		cmocka_unit_test(test_interval_hist),
+		cmocka_unit_test(test_interval_linear),
+		cmocka_unit_test(test_send_series),
 		cmocka_unit_test(test_write_dir),
 	};
 
