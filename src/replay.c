@@ -198,6 +198,9 @@ static inline bool limit_reached(const struct replay *r)
 	return unlikely(r->o->limit) && limit_counted(r);
 }
 
+/* A trace read slower than this (a disk page fault, a pipe's wait; a mapped page costs ~1 us) is noted. */
+#define READ_SLOW_NS 10000u
+
 static inline bool backpressure(int rc)
 {
 	return rc == -EAGAIN || rc == -ENOBUFS || rc == -EINTR;
@@ -215,6 +218,8 @@ static bool wait_for_room(struct replay *r, struct lane *l, int rc)
 	if (rc != -EINTR)
 		l->st.retried++;
 	tx_wait(l->tx, rc);
+	if (r->timed)
+		sched_note(&r->sched, WAIT_CAUSE_BACKPRESSURE);
 	return true;
 }
 
@@ -606,11 +611,15 @@ static enum step source_next(struct replay *r, const struct trace **tp, struct p
 			     struct lane **lp, uint64_t *deadline)
 {
 	for (;;) {
+		uint64_t t0 = r->timed ? sched_now(&r->sched) : 0;
 		enum step step = source_read(r, tp, p);
 		struct lane *l;
 
 		if (unlikely(step != STEP_NEXT))
 			return step;
+		/* A read this slow took a page fault from disk or waited for a pipe: a late packet is its. */
+		if (r->timed && sched_now(&r->sched) - t0 > READ_SLOW_NS)
+			sched_note(&r->sched, WAIT_CAUSE_READ);
 		l = route(r, p);
 		if (unlikely(!l)) {
 			/* A tcpprep cache entry without the send bit: tcpreplay skips it, so do we. */

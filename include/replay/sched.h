@@ -190,7 +190,9 @@ enum wait_cause {
 	WAIT_CAUSE_TIMER, /* a sleep woke later than the margin covered (timer lateness) */
 	WAIT_CAUSE_PLAN,  /* a planned sleep: idle time the real-time throttle needs */
 	WAIT_CAUSE_SPIN,  /* the CPU was taken away during the spin (VM or preemption pause) */
-	WAIT_CAUSE_LOOP,  /* already late when asked: the loop (trace read, back-pressure, send) */
+	WAIT_CAUSE_LOOP,  /* already late when asked: the loop (edits, sends, what the loop did not name) */
+	WAIT_CAUSE_READ,  /* already late when asked, after a slow trace read (page fault, I/O, a pipe) */
+	WAIT_CAUSE_BACKPRESSURE, /* already late when asked, after the method pushed back (queue full) */
 	WAIT_CAUSE_MAX
 };
 
@@ -212,6 +214,7 @@ struct waiter {
 	uint64_t spin_pauses;          /* spins that ended later than SPIN_PAUSE_NS (wait.c) */
 	uint64_t calib_lateness_ns;    /* waiter_calibrate(): the probe's p99 wake-up lateness, ns */
 	enum wait_cause cause;         /* why the last wait ended late; NONE if on time */
+	enum wait_cause hint;          /* sched_note(): what held the loop up since the last wait */
 	/* the plan under real-time throttling (sched_cfg.busy_max_permille) */
 	uint32_t busy_max_permille;
 	int64_t owed_ns;               /* idle owed to the throttle, ns; < 0 = credit */
@@ -339,6 +342,17 @@ int sched_wait(struct sched *s, uint64_t deadline_ns);
  * it for every packet.
  */
 void sched_late(struct sched *s, uint64_t late_ns);
+
+/*
+ * sched_note() - the caller was held up by @cause (WAIT_CAUSE_READ or
+ * WAIT_CAUSE_BACKPRESSURE) since its last wait: if the next packet is found
+ * late when its wait begins, that is the cause counted instead of the
+ * loop's.  The note lasts until that wait.
+ */
+static inline void sched_note(struct sched *s, enum wait_cause cause)
+{
+	s->waiter.hint = cause;
+}
 
 /*
  * sched_report() - what the scheduler has to say about the run so far, into

@@ -24,7 +24,9 @@ struct sched_report {
 	uint64_t late_timer;        /* a sleep woke later than the spin margin covered */
 	uint64_t late_plan;         /* a planned sleep (for the real-time throttle) */
 	uint64_t late_spin;         /* the CPU was taken away during the spin */
-	uint64_t late_loop;         /* already late when its wait began: read, send, back-pressure */
+	uint64_t late_loop;         /* already late when its wait began: edits, sends, the rest */
+	uint64_t late_read;         /* ... after a slow trace read (page fault, I/O, a silent pipe) */
+	uint64_t late_backpressure; /* ... after the method pushed back (its queue was full) */
 	/* events, whatever the threshold */
 	uint64_t sleep_overshoots;  /* sleeps that woke after the deadline itself */
 	uint64_t spin_pauses;       /* spins that ended more than 5 us late */

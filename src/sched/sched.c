@@ -329,6 +329,8 @@ void sched_report(const struct sched *s, struct sched_report *rep)
 		.late_plan = s->late_cause[WAIT_CAUSE_PLAN],
 		.late_spin = s->late_cause[WAIT_CAUSE_SPIN],
 		.late_loop = s->late_cause[WAIT_CAUSE_LOOP],
+		.late_read = s->late_cause[WAIT_CAUSE_READ],
+		.late_backpressure = s->late_cause[WAIT_CAUSE_BACKPRESSURE],
 		.sleep_overshoots = w->sleep_overshoots,
 		.spin_pauses = w->spin_pauses,
 	};

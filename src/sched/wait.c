@@ -478,7 +478,10 @@ int64_t waiter_until(struct waiter *w, uint64_t deadline_ns)
 	uint64_t now, margin;
 	int64_t late;
 	int rc;
+	enum wait_cause hint;
 
+	hint = w->hint;
+	w->hint = WAIT_CAUSE_NONE;
 	now = now_of(w);
 	if (w->busy_max_permille) {
 		plan_account(w, now);
@@ -490,7 +493,7 @@ int64_t waiter_until(struct waiter *w, uint64_t deadline_ns)
 	if (now >= deadline_ns) {
 		/* A run of late packets keeps the cause of its first; otherwise the loop was late. */
 		if (now > deadline_ns && w->cause == WAIT_CAUSE_NONE)
-			w->cause = WAIT_CAUSE_LOOP;
+			w->cause = hint != WAIT_CAUSE_NONE ? hint : WAIT_CAUSE_LOOP;
 		return (int64_t)(now - deadline_ns);
 	}
 	w->cause = WAIT_CAUSE_NONE;

@@ -95,9 +95,11 @@ void stats_print(const struct stats *s, FILE *f)
 		if (s->sched.late_shifted_ns)
 			fprintf(f, ", schedule shifted by %s", sh);
 		if (s->sched.late_packets)
-			fprintf(f, " (timer %llu, planned sleep %llu, spin pause %llu, loop %llu)",
+			fprintf(f, " (timer %llu, planned sleep %llu, spin pause %llu, trace read %llu, "
+				   "back-pressure %llu, loop %llu)",
 				(unsigned long long)s->sched.late_timer, (unsigned long long)s->sched.late_plan,
-				(unsigned long long)s->sched.late_spin, (unsigned long long)s->sched.late_loop);
+				(unsigned long long)s->sched.late_spin, (unsigned long long)s->sched.late_read,
+				(unsigned long long)s->sched.late_backpressure, (unsigned long long)s->sched.late_loop);
 		if (s->sched.guard_sleeps)
 			fprintf(f, "; %llu planned sleeps for real-time throttling (%llu with no gap to go in)",
 				(unsigned long long)s->sched.guard_sleeps,
@@ -191,14 +193,16 @@ int stats_write_json(const struct stats *s, FILE *f)
 		",\"send_error_ns\":{\"count\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,"
 		"\"p999\":%llu,\"max\":%llu,\"mean\":%.1f,\"late_stalls\":%llu,"
 		"\"late_packets\":%llu,\"late_threshold\":%llu,\"late_shifted\":%llu,"
-		"\"late_causes\":{\"timer\":%llu,\"plan\":%llu,\"spin\":%llu,\"loop\":%llu}}",
+		"\"late_causes\":{\"timer\":%llu,\"plan\":%llu,\"spin\":%llu,\"read\":%llu,"
+		"\"backpressure\":%llu,\"loop\":%llu}}",
 		(unsigned long long)h->count, (unsigned long long)hist_pct(h, 0.5),
 		(unsigned long long)hist_pct(h, 0.9), (unsigned long long)hist_pct(h, 0.99),
 		(unsigned long long)hist_pct(h, 0.999), (unsigned long long)h->max, hist_mean(h),
 		(unsigned long long)s->sched.late_stalls, (unsigned long long)s->sched.late_packets,
 		(unsigned long long)s->sched.late_threshold_ns, (unsigned long long)s->sched.late_shifted_ns,
 		(unsigned long long)s->sched.late_timer, (unsigned long long)s->sched.late_plan,
-		(unsigned long long)s->sched.late_spin, (unsigned long long)s->sched.late_loop);
+		(unsigned long long)s->sched.late_spin, (unsigned long long)s->sched.late_read,
+		(unsigned long long)s->sched.late_backpressure, (unsigned long long)s->sched.late_loop);
 	if (s->nlanes == 1)
 		json_if(f, &s->lane[0]);
 	for (unsigned i = 0; s->nlanes > 1 && i < s->nlanes; i++) {

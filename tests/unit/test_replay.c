@@ -51,6 +51,7 @@ static struct {
 	unsigned q_head;
 	unsigned stop_after; /* raise the stop flag after this many sent (0 = never) */
 	bool stop_in_wait;   /* raise the stop flag when the loop waits */
+	uint64_t wait_ns;    /* a back-pressure wait takes this long on the fake clock */
 } m;
 
 static int mock_open(struct tx *tx, const struct tx_cfg *cfg)
@@ -136,6 +137,7 @@ static int mock_wait(struct tx *tx, int err)
 	(void)tx;
 	assert_true(err == -EAGAIN || err == -ENOBUFS);
 	m.waits++;
+	fc.now += m.wait_ns;
 	if (m.stop_in_wait)
 		stop = 15; /* SIGTERM */
 	return 0;
@@ -228,6 +230,7 @@ struct knobs {
 	unsigned stop_after;   /* a "signal" arrives after this many sends */
 	unsigned batch;        /* the mock's batch; 0 = 64 */
 	bool stop_in_wait;     /* a "signal" arrives while waiting out back-pressure */
+	uint64_t wait_ns;      /* each back-pressure wait takes this long */
 };
 
 /*
@@ -255,6 +258,7 @@ static int run_k(char *json, size_t len, struct knobs k, ...)
 	m.stop_after = k.stop_after;
 	m.batch = k.batch ? k.batch : 64;
 	m.stop_in_wait = k.stop_in_wait;
+	m.wait_ns = k.wait_ns;
 	stop = 0;
 	fakeclock_init(&fc, T0);
 	fc.oversleep_ns = k.oversleep_ns;
@@ -341,6 +345,32 @@ static void test_backpressure_retried(void **state)
 	assert_int_equal(jget(json, "packets_retried"), 3);
 	assert_int_equal(jget(json, "packets_failed"), 0);
 	assert_int_equal(m.waits, 3);
+}
+
+/*
+ * A packet made late by back-pressure is counted as such, not as the
+ * loop's: the third packet's kick meets a full queue whose wait takes
+ * 3.5 gaps, so the fourth and fifth are found late (by 2.5 and 1.5 ms,
+ * past the 1 ms threshold) when their waits begin.
+ */
+static void test_backpressure_late_cause(void **state)
+{
+	char json[4096];
+
+	(void)state;
+	will_return_always(mock_send, 1);
+	will_return(mock_flush, ALL);
+	will_return(mock_flush, ALL);
+	will_return(mock_flush, -EAGAIN);
+	will_return_always(mock_flush, ALL);
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .wait_ns = 3 * GAP_NS + GAP_NS / 2 }, NULL), 0);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_sent"), NPKT);
+	assert_int_equal(m.waits, 1);
+	assert_int_equal(jget(json, "late_packets"), 2);
+	assert_int_equal(jget(json, "backpressure"), 2);
+	assert_int_equal(jget(json, "loop"), 0);
+	assert_int_equal(jget(json, "read"), 0);
 }
 
 static void test_failed_packet_counted(void **state)
@@ -930,6 +960,7 @@ int main(void)
 		cmocka_unit_test(test_two_lanes),
 		cmocka_unit_test(test_late_wakeups_measured),
 		cmocka_unit_test(test_backpressure_retried),
+		cmocka_unit_test(test_backpressure_late_cause),
 		cmocka_unit_test(test_failed_packet_counted),
 		cmocka_unit_test(test_interface_gone_stops),
 		cmocka_unit_test(test_limit),

@@ -1190,12 +1190,40 @@ static void test_late_causes(void **state)
 	fc.now += 2000000;
 	d += 1000000;
 	sched_wait(&s, d);
+	/* The loop said why it came back late: a slow trace read, then back-pressure. */
+	d = fc.now + 1000000; /* on time: the stall is over */
+	sched_wait(&s, d);
+	assert_int_equal(s.waiter.cause, WAIT_CAUSE_NONE);
+	sched_note(&s, WAIT_CAUSE_READ);
+	fc.now += 2000000;
+	d += 1000000;
+	sched_wait(&s, d);
+	assert_int_equal(s.waiter.cause, WAIT_CAUSE_READ);
+	d = fc.now + 1000000;
+	sched_wait(&s, d);
+	sched_note(&s, WAIT_CAUSE_BACKPRESSURE);
+	fc.now += 2000000;
+	d += 1000000;
+	sched_wait(&s, d);
+	assert_int_equal(s.waiter.cause, WAIT_CAUSE_BACKPRESSURE);
+	/* A note lasts one wait: on time after it, and the next late one is the loop's again. */
+	sched_note(&s, WAIT_CAUSE_READ);
+	d = fc.now + 1000000;
+	sched_wait(&s, d);
+	assert_int_equal(s.waiter.cause, WAIT_CAUSE_NONE);
+	fc.now += 2000000;
+	d += 1000000;
+	sched_wait(&s, d);
+	assert_int_equal(s.waiter.cause, WAIT_CAUSE_LOOP);
 	sched_report(&s, &rep);
 	assert_int_equal(rep.late_timer, 2);
 	assert_int_equal(rep.late_spin, 1);
-	assert_int_equal(rep.late_loop, 1);
+	assert_int_equal(rep.late_loop, 2);
+	assert_int_equal(rep.late_read, 1);
+	assert_int_equal(rep.late_backpressure, 1);
 	assert_int_equal(rep.late_plan, 0);
-	assert_int_equal(rep.late_packets, rep.late_timer + rep.late_plan + rep.late_spin + rep.late_loop);
+	assert_int_equal(rep.late_packets, rep.late_timer + rep.late_plan + rep.late_spin + rep.late_loop +
+						   rep.late_read + rep.late_backpressure);
 	assert_int_equal(rep.sleep_overshoots, 1);
 	assert_int_equal(rep.spin_pauses, 1);
 

@@ -184,7 +184,7 @@ static void test_timing_reported(void **state)
 	s.sched.spin_margin_ns = 85200;
 	s.sched.late_threshold_ns = 1000000;
 	s.sched.late_stalls = 3;
-	s.sched.late_packets = 41;
+	s.sched.late_packets = 46;
 	s.sched.late_shifted_ns = 52100000;
 	s.sched.guard_sleeps = 7;
 	s.sched.plan_chunks = 2;
@@ -194,6 +194,8 @@ static void test_timing_reported(void **state)
 	s.sched.late_plan = 11;
 	s.sched.late_spin = 6;
 	s.sched.late_loop = 4;
+	s.sched.late_read = 3;
+	s.sched.late_backpressure = 2;
 	s.sched.sleep_overshoots = 25;
 	s.sched.spin_pauses = 9;
 	snprintf(s.sched.plan, sizeof(s.sched.plan), "sleep to 85.2 us before each \"deadline\"");
@@ -202,16 +204,16 @@ static void test_timing_reported(void **state)
 	json = render(json_fn, &s);
 	/* The stalls by cause, the planned sleeps, and the plan in one line. */
 	assert_non_null(strstr(txt, "Timing: hybrid timer, spin margin 85.2 us; stalls (later than 1000.0 us): 3, "
-				    "41 packets late, schedule shifted by 52.10 ms (timer 20, planned sleep 11, "
-				    "spin pause 6, loop 4); 7 planned sleeps for real-time throttling (2 with no gap "
+				    "46 packets late, schedule shifted by 52.10 ms (timer 20, planned sleep 11, "
+				    "spin pause 6, trace read 3, back-pressure 2, loop 4); 7 planned sleeps for real-time throttling (2 with no gap "
 				    "to go in); 4 spells at normal priority for real-time throttling (81.2 ms); "
 				    "plan: sleep to 85.2 us before each \"deadline\"\n"));
 	assert_non_null(strstr(json, "\"timer\":\"hybrid\",\"spin_margin_ns\":85200,\"guard_sleeps\":7,"
 				     "\"plan_demotions\":4,\"plan_demoted_ns\":81250000,\"plan_chunks\":2,\"sleep_overshoots\":25,\"spin_pauses\":9,"
 				     "\"plan\":\"sleep to 85.2 us before each \\\"deadline\\\"\","));
-	assert_non_null(strstr(json, "\"late_stalls\":3,\"late_packets\":41,\"late_threshold\":1000000,"
+	assert_non_null(strstr(json, "\"late_stalls\":3,\"late_packets\":46,\"late_threshold\":1000000,"
 				     "\"late_shifted\":52100000,\"late_causes\":{\"timer\":20,\"plan\":11,"
-				     "\"spin\":6,\"loop\":4}}"));
+				     "\"spin\":6,\"read\":3,\"backpressure\":2,\"loop\":4}}"));
 	free(txt);
 	free(json);
 }
