@@ -24,17 +24,31 @@ first_arrival() {
 	tcpdump -r "$1" -nn -tt --time-stamp-precision=nano -c 1 2>/dev/null | awk '{ print $1 }' | tr -d .
 }
 
-# started NAME AT_NS ARRIVAL_OFFSET_NS [OPTIONS...]: replay with --start-at, check the far side.
-# ARRIVAL_OFFSET_NS: the realtime reading minus the --clock reading (0 for realtime).
+# started NAME CLOCK FORM [OPTIONS...]: replay --start-at 1.5 s ahead (on CLOCK, written as FORM:
+# rfc3339 or epoch), counted from just before replay starts; check the far side.
 started() {
-	local name=$1 at=$2 off=$3
+	local name=$1 clock=$2 form=$3
 	shift 3
 	local exp="$WORK/$name.exp.pcap" got="$WORK/$name.got.pcap" js="$WORK/$name.json"
-	local first err delta sent
+	local first err delta sent now rt off at arg
 
 	"$REPLAY" -q -w "$exp" "$WORK/g.pcap" || die "$name: dry run failed"
 	tcpdump_start "$got"
-	in_a "$REPLAY" -i "$IF_A" --stats-json "$js" "$@" "$WORK/g.pcap" >"$WORK/$name.out" ||
+	# The far side stamps in realtime: off is realtime minus the chosen clock.
+	if [ "$clock" = tai ]; then
+		read -r now rt < <(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_TAI), time.clock_gettime_ns(time.CLOCK_REALTIME))')
+		off=$((rt - now))
+	else
+		now=$(now_ns)
+		off=0
+	fi
+	at=$((now + 1500000000))
+	if [ "$form" = rfc3339 ]; then
+		arg=$(rfc3339 "$at")
+	else
+		arg="@$((at / 1000000000)).$(printf %09d $((at % 1000000000)))"
+	fi
+	in_a "$REPLAY" -i "$IF_A" --stats-json "$js" --start-at "$arg" "$@" "$WORK/g.pcap" >"$WORK/$name.out" ||
 		die "$name: replay exited $?: $(cat "$WORK/$name.out")"
 	tcpdump_stop
 	check_invariant "$js"
@@ -43,7 +57,7 @@ started() {
 	"$PCAPDIFF" "$exp" "$got" >"$WORK/diff" || die "$name: far side differs: $(cat "$WORK/diff")"
 	grep -q "^Start: --start-at .*first packet sent .* after it (start error -\?[0-9]* ns)" "$WORK/$name.out" ||
 		die "$name: no Start line in the summary: $(cat "$WORK/$name.out")"
-	grep -q "\"start_at\":{\"clock\":\"$CLOCK\",\"requested_ns\":$at," "$js" ||
+	grep -q "\"start_at\":{\"clock\":\"$clock\",\"requested_ns\":$at," "$js" ||
 		die "$name: JSON start_at lacks the request: $(cat "$js")"
 	err=$(json_get "$js" error_ns)
 	[ -n "$err" ] || die "$name: no start error in the JSON: $(cat "$js")"
@@ -59,26 +73,13 @@ started() {
 		die "$name: far side $delta ns after the instant, but the reported start error is $err ns"
 }
 
-test_rfc3339_realtime() {
-	local at
-	at=$(( $(now_ns) + 1500000000 ))
-	CLOCK=realtime started rfc3339 "$at" 0 --start-at "$(rfc3339 "$at")"
-}
-
-test_epoch_seconds() {
-	local at
-	at=$(( $(now_ns) + 1500000000 ))
-	CLOCK=realtime started epoch "$at" 0 --start-at "@$((at / 1000000000)).$(printf %09d $((at % 1000000000)))" \
-		--clock realtime
-}
+test_rfc3339_realtime() { started rfc3339 realtime rfc3339; }
+test_epoch_seconds() { started epoch realtime epoch --clock realtime; }
 
 # CLOCK_TAI: the instant is a TAI reading; the far side stamps in realtime.
 test_tai() {
-	local tai rt at
 	command -v python3 >/dev/null || { info "no python3 to read CLOCK_TAI: skipped"; return 0; }
-	read -r tai rt < <(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_TAI), time.clock_gettime_ns(time.CLOCK_REALTIME))')
-	at=$((tai + 1500000000))
-	CLOCK=tai started tai "$at" $((rt - tai)) --clock tai --start-at "@$((at / 1000000000)).$(printf %09d $((at % 1000000000)))"
+	started tai tai epoch --clock tai
 }
 
 test_refused() {
