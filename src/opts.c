@@ -77,6 +77,12 @@ static const struct opt_def table[] = {
 	UINT(sched.max_gap_ns, .name = "maxsleep", .min = 0, .max = 1000000000, .scale = NS_PER_MS,
 	     .metavar = "MS", .group = OPT_GRP_TIMING,
 	     .help = "wait at most MS milliseconds between two packets (cuts longer recorded gaps)"),
+	/* --start-at (issue 17): one block */
+	FUNC(sched.start_at, struct sched_instant, sched_parse_instant, .name = "start-at", .metavar = "TIME",
+	     .group = OPT_GRP_TIMING,
+	     .help = "wait until TIME (RFC 3339, 2026-11-25T23:10:00.5Z, or @SECONDS.NANOS) on --clock, then start"),
+	ENUM(sched.start_clock, sched_clock_choices, .name = "clock", .metavar = "CLOCK", .group = OPT_GRP_TIMING,
+	     .help = "the clock --start-at is read on: realtime (default) or tai"),
 
 	/* transmission */
 	STR(tx.ifname, .name = "intf1", .key = 'i', .metavar = "IF", .group = OPT_GRP_TX,
@@ -370,6 +376,7 @@ static const struct opts defaults = {
 		.timer = SCHED_TIMER_HYBRID,
 		.late = SCHED_LATE_CATCHUP,
 		.late_threshold_ns = 1000 * NSEC_PER_USEC,
+		.start_clock = SCHED_CLOCK_MAX, /* not given: realtime, see timing() */
 	},
 	.spin_us = OPT_AUTO,
 	.stats_s = OPT_AUTO,
@@ -417,6 +424,10 @@ static int timing(struct opts *o, char *err, size_t len)
 	if (c->max_gap_ns && c->mode != SCHED_MODE_TRACE)
 		return opts_fail(err, len, "--maxsleep cuts the trace's recorded gaps: it does nothing with "
 			    "--topspeed, --pps or --mbps");
+	if (c->start_clock != SCHED_CLOCK_MAX && !c->start_at.set)
+		return opts_fail(err, len, "--clock is the clock --start-at is read on: give --start-at TIME too");
+	if (c->start_clock == SCHED_CLOCK_MAX)
+		c->start_clock = SCHED_CLOCK_REALTIME;
 	o->rt.timer_slack = c->mode != SCHED_MODE_TOPSPEED;
 	o->rt.dma_latency = c->mode != SCHED_MODE_TOPSPEED;
 	o->rt.timer = c->timer;

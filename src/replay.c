@@ -233,8 +233,16 @@ static inline void unstage(struct lane *l)
 /* The @k oldest staged packets of @l were handed to the kernel: count them, measure their send error. */
 static void settle_sent(struct replay *r, struct lane *l, unsigned k)
 {
-	if (r->timed)
+	struct sched_start_report *sr = &r->st.start;
+
+	if (r->timed || unlikely(sr->set && !sr->sent))
 		l->settle_ns = sched_now(&r->sched);
+	/* --start-at: the first kick to return is the start error's end. */
+	if (unlikely(sr->set && !sr->sent)) {
+		sr->sent = true;
+		sr->first_send_ns = l->settle_ns;
+		sr->error_ns = (int64_t)(l->settle_ns - sr->origin_ns);
+	}
 	for (unsigned i = 0; i < k; i++) {
 		account(r, l, FATE_SENT, &l->q[l->qhead], NULL);
 		unstage(l);
@@ -689,7 +697,8 @@ static int run(struct replay *r)
 	uint64_t deadline;
 	struct pkt p;
 
-	r->st.start_ns = sched_start(&r->sched);
+	/* --start-at: replay_open() waited for it, and the schedule counts from it. */
+	r->st.start_ns = r->st.start.set ? r->st.start.origin_ns : sched_start(&r->sched);
 	progress_init(&r->progress, r->progress_mode, r->o->stats_s, r->summary, r->st.start_ns);
 	pass_begin(r);
 	for (;;) {

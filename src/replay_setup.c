@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <time.h>
+#include <sys/timex.h>
 
 #include "privs.h"
 #include "replay_int.h"
@@ -350,6 +351,80 @@ static void calibrate(struct replay *r)
 			 r->sched.waiter.adaptive ? " (from the wake-up lateness measured at start-up)" : "");
 }
 
+/* --start-at: the wall clock the instant is read on; a test's clock stands for it too. */
+static struct clock *start_clock(const struct replay_hooks *hooks, const struct opts *o)
+{
+	return hooks->clock ? hooks->clock : clock_wall(o->sched.start_clock);
+}
+
+/*
+ * --start-at names an instant that has passed: refused.  Hosts that start
+ * together must start at the instant they agreed on; one that starts late
+ * would replay its part out of step with the others, which a lab engineer
+ * would rather hear about than find in the capture.
+ */
+static int start_passed(const struct opts *o, uint64_t now_ns, uint64_t late_by_ns)
+{
+	char at[48], clk[48];
+
+	log_err("--start-at %s is %.3f s in the past (the %s clock reads %s): give a later time",
+		sched_time_format(o->sched.start_at.ns, at, sizeof(at)), (double)late_by_ns / 1e9,
+		opt_enum_name(sched_clock_choices, o->sched.start_clock), sched_time_format(now_ns, clk, sizeof(clk)));
+	return -1;
+}
+
+/* Before anything is opened: a time already past is refused; CLOCK_TAI without its offset is said. */
+static int start_check(const struct opts *o, const struct replay_hooks *hooks)
+{
+	struct clock *wall = start_clock(hooks, o);
+	uint64_t now = wall->now_ns(wall);
+
+	if (now >= o->sched.start_at.ns)
+		return start_passed(o, now, now - o->sched.start_at.ns);
+	if (!hooks->clock && o->sched.start_clock == SCHED_CLOCK_TAI) {
+		struct timex tx = { 0 };
+
+		if (adjtimex(&tx) >= 0 && tx.tai == 0)
+			log_warn("--clock tai: the kernel's TAI offset is 0, so CLOCK_TAI reads the same as "
+				 "CLOCK_REALTIME (phc2sys -a or chronyd with leapsectz sets it)");
+	}
+	return 0;
+}
+
+/* The last stretch of the wait for --start-at is spun: this much, plus the timer's margin, ns. */
+#define START_SPIN_NS (500 * NSEC_PER_USEC)
+
+/*
+ * --start-at: wait for the instant, then start the schedule from it
+ * (sched_start_at()).  A signal during the wait: the run is stopped, nothing
+ * sent.  -1 if the instant passed while the run was being set up.
+ */
+static int wait_start(struct replay *r, const struct replay_hooks *hooks)
+{
+	const struct opts *o = r->o;
+	struct sched_start_report *rep = &r->st.start;
+	struct clock *wall = start_clock(hooks, o);
+	int rc;
+
+	rep->clock = opt_enum_name(sched_clock_choices, o->sched.start_clock);
+	{
+		char at[48];
+
+		log_info("waiting for %s on the %s clock", sched_time_format(o->sched.start_at.ns, at, sizeof(at)),
+			 rep->clock);
+	}
+	rc = sched_start_at(&r->sched, wall, o->sched.start_at.ns, START_SPIN_NS + r->sched.waiter.margin_ns,
+			    r->stop, rep);
+	if (rc == -ETIME)
+		return start_passed(o, o->sched.start_at.ns + rep->late_by_ns, rep->late_by_ns);
+	if (rc == -EINTR) {
+		r->stopped = true;
+		return 0;
+	}
+	rep->set = true;
+	return 0;
+}
+
 static void cleanup(struct replay *r)
 {
 	rt_release(&r->rt);
@@ -437,6 +512,8 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	stats_init(&r->st);
 	if (check_paths(o) < 0)
 		return -1;
+	if (o->sched.start_at.set && start_check(o, hooks) < 0)
+		return -1;
 	if (!hooks->clock && !o->tx.path)
 		realtime(r, &scfg);
 	/* A signal while a pipe's header (or --preload) was awaited: a run stopped before its first packet. */
@@ -483,6 +560,9 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 		log_err("cannot drop capabilities: %s", strerror(errno));
 		goto fail;
 	}
+	/* Last: everything is open, the first packet is all that is left to do. */
+	if (o->sched.start_at.set && !r->stopped && wait_start(r, hooks) < 0)
+		goto fail;
 	return 0;
 fail:
 	cleanup(r);

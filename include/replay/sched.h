@@ -132,6 +132,19 @@ extern const struct opt_enum sched_late_choices[];
 #define SCHED_ETH_MIN_FRAME_BYTES 60u /* shorter frames are padded to this (before the FCS) */
 #define SCHED_ETH_OVERHEAD_BYTES  24u /* FCS 4 + preamble and SFD 8 + inter-frame gap 12 */
 
+/* The wall clock --start-at is read on (--clock). */
+enum sched_clock {
+	SCHED_CLOCK_REALTIME, /* CLOCK_REALTIME: UTC as the system keeps it (NTP, chrony, phc2sys) */
+	SCHED_CLOCK_TAI,      /* CLOCK_TAI: CLOCK_REALTIME plus the kernel's TAI offset (no leap steps) */
+	SCHED_CLOCK_MAX
+};
+
+/* An instant on a wall clock, ns since its epoch (--start-at); set = given. */
+struct sched_instant {
+	bool set;
+	uint64_t ns;
+};
+
 struct sched_cfg {
 	enum sched_mode mode;
 	struct sched_ratio speed;      /* TRACE: gaps are divided by this; {0, 0} = 1 */
@@ -158,6 +171,8 @@ struct sched_cfg {
 	 * 0 = no limit.
 	 */
 	uint32_t busy_max_permille;
+	struct sched_instant start_at; /* --start-at: wait for this instant before the first packet */
+	enum sched_clock start_clock;  /* --clock: the clock start_at is a reading of */
 	/*
 	 * With busy_max_permille: switch the calling thread between SCHED_FIFO
 	 * (@fifo true) and SCHED_OTHER; 0 or -errno.  When set, idle owed to
@@ -306,6 +321,49 @@ int sched_calibrate(struct sched *s);
 
 /* sched_start() - the first packet of the run is due now; returns now, ns. */
 uint64_t sched_start(struct sched *s);
+
+/*
+ * sched_start_from() - as sched_start(), but the first packet is due at
+ * @origin_ns on the run clock, which may be before @now_ns (the run clock's
+ * time now): the schedule is anchored to an instant that already passed.
+ */
+void sched_start_from(struct sched *s, uint64_t origin_ns, uint64_t now_ns);
+
+/*
+ * --start-at (src/sched/start.c).  Times are readings of a wall clock, ns
+ * since 1970-01-01T00:00:00 of that clock, leap seconds left out as POSIX
+ * leaves them out.
+ *
+ * sched_time_parse() - RFC 3339 "2026-11-25T23:10:00.123456789Z" (1 to 9
+ * digits of fraction, or none; Z or an offset +HH:MM / -HH:MM; T, t or a
+ * space between date and time) or "@SECONDS[.FRACTION]" since the epoch,
+ * into *@ns.  0, or -EINVAL with the reason in *@why.
+ */
+int sched_time_parse(const char *s, uint64_t *ns, const char **why);
+
+/* sched_time_format() - @t_ns as "YYYY-MM-DDTHH:MM:SS.NNNNNNNNNZ" in @buf; returns @buf. */
+char *sched_time_format(uint64_t t_ns, char *buf, size_t len);
+
+/* sched_parse_instant() - option parser (OPT_FUNC): a struct sched_instant by sched_time_parse(). */
+int sched_parse_instant(void *field, const char *arg, char *err, size_t errlen);
+
+/* The names of the clocks, for --clock and the summary. */
+extern const struct opt_enum sched_clock_choices[];
+
+/* clock_wall() - CLOCK_REALTIME or CLOCK_TAI as a struct clock (sleeps absolute, spins); shared. */
+struct clock *clock_wall(enum sched_clock which);
+
+/*
+ * sched_start_at() - wait on @wall until it reads @at_ns: sleep (absolute,
+ * on @wall itself, so a step of that clock moves the wake-up with it) to
+ * @spin_ns before, then spin the rest; then start the schedule with its
+ * origin at the run clock's image of @at_ns (sched_start_from()).  Fills
+ * @rep's at_ns, woke_ns, origin_ns.  0; -ETIME if @wall already reads
+ * @at_ns or later when called (rep->late_by_ns says by how much; nothing
+ * started); -EINTR when *@stop is set during the wait (nothing started).
+ */
+int sched_start_at(struct sched *s, struct clock *wall, uint64_t at_ns, uint64_t spin_ns,
+		   const volatile sig_atomic_t *stop, struct sched_start_report *rep);
 
 /*
  * sched_segment() - the next packet starts a new segment (next file, next

@@ -7,6 +7,7 @@
 #ifndef REPLAY_SCHED_REPORT_H
 #define REPLAY_SCHED_REPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct sched_report {
@@ -31,6 +32,23 @@ struct sched_report {
 	uint64_t sleep_overshoots;  /* sleeps that woke after the deadline itself */
 	uint64_t spin_pauses;       /* spins that ended more than 5 us late */
 	char plan[256];             /* one line: the waiting plan chosen, and why */
+};
+
+/*
+ * --start-at: when the run was asked to start and when its first packet
+ * went, for the summary and the JSON.  Filled by sched_start_at() (the
+ * wait) and by the send loop (the first send).
+ */
+struct sched_start_report {
+	bool set;                   /* the run waited for --start-at */
+	const char *clock;          /* "realtime" or "tai" */
+	uint64_t at_ns;             /* the instant asked for, on that clock, ns since its epoch */
+	uint64_t woke_ns;           /* that clock's reading when the wait ended, ns */
+	uint64_t origin_ns;         /* the instant asked for on the run clock: the schedule's origin, ns */
+	uint64_t late_by_ns;        /* sched_start_at() -ETIME: how far the instant had passed, ns */
+	bool sent;                  /* a packet was sent: first_send_ns and error_ns are valid */
+	uint64_t first_send_ns;     /* run clock when the first packet's kick returned, ns */
+	int64_t error_ns;           /* the start error: first send minus the instant asked for, ns */
 };
 
 #endif

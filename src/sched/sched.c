@@ -117,15 +117,20 @@ uint64_t sched_start(struct sched *s)
 {
 	uint64_t now = sched_now(s);
 
-	s->last_ns = now;
-	s->origin_ns = now;
+	sched_start_from(s, now, now);
+	return now;
+}
+
+void sched_start_from(struct sched *s, uint64_t origin_ns, uint64_t now)
+{
+	s->last_ns = origin_ns;
+	s->origin_ns = origin_ns;
 	s->gap_ns = 0;
 	s->new_segment = true;
 	s->count = 0;
 	s->bytes = 0;
 	s->in_stall = false;
 	waiter_start(&s->waiter, now);
-	return now;
 }
 
 void sched_segment(struct sched *s, uint64_t gap_ns)

@@ -81,6 +81,20 @@ void stats_print(const struct stats *s, FILE *f)
 		fmt_ns(v, sizeof(v), s->send_err.max);
 		fprintf(f, " max %s\n", v);
 	}
+	if (s->start.set) {
+		char e[32];
+		int64_t err = s->start.error_ns;
+
+		fprintf(f, "Start: --start-at %llu.%09llu on the %s clock; ", (unsigned long long)(s->start.at_ns / 1000000000u),
+			(unsigned long long)(s->start.at_ns % 1000000000u), s->start.clock ? s->start.clock : "?");
+		if (s->start.sent) {
+			fmt_ns(e, sizeof(e), err < 0 ? (uint64_t)-err : (uint64_t)err);
+			fprintf(f, "first packet sent %s%s after it (start error %lld ns)\n", err < 0 ? "-" : "", e,
+				(long long)err);
+		} else {
+			fprintf(f, "no packet sent\n");
+		}
+	}
 	if (s->sched.timer) {
 		char m[32], th[32], sh[32];
 
@@ -203,6 +217,16 @@ int stats_write_json(const struct stats *s, FILE *f)
 		(unsigned long long)s->sched.late_timer, (unsigned long long)s->sched.late_plan,
 		(unsigned long long)s->sched.late_spin, (unsigned long long)s->sched.late_read,
 		(unsigned long long)s->sched.late_backpressure, (unsigned long long)s->sched.late_loop);
+	if (s->start.set) {
+		fprintf(f, ",\"start_at\":{\"clock\":");
+		stats_json_str(f, s->start.clock);
+		fprintf(f, ",\"requested_ns\":%llu,\"woke_ns\":%llu,\"error_ns\":", (unsigned long long)s->start.at_ns,
+			(unsigned long long)s->start.woke_ns);
+		if (s->start.sent)
+			fprintf(f, "%lld}", (long long)s->start.error_ns);
+		else
+			fprintf(f, "null}");
+	}
 	if (s->nlanes == 1)
 		json_if(f, &s->lane[0]);
 	for (unsigned i = 0; s->nlanes > 1 && i < s->nlanes; i++) {

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The symmetric flow hash of a frame (replay/flowhash.h). */
+#include <string.h>
+
+#include "replay/flowhash.h"
+
+#define ETH_HLEN 14u
+
+/* A flow key: the protocol (or EtherType), two endpoints of up to 16 + 2 bytes, ordered. */
+struct key {
+	uint32_t kind;        /* 4 or 6 (IP version) << 8 | protocol; or 0x10000 | EtherType for MACs */
+	uint32_t alen;        /* bytes of address: 4, 16 or 6 */
+	uint8_t a[16], b[16]; /* the endpoints' addresses */
+	uint16_t pa, pb;      /* their ports (0 without) */
+};
+
+static inline uint16_t be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* Ports of protocols whose first 4 bytes after the IP header are source and destination port. */
+static int has_ports(uint8_t proto)
+{
+	return proto == 6 || proto == 17 || proto == 136 || proto == 132 || proto == 33;
+}
+
+/* 64-bit mix (the finaliser of Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014). */
+static inline uint64_t mix(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint32_t key_hash(struct key *k)
+{
+	uint8_t buf[4 + 2 * 16 + 4];
+	uint64_t h = 0x9e3779b97f4a7c15ull, w;
+	size_t n = 0;
+	int c = memcmp(k->a, k->b, k->alen);
+
+	/* Symmetric: the smaller endpoint (address, then port) first. */
+	if (c > 0 || (c == 0 && k->pa > k->pb)) {
+		uint8_t t[16];
+		uint16_t p = k->pa;
+
+		memcpy(t, k->a, k->alen);
+		memcpy(k->a, k->b, k->alen);
+		memcpy(k->b, t, k->alen);
+		k->pa = k->pb;
+		k->pb = p;
+	}
+	memcpy(buf, &k->kind, 4);
+	n = 4;
+	memcpy(buf + n, k->a, k->alen);
+	n += k->alen;
+	memcpy(buf + n, k->b, k->alen);
+	n += k->alen;
+	buf[n++] = (uint8_t)(k->pa >> 8);
+	buf[n++] = (uint8_t)k->pa;
+	buf[n++] = (uint8_t)(k->pb >> 8);
+	buf[n++] = (uint8_t)k->pb;
+	for (size_t i = 0; i < n; i += 8) {
+		w = 0;
+		memcpy(&w, buf + i, n - i < 8 ? n - i : 8);
+		h = mix(h ^ w);
+	}
+	return (uint32_t)(h >> 32);
+}
+
+static void ports(struct key *k, uint8_t proto, const uint8_t *l4, const uint8_t *end, int frag)
+{
+	if (!frag && has_ports(proto) && end - l4 >= 4) {
+		k->pa = be16(l4);
+		k->pb = be16(l4 + 2);
+	}
+}
+
+/* IPv4 at @p: 1 with the key filled, 0 if too short to be one. */
+static int ipv4(struct key *k, const uint8_t *p, const uint8_t *end)
+{
+	unsigned ihl;
+	int frag;
+
+	if (end - p < 20 || p[0] >> 4 != 4)
+		return 0;
+	ihl = (p[0] & 15u) * 4u;
+	/* More fragments, or an offset: a fragment, hashed by addresses. */
+	frag = (be16(p + 6) & 0x3fff) != 0;
+	k->kind = 4u << 8 | p[9];
+	k->alen = 4;
+	memcpy(k->a, p + 12, 4);
+	memcpy(k->b, p + 16, 4);
+	if (ihl >= 20 && (size_t)(end - p) >= ihl)
+		ports(k, p[9], p + ihl, end, frag);
+	return 1;
+}
+
+static int ipv6(struct key *k, const uint8_t *p, const uint8_t *end)
+{
+	size_t len = (size_t)(end - p), off = 40;
+	uint8_t nh;
+	int frag = 0;
+
+	if (len < 40 || p[0] >> 4 != 6)
+		return 0;
+	nh = p[6];
+	k->alen = 16;
+	memcpy(k->a, p + 8, 16);
+	memcpy(k->b, p + 24, 16);
+	/* Extension headers, at most 8 of them; offsets, never a pointer past the end. */
+	for (int i = 0; i < 8 && len - off >= 8; i++) {
+		if (nh == 0 || nh == 43 || nh == 60) {
+			size_t ext = 8u + p[off + 1] * 8u;
+
+			nh = p[off];
+			off = ext > len - off ? len : off + ext;
+		} else if (nh == 44) {
+			frag = 1;
+			nh = p[off];
+			off += 8;
+		} else {
+			break;
+		}
+	}
+	k->kind = 6u << 8 | nh;
+	ports(k, nh, p + off, end, frag);
+	return 1;
+}
+
+uint32_t flowhash(const uint8_t *f, uint32_t len)
+{
+	const uint8_t *end = f + len, *p;
+	struct key k;
+	uint16_t type;
+
+	memset(&k, 0, sizeof(k));
+	if (len < ETH_HLEN) {
+		/* Not even a header: whatever is there, as one endpoint. */
+		k.kind = 0x20000;
+		k.alen = len < 16 ? len : 16;
+		memcpy(k.a, f, k.alen);
+		memcpy(k.b, f, k.alen);
+		return key_hash(&k);
+	}
+	p = f + 12;
+	type = be16(p);
+	p += 2;
+	for (int tags = 0; tags < 2 && (type == 0x8100 || type == 0x88a8 || type == 0x9100); tags++) {
+		if (end - p < 4)
+			break;
+		type = be16(p + 2);
+		p += 4;
+	}
+	if ((type == 0x0800 && ipv4(&k, p, end)) || (type == 0x86dd && ipv6(&k, p, end)))
+		return key_hash(&k);
+	memset(&k, 0, sizeof(k));
+	k.kind = 0x10000u | type;
+	k.alen = 6;
+	memcpy(k.a, f, 6);
+	memcpy(k.b, f + 6, 6);
+	return key_hash(&k);
+}
