@@ -209,6 +209,11 @@ static const struct opt_def table[] = {
 	     .help = "tcpreplay's Actual/Rated lines every N seconds while sending (0: after each loop pass)"),
 	FLAG(no_progress, .name = "no-progress", .group = OPT_GRP_STATS,
 	     .help = "no status line on a terminal while sending"),
+	FLAG(no_flow_stats, .name = "no-flow-stats", .group = OPT_GRP_STATS,
+	     .help = "count no flows (no \"Flows:\" line, no \"flows\" in the JSON)"),
+	UINT(flow_expiry_s, .name = "flow-expiry", .min = 0, .max = 315360000, .metavar = "SECONDS",
+	     .group = OPT_GRP_STATS,
+	     .help = "count a flow again after SECONDS idle in trace time (tcpreplay's; 0 = never)"),
 	STR(stats_json, .name = "stats-json", .metavar = "FILE", .group = OPT_GRP_STATS,
 	    .help = "write the run's statistics as JSON to FILE ('-' = stdout)"),
 	STR(stats_json, .name = "json", .metavar = "FILE", .group = OPT_GRP_STATS,
@@ -259,8 +264,6 @@ static const struct opt_hint tool_hints[] = {
 	{ 0, "pktlen", "tcpreplay's --pktlen sends the wire length past the captured bytes; replay's --pad-payload "
 		       "sends the wire length with zeros after the headers", true },
 	{ 0, "loss", "tcpreplay's --loss (drop a share of packets at random); " NOT_YET, true },
-	{ 0, "no-flow-stats", "tcpreplay's --no-flow-stats; replay counts no flows (" NOT_YET ")", true },
-	{ 0, "flow-expiry", "tcpreplay's --flow-expiry; replay counts no flows (" NOT_YET ")", true },
 	{ 0, "netmap", "tcpreplay's netmap injector; replay has no netmap: --xdp (AF_XDP, --method xdp) is its "
 		       "kernel-bypass path", true },
 	{ 0, "no-load-opts", "tcpreplay's --no-load-opts: replay reads no config file", true },

@@ -675,6 +675,9 @@ static int run(struct replay *r)
 		step = source_next(r, &t, &p, &l, &deadline);
 		if (step != STEP_NEXT)
 			break;
+		/* As tcpreplay: the packet as edited, as it goes to be sent (whether it then is or fails). */
+		if (r->flows)
+			flow_classify(r->flows, p.data, p.caplen, p.ts_ns, &r->st.flows);
 		step = send_one(r, l, t, &p, deadline);
 		if (step != STEP_NEXT)
 			break;

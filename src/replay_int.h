@@ -15,6 +15,7 @@
 #include "replay.h"
 #include "replay/checks.h"
 #include "replay/edit.h"
+#include "replay/flows.h"
 #include "replay/outfile.h"
 #include "replay/progress.h"
 #include "replay/sched.h"
@@ -81,6 +82,7 @@ struct replay {
 	bool prep_sides;            /* -I: the sides come from the --prep sidecar (replay prep --split) */
 	/* accounting (account() in src/replay.c) */
 	struct stats st;
+	struct flow_table *flows;    /* flow statistics, counted as each packet goes to its lane; NULL: off */
 	uint64_t fails_logged;       /* send failures logged, for the rate limit */
 	uint64_t edit_fails_logged;  /* edit failures logged, for the rate limit */
 	struct sendlog *slog;        /* --send-log, or NULL */

@@ -70,6 +70,8 @@ struct opts {
 	const char *send_log;      /* --send-log: per-packet send times for replay-rx */
 	uint64_t stats_s;          /* --stats N: periodic lines every N s (0: per loop pass); OPT_AUTO = none */
 	bool no_progress;          /* --no-progress: no status line on a terminal */
+	bool no_flow_stats;        /* --no-flow-stats: count no flows (replay/flows.h) */
+	uint64_t flow_expiry_s;    /* --flow-expiry: a flow idle longer than this, s, is counted again; 0 = never */
 	bool quiet;                /* no summary, no warnings */
 	bool no_warnings;          /* -W: no warnings (tcpreplay's --suppress-warnings) */
 	bool pid;                  /* -P: print "PID: N" at start-up */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "flows.h"
 #include "sched_report.h"
 
 /*
@@ -96,6 +97,7 @@ struct stats {
 	uint64_t early;      /* sends that returned before their deadline (counted as 0 error) */
 	struct hist send_err; /* actual minus scheduled send time, ns (NetVCR's epsilon) */
 	struct sched_report sched; /* the scheduler's own account; sched.timer NULL when untimed */
+	struct flow_counts flows; /* flow statistics (replay/flows.h); flows.enabled false: not counted */
 	const char *method;  /* method name (of intf1 with two lanes) */
 	const char *method_mode; /* how the method runs ("copy mode, queue 0"); NULL or "" = nothing to say */
 	const char *dev;     /* interface or output file (intf1 with two lanes) */
