@@ -82,6 +82,7 @@ struct replay {
 	bool prep_sides;            /* -I: the sides come from the --prep sidecar (replay prep --split) */
 	/* accounting (account() in src/replay.c) */
 	struct stats st;
+	uint64_t ask_left;           /* --oneatatime: packets still to send before asking again */
 	struct flow_table *flows;    /* flow statistics, counted as each packet goes to its lane; NULL: off */
 	uint64_t fails_logged;       /* send failures logged, for the rate limit */
 	uint64_t edit_fails_logged;  /* edit failures logged, for the rate limit */

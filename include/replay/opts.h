@@ -45,6 +45,7 @@ struct opts {
 	uint64_t spin_us;          /* --spin-us: hybrid margin, us; OPT_AUTO = calibrate (becomes sched.spin_ns) */
 	struct rt_cfg rt;          /* --rt-priority, --cpu */
 	uint64_t duration_ns;      /* --duration: send no packet due this long after the start; 0 = no limit */
+	bool oneatatime;           /* --oneatatime: ask on stdin how many packets to send next */
 
 	/* transmission */
 	struct tx_cfg tx;          /* -i (ifname), -w (path), --batch, --qdisc-bypass, xdp, uring */

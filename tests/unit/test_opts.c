@@ -510,7 +510,7 @@ static void test_tool_hints(void **state)
 	assert_non_null(strstr(err, "--outfile is not supported: tcprewrite's -o/--outfile is -w/--write here"));
 	expect_usage_error(PARSE(&o, "-i", "in.pcap", "-o", "out.pcap", "a"),
 			   "-o is for 'replay prep TRACE -o FILE'; to write frames use -w (tcprewrite's -i IN -o OUT "
-			   "is replay -w OUT IN; tcpreplay's -o, --oneatatime, is not in replay yet)");
+			   "is replay -w OUT IN; tcpreplay's -o is --oneatatime here)");
 	/* Every hint is one line, and every letter a hint refuses is a letter no row means here. */
 	for (const struct opt_hint *const *h = opts_replay_set()->hints; *h; h++)
 		for (const struct opt_hint *e = *h; e->key || e->name; e++) {
@@ -702,7 +702,7 @@ static void test_config_files(void **state)
 		{ "topspeed 3\n", ":1: topspeed takes no value" },
 		{ "\n\nloop\n", ":3: loop needs a value" },
 		{ "loop abc\n", ":1: --loop: 'abc' is not" },
-		{ "oneatatime\n", ":1: oneatatime is not supported: tcpreplay's -o/--oneatatime" },
+		{ "pktlen\n", ":1: pktlen is not supported: tcpreplay's --pktlen" },
 		{ "load-opts other.cfg\n", ":1: load-opts inside a config file" },
 		{ "intf1 \"x y\n", ":1: intf1: the quote" },
 		{ "intf1 a\0b\n", ":1: a NUL byte" },
