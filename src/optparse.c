@@ -4,6 +4,7 @@
  * typed parsing into the bound fields, and --help.  Knows no program's
  * options; replay's table is src/opts.c, replay-rx's src/rx/opts.c.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -95,18 +96,27 @@ static void store_uint(void *field, size_t size, uint64_t v)
 }
 
 /*
- * A non-negative decimal.  It must start with a digit: strtoull skips
+ * A non-negative integer: decimal, or hexadecimal after 0x, as tcpreplay's
+ * AutoOpts numbers take it.  It must start with a digit: strtoull skips
  * leading white space and takes a minus sign, so "\t-1" would otherwise be
- * 2^64 - 1.
+ * 2^64 - 1.  A decimal with a leading 0 is refused unless it means the
+ * same in octal ("007"): tcpreplay reads "010" as octal (8), and taking it
+ * either way would misread someone's line.
  */
 static int parse_u64(const struct opt_def *d, const char *arg, uint64_t *v, char *err, size_t len)
 {
+	bool hex = arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X');
 	char *end;
 
 	errno = 0;
-	if (*arg < '0' || *arg > '9')
+	if (*arg < '0' || *arg > '9' || (hex && !isxdigit((unsigned char)arg[2])))
 		return opts_fail(err, len, "--%s: '%s' is not a non-negative integer", d->name, arg);
-	*v = strtoull(arg, &end, 10);
+	/* "007" is 7 either way; "010" is not (8 to tcpreplay, 10 in decimal). */
+	if (arg[0] == '0' && arg[1] >= '0' && arg[1] <= '9' &&
+	    (arg[strspn(arg, "0")] > '7' || arg[strspn(arg, "0") + (arg[strspn(arg, "0")] != 0)]))
+		return opts_fail(err, len, "--%s: '%s' has a leading 0, which tcpreplay reads as octal: write it "
+			    "in decimal without the 0, or as 0x hexadecimal", d->name, arg);
+	*v = strtoull(hex ? arg + 2 : arg, &end, hex ? 16 : 10);
 	if (*end)
 		return opts_fail(err, len, "--%s: '%s' is not a non-negative integer", d->name, arg);
 	if (errno == ERANGE || *v < d->min || *v > d->max)

@@ -246,6 +246,15 @@ static const struct opt_def table[] = {
 	     .help = "tcpreplay's Actual/Rated lines every N seconds while sending (0: after each loop pass)"),
 	FLAG(no_progress, .name = "no-progress", .group = OPT_GRP_STATS,
 	     .help = "no status line on a terminal while sending"),
+	FLAG(no_flow_stats, .name = "no-flow-stats", .group = OPT_GRP_STATS,
+	     .help = "count no flows (no \"Flows:\" line, no \"flows\" in the JSON)"),
+	UINT(flow_expiry_s, .name = "flow-expiry", .min = 0, .max = 315360000, .metavar = "SECONDS",
+	     .group = OPT_GRP_STATS,
+	     .help = "count a flow again after SECONDS idle in trace time (tcpreplay's; 0 = never)"),
+	FLAG(oneatatime, .name = "oneatatime", .group = OPT_GRP_TIMING,
+	     .help = "ask on standard input how many packets to send next (tcpreplay's; Enter: one)"),
+	FLAG(edit.skipl2broadcast, .name = "skipl2broadcast", .group = OPT_GRP_EDIT,
+	     .help = "--enet-dmac/--enet-smac leave broadcast and IPv4/IPv6 multicast MACs as they are"),
 	STR(stats_json, .name = "stats-json", .metavar = "FILE", .group = OPT_GRP_STATS,
 	    .help = "write the run's statistics as JSON to FILE ('-' = stdout)"),
 	STR(stats_json, .name = "json", .metavar = "FILE", .group = OPT_GRP_STATS,
@@ -291,18 +300,13 @@ static const struct opt_hint tool_hints[] = {
 			    "or --pnat", true },
 	{ '!', "more-help", "tcpreplay's -!/--more-help pages the help: replay --help | less", true },
 	/* long names only (the letters are replay's, or the tools have none) */
-	{ 0, "oneatatime", "tcpreplay's -o/--oneatatime (send on a key press); " NOT_YET
-			   " (replay's -o is replay prep's output)", true },
 	{ 0, "pktlen", "tcpreplay's --pktlen sends the wire length past the captured bytes; replay's --pad-payload "
 		       "sends the wire length with zeros after the headers", true },
-	{ 0, "no-flow-stats", "tcpreplay's --no-flow-stats; replay counts no flows (" NOT_YET ")", true },
-	{ 0, "flow-expiry", "tcpreplay's --flow-expiry; replay counts no flows (" NOT_YET ")", true },
 	{ 0, "netmap", "tcpreplay's netmap injector; replay has no netmap: --xdp (AF_XDP, --method xdp) is its "
 		       "kernel-bypass path", true },
 	{ 0, "no-load-opts", "tcpreplay's --no-load-opts: replay reads no config file", true },
 	{ 0, "fuzz-seed", "tcprewrite's --fuzz-seed; " NOT_YET, true },
 	{ 0, "fuzz-factor", "tcprewrite's --fuzz-factor; " NOT_YET, true },
-	{ 0, "skipl2broadcast", "tcprewrite's --skipl2broadcast; " NOT_YET, true },
 	{ 0, "enet-mac-seed", "tcprewrite's --enet-mac-seed; " NOT_YET, true },
 	{ 0, "enet-mac-seed-keep-bytes", "tcprewrite's --enet-mac-seed-keep-bytes; " NOT_YET, true },
 	{ 0, "hdlc-control", "tcprewrite's --hdlc-control is for --dlt hdlc; replay sends Ethernet only", true },
@@ -316,7 +320,7 @@ static const struct opt_hint tool_hints[] = {
 	{ 'w', NULL, "tcprewrite's and tcpprep's -w (suppress warnings) is -W here", false },
 	{ 'i', NULL, "tcprewrite's -i IN is the trace operand here: replay -w OUT IN", false },
 	{ 'o', NULL, "-o names replay prep's output; tcprewrite's -o OUT is -w OUT, tcpreplay's -o "
-		     "(--oneatatime) is " NOT_YET, false },
+		     "is --oneatatime", false },
 	{ 0, NULL, NULL, false },
 };
 
@@ -405,6 +409,17 @@ static int timing(struct opts *o, char *err, size_t len)
 
 	if (n > 1)
 		return opts_fail(err, len, "--topspeed, --speed, --pps and --mbps exclude each other: give one");
+	/* --oneatatime: each packet goes when the user says (tcpreplay prohibits a rate with it). */
+	if (o->oneatatime && (n || c->max_gap_ns))
+		return opts_fail(err, len, "--oneatatime sends each packet when asked: it takes no --topspeed, --speed, "
+			    "--pps, --mbps or --maxsleep");
+	if (o->oneatatime) {
+		for (int i = 0; i < o->nfiles; i++)
+			if (!strcmp(o->files[i], "-"))
+				return opts_fail(err, len, "--oneatatime reads the answers from standard input: the "
+					    "trace cannot come from there too");
+		c->mode = SCHED_MODE_TOPSPEED;
+	}
 	if (o->pps.num) {
 		c->mode = SCHED_MODE_PPS;
 		c->rate = o->pps;
@@ -482,6 +497,9 @@ static int check(struct opts *o, char *err, size_t len)
 		return -EINVAL;
 	if (opts_impair_check(&o->impair, err, len) < 0)
 		return -EINVAL;
+	if (o->oneatatime && (o->impair.n || o->impair.stat_given))
+		return opts_fail(err, len, "--oneatatime sends each packet when asked: it takes no impairment "
+				 "(--impair, --loss, --delay, ...), which holds packets back on a schedule");
 	if ((o->prep_cmd || o->info) && (o->impair.n || o->impair.stat_given))
 		return opts_fail(err, len, "%s sends nothing: impairment (--impair, --loss, ...) applies to a replay",
 				 o->prep_cmd ? "replay prep" : "--info");
@@ -496,8 +514,7 @@ static int check(struct opts *o, char *err, size_t len)
 	}
 	if (o->prep_out)
 		return opts_fail(err, len, "-o is for 'replay prep TRACE -o FILE'; to write frames use -w "
-			    "(tcprewrite's -i IN -o OUT is replay -w OUT IN; tcpreplay's -o, --oneatatime, is not in "
-			    "replay yet)");
+			    "(tcprewrite's -i IN -o OUT is replay -w OUT IN; tcpreplay's -o is --oneatatime here)");
 	if (o->prep_path && o->nfiles != 1)
 		return opts_fail(err, len, "--prep: a sidecar belongs to one trace; give exactly one file");
 	if (o->split_mode || o->cachefile) {

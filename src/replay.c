@@ -676,6 +676,37 @@ static enum step source_next(struct replay *r, const struct trace **tp, struct p
 	}
 }
 
+/*
+ * --oneatatime, as tcpreplay: before a packet, when the last answer's count
+ * is used up, send what is staged, then ask how many to send now; a number
+ * (strtoul, base 0: 0x.. too) is that many, anything else (Enter) one.  The
+ * end of standard input ends the run as an error: it was cut short.
+ */
+static __attribute__((noinline)) enum step ask_user(struct replay *r, const struct trace *t,
+						    const struct pkt *p)
+{
+	char line[256];
+	unsigned long long n;
+	enum step step = flush_all(r);
+
+	if (step != STEP_NEXT)
+		return step;
+	fprintf(r->summary, "**** Next packet #%llu out %s.  How many packets do you wish to send? ",
+		(unsigned long long)p->recno, r->o->tx.ifname ? r->o->tx.ifname : r->o->tx.path);
+	fflush(r->summary);
+	if (!fgets(line, sizeof(line), stdin)) {
+		if (*r->stop)
+			return STEP_STOP;
+		fputc('\n', r->summary);
+		log_err("--oneatatime: standard input ended before %s record %llu", trace_name(t),
+			(unsigned long long)p->recno);
+		return STEP_ERROR;
+	}
+	n = strtoull(line, NULL, 0);
+	r->ask_left = n ? n : 1;
+	return STEP_NEXT;
+}
+
 static __attribute__((noinline)) void progress_show(struct replay *r, uint64_t now)
 {
 	struct progress_in in;
@@ -705,9 +736,23 @@ static int run(struct replay *r)
 		step = source_next(r, &t, &p, &l, &deadline);
 		if (step != STEP_NEXT)
 			break;
+		if (unlikely(r->o->oneatatime)) {
+			if (!r->ask_left && (step = ask_user(r, t, &p)) != STEP_NEXT) {
+				struct staged e = { .t = t, .recno = p.recno, .off = p.off };
+
+				account(r, l, FATE_FAILED, &e, NULL);
+				break;
+			}
+			r->ask_left--;
+		}
+		/* As tcpreplay: the packet as edited, as it goes to be sent (whether it then is or fails). */
+		if (r->flows)
+			flow_classify(r->flows, p.data, p.caplen, p.ts_ns, &r->st.flows);
 		step = send_one(r, l, t, &p, deadline);
 		if (step != STEP_NEXT)
 			break;
+		if (unlikely(r->o->oneatatime) && (step = flush_all(r)) != STEP_NEXT)
+			break; /* asked for, so out now */
 		/* p.sched_ns is the run clock at the packet's slot (every mode sets it): no clock read. */
 		if (unlikely(progress_due(&r->progress, p.sched_ns)))
 			progress_show(r, p.sched_ns);
@@ -971,7 +1016,8 @@ static int run_impaired(struct replay *r)
 	uint64_t dl = 0, mark = 0;
 	struct pkt p;
 
-	r->st.start_ns = sched_start(&r->sched);
+	/* --start-at: replay_open() waited for it, and the schedule counts from it. */
+	r->st.start_ns = r->st.start.set ? r->st.start.origin_ns : sched_start(&r->sched);
 	progress_init(&r->progress, r->progress_mode, r->o->stats_s, r->summary, r->st.start_ns);
 	pass_begin(r);
 	for (;;) {
@@ -991,6 +1037,9 @@ static int run_impaired(struct replay *r)
 		h = dq_peek(&ip->dq);
 		if (have && (!h || p.sched_ns < h->deadline_ns)) {
 			have = false;
+			/* Flows count the packet as edited, before the impairment acts on it. */
+			if (r->flows)
+				flow_classify(r->flows, p.data, p.caplen, p.ts_ns, &r->st.flows);
 			step = impair_one(r, t, &p, l, dl);
 			mark = p.sched_ns;
 		} else if (h) {

@@ -17,6 +17,7 @@
 #include "replay/dqueue.h"
 #include "replay/edit.h"
 #include "replay/impair.h"
+#include "replay/flows.h"
 #include "replay/outfile.h"
 #include "replay/progress.h"
 #include "replay/sched.h"
@@ -110,6 +111,8 @@ struct replay {
 	struct impairing imp;        /* imp.im NULL: no impairment */
 	/* accounting (account() in src/replay.c) */
 	struct stats st;
+	uint64_t ask_left;           /* --oneatatime: packets still to send before asking again */
+	struct flow_table *flows;    /* flow statistics, counted as each packet goes to its lane; NULL: off */
 	uint64_t fails_logged;       /* send failures logged, for the rate limit */
 	uint64_t edit_fails_logged;  /* edit failures logged, for the rate limit */
 	struct sendlog *slog;        /* --send-log, or NULL */

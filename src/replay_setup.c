@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <sys/timex.h>
 
@@ -77,6 +78,40 @@ static int open_inputs(struct replay *r)
 			return -ENOTSUP;
 		}
 	}
+	return 0;
+}
+
+/*
+ * The flow table, sized from the traces: a record takes at least 35 bytes
+ * of a file (a 16-byte pcap record header and the 19 bytes a frame needs
+ * to hold a flow), so no file holds more flows than its size / 35; with
+ * --unique-ip every pass has its own.  A pipe, or endless passes, get the
+ * largest table (replay/flows.h bounds it).
+ */
+static int open_flows(struct replay *r)
+{
+	const struct opts *o = r->o;
+	uint64_t n = 0;
+
+	if (o->no_flow_stats)
+		return 0;
+	for (int i = 0; i < o->nfiles; i++) {
+		struct stat sb;
+
+		if (strcmp(o->files[i], "-") && !stat(o->files[i], &sb) && S_ISREG(sb.st_mode))
+			n += (uint64_t)sb.st_size / 35 + 1;
+		else
+			n = UINT64_MAX / 2;
+	}
+	if (o->edit.unique_ip)
+		n = o->loop && n < UINT64_MAX / 2 / o->loop ? n * o->loop : UINT64_MAX / 2;
+	r->flows = flow_table_new(n, o->flow_expiry_s);
+	if (!r->flows) {
+		log_err("out of memory for the flow table (--no-flow-stats counts no flows)");
+		return -ENOMEM;
+	}
+	r->st.flows.enabled = true;
+	r->st.flows.expiry_s = o->flow_expiry_s;
 	return 0;
 }
 
@@ -435,6 +470,8 @@ static void cleanup(struct replay *r)
 	impairing_close(r);
 	edit_chain_free(r->chain);
 	edit_prep_close(r->prep);
+	flow_table_free(r->flows);
+	r->flows = NULL;
 	split_close(r->split);
 	split_cache_free(r->cache);
 	for (unsigned i = 0; i < r->nlanes; i++) {
@@ -519,7 +556,7 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	/* A signal while a pipe's header (or --preload) was awaited: a run stopped before its first packet. */
 	rc = open_inputs(r);
 	r->stopped = rc == -EINTR && *stop;
-	if ((rc < 0 && !r->stopped) || open_edits(r) < 0 || open_split(r) < 0 ||
+	if ((rc < 0 && !r->stopped) || open_edits(r) < 0 || open_flows(r) < 0 || open_split(r) < 0 ||
 	    impairing_open(r) < 0 || open_output(r, hooks->tx_ops) < 0)
 		goto fail;
 	r->st.method = r->lane[0].st.method;

@@ -114,6 +114,7 @@ struct edit_cfg {
 	uint64_t tcp_seq;             /* --tcp-sequence seed, 1..2^32-1; EDIT_UNSET if not given */
 	uint64_t seed;                /* --seed; EDIT_UNSET if not given */
 	bool skipbroadcast;           /* --skipbroadcast */
+	bool skipl2broadcast;         /* --skipl2broadcast: --enet-dmac/--enet-smac leave broadcast and multicast MACs */
 	struct edit_ttl ttl;          /* --ttl */
 	uint64_t tos;                 /* --tos, 0..255; EDIT_UNSET if not given */
 	uint64_t tclass;              /* --tclass: IPv6 Traffic Class, 0..255; EDIT_UNSET if not given */

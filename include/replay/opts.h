@@ -86,6 +86,7 @@ struct opts {
 	uint64_t spin_us;          /* --spin-us: hybrid margin, us; OPT_AUTO = calibrate (becomes sched.spin_ns) */
 	struct rt_cfg rt;          /* --rt-priority, --cpu */
 	uint64_t duration_ns;      /* --duration: send no packet due this long after the start; 0 = no limit */
+	bool oneatatime;           /* --oneatatime: ask on stdin how many packets to send next */
 
 	/* transmission */
 	struct tx_cfg tx;          /* -i (ifname), -w (path), --batch, --qdisc-bypass, xdp, uring */
@@ -114,6 +115,8 @@ struct opts {
 	const char *send_log;      /* --send-log: per-packet send times for replay-rx */
 	uint64_t stats_s;          /* --stats N: periodic lines every N s (0: per loop pass); OPT_AUTO = none */
 	bool no_progress;          /* --no-progress: no status line on a terminal */
+	bool no_flow_stats;        /* --no-flow-stats: count no flows (replay/flows.h) */
+	uint64_t flow_expiry_s;    /* --flow-expiry: a flow idle longer than this, s, is counted again; 0 = never */
 	bool quiet;                /* no summary, no warnings */
 	bool no_warnings;          /* -W: no warnings (tcpreplay's --suppress-warnings) */
 	bool pid;                  /* -P: print "PID: N" at start-up */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "flows.h"
 #include "sched_report.h"
 
 /*
@@ -98,6 +99,7 @@ struct stats {
 	struct hist send_err; /* actual minus scheduled send time, ns (NetVCR's epsilon) */
 	struct sched_report sched; /* the scheduler's own account; sched.timer NULL when untimed */
 	struct sched_start_report start; /* --start-at: asked for and reached; start.set false without it */
+	struct flow_counts flows; /* flow statistics (replay/flows.h); flows.enabled false: not counted */
 	const char *method;  /* method name (of intf1 with two lanes) */
 	const char *method_mode; /* how the method runs ("copy mode, queue 0"); NULL or "" = nothing to say */
 	const char *dev;     /* interface or output file (intf1 with two lanes) */

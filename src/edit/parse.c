@@ -433,5 +433,7 @@ uint64_t edit_cfg_hash(const struct edit_cfg *c)
 	H(c->ttl.val), H(c->tos), H(c->tclass), H(c->flowlabel), H(c->mtu), H(c->mtu_trunc);
 	v = c->fixlen, H(v);
 	H(c->fixcsum), H(c->pad_payload), H(c->fixhdrlen), H(c->efcs);
+	if (c->skipl2broadcast) /* only when given: sidecars made before it keep their digest */
+		H(c->skipl2broadcast);
 	return h;
 }

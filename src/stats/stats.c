@@ -37,6 +37,29 @@ static void fmt_ns(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
 }
 
+/*
+ * tcpreplay 4.6's "Flows:" line, in its words and its integer arithmetic;
+ * like it, nothing when no flow was counted.  Ours adds a line when the
+ * table was full.
+ */
+static void print_flows(const struct flow_counts *c, uint64_t ns, FILE *f)
+{
+	uint64_t fps = flow_fps_x100(c->flows, ns);
+
+	if (!c->enabled || !c->flows)
+		return;
+	fprintf(f, "Flows: %llu flows, ", (unsigned long long)c->flows);
+	if (c->expiry_s)
+		fprintf(f, "%llu unique, %llu expired, ", (unsigned long long)c->unique,
+			(unsigned long long)c->expired);
+	fprintf(f, "%llu.%02u fps, %llu unique flow packets, %llu unique non-flow packets\n",
+		(unsigned long long)(fps / 100), (unsigned)(fps % 100), (unsigned long long)c->flow_packets,
+		(unsigned long long)c->non_flow);
+	if (c->untracked)
+		fprintf(f, "Flows: the flow table was full: %llu flow packets of flows not counted\n",
+			(unsigned long long)c->untracked);
+}
+
 void stats_print(const struct stats *s, FILE *f)
 {
 	uint64_t ns = stats_elapsed_ns(s);
@@ -45,6 +68,7 @@ void stats_print(const struct stats *s, FILE *f)
 		(unsigned long long)s->sent, (unsigned long long)s->bytes_sent, (double)ns / 1e9);
 	fprintf(f, "Rated: %.1f Bps, %.3f Mbps, %.2f pps\n",
 		ns ? (double)s->bytes_sent * 1e9 / (double)ns : 0.0, stats_mbps(s), stats_pps(s));
+	print_flows(&s->flows, ns, f);
 	if (s->nlanes > 1)
 		; /* each side's method is on its line below */
 	else if (s->method_mode && s->method_mode[0])
@@ -226,6 +250,20 @@ int stats_write_json(const struct stats *s, FILE *f)
 			fprintf(f, "%lld}", (long long)s->start.error_ns);
 		else
 			fprintf(f, "null}");
+	}
+	if (s->flows.enabled) {
+		const struct flow_counts *c = &s->flows;
+		uint64_t fps = flow_fps_x100(c->flows, stats_elapsed_ns(s));
+
+		fprintf(f,
+			",\"flows\":{\"flows\":%llu,\"unique\":%llu,\"expired\":%llu,\"expiry_s\":%llu,"
+			"\"fps\":%llu.%02u,\"flow_packets\":%llu,\"non_flow_packets\":%llu,"
+			"\"invalid_packets\":%llu,\"untracked_packets\":%llu}",
+			(unsigned long long)c->flows, (unsigned long long)c->unique,
+			(unsigned long long)c->expired, (unsigned long long)c->expiry_s,
+			(unsigned long long)(fps / 100), (unsigned)(fps % 100),
+			(unsigned long long)c->flow_packets, (unsigned long long)c->non_flow,
+			(unsigned long long)c->invalid, (unsigned long long)c->untracked);
 	}
 	if (s->nlanes == 1)
 		json_if(f, &s->lane[0]);

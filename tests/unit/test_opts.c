@@ -143,6 +143,32 @@ static void test_help_skips_checks(void **state)
 	assert_true(o.version);
 }
 
+/* Numbers as tcpreplay's AutoOpts take them: 0x hexadecimal too; a leading 0 (octal there) is refused. */
+static void test_numbers_hex(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "--loop", "0x10", "--limit", "0X1f", "--flow-expiry", "0xA", "-w", "o", "a"), 0);
+	assert_int_equal(o.loop, 16);
+	assert_int_equal(o.limit, 31);
+	assert_int_equal(o.flow_expiry_s, 10);
+	assert_int_equal(PARSE(&o, "--loop", "0", "-w", "o", "a"), 0);
+	assert_int_equal(o.loop, 0);
+	assert_int_equal(PARSE(&o, "--loop", "010", "-w", "o", "a"), -EINVAL);
+	assert_non_null(strstr(err, "--loop: '010' has a leading 0, which tcpreplay reads as octal"));
+	assert_int_equal(PARSE(&o, "--loop", "0009", "-w", "o", "a"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--loop", "00", "-w", "o", "a"), 0); /* 0 either way */
+	assert_int_equal(PARSE(&o, "--loop", "05", "-w", "o", "a"), 0);
+	assert_int_equal(o.loop, 5);
+	assert_int_equal(PARSE(&o, "--loop", "0x", "-w", "o", "a"), -EINVAL);
+	assert_non_null(strstr(err, "'0x' is not a non-negative integer"));
+	assert_int_equal(PARSE(&o, "--loop", "0x1g", "-w", "o", "a"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--loop", "0x-1", "-w", "o", "a"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--limit", "0x0", "-w", "o", "a"), -EINVAL); /* its range still holds */
+	assert_non_null(strstr(err, "out of range"));
+}
+
 static void test_timing(void **state)
 {
 	struct opts o;
@@ -510,7 +536,7 @@ static void test_tool_hints(void **state)
 	assert_non_null(strstr(err, "--outfile is not supported: tcprewrite's -o/--outfile is -w/--write here"));
 	expect_usage_error(PARSE(&o, "-i", "in.pcap", "-o", "out.pcap", "a"),
 			   "-o is for 'replay prep TRACE -o FILE'; to write frames use -w (tcprewrite's -i IN -o OUT "
-			   "is replay -w OUT IN; tcpreplay's -o, --oneatatime, is not in replay yet)");
+			   "is replay -w OUT IN; tcpreplay's -o is --oneatatime here)");
 	/* Every hint is one line, and every letter a hint refuses is a letter no row means here. */
 	for (const struct opt_hint *const *h = opts_replay_set()->hints; *h; h++)
 		for (const struct opt_hint *e = *h; e->key || e->name; e++) {
@@ -702,7 +728,7 @@ static void test_config_files(void **state)
 		{ "topspeed 3\n", ":1: topspeed takes no value" },
 		{ "\n\nloop\n", ":3: loop needs a value" },
 		{ "loop abc\n", ":1: --loop: 'abc' is not" },
-		{ "oneatatime\n", ":1: oneatatime is not supported: tcpreplay's -o/--oneatatime" },
+		{ "pktlen\n", ":1: pktlen is not supported: tcpreplay's --pktlen" },
 		{ "load-opts other.cfg\n", ":1: load-opts inside a config file" },
 		{ "intf1 \"x y\n", ":1: intf1: the quote" },
 		{ "intf1 a\0b\n", ":1: a NUL byte" },
@@ -733,6 +759,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_input_options),
 		cmocka_unit_test(test_help_skips_checks),
+		cmocka_unit_test(test_numbers_hex),
 		cmocka_unit_test(test_timing),
 		cmocka_unit_test(test_every_option_documented),
 		cmocka_unit_test(test_rows_match_fields),

@@ -223,6 +223,9 @@ static void test_drop_and_dup(void **state)
 	assert_int_equal(iget("duplicated"), 1);
 	assert_int_equal(iget("from_trace"), 7);
 	assert_int_equal(iget("from_default"), 3);
+	/* Flow statistics count every packet read, as edited, before the impairment acts. */
+	assert_int_equal(jget("flow_packets") + jget("non_flow_packets") + jget("invalid_packets"),
+			 jget("packets_read"));
 }
 
 static void test_delay_reorders(void **state)
@@ -481,6 +484,16 @@ static void test_bad_values_refused(void **state)
 
 		assert_int_equal(opts_parse(&o, 6, argv, err, sizeof(err)), -EINVAL);
 		assert_non_null(strstr(err, bad[i][2]));
+		assert_null(strchr(err, '\n'));
+	}
+	{
+		/* --oneatatime sends when asked; impairment holds packets back on a schedule. */
+		char *argv[] = { "replay", "-w", out_path, "--oneatatime", "--loss", "10%", trace_path, NULL };
+		struct opts o;
+		char err[256];
+
+		assert_int_equal(opts_parse(&o, 7, argv, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "--oneatatime"));
 		assert_null(strchr(err, '\n'));
 	}
 	{

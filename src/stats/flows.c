@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Flow statistics (replay/flows.h): a frame's flow key, walked the way
+ * tcpreplay 4.6 walks it so that the counts agree with its "Flows:" line,
+ * and a fixed open-addressing table of the keys seen.
+ *
+ * The walk, and where it matches tcpreplay 4.6 rather than the protocols
+ * (each measured against the anchor binary: tests/compat/t_flows.sh):
+ *  - Ethernet: a frame of 18 bytes or fewer is invalid.  VLAN tags
+ *    (0x8100, 0x88a8, 0x9100, any number) are skipped and their IDs are
+ *    not part of the key.  MPLS (0x8847, 0x8848): labels up to the bottom
+ *    of the stack; label 13 (GAL, RFC 5586) is invalid; then the first
+ *    nibble says IPv4 (4), IPv6 (6) or Ethernet under a 4-byte control
+ *    word (0, RFC 4448), anything else is invalid.  An ethertype below
+ *    0x0600 (an 802.3 length) is invalid; any other but IPv4/IPv6 is a
+ *    non-flow packet.  The frame must hold at least one byte past the L2
+ *    headers.
+ *  - IPv4: 20 bytes captured; a version other than 4 is non-flow; the
+ *    transport header is IHL * 4 bytes in, whatever IHL says.  IPv6: 40
+ *    bytes; version 6; one hop-by-hop options header (next header 0) is
+ *    skipped, no other extension header.  Later fragments (IPv4 offset > 0)
+ *    are read as if they began with ports, as tcpreplay does.
+ *  - Ports: TCP needs 20 bytes, UDP 8, ICMP and ICMPv6 28 (the size of
+ *    tcpreplay's ICMP header struct) for their type and code; short is
+ *    invalid.  Other protocols have ports 0.
+ *  - The addresses are kept in 16 bytes, an IPv4 address in the first 4
+ *    with the rest zero, and the key holds no IP version: as in tcpreplay,
+ *    IPv4 a.b.c.d and IPv6 ab:cd:: with the same ports and protocol are one
+ *    key (only such all-zero-tail IPv6 addresses can meet an IPv4 one).
+ * Where tcpreplay reads past the captured bytes (a hop-by-hop header
+ * announced but not captured), the frame is invalid here.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/flows.h"
+
+struct flow_key {
+	uint8_t src[16], dst[16]; /* addresses; IPv4 in the first 4 bytes */
+	uint16_t sport, dport;    /* ports, or ICMP type and code; 0 for other protocols */
+	uint8_t proto;            /* IP protocol (after one IPv6 hop-by-hop header) */
+	uint8_t pad[3];           /* zero: keys compare as bytes */
+};
+
+struct flow_slot {
+	struct flow_key key;
+	int64_t last_s;           /* trace time of the key's last packet, whole seconds (with an expiry) */
+	uint32_t hash;            /* of key */
+	uint8_t used;
+};
+
+struct flow_table {
+	struct flow_slot *slot;
+	size_t mask;              /* slots - 1 (a power of two) */
+	size_t used, max_used;    /* keys held; at most 7/8 of the slots */
+	uint64_t expiry_s;
+};
+
+static inline uint16_t be16(const uint8_t *b)
+{
+	return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+/* The L3 offset and ethertype under the Ethernet frame's L2 headers, or a kind that ends the walk. */
+static int l2_walk(const uint8_t *d, uint32_t len, uint32_t *off, uint16_t *type)
+{
+	uint32_t o = 14;
+	uint16_t t;
+
+	if (len <= 18)
+		return FLOW_INVALID;
+	t = be16(d + 12);
+	for (;;) {
+		if (t == 0x8100 || t == 0x88a8 || t == 0x9100) {
+			if (o + 4 > len)
+				return FLOW_INVALID;
+			t = be16(d + o + 2);
+			o += 4;
+		} else if (t == 0x8847 || t == 0x8848) {
+			uint32_t entry;
+
+			do {
+				if (o + 4 > len)
+					return FLOW_INVALID;
+				entry = (uint32_t)d[o] << 24 | (uint32_t)d[o + 1] << 16 | (uint32_t)d[o + 2] << 8 | d[o + 3];
+				o += 4;
+			} while (!(entry & 0x100)); /* bottom of stack (RFC 3032) */
+			if (entry >> 12 == 13 || o >= len)
+				return FLOW_INVALID;
+			switch (d[o] >> 4) {
+			case 4:
+				t = 0x0800;
+				break;
+			case 6:
+				t = 0x86dd;
+				break;
+			case 0: /* Ethernet pseudowire: control word, then a frame (RFC 4448) */
+				if (o + 4 + 14 > len)
+					return FLOW_INVALID;
+				o += 4 + 14;
+				t = be16(d + o - 2);
+				continue;
+			default:
+				return FLOW_INVALID;
+			}
+			break;
+		} else {
+			break;
+		}
+	}
+	if (len <= o || t < 0x0600)
+		return FLOW_INVALID;
+	*off = o;
+	*type = t;
+	return -1;
+}
+
+/* The key of frame @d (@len bytes) into @k; -1, or the kind that is not a flow. */
+static int flow_key(const uint8_t *d, uint32_t len, struct flow_key *k)
+{
+	uint32_t o, ip_len, need;
+	uint16_t type;
+	int kind = l2_walk(d, len, &o, &type);
+
+	if (kind >= 0)
+		return kind;
+	memset(k, 0, sizeof(*k));
+	if (type == 0x0800) {
+		if (o + 20 > len)
+			return FLOW_INVALID;
+		if (d[o] >> 4 != 4)
+			return FLOW_NON_IP;
+		ip_len = (uint32_t)(d[o] & 0x0f) * 4;
+		k->proto = d[o + 9];
+		memcpy(k->src, d + o + 12, 4);
+		memcpy(k->dst, d + o + 16, 4);
+	} else if (type == 0x86dd) {
+		if (o + 40 > len)
+			return FLOW_INVALID;
+		if (d[o] >> 4 != 6)
+			return FLOW_NON_IP;
+		ip_len = 40;
+		k->proto = d[o + 6];
+		if (k->proto == 0) { /* one hop-by-hop options header (RFC 8200, 4.3) */
+			if (o + 42 > len)
+				return FLOW_INVALID;
+			k->proto = d[o + 40];
+			ip_len += ((uint32_t)d[o + 41] + 1) * 8;
+		}
+		memcpy(k->src, d + o + 8, 16);
+		memcpy(k->dst, d + o + 24, 16);
+	} else {
+		return FLOW_NON_IP;
+	}
+	switch (k->proto) {
+	case 6:
+		need = 20;
+		break;
+	case 17:
+		need = 8;
+		break;
+	case 1:
+	case 58:
+		need = 28;
+		break;
+	default:
+		return -1;
+	}
+	o += ip_len;
+	if (o > len || need > len - o)
+		return FLOW_INVALID;
+	if (k->proto == 1 || k->proto == 58) {
+		k->sport = d[o];
+		k->dport = d[o + 1];
+	} else {
+		k->sport = be16(d + o);
+		k->dport = be16(d + o + 2);
+	}
+	return -1;
+}
+
+/* A 32-bit hash of the key's bytes: FNV-1a (Fowler, Noll, Vo, 1991), then a final avalanche. */
+static uint32_t key_hash(const struct flow_key *k)
+{
+	const uint8_t *b = (const uint8_t *)k;
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < sizeof(*k); i++)
+		h = (h ^ b[i]) * 16777619u;
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	return h;
+}
+
+struct flow_table *flow_table_new(uint64_t max_flows, uint64_t expiry_s)
+{
+	struct flow_table *ft = calloc(1, sizeof(*ft));
+	size_t slots = FLOW_TABLE_MIN_SLOTS;
+
+	if (!ft)
+		return NULL;
+	/* Keys fill at most 7/8 of the slots: linear probes stay short. */
+	while (slots < FLOW_TABLE_MAX_SLOTS && slots / 8 * 7 < max_flows)
+		slots *= 2;
+	ft->slot = calloc(slots, sizeof(*ft->slot));
+	if (!ft->slot) {
+		free(ft);
+		return NULL;
+	}
+	ft->mask = slots - 1;
+	ft->max_used = slots / 8 * 7;
+	ft->expiry_s = expiry_s;
+	return ft;
+}
+
+void flow_table_free(struct flow_table *ft)
+{
+	if (!ft)
+		return;
+	free(ft->slot);
+	free(ft);
+}
+
+size_t flow_table_slots(const struct flow_table *ft)
+{
+	return ft->mask + 1;
+}
+
+/* Look @k up, inserting it when new (and there is room); its kind. */
+static enum flow_kind lookup(struct flow_table *ft, const struct flow_key *k, int64_t now_s)
+{
+	uint32_t h = key_hash(k);
+	size_t i = h & ft->mask;
+
+	for (;; i = (i + 1) & ft->mask) {
+		struct flow_slot *s = &ft->slot[i];
+		enum flow_kind kind;
+
+		if (!s->used)
+			break;
+		if (s->hash != h || memcmp(&s->key, k, sizeof(*k)))
+			continue;
+		kind = FLOW_EXISTING;
+		if (ft->expiry_s) {
+			if (now_s > s->last_s + (int64_t)ft->expiry_s)
+				kind = FLOW_EXPIRED;
+			s->last_s = now_s;
+		}
+		return kind;
+	}
+	if (ft->used >= ft->max_used)
+		return FLOW_UNTRACKED;
+	ft->slot[i] = (struct flow_slot){ .key = *k, .last_s = now_s, .hash = h, .used = 1 };
+	ft->used++;
+	return FLOW_NEW;
+}
+
+enum flow_kind flow_classify(struct flow_table *ft, const uint8_t *data, uint32_t caplen, uint64_t ts_ns,
+			     struct flow_counts *c)
+{
+	struct flow_key k;
+	int kind = flow_key(data, caplen, &k);
+
+	if (kind < 0)
+		kind = lookup(ft, &k, (int64_t)(ts_ns / 1000000000u));
+	switch (kind) {
+	case FLOW_NEW:
+		c->flows++;
+		c->unique++;
+		c->flow_packets++;
+		break;
+	case FLOW_EXPIRED:
+		c->flows++;
+		c->expired++;
+		c->flow_packets++;
+		break;
+	case FLOW_EXISTING:
+		c->flow_packets++;
+		break;
+	case FLOW_UNTRACKED:
+		c->flow_packets++;
+		c->untracked++;
+		break;
+	case FLOW_NON_IP:
+		c->non_flow++;
+		break;
+	default:
+		c->invalid++;
+		break;
+	}
+	return (enum flow_kind)kind;
+}
+
+uint64_t flow_fps_x100(uint64_t flows, uint64_t elapsed_ns)
+{
+	uint64_t us = elapsed_ns / 1000;
+
+	return us ? flows * 100 * 1000000 / us : 0;
+}
