@@ -144,8 +144,8 @@ static int open_split(struct replay *r)
 	char err[512];
 	uint64_t n = 0;
 
-	if (!o->intf2)
-		return 0;
+	if (!o->intf2 || o->dualfile)
+		return 0; /* --dualfile: a packet's file names its interface */
 	/* A sidecar made by 'replay prep --split' with this mode holds every side: no classifier,
 	 * no learning pass.  One made with another mode is refused; one without sides is ignored. */
 	if (r->prep && !o->cachefile) {

@@ -37,6 +37,7 @@ struct opts {
 	struct trace_cfg trace;    /* -K, --window-size */
 	const char *split_mode;    /* --split MODE: two-interface direction (replay/split.h) */
 	const char *cachefile;     /* -c, --cachefile: a tcpprep cache instead of --split */
+	bool dualfile;             /* -2, --dualfile: files in pairs, one per interface, merged by timestamp */
 
 	/* timing */
 	struct sched_cfg sched;    /* mode, speed, rate, timer, late policy (filled from the options) */

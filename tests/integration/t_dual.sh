@@ -74,10 +74,18 @@ check_port() {
 
 # dual NAME TRACE SIDES REPLAY-ARGS...: replay TRACE over both pairs; check each far port.
 dual() {
-	local name=$1 trace=$2 sides=$3 n1 n2 p1 p2 st
+	local name=$1 trace=$2 sides=$3 n1 n2
 	shift 3
 	n1=$(half "$sides" 1 "$trace" "$WORK/$name.ref1.pcap")
 	n2=$(half "$sides" 2 "$trace" "$WORK/$name.ref2.pcap")
+	dual_check "$name" "$n1" "$n2" --pps 2000 "$@" "$trace"
+}
+
+# dual_check NAME N1 N2 REPLAY-ARGS...: replay (the arguments end with the traces) over both
+# pairs; far port 1 must get exactly $WORK/NAME.ref1.pcap's N1 frames, port 2 ref2's N2.
+dual_check() {
+	local name=$1 n1=$2 n2=$3 p1 p2 st
+	shift 3
 	rx_on "$NS_B" "$IF_B" "$WORK/$name.rx1.json" "$WORK/$name.cap1.pcap" "$WORK/$name.ref1.pcap"
 	p1=$RX_PID
 	CAP_PID=$p1
@@ -87,7 +95,7 @@ dual() {
 	wait_listening "$p1" "$WORK/$name.rx1.json.err" replay-rx
 	wait_listening "$p2" "$WORK/$name.rx2.json.err" replay-rx
 	st=$WORK/$name.stats.json
-	in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" --pps 2000 --stats-json "$st" "$@" "$trace" \
+	in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" --stats-json "$st" "$@" \
 		>"$WORK/$name.out" 2>"$WORK/$name.err" || die "$name: replay failed: $(cat "$WORK/$name.err")"
 	sleep 0.3
 	check_port "$WORK/$name.rx1.json" "$WORK/$name.cap1.pcap" "$WORK/$name.ref1.pcap" "$n1" "$p1"
@@ -152,6 +160,94 @@ test_cachefile() {
 		in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" -c "$WORK/vlan.cache" "$TRACES/ipv6.pcap"
 }
 
+# pcap_halves SIDES TRACE OUT1 OUT2: TRACE's records as recorded (timestamps and bytes), those
+# whose line in SIDES is 1 to OUT1, 2 to OUT2 (classic pcap); prints both counts.
+pcap_halves() {
+	python3 - "$@" <<'EOF'
+import struct, sys
+sides = open(sys.argv[1]).read().split()
+d = open(sys.argv[2], 'rb').read()
+e = '<' if d[:4] in (b'\xd4\xc3\xb2\xa1', b'\x4d\x3c\xb2\xa1') else '>'
+outs = [open(sys.argv[3], 'wb'), open(sys.argv[4], 'wb')]
+for f in outs:
+    f.write(d[:24])
+n, o, i = [0, 0], 24, 0
+while o < len(d):
+    cl = struct.unpack(e + 'I', d[o + 8:o + 12])[0]
+    k = int(sides[i]) - 1
+    outs[k].write(d[o:o + 16 + cl])
+    n[k] += 1
+    o, i = o + 16 + cl, i + 1
+if i != len(sides):
+    sys.exit("%d records, %d sides" % (i, len(sides)))
+print(n[0], n[1])
+EOF
+}
+
+# cross_order REF1 REF2 CAP1 CAP2: CAPk holds REFk's frames in order (checked before), with
+# receive timestamps.  For each two packets recorded one after the other on different ports at
+# least 1 ms apart, the far side received them in the same order; prints how many pairs.
+cross_order() {
+	python3 - "$@" <<'EOF'
+import struct, sys
+def ts(path):
+    d = open(path, 'rb').read()
+    e = '<' if d[:4] in (b'\xd4\xc3\xb2\xa1', b'\x4d\x3c\xb2\xa1') else '>'
+    ns = struct.unpack(e + 'I', d[:4])[0] == 0xa1b23c4d
+    o, out = 24, []
+    while o < len(d):
+        s, f, cl = struct.unpack(e + 'III', d[o:o + 12])
+        out.append(s * 10**9 + (f if ns else f * 1000))
+        o += 16 + cl
+    return out
+r1, r2, c1, c2 = (ts(p) for p in sys.argv[1:5])
+if len(r1) != len(c1) or len(r2) != len(c2):
+    sys.exit("captures and references differ in length")
+# The recorded merge: by timestamp, a tie to port 1 (--dualfile's rule).
+ev = sorted([(t, 0, i) for i, t in enumerate(r1)] + [(t, 1, i) for i, t in enumerate(r2)])
+rx = lambda e: (c1, c2)[e[1]][e[2]]
+pairs = 0
+for a, b in zip(ev, ev[1:]):
+    if a[1] == b[1] or b[0] - a[0] < 1000000:
+        continue
+    pairs += 1
+    if rx(b) <= rx(a):
+        sys.exit("port %d frame %d (recorded %.3f ms later) arrived before port %d frame %d"
+                 % (b[1] + 1, b[2] + 1, (b[0] - a[0]) / 1e6, a[1] + 1, a[2] + 1))
+print(pairs)
+EOF
+}
+
+# --dualfile (tcpreplay's -2): two files, the first out -i, the second out -I, merged by their
+# timestamps into one schedule.  The files are the two directions of vlan.pcap, records as
+# recorded; each far port gets exactly its file, and across the ports the recorded order holds.
+test_dualfile() {
+	local n pairs
+	"$SPLITDUMP" first "$TRACES/vlan.pcap" >"$WORK/df.sides"
+	n=$(pcap_halves "$WORK/df.sides" "$TRACES/vlan.pcap" "$WORK/df.ref1.pcap" "$WORK/df.ref2.pcap") ||
+		die "cutting vlan.pcap in two: $n"
+	set -- $n
+	[ "$1" -gt 0 ] && [ "$2" -gt 0 ] || die "a half of vlan.pcap is empty ($n): the case tests nothing"
+	# At recorded timing: the order across the two ports is the recorded one.
+	dual_check df "$1" "$2" --dualfile "$WORK/df.ref1.pcap" "$WORK/df.ref2.pcap"
+	pairs=$(cross_order "$WORK/df.ref1.pcap" "$WORK/df.ref2.pcap" "$WORK/df.cap1.pcap" "$WORK/df.cap2.pcap") ||
+		die "--dualfile: cross-port order: $pairs"
+	[ "$pairs" -gt 0 ] || die "--dualfile: no consecutive packets on different ports: the order check tests nothing"
+	info "dualfile: $pairs port changes arrived in recorded order"
+	# Two pairs, the second the other way round: each port gets its file of each pair, in turn.
+	cat "$WORK/df.ref1.pcap" >"$WORK/dfx.ref1.pcap"
+	tail -c +25 "$WORK/df.ref2.pcap" >>"$WORK/dfx.ref1.pcap"
+	cat "$WORK/df.ref2.pcap" >"$WORK/dfx.ref2.pcap"
+	tail -c +25 "$WORK/df.ref1.pcap" >>"$WORK/dfx.ref2.pcap"
+	dual_check dfx $(($1 + $2)) $(($1 + $2)) -t -2 "$WORK/df.ref1.pcap" "$WORK/df.ref2.pcap" \
+		"$WORK/df.ref2.pcap" "$WORK/df.ref1.pcap"
+	# An odd number of files, or no -I, is refused before anything is sent.
+	expect_fail 2 "^replay: --dualfile takes the files in pairs \(one for -i, one for -I\): 3 given" \
+		in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" -2 "$WORK/df.ref1.pcap" "$WORK/df.ref2.pcap" "$WORK/df.ref1.pcap"
+	expect_fail 2 "^replay: --dualfile sends the first file of each pair by -i and the second by -I" \
+		in_a "$REPLAY" -i "$IF_A" -2 "$WORK/df.ref1.pcap" "$WORK/df.ref2.pcap"
+}
+
 test_errors() {
 	expect_fail 2 "^replay: -i and -I both name $IF_A" \
 		in_a "$REPLAY" -i "$IF_A" -I "$IF_A" "$TRACES/http.pcap"
@@ -168,4 +264,4 @@ test_errors() {
 		in_a "$REPLAY" -i "nosuch$ID" -I "$IF_A2" "$TRACES/http.pcap"
 }
 
-run_tests test_split_first test_split_client test_split_cidr test_prep_split test_cachefile test_errors
+run_tests test_split_first test_split_client test_split_cidr test_prep_split test_cachefile test_dualfile test_errors

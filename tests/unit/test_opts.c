@@ -485,6 +485,38 @@ static void test_intf2(void **state)
 	assert_int_equal(PARSE(&o, "--info", "--split", "client", "a"), 0);
 }
 
+/*
+ * -2/--dualfile (issue 13; a hint before): files in pairs, with -I, and
+ * nothing else choosing the interface.
+ */
+static void test_dualfile(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "-2", "a", "b"), 0);
+	assert_true(o.dualfile);
+	assert_int_equal(o.nfiles, 2);
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--dualfile", "a", "b", "c", "d"), 0);
+	assert_true(o.dualfile);
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "a", "b"), 0);
+	assert_false(o.dualfile);
+	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "a", "b", "c"),
+			   "--dualfile takes the files in pairs (one for -i, one for -I): 3 given");
+	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "a"),
+			   "--dualfile takes the files in pairs (one for -i, one for -I): 1 given");
+	expect_usage_error(PARSE(&o, "-i", "x", "-2", "a", "b"),
+			   "--dualfile sends the first file of each pair by -i and the second by -I: give the second interface with -I IF");
+	expect_usage_error(PARSE(&o, "-w", "o", "-2", "a", "b"),
+			   "--dualfile sends the first file of each pair by -i and the second by -I: give the second interface with -I IF");
+	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "--split", "client", "a", "b"),
+			   "--dualfile and --split exclude each other: with --dualfile a packet's interface is its file's place in its pair");
+	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "-c", "a.cache", "a"),
+			   "--dualfile and --cachefile exclude each other: with --dualfile a packet's interface is its file's place in its pair");
+	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "--prep", "a.prep", "a"),
+			   "--prep and --dualfile exclude each other: a sidecar belongs to one trace");
+}
+
 /* tcpreplay's and tcprewrite's letters and names replay gives no meaning: refused with a hint. */
 static void test_tool_hints(void **state)
 {
@@ -743,6 +775,7 @@ int main(void)
 		cmocka_unit_test(test_no_abbreviations),
 		cmocka_unit_test(test_option_like_arguments),
 		cmocka_unit_test(test_intf2),
+		cmocka_unit_test(test_dualfile),
 		cmocka_unit_test(test_tool_hints),
 		cmocka_unit_test(test_prep_refuses_tcpprep_letters),
 		cmocka_unit_test(test_tcpreplay_options),
