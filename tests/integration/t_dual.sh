@@ -248,6 +248,48 @@ test_dualfile() {
 		in_a "$REPLAY" -i "$IF_A" -2 "$WORK/df.ref1.pcap" "$WORK/df.ref2.pcap"
 }
 
+# Before the first packet: the second interface down, without carrier, or with an MTU too small
+# for a frame of its side only (the first such record named), each refused naming the side.
+test_side_checks() {
+	local big="record 10 is a frame of 1514 bytes, more than $IF_A2's MTU 1000 takes \(1014 with its header\); intf1 \($IF_A\) has MTU 1500"
+	ip -n "$NS_A" link set dev "$IF_A2" down
+	expect_fail 1 "^replay: intf2 \(-I $IF_A2\): $IF_A2: interface is down" \
+		in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" "$TRACES/http.pcap"
+	[ ! -s "$WORK/out" ] || die "a run refused before sending printed a summary: $(cat "$WORK/out")"
+	ip -n "$NS_A" link set dev "$IF_A2" up
+	ip -n "$NS_B" link set dev "$IF_B2" down
+	for _ in $(seq 50); do
+		ip -n "$NS_A" link show "$IF_A2" | grep -q LOWER_UP || break
+		sleep 0.1
+	done
+	expect_fail 1 "^replay: intf2 \(-I $IF_A2\): $IF_A2: interface is up but has no carrier" \
+		in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" "$TRACES/http.pcap"
+	ip -n "$NS_B" link set dev "$IF_B2" up
+	for _ in $(seq 50); do
+		ip -n "$NS_A" link show "$IF_A2" | grep -q LOWER_UP && break
+		sleep 0.1
+	done
+	# http.pcap's server frames (side 2 under --split first) are 1514 bytes; its client frames fit 1000.
+	ip -n "$NS_A" link set dev "$IF_A2" mtu 1000
+	expect_fail 1 "^replay: intf2 \(-I $IF_A2\): $TRACES/http.pcap: $big" \
+		in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" "$TRACES/http.pcap"
+	[ ! -s "$WORK/out" ] || die "a run refused before sending printed a summary: $(cat "$WORK/out")"
+	[ "$(grep -c . "$WORK/err")" -eq 1 ] || die "the MTU refusal is not one line: $(cat "$WORK/err")"
+	# --dualfile: the side is the file's place; the same frames from the first file go to intf1.
+	"$SPLITDUMP" first "$TRACES/http.pcap" >"$WORK/mtu.sides"
+	pcap_halves "$WORK/mtu.sides" "$TRACES/http.pcap" "$WORK/mtu.c.pcap" "$WORK/mtu.s.pcap" >/dev/null ||
+		die "cutting http.pcap in two"
+	expect_fail 1 "^replay: intf2 \(-I $IF_A2\): $WORK/mtu.s.pcap: record 6 is a frame of 1514 bytes" \
+		in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" -2 "$WORK/mtu.c.pcap" "$WORK/mtu.s.pcap"
+	ip -n "$NS_A" link set dev "$IF_A2" mtu 1500
+	ip -n "$NS_A" link set dev "$IF_A" mtu 1000
+	expect_fail 1 "^replay: intf1 \(-i $IF_A\): $WORK/mtu.s.pcap: record 6 is a frame of 1514 bytes, more than $IF_A's MTU 1000" \
+		in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" -2 "$WORK/mtu.s.pcap" "$WORK/mtu.c.pcap"
+	# A small MTU on a side that only gets small frames is no reason to refuse: everything arrives.
+	dual mtu1 "$TRACES/http.pcap" "$WORK/mtu.sides"
+	ip -n "$NS_A" link set dev "$IF_A" mtu 1500
+}
+
 test_errors() {
 	expect_fail 2 "^replay: -i and -I both name $IF_A" \
 		in_a "$REPLAY" -i "$IF_A" -I "$IF_A" "$TRACES/http.pcap"
@@ -264,4 +306,4 @@ test_errors() {
 		in_a "$REPLAY" -i "nosuch$ID" -I "$IF_A2" "$TRACES/http.pcap"
 }
 
-run_tests test_split_first test_split_client test_split_cidr test_prep_split test_cachefile test_dualfile test_errors
+run_tests test_split_first test_split_client test_split_cidr test_prep_split test_cachefile test_dualfile test_side_checks test_errors
