@@ -37,6 +37,8 @@ static const struct opt_def table[] = {
 	    .help = "with -I (or --info): take each packet's interface from a tcpprep cache file (format 04)"),
 	FLAG(dualfile, .name = "dualfile", .key = '2', .group = OPT_GRP_INPUT,
 	     .help = "with -I: files in pairs, the first of each out -i, the second out -I, merged by timestamp"),
+	ENUM(method2, tx_method_choices, .name = "method2", .metavar = "NAME", .group = OPT_GRP_TX,
+	     .help = "with -I: transmit on the second interface with method NAME (default: --method's)"),
 	FLAG(trace.preload, .name = "preload", .key = 'K', .group = OPT_GRP_INPUT,
 	     .help = "read each trace into memory before sending (for loops); refused if it will not fit"),
 	FLAG(trace.preload, .name = "preload-pcap", .group = OPT_GRP_INPUT,
@@ -345,6 +347,7 @@ static const struct opts defaults = {
 	.rt = { .cpu = -1 },
 	.tx = { .xdp_mode = TX_XDP_AUTO },
 	.method = TX_METHOD_AUTO,
+	.method2 = TX_METHOD_MAX, /* not given: --method's */
 	.edit = EDIT_CFG_DEFAULTS,
 	.loop = 1,
 };
@@ -505,6 +508,12 @@ static int check(struct opts *o, char *err, size_t len)
 			    opt_enum_name(tx_method_choices, (int)o->method));
 	if (ifname && o->method == TX_METHOD_FILE)
 		return opts_fail(err, len, "--method file needs an output file (-w FILE), not -i");
+	if (o->method2 != TX_METHOD_MAX && !o->intf2)
+		return opts_fail(err, len, "--method2 is the method of the second interface: give it with -I IF");
+	if (o->method2 == TX_METHOD_FILE)
+		return opts_fail(err, len, "--method2 file: -I is an interface; -w writes a file, and excludes -I");
+	if (o->method2 == TX_METHOD_MAX)
+		o->method2 = o->method;
 	/* A dry run computes the schedule in virtual time: nothing waits, nothing to pin. */
 	if (wpath && o->rt.priority)
 		warn(o, "--rt-priority does nothing with -w: a dry run waits for no deadline");

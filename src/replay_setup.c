@@ -244,7 +244,8 @@ static int open_lane(struct replay *r, unsigned i, const char *ifname, const str
 	const struct opts *o = r->o;
 	struct lane *l = &r->lane[i];
 	struct tx_cfg cfg = o->tx;
-	bool chosen = o->method == TX_METHOD_AUTO;
+	enum tx_method method = i ? o->method2 : o->method; /* --method2: -I's own */
+	bool chosen = method == TX_METHOD_AUTO;
 	int rc;
 
 	r->nlanes = i + 1;
@@ -257,7 +258,7 @@ static int open_lane(struct replay *r, unsigned i, const char *ifname, const str
 	else if (chosen)
 		rc = tx_open_auto(&l->tx, &cfg, note_fallback);
 	else
-		rc = tx_open(&l->tx, opt_enum_name(tx_method_choices, (int)o->method), &cfg);
+		rc = tx_open(&l->tx, opt_enum_name(tx_method_choices, (int)method), &cfg);
 	if (rc < 0) {
 		/* With two interfaces, say which side could not be opened. */
 		if (o->intf2)

@@ -51,6 +51,7 @@ struct opts {
 	struct tx_cfg tx;          /* -i (ifname), -w (path), --batch, --qdisc-bypass, xdp, uring */
 	const char *intf2;         /* -I, --intf2: the second interface (lane 2); NULL = one */
 	enum tx_method method;     /* --method (--xdp, --io-uring) */
+	enum tx_method method2;    /* --method2: -I's method; after opts_parse() --method's if not given */
 	enum tx_method method_alias; /* --xdp or --io-uring given: must agree with --method */
 	uint32_t xdp_batch;        /* --xdp-batch-size: --batch for --xdp (tcpreplay's name); 0 = not given */
 

@@ -290,6 +290,22 @@ test_side_checks() {
 	ip -n "$NS_A" link set dev "$IF_A" mtu 1500
 }
 
+# --method2: each side its own method, every frame still where it belongs; the summary and
+# --stats-json name each side's.
+test_method2() {
+	"$SPLITDUMP" first "$TRACES/http.pcap" >"$WORK/m2.sides"
+	dual m2 "$TRACES/http.pcap" "$WORK/m2.sides" --method packet --method2 mmsg
+	grep -q "^intf1: packet on $IF_A; " "$WORK/m2.out" || die "intf1 did not use packet: $(cat "$WORK/m2.out")"
+	grep -q "^intf2: mmsg on $IF_A2; " "$WORK/m2.out" || die "intf2 did not use mmsg: $(cat "$WORK/m2.out")"
+	grep -q '"intf1":{"method":"packet",' "$WORK/m2.stats.json" || die "intf1's method: $(cat "$WORK/m2.stats.json")"
+	grep -q '"intf2":{"method":"mmsg",' "$WORK/m2.stats.json" || die "intf2's method: $(cat "$WORK/m2.stats.json")"
+	# Without --method2, -I takes --method's.
+	dual m1 "$TRACES/http.pcap" "$WORK/m2.sides" --method mmsg
+	grep -q "^intf2: mmsg on $IF_A2; " "$WORK/m1.out" || die "intf2 did not follow --method: $(cat "$WORK/m1.out")"
+	expect_fail 2 "^replay: --method2 is the method of the second interface: give it with -I IF" \
+		in_a "$REPLAY" -i "$IF_A" --method2 mmsg "$TRACES/http.pcap"
+}
+
 test_errors() {
 	expect_fail 2 "^replay: -i and -I both name $IF_A" \
 		in_a "$REPLAY" -i "$IF_A" -I "$IF_A" "$TRACES/http.pcap"
@@ -306,4 +322,4 @@ test_errors() {
 		in_a "$REPLAY" -i "nosuch$ID" -I "$IF_A2" "$TRACES/http.pcap"
 }
 
-run_tests test_split_first test_split_client test_split_cidr test_prep_split test_cachefile test_dualfile test_side_checks test_errors
+run_tests test_split_first test_split_client test_split_cidr test_prep_split test_cachefile test_dualfile test_side_checks test_method2 test_errors

@@ -517,6 +517,26 @@ static void test_dualfile(void **state)
 			   "--prep and --dualfile exclude each other: a sidecar belongs to one trace");
 }
 
+/* --method2: -I's own method; without it -I takes --method's. */
+static void test_method2(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--method", "packet", "--method2", "mmsg", "a"), 0);
+	assert_int_equal(o.method, TX_METHOD_PACKET);
+	assert_int_equal(o.method2, TX_METHOD_MMSG);
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--method", "ring", "a"), 0);
+	assert_int_equal(o.method2, TX_METHOD_RING);
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--method", "ring", "--method2", "auto", "a"), 0);
+	assert_int_equal(o.method2, TX_METHOD_AUTO);
+	expect_usage_error(PARSE(&o, "-i", "x", "--method2", "mmsg", "a"),
+			   "--method2 is the method of the second interface: give it with -I IF");
+	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "--method2", "file", "a"),
+			   "--method2 file: -I is an interface; -w writes a file, and excludes -I");
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--method2", "nonsense", "a"), -EINVAL);
+}
+
 /* tcpreplay's and tcprewrite's letters and names replay gives no meaning: refused with a hint. */
 static void test_tool_hints(void **state)
 {
@@ -776,6 +796,7 @@ int main(void)
 		cmocka_unit_test(test_option_like_arguments),
 		cmocka_unit_test(test_intf2),
 		cmocka_unit_test(test_dualfile),
+		cmocka_unit_test(test_method2),
 		cmocka_unit_test(test_tool_hints),
 		cmocka_unit_test(test_prep_refuses_tcpprep_letters),
 		cmocka_unit_test(test_tcpreplay_options),
