@@ -306,6 +306,73 @@ test_method2() {
 		in_a "$REPLAY" -i "$IF_A" --method2 mmsg "$TRACES/http.pcap"
 }
 
+# ipv6_records TRACE: the record numbers (from 1) of TRACE's IPv6 frames, behind any 802.1Q/802.1ad tags.
+ipv6_records() {
+	python3 - "$1" <<'EOF'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+e = '<' if d[:4] in (b'\xd4\xc3\xb2\xa1', b'\x4d\x3c\xb2\xa1') else '>'
+o, i = 24, 0
+while o < len(d):
+    cl = struct.unpack(e + 'I', d[o + 8:o + 12])[0]
+    f, i = d[o + 16:o + 16 + cl], i + 1
+    k = 12
+    while k + 2 <= len(f) and f[k:k + 2] in (b'\x81\x00', b'\x88\xa8'):
+        k += 4
+    if f[k:k + 2] == b'\x86\xdd':
+        print(i)
+    o += 16 + cl
+EOF
+}
+
+# Every tcpprep-named mode on captures with ARP, IPv6, VLAN tags and ICMP against tcpprep 4.6's
+# own cache, packet by packet: the same side for every record, and the same refusal (router
+# finds no server network in these).  --split first is replay's: it may differ from tcpprep's
+# -a first on IPv6 records only (tcpprep keeps every IPv6 address in one node), as replay(1) says.
+# Then mixed.pcap (ARP, IPv6, LLDP, STP) goes over the two ports with tcpprep's -a server cache.
+test_tcpprep_modes() {
+	local tr m args d n=0 ndiff=0 r
+	if [ ! -x "$TCPPREP" ]; then
+		info "SKIP test_tcpprep_modes: no tcpprep 4.6 at $TCPPREP"
+		return 0
+	fi
+	for tr in http dns ipv6 http6 mixed vlan icmp-flood; do
+		for m in client server bridge router first port cidr:192.0.2.10/32,2001:db8::a/128 mac:02:00:00:00:00:0a; do
+			case $m in
+			port) args=(-p) ;;
+			cidr:*) args=(-c "${m#cidr:}") ;;
+			mac:*) args=(-e "${m#mac:}") ;;
+			*) args=(-a "$m") ;;
+			esac
+			rm -f "$WORK/m.cache"
+			if ! "$TCPPREP" "${args[@]}" -i "$TRACES/$tr.pcap" -o "$WORK/m.cache" >"$WORK/m.log" 2>&1; then
+				# tcpprep refuses the trace: so must replay.
+				! "$SPLITDUMP" "$m" "$TRACES/$tr.pcap" >/dev/null 2>"$WORK/m.err" ||
+					die "$tr.pcap, --split $m: tcpprep refuses it ($(tail -1 "$WORK/m.log")), replay does not"
+				continue
+			fi
+			"$SPLITDUMP" -c "$WORK/m.cache" "$TRACES/$tr.pcap" >"$WORK/m.tcpprep" || die "reading tcpprep's cache of $tr.pcap"
+			"$SPLITDUMP" "$m" "$TRACES/$tr.pcap" >"$WORK/m.replay" 2>"$WORK/m.err" ||
+				die "$tr.pcap, --split $m: tcpprep classifies it, replay refuses: $(cat "$WORK/m.err")"
+			[ "$(wc -l <"$WORK/m.tcpprep")" -gt 0 ] || die "$tr.pcap: an empty cache tests nothing"
+			d=$(diff <(cat -n "$WORK/m.tcpprep") <(cat -n "$WORK/m.replay") | awk '/^</ { print $2 }' || true)
+			n=$((n + 1))
+			[ -z "$d" ] && continue
+			[ "$m" = first ] || die "$tr.pcap, --split $m: records $(echo $d) differ from tcpprep's cache"
+			ipv6_records "$TRACES/$tr.pcap" >"$WORK/m.v6"
+			for r in $d; do
+				grep -qx "$r" "$WORK/m.v6" ||
+					die "$tr.pcap, --split first: record $r (not IPv6) differs from tcpprep -a first"
+				ndiff=$((ndiff + 1))
+			done
+		done
+	done
+	info "tcpprep modes: $n trace x mode caches agree packet by packet; first differs on $ndiff IPv6 records"
+	"$TCPPREP" -a server -i "$TRACES/mixed.pcap" -o "$WORK/mixed.cache" >/dev/null 2>&1 || die "tcpprep -a server failed"
+	"$SPLITDUMP" -c "$WORK/mixed.cache" "$TRACES/mixed.pcap" >"$WORK/mixsrv.sides"
+	dual mixsrv "$TRACES/mixed.pcap" "$WORK/mixsrv.sides" -c "$WORK/mixed.cache"
+}
+
 test_errors() {
 	expect_fail 2 "^replay: -i and -I both name $IF_A" \
 		in_a "$REPLAY" -i "$IF_A" -I "$IF_A" "$TRACES/http.pcap"
@@ -322,4 +389,4 @@ test_errors() {
 		in_a "$REPLAY" -i "nosuch$ID" -I "$IF_A2" "$TRACES/http.pcap"
 }
 
-run_tests test_split_first test_split_client test_split_cidr test_prep_split test_cachefile test_dualfile test_side_checks test_method2 test_errors
+run_tests test_split_first test_split_client test_split_cidr test_prep_split test_cachefile test_dualfile test_side_checks test_method2 test_tcpprep_modes test_errors
