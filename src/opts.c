@@ -483,6 +483,10 @@ static int check(struct opts *o, char *err, size_t len)
 		if (!o->info && (o->nfiles == 0 || o->nfiles % 2))
 			return opts_fail(err, len, "--dualfile takes the files in pairs (one for -i, one for -I): %d given",
 					 o->nfiles);
+		/* The files of a pair are read side by side: standard input can be only one file. */
+		for (int i = 0, n = 0; i < o->nfiles; i++)
+			if (!strcmp(o->files[i], "-") && ++n > 1)
+				return opts_fail(err, len, "--dualfile: standard input ('-') can be given once, as one file of one pair");
 	}
 	if (o->info) {
 		if (ifname || o->intf2 || wpath)

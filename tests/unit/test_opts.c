@@ -513,6 +513,9 @@ static void test_dualfile(void **state)
 			   "--dualfile and --split exclude each other: with --dualfile a packet's interface is its file's place in its pair");
 	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "-c", "a.cache", "a"),
 			   "--dualfile and --cachefile exclude each other: with --dualfile a packet's interface is its file's place in its pair");
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "-2", "-", "b"), 0);
+	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "-", "b", "c", "-"),
+			   "--dualfile: standard input ('-') can be given once, as one file of one pair");
 	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "--prep", "a.prep", "a"),
 			   "--prep and --dualfile exclude each other: a sidecar belongs to one trace");
 }

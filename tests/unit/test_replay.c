@@ -1010,12 +1010,67 @@ static void test_dualfile(void **state)
 	}
 }
 
+/*
+ * --dualfile with a pair whose first file holds no packet, then a pair
+ * whose second file ends first: the other file goes on alone, on its own
+ * lane, at its own gaps.
+ */
+static void test_dualfile_uneven(void **state)
+{
+	static const uint32_t alen[] = { 60, 61, 62 }, ams[] = { 0, 3, 7 };
+	static const uint32_t blen[] = { 70 }, bms[] = { 1 };
+	/* Pair 1 (empty, a): a's three on lane2.  Pair 2 (a, b): 60, 70, 61, 62 (b ends first). */
+	static const uint32_t want[] = { 60, 61, 62, 60, 70, 61, 62 };
+	static const char *const dev[] = { "lane2", "lane2", "lane2", "lane1", "lane2", "lane1", "lane1" };
+	char a[300], b[300], e[300], json[4096];
+	char *argv[] = { "replay", "-i", "lane1", "-I", "lane2", "-2", "--stats-json", json_path, "-q",
+			 e, a, a, b };
+	struct replay_hooks hooks = { .tx_ops = &mock2_ops, .clock = &fc.clk };
+	struct opts o;
+	char err[256];
+	FILE *f;
+
+	(void)state;
+	snprintf(a, sizeof(a), "%s/ua.pcap", dir);
+	snprintf(b, sizeof(b), "%s/ub.pcap", dir);
+	snprintf(e, sizeof(e), "%s/ue.pcap", dir);
+	write_pcap_ms(a, 3, alen, ams);
+	write_pcap_ms(b, 1, blen, bms);
+	write_pcap_ms(e, 0, NULL, NULL);
+
+	memset(&m2, 0, sizeof(m2));
+	stop = 0;
+	fakeclock_init(&fc, T0);
+	assert_int_equal(opts_parse(&o, (int)(sizeof(argv) / sizeof(argv[0])), argv, err, sizeof(err)), 0);
+	assert_int_equal(replay_main_hooked(&o, &stop, &hooks), 0);
+	f = fopen(json_path, "r");
+	assert_non_null(f);
+	json[fread(json, 1, sizeof(json) - 1, f)] = '\0';
+	fclose(f);
+	unlink(a);
+	unlink(b);
+	unlink(e);
+
+	assert_int_equal(m2.sent, 7);
+	for (unsigned i = 0; i < 7; i++) {
+		assert_int_equal(m2.len[i], want[i]);
+		assert_string_equal(m2.dev[i], dev[i]);
+	}
+	assert_int_equal(m2.sched[1] - m2.sched[0], 3 * 1000000ull);
+	assert_int_equal(m2.sched[2] - m2.sched[1], 4 * 1000000ull);
+	assert_int_equal(m2.sched[5] - m2.sched[4], 2 * 1000000ull);
+	assert_int_equal(m2.sched[6] - m2.sched[5], 4 * 1000000ull);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_sent"), 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_sent_on_schedule),
 		cmocka_unit_test(test_two_lanes),
 		cmocka_unit_test(test_dualfile),
+		cmocka_unit_test(test_dualfile_uneven),
 		cmocka_unit_test(test_late_wakeups_measured),
 		cmocka_unit_test(test_backpressure_retried),
 		cmocka_unit_test(test_failed_packet_counted),
