@@ -12,6 +12,7 @@ PKGS=(
 	iproute2 tcpdump tshark tcpreplay netsniff-ng ethtool util-linux mandoc librsvg2-bin time
 	nftables # scripts/bench: a far-side packet counter
 	stress-ng # scripts/bench/timing.sh: the loaded variant
+	rt-tests # scripts/bench/timing.sh: cyclictest, the machine's floor
 	libxml2-utils # tests: xmllint checks replay-rx's SVG figures
 	# packaging (scripts/check-package.sh), running without root (t_caps), completions
 	debhelper dpkg-dev fakeroot lintian build-essential libcap2-bin zsh man-db

@@ -190,6 +190,37 @@ static const struct opt_def table[] = {
 	STR(prep_out, .name = "output", .key = 'o', .metavar = "FILE", .group = OPT_GRP_EDIT,
 	    .help = "with 'replay prep TRACE': write the sidecar to FILE"),
 
+	/* impairment (src/impair_opts.c; replay-impair(5)): one contiguous block */
+#define IMP(name_, fn, mv, help_)                                                                 \
+	FUNC(impair, struct opts_impair, fn, .name = name_, .metavar = mv, .group = OPT_GRP_IMPAIR, \
+	     .help = help_)
+	IMP("impair", opts_impair_add, "FILE",
+	    "apply the impairment trace FILE (binary or text): the n-th packet gets its n-th action (repeatable)"),
+	IMP("impair-flow", opts_impair_flow, "FILTER",
+	    "only packets matching the libpcap FILTER consume the preceding --impair's actions"),
+	UINT(impair.repeat, .name = "impair-repeat", .min = 0, .max = UINT64_MAX, .metavar = "N",
+	     .group = OPT_GRP_IMPAIR, .help = "play each impairment trace N times (0 = forever; default 1)"),
+	IMP("impair-default", opts_impair_default, "ACTION",
+	    "the action once a trace is exhausted: pass (default), drop, or any action line"),
+	IMP("loss", opts_impair_loss, "P[%] [CORR]",
+	    "netem's loss: random P, or 'gemodel p r 1-h 1-k', or 'state p13 p31 p32 p23 p14'"),
+	IMP("delay", opts_impair_delay, "D [JITTER [CORR]]", "netem's delay: D plus or minus JITTER"),
+	IMP("delay-distribution", opts_impair_dist, "NAME",
+	    "jitter's distribution: uniform (default), normal, pareto, paretonormal"),
+	IMP("duplicate", opts_impair_duplicate, "P[%] [CORR]", "netem's duplicate: send a copy of P of packets"),
+	IMP("corrupt", opts_impair_corrupt, "P[%] [CORR]", "netem's corrupt: flip one random bit in P of packets"),
+	IMP("reorder", opts_impair_reorder, "P[%] [CORR] [gap N]",
+	    "netem's reorder: with --delay, send P of packets (every N-th) at once, ahead of the delayed"),
+	IMP("rate", opts_impair_rate, "RATE [OVERHEAD [CELL [CELLOVH]]]",
+	    "netem's rate: hold packets back to RATE (bit, kbit, mbit, gbit ...)"),
+	IMP("impair-stat", opts_impair_stat, "SPEC",
+	    "netem's clauses in one string: 'delay 10ms 2ms loss 1% ...'"),
+	UINT(impair.seed, .name = "impair-seed", .min = 0, .max = UINT64_MAX, .metavar = "N",
+	     .group = OPT_GRP_IMPAIR, .help = "seed of the impairment's random draws (same seed, same run)"),
+	UINT(impair.limit, .name = "impair-limit", .min = 1, .max = 1u << 20, .metavar = "N",
+	     .group = OPT_GRP_IMPAIR, .help = "frames held back by delays at once; more are dropped and counted (default 1000)"),
+#undef IMP
+
 	/* loops and limits */
 	UINT(loop, .name = "loop", .key = 'l', .min = 0, .max = UINT64_MAX, .metavar = "N",
 	     .group = OPT_GRP_LOOP, .help = "play the file list N times (0 = forever; default 1)"),
@@ -260,7 +291,6 @@ static const struct opt_hint tool_hints[] = {
 			   " (replay's -o is replay prep's output)", true },
 	{ 0, "pktlen", "tcpreplay's --pktlen sends the wire length past the captured bytes; replay's --pad-payload "
 		       "sends the wire length with zeros after the headers", true },
-	{ 0, "loss", "tcpreplay's --loss (drop a share of packets at random); " NOT_YET, true },
 	{ 0, "no-flow-stats", "tcpreplay's --no-flow-stats; replay counts no flows (" NOT_YET ")", true },
 	{ 0, "flow-expiry", "tcpreplay's --flow-expiry; replay counts no flows (" NOT_YET ")", true },
 	{ 0, "netmap", "tcpreplay's netmap injector; replay has no netmap: --xdp (AF_XDP, --method xdp) is its "
@@ -330,6 +360,7 @@ static const char *const group_title[OPT_GRP_MAX] = {
 	[OPT_GRP_TIMING] = "Timing",
 	[OPT_GRP_TX] = "Transmission",
 	[OPT_GRP_EDIT] = "Editing",
+	[OPT_GRP_IMPAIR] = "Impairment",
 	[OPT_GRP_LOOP] = "Loops and limits",
 	[OPT_GRP_STATS] = "Statistics and output",
 	[OPT_GRP_MISC] = "Miscellaneous",
@@ -350,6 +381,7 @@ static const struct opts defaults = {
 	.method2 = TX_METHOD_MAX, /* not given: --method's */
 	.edit = EDIT_CFG_DEFAULTS,
 	.loop = 1,
+	.impair = { .repeat = 1 },
 };
 
 const struct opt_def *opts_table(size_t *n)
@@ -440,6 +472,11 @@ static int check(struct opts *o, char *err, size_t len)
 	}
 	if (edit_cfg_check(&o->edit, err, len) < 0)
 		return -EINVAL;
+	if (opts_impair_check(&o->impair, err, len) < 0)
+		return -EINVAL;
+	if ((o->prep_cmd || o->info) && (o->impair.n || o->impair.stat_given))
+		return opts_fail(err, len, "%s sends nothing: impairment (--impair, --loss, ...) applies to a replay",
+				 o->prep_cmd ? "replay prep" : "--info");
 	if (o->prep_cmd) {
 		if (ifname || o->intf2 || wpath || o->prep_path || o->dualfile)
 			return opts_fail(err, len, "replay prep writes a sidecar: no -i, -I, -w, --prep or --dualfile");

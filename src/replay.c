@@ -49,20 +49,24 @@
  *            (a live capture) are more producers of such (packet, lane,
  *            deadline) triples.
  *   queue    replay/dqueue.h: a fixed-capacity min-heap keyed by (deadline,
- *            insertion order).  It goes between source_next() and
- *            send_one() when packets can become due out of read order
- *            (impairment delays); a packet then has to
- *            be copied out of the trace's view while it waits.  With one
- *            source and no impairment nothing reorders, so the loop does
- *            not use it: a packet goes straight from the source to its lane.
+ *            insertion order).  With impairment (--impair, --loss, ...)
+ *            run_impaired() puts it between source_next() and send_one():
+ *            a delayed frame (or copy) is copied into a preallocated slab
+ *            slot and held there, and the loop sends whichever is due
+ *            first, the source's next packet or the queue's head.  With no
+ *            impairment nothing reorders, so run() does not use it: a
+ *            packet goes straight from the source to its lane.
  *   lanes    struct lane: a method's handle, its staged FIFO and its
  *            counters.  route() picks the lane before the packet is edited
  *            (--split, -c); a sender thread per lane would own one each.
- *   fates    a packet dropped by impairment is a new enum fate counted in
- *            account(), never a counter bumped anywhere else.
+ *   fates    a packet dropped by impairment is FATE_IMPAIRED, counted in
+ *            account() like every other end; a copy an action adds is
+ *            counted when it is made (impair_copies), so that
+ *            read + copies = sent + filtered + failed + impaired-dropped.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "replay_int.h"
 #include "replay/compiler.h"
@@ -83,6 +87,7 @@ enum fate {
 	FATE_FILTERED,    /* dropped on purpose by the edit chain */
 	FATE_FAILED,      /* could not be converted or sent; the reason is logged */
 	FATE_EDIT_FAILED, /* the edit chain failed on it; the reason is logged */
+	FATE_IMPAIRED,    /* dropped by an impairment action, or for want of room in its queue */
 };
 
 /*
@@ -141,6 +146,9 @@ static inline void account(struct replay *r, struct lane *l, enum fate fate,
 	case FATE_FILTERED:
 		l->st.filtered++;
 		break;
+	case FATE_IMPAIRED:
+		l->st.impair_dropped++;
+		break;
 	case FATE_FAILED:
 	case FATE_EDIT_FAILED:
 		l->st.failed++;
@@ -169,6 +177,10 @@ void replay_collect(struct replay *r)
 	st->retried = LANES_SUM(r, retried);
 	st->filtered = LANES_SUM(r, filtered);
 	st->bytes_sent = LANES_SUM(r, bytes_sent);
+	st->impair_dropped = LANES_SUM(r, impair_dropped);
+	st->impair_copies = LANES_SUM(r, impair_copies);
+	if (r->imp.im)
+		st->impair_qdropped = impair_stats(r->imp.im)->queue_dropped;
 	st->nlanes = r->nlanes;
 	for (unsigned i = 0; i < r->nlanes; i++)
 		st->lane[i] = r->lane[i].st;
@@ -401,7 +413,7 @@ static uint64_t sent_or_staged(const struct replay *r)
 
 	for (unsigned i = 0; i < r->nlanes; i++)
 		n += r->lane[i].st.sent + r->lane[i].qn;
-	return n;
+	return n + dq_len(&r->imp.dq); /* held back by impairment: they will end sent or failed too */
 }
 
 /* The status line or --stats lines, at run clock @now. */
@@ -642,6 +654,19 @@ static enum step source_read_dual(struct replay *r, const struct trace **tp, str
 	}
 }
 
+/* Stopped inside a file (or a --dualfile pair) of the first pass: its warnings are still said. */
+static void report_open_warnings(struct replay *r)
+{
+	if (!r->src.in_file || r->src.pass)
+		return;
+	if (!r->o->dualfile)
+		report_warnings(r->traces[r->src.f]);
+	else
+		for (int k = 0; k < 2; k++)
+			if (!r->src.done[k])
+				report_warnings(r->traces[r->src.f + k]);
+}
+
 /*
  * route() - the lane packet @p (as read, before any edit) leaves by: the
  * only one; or, with -I, the one --split's classifier or the -c cache
@@ -775,15 +800,307 @@ static int run(struct replay *r)
 			progress_show(r, p.sched_ns);
 	}
 	progress_finish(&r->progress);
-	/* Stopped inside a file of the first pass: its warnings are still said. */
-	if (r->src.in_file && !r->src.pass) {
-		if (!r->o->dualfile)
-			report_warnings(r->traces[r->src.f]);
-		else
-			for (int k = 0; k < 2; k++)
-				if (!r->src.done[k])
-					report_warnings(r->traces[r->src.f + k]);
+	report_open_warnings(r);
+	return step == STEP_ERROR ? -1 : 0;
+}
+
+/* ---- impairment: --impair, --loss, ... ------------------------------------ */
+
+int impairing_open(struct replay *r)
+{
+	const struct opts_impair *m = &r->o->impair;
+	struct impairing *ip = &r->imp;
+	struct impair_cfg *cfg;
+	size_t n = 0;
+	uint32_t slot = 0;
+	char err[1024];
+	int rc;
+
+	if (!m->n && !m->stat_given)
+		return 0;
+	cfg = calloc(m->n + 1, sizeof(*cfg));
+	if (!cfg)
+		goto nomem;
+	for (unsigned i = 0; i < m->n; i++, n++) {
+		cfg[n].path = m->src[i].path;
+		cfg[n].filter = m->src[i].filter;
+		cfg[n].repeat = m->repeat;
+		cfg[n].dflt = m->dflt;
+		cfg[n].seed = m->seed;
 	}
+	/* The model comes last: a packet in no trace's flow takes its action from it. */
+	if (m->stat_given && impair_stat_active(&m->stat)) {
+		cfg[n].stat = &m->stat;
+		cfg[n].repeat = 1;
+		impair_action_pass(&cfg[n].dflt);
+		cfg[n].seed = m->seed;
+		n++;
+	}
+	rc = impair_open(&ip->im, cfg, n, err, sizeof(err));
+	free(cfg);
+	if (rc < 0) {
+		log_err("%s", err);
+		return -1;
+	}
+	/*
+	 * A slot holds the largest frame the traces declare (their snaplen),
+	 * with room for the edits to grow it (VLAN tags); a longer one fails,
+	 * named.  The slab is touched only where frames are held, the most
+	 * recently freed slot first, so its resident size follows the queue.
+	 */
+	for (int i = 0; i < r->o->nfiles && r->traces; i++)
+		for (unsigned k = 0; r->traces[i] && k < trace_ninterfaces(r->traces[i]); k++) {
+			uint32_t sl = trace_interface(r->traces[i], k)->snaplen;
+
+			if (!sl || sl > PKT_FRAME_MAX_BYTES)
+				sl = PKT_FRAME_MAX_BYTES;
+			slot = MAX(slot, sl);
+		}
+	slot = slot ? MIN(slot + 64u, PKT_FRAME_MAX_BYTES) : PKT_FRAME_MAX_BYTES;
+	slot = (slot + 63u) & ~63u;
+	ip->slot_bytes = slot;
+	ip->limit = m->limit ? m->limit : 1000;
+	ip->held = calloc(ip->limit, sizeof(*ip->held));
+	ip->free = calloc(ip->limit, sizeof(*ip->free));
+	ip->slab = malloc((size_t)ip->limit * slot);
+	ip->scratch = malloc(PKT_FRAME_MAX_BYTES);
+	ip->act = malloc(sizeof(*ip->act));
+	if (!ip->held || !ip->free || !ip->slab || !ip->scratch || !ip->act ||
+	    dq_init(&ip->dq, ip->limit) < 0)
+		goto nomem;
+	for (unsigned i = 0; i < ip->limit; i++)
+		ip->free[i] = ip->limit - 1 - i; /* slot 0 on top */
+	ip->nfree = ip->limit;
+	return 0;
+nomem:
+	log_err("impairment: out of memory (--impair-limit %u frames of %u bytes)", m->limit,
+		slot);
+	return -1;
+}
+
+void impairing_close(struct replay *r)
+{
+	struct impairing *ip = &r->imp;
+
+	impair_close(ip->im);
+	dq_free(&ip->dq);
+	free(ip->held);
+	free(ip->free);
+	free(ip->slab);
+	free(ip->scratch);
+	free(ip->act);
+	*ip = (struct impairing){ 0 };
+}
+
+/*
+ * A step of the impaired loop: a signal or an error ends the run; --limit
+ * (a STEP_STOP without a signal) only ends the reading, and what is held
+ * is still sent on schedule.
+ */
+static inline enum step soft_stop(struct replay *r, enum step step)
+{
+	if (step == STEP_STOP && !*r->stop) {
+		r->imp.limit_hit = true;
+		return STEP_NEXT;
+	}
+	return step;
+}
+
+/* Hold a copy of @p (corrupted by @a's corruptions if @a) until @key. */
+static enum step hold(struct replay *r, const struct trace *t, const struct pkt *p,
+		      struct lane *l, uint64_t key, const struct impair_action *a)
+{
+	struct impairing *ip = &r->imp;
+	struct held *h;
+	uint8_t *buf;
+	unsigned slot;
+
+	if (unlikely(!ip->nfree)) {
+		/* No room: netem's "limit" -- dropped, counted apart from the actions' drops. */
+		impair_count_queue_drop(ip->im);
+		account(r, l, FATE_IMPAIRED, NULL, NULL);
+		return STEP_NEXT;
+	}
+	if (unlikely(p->caplen > ip->slot_bytes)) {
+		struct staged e = { .t = t, .recno = p->recno, .off = p->off };
+
+		account(r, l, FATE_FAILED, &e, "longer than the snapshot length the traces declare: no impairment slot holds it");
+		return STEP_NEXT;
+	}
+	slot = ip->free[--ip->nfree];
+	buf = ip->slab + (size_t)slot * ip->slot_bytes;
+	memcpy(buf, p->data, p->caplen);
+	if (a)
+		impair_corrupt_apply(ip->im, a, buf, p->caplen);
+	h = &ip->held[slot];
+	h->p = *p;
+	h->p.data = buf;
+	h->p.sched_ns = key; /* the written timestamp (-w) and the deadline */
+	h->t = t;
+	h->l = l;
+	h->slot = slot;
+	(void)dq_push(&ip->dq, key, h); /* never full: as many entries as slots */
+	return STEP_NEXT;
+}
+
+/* Send the earliest held frame, at its deadline; late if that had passed by more than the threshold. */
+static enum step send_held(struct replay *r, uint64_t *mark)
+{
+	struct impairing *ip = &r->imp;
+	struct dq_entry e;
+	struct held *h;
+	enum step step;
+
+	(void)dq_pop(&ip->dq, &e);
+	h = e.data;
+	if (r->timed && sched_now(&r->sched) > e.deadline_ns + r->o->sched.late_threshold_ns)
+		impair_count_late(ip->im);
+	step = send_one(r, h->l, h->t, &h->p, r->timed ? e.deadline_ns : 0);
+	ip->free[ip->nfree++] = h->slot;
+	*mark = e.deadline_ns;
+	return step;
+}
+
+/*
+ * One packet from the source, due at @dl (p->sched_ns on the run clock):
+ * its action from the engine.  Dropped; or sent at once (no delay: every
+ * held frame is due later, see run_impaired()); or held in the queue until
+ * its impaired deadline; and its copies likewise, each at its own.
+ */
+static enum step impair_one(struct replay *r, const struct trace *t, struct pkt *p,
+			    struct lane *l, uint64_t dl)
+{
+	struct impairing *ip = &r->imp;
+	struct impair_action *a = ip->act;
+	uint64_t base = p->sched_ns;
+	enum step step;
+	int rc;
+
+	rc = impair_next(ip->im, p, base, a);
+	if (unlikely(rc < 0)) {
+		struct staged e = { .t = t, .recno = p->recno, .off = p->off };
+
+		account(r, l, FATE_FAILED, &e, impair_strerror(ip->im));
+		return STEP_ERROR;
+	}
+	if (rc == 0)
+		return soft_stop(r, send_one(r, l, t, p, dl));
+	if (a->drop) {
+		account(r, l, FATE_IMPAIRED, NULL, NULL);
+		if (*r->stop)
+			return STEP_STOP;
+		if (limit_reached(r))
+			ip->limit_hit = true;
+		return STEP_NEXT;
+	}
+	if (a->delay_ns) {
+		step = hold(r, t, p, l, base + a->delay_ns, a->ncorrupt ? a : NULL);
+	} else if (a->ncorrupt) {
+		struct pkt q = *p;
+
+		memcpy(ip->scratch, p->data, p->caplen);
+		impair_corrupt_apply(ip->im, a, ip->scratch, p->caplen);
+		q.data = ip->scratch;
+		step = send_one(r, l, t, &q, dl);
+	} else {
+		step = send_one(r, l, t, p, dl);
+	}
+	step = soft_stop(r, step);
+	/* The copies: exact copies of the frame before corruption, each at its own deadline. */
+	for (unsigned i = 0; i < a->ndup && step == STEP_NEXT; i++) {
+		l->st.impair_copies++;
+		if (a->dup_delay_ns[i])
+			step = hold(r, t, p, l, base + a->dup_delay_ns[i], NULL);
+		else
+			step = soft_stop(r, send_one(r, l, t, p, dl));
+	}
+	return step;
+}
+
+/* The run ended with frames still held (a signal, an error): each fails, in one line. */
+static void fail_held(struct replay *r)
+{
+	struct impairing *ip = &r->imp;
+	unsigned n = dq_len(&ip->dq);
+	struct dq_entry e;
+
+	if (n) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "%u frames held back by impairment not sent: the run stopped before their deadlines", n);
+		log_failure(r, FATE_FAILED, NULL, 1, why);
+	}
+	while (dq_pop(&ip->dq, &e) == 0) {
+		struct held *h = e.data;
+
+		account(r, h->l, FATE_FAILED, NULL, NULL);
+		ip->free[ip->nfree++] = h->slot;
+	}
+}
+
+/*
+ * The loop with impairment: two producers on one schedule, the source's
+ * next packet and the queue of held frames, and always the earlier of the
+ * two goes next (a held frame first on a tie: it was there first).  So a
+ * packet from the source is impaired only when every held frame is due
+ * after it, and a packet without delay goes straight to its lane.  At the
+ * end of the input (or --limit) what is held is sent on schedule.
+ */
+static int run_impaired(struct replay *r)
+{
+	struct impairing *ip = &r->imp;
+	enum step step = STEP_NEXT;
+	bool have = false, ended = false;
+	const struct trace *t = NULL;
+	struct lane *l = NULL;
+	uint64_t dl = 0, mark = 0;
+	struct pkt p;
+
+	r->st.start_ns = sched_start(&r->sched);
+	progress_init(&r->progress, r->progress_mode, r->o->stats_s, r->summary, r->st.start_ns);
+	pass_begin(r);
+	for (;;) {
+		const struct dq_entry *h;
+
+		if (!have && !ended && !ip->limit_hit) {
+			step = source_next(r, &t, &p, &l, &dl);
+			if (step == STEP_NEXT) {
+				have = true;
+			} else {
+				ended = true;
+				if (step == STEP_ERROR || *r->stop)
+					break;
+				step = STEP_NEXT;
+			}
+		}
+		h = dq_peek(&ip->dq);
+		if (have && (!h || p.sched_ns < h->deadline_ns)) {
+			have = false;
+			step = impair_one(r, t, &p, l, dl);
+			mark = p.sched_ns;
+		} else if (h) {
+			step = soft_stop(r, send_held(r, &mark));
+		} else {
+			break;
+		}
+		if (step != STEP_NEXT)
+			break;
+		if (*r->stop) {
+			step = STEP_STOP;
+			break;
+		}
+		if (unlikely(progress_due(&r->progress, mark)))
+			progress_show(r, mark);
+	}
+	if (have) {
+		/* Read and counted, but the run ended before it: it fails, named. */
+		struct staged e = { .t = t, .recno = p.recno, .off = p.off };
+
+		account(r, l, FATE_FAILED, &e, "not sent: the run stopped before it");
+	}
+	fail_held(r);
+	progress_finish(&r->progress);
+	report_open_warnings(r);
 	return step == STEP_ERROR ? -1 : 0;
 }
 
@@ -813,7 +1130,7 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		return EXIT_FAIL;
 	if (r.stopped)
 		r.st.start_ns = sched_now(&r.sched);
-	else if (run(&r) < 0)
+	else if ((r.imp.im ? run_impaired(&r) : run(&r)) < 0)
 		status = EXIT_FAIL;
 	/* The end of the traces (or a read error) leaves the last batch staged: it goes too. */
 	if (flush_all(&r) == STEP_ERROR)

@@ -14,7 +14,9 @@
 
 #include "replay.h"
 #include "replay/checks.h"
+#include "replay/dqueue.h"
 #include "replay/edit.h"
+#include "replay/impair.h"
 #include "replay/outfile.h"
 #include "replay/progress.h"
 #include "replay/sched.h"
@@ -62,6 +64,32 @@ struct source {
 	unsigned side;               /* the file (0 or 1) of the packet just read: its lane */
 };
 
+/* A frame held back by impairment (a delay, a delayed copy): its own copy in a slab slot. */
+struct held {
+	struct pkt p;                /* p.data is the slot; p.sched_ns the impaired deadline */
+	const struct trace *t;       /* for messages */
+	struct lane *l;              /* the lane it leaves by */
+	unsigned slot;               /* its index, back to the free list when sent */
+};
+
+/*
+ * Impairment (--impair, --loss, ...; src/replay.c, run_impaired()): the
+ * engine, the deadline-ordered queue of held frames, and their memory, all
+ * allocated before the run (--impair-limit slots of slot_bytes).
+ */
+struct impairing {
+	struct impair *im;
+	struct dqueue dq;
+	struct held *held;           /* limit entries */
+	uint8_t *slab;               /* limit x slot_bytes */
+	unsigned *free;              /* free slot numbers, a stack (the most recently used first) */
+	unsigned nfree, limit;
+	bool limit_hit;              /* --limit reached: read no more, send what is held */
+	uint32_t slot_bytes;         /* the largest frame a slot holds */
+	uint8_t *scratch;            /* one frame: a corrupted frame sent at once */
+	struct impair_action *act;   /* the current packet's action (about 4 KiB: not on the stack) */
+};
+
 struct replay {
 	const struct opts *o;
 	volatile sig_atomic_t *stop;
@@ -83,6 +111,7 @@ struct replay {
 	struct split *split;         /* --split classifier, or NULL */
 	struct split_cache *cache;   /* -c tcpprep cache, or NULL */
 	bool prep_sides;            /* -I: the sides come from the --prep sidecar (replay prep --split) */
+	struct impairing imp;        /* imp.im NULL: no impairment */
 	/* accounting (account() in src/replay.c) */
 	struct stats st;
 	uint64_t fails_logged;       /* send failures logged, for the rate limit */
@@ -121,6 +150,10 @@ int replay_close(struct replay *r, int status);
  * their sums into r->st's totals (src/replay.c).
  */
 void replay_collect(struct replay *r);
+
+/* impairing_open() / impairing_close() - the engine and its queue (src/replay.c); 0 or -1 logged. */
+int impairing_open(struct replay *r);
+void impairing_close(struct replay *r);
 
 /* replay_input_wait() - trace_cfg.on_wait: the reader waits for a pipe (src/replay.c). */
 void replay_input_wait(void *arg);

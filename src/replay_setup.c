@@ -423,6 +423,11 @@ static void realtime(struct replay *r, struct sched_cfg *scfg)
 		log_info("/dev/cpu_dma_latency: %s",
 			 rt.dma_latency_fd >= 0 ? "held at 0 us" : strerror(rt.dma_latency_err));
 	r->rt = rt; /* holds the /dev/cpu_dma_latency request until cleanup() */
+	if (rt.fifo && rt.busy_max_permille) {
+		/* Idle the gaps cannot pay is paid at normal priority (wait.c). */
+		scfg->set_fifo = rt_set_fifo;
+		scfg->set_fifo_ctx = &r->rt;
+	}
 }
 
 /* Measure the timer before the first packet, under the policy realtime() set. */
@@ -443,6 +448,7 @@ static void cleanup(struct replay *r)
 		for (int i = 0; i < r->o->nfiles; i++)
 			trace_close(r->traces[i]);
 	free(r->traces);
+	impairing_close(r);
 	edit_chain_free(r->chain);
 	edit_prep_close(r->prep);
 	split_close(r->split);
@@ -464,7 +470,7 @@ static void cleanup(struct replay *r)
  */
 static int check_paths(const struct opts *o)
 {
-	struct outfile_use *u = calloc((size_t)o->nfiles + 4, sizeof(*u));
+	struct outfile_use *u = calloc((size_t)o->nfiles + 4 + o->impair.n, sizeof(*u));
 	size_t n = 0;
 	char err[1024];
 	int rc;
@@ -476,6 +482,8 @@ static int check_paths(const struct opts *o)
 	for (int i = 0; i < o->nfiles; i++)
 		u[n++] = (struct outfile_use){ o->files[i], "input", false };
 	u[n++] = (struct outfile_use){ o->prep_path, "--prep", false };
+	for (unsigned i = 0; i < o->impair.n; i++)
+		u[n++] = (struct outfile_use){ o->impair.src[i].path, "--impair", false };
 	u[n++] = (struct outfile_use){ o->tx.path, "-w", true };
 	u[n++] = (struct outfile_use){ o->stats_json, "--stats-json", true };
 	u[n++] = (struct outfile_use){ o->send_log, "--send-log", true };
@@ -526,7 +534,8 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	rc = open_inputs(r);
 	r->stopped = rc == -EINTR && *stop;
 	if ((rc < 0 && !r->stopped) || open_edits(r) < 0 || open_split(r) < 0 ||
-	    open_output(r, hooks->tx_ops) < 0 || (!r->stopped && check_side_mtus(r) < 0))
+	    impairing_open(r) < 0 || open_output(r, hooks->tx_ops) < 0 ||
+	    (!r->stopped && check_side_mtus(r) < 0))
 		goto fail;
 	r->st.method = r->lane[0].st.method;
 	r->st.method_mode = r->lane[0].st.method_mode;
@@ -572,6 +581,17 @@ fail:
 	return -1;
 }
 
+/* The impairment module's account in the summary and as "impairment" in --stats-json. */
+static void imp_print(const void *st, FILE *f)
+{
+	impair_stats_print(st, f);
+}
+
+static int imp_json(const void *st, FILE *f)
+{
+	return impair_stats_write_json(st, f);
+}
+
 int replay_close(struct replay *r, int status)
 {
 	const struct opts *o = r->o;
@@ -592,6 +612,13 @@ int replay_close(struct replay *r, int status)
 			status = EXIT_FAIL;
 		}
 
+	if (r->imp.im) {
+		r->st.impaired = true;
+		r->st.extra_print = imp_print;
+		r->st.extra_json = imp_json;
+		r->st.extra_key = "impairment";
+		r->st.extra_arg = impair_stats(r->imp.im);
+	}
 	summary = r->summary;
 	if (!o->quiet)
 		stats_print(&r->st, summary);

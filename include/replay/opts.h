@@ -22,12 +22,53 @@
 #include "replay/compiler.h"
 
 #include "edit.h"
+#include "impair.h"
 #include "optparse.h"
 #include "sched.h"
 #include "trace.h"
 #include "tx.h"
 
 #define OPTS_WARN_MAX 2
+
+/*
+ * The impairment options, one struct so that each option's parser sees the
+ * whole of it: --impair-flow binds to the --impair before it, the netem
+ * options (--loss, --delay, ...) add clauses to one statistical model.
+ */
+#define OPTS_IMPAIR_MAX 16
+
+struct opts_impair_src {
+	const char *path;          /* --impair FILE */
+	const char *filter;        /* --impair-flow FILTER after it; NULL = every packet */
+};
+
+struct opts_impair {
+	unsigned n;                          /* --impair options given */
+	struct opts_impair_src src[OPTS_IMPAIR_MAX];
+	bool stat_given;                     /* a netem option was given: the model below applies */
+	struct impair_stat_cfg stat;         /* --loss, --delay, ..., --impair-stat */
+	uint64_t repeat;                     /* --impair-repeat: passes over each trace; 0 = forever */
+	bool dflt_given;
+	struct impair_action dflt;           /* --impair-default (pass unless given) */
+	uint64_t seed;                       /* --impair-seed */
+	uint32_t limit;                      /* --impair-limit: frames held back at once (default 1000) */
+};
+
+/* The parsers of the impairment rows (src/impair_opts.c), each filling struct opts_impair. */
+int opts_impair_add(void *f, const char *arg, char *err, size_t len);
+int opts_impair_flow(void *f, const char *arg, char *err, size_t len);
+int opts_impair_default(void *f, const char *arg, char *err, size_t len);
+int opts_impair_stat(void *f, const char *arg, char *err, size_t len);
+int opts_impair_loss(void *f, const char *arg, char *err, size_t len);
+int opts_impair_delay(void *f, const char *arg, char *err, size_t len);
+int opts_impair_dist(void *f, const char *arg, char *err, size_t len);
+int opts_impair_duplicate(void *f, const char *arg, char *err, size_t len);
+int opts_impair_corrupt(void *f, const char *arg, char *err, size_t len);
+int opts_impair_reorder(void *f, const char *arg, char *err, size_t len);
+int opts_impair_rate(void *f, const char *arg, char *err, size_t len);
+
+/* opts_impair_check() - after parsing: the options as a whole (--impair-limit etc. need a source). */
+int opts_impair_check(struct opts_impair *m, char *err, size_t len);
 
 struct opts {
 	/* input */
@@ -60,6 +101,9 @@ struct opts {
 	const char *prep_path;     /* --prep: sidecar from 'replay prep' */
 	const char *prep_out;      /* -o: where 'replay prep' writes the sidecar */
 	bool prep_cmd;             /* the 'prep' subcommand was given */
+
+	/* impairment (src/impair_opts.c): --impair, --loss, ... */
+	struct opts_impair impair;
 
 	/* loops and limits */
 	uint64_t loop;             /* passes over the file list; 0 = forever */
@@ -96,6 +140,7 @@ enum opt_group {
 	OPT_GRP_TIMING,
 	OPT_GRP_TX,
 	OPT_GRP_EDIT,
+	OPT_GRP_IMPAIR,
 	OPT_GRP_LOOP,
 	OPT_GRP_STATS,
 	OPT_GRP_MISC,

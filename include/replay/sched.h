@@ -158,6 +158,15 @@ struct sched_cfg {
 	 * 0 = no limit.
 	 */
 	uint32_t busy_max_permille;
+	/*
+	 * With busy_max_permille: switch the calling thread between SCHED_FIFO
+	 * (@fifo true) and SCHED_OTHER; 0 or -errno.  When set, idle owed to
+	 * the throttle that no gap can pay is paid by running at normal
+	 * priority (which the throttle does not count) instead of by sleeping
+	 * (see wait.c).  NULL = sleep it off in chunks.
+	 */
+	int (*set_fifo)(void *ctx, bool fifo);
+	void *set_fifo_ctx;
 };
 
 /*
@@ -216,6 +225,12 @@ struct waiter {
 	uint64_t guard_sleeps;         /* planned sleeps (naps in gaps and chunks) */
 	uint64_t plan_chunks;          /* of them, chunks: sleeps with no gap to put them in */
 	uint64_t plan_delays;          /* planned sleeps that woke after the deadline */
+	int (*set_fifo)(void *ctx, bool fifo); /* sched_cfg.set_fifo; NULL = chunks */
+	void *set_fifo_ctx;
+	bool demoted;                  /* running at normal priority to pay the throttle */
+	uint64_t demoted_at_ns;        /* since when, ns */
+	uint64_t demotions;            /* switches to normal priority */
+	uint64_t demoted_ns;           /* time spent at normal priority, ns (closed spells) */
 };
 
 /*
@@ -359,6 +374,7 @@ struct rt_cfg {
 
 struct rt {
 	bool fifo;              /* SCHED_FIFO is in force */
+	int priority;           /* its priority */
 	uint32_t busy_max_permille; /* for sched_cfg: the busy share that stays clear of throttling; 0 = any */
 	bool pinned;            /* the CPU affinity was set */
 	bool locked;            /* memory is locked */
@@ -388,5 +404,12 @@ void rt_setup(struct rt *rt, const struct rt_cfg *cfg);
  * likes).  Safe on a zeroed or already released @rt.
  */
 void rt_release(struct rt *rt);
+
+/*
+ * rt_set_fifo() - sched_cfg.set_fifo for a struct rt (@ctx) that is
+ * SCHED_FIFO: put the calling thread back at rt->priority under SCHED_FIFO
+ * (@fifo) or at normal priority under SCHED_OTHER.  0 or -errno.
+ */
+int rt_set_fifo(void *ctx, bool fifo);
 
 #endif

@@ -18,6 +18,8 @@ struct sched_report {
 	uint64_t late_shifted_ns;   /* --late=shift: total the schedule was moved back by, ns */
 	uint64_t guard_sleeps;      /* planned sleeps: idle time the real-time throttle needs */
 	uint64_t plan_chunks;       /* of them, sleeps with no gap to go in (packets waited) */
+	uint64_t plan_demotions;    /* spells at normal priority instead of chunks */
+	uint64_t plan_demoted_ns;   /* their total length, ns */
 	/* late_packets by cause, as the waiter saw it (they add up to late_packets) */
 	uint64_t late_timer;        /* a sleep woke later than the spin margin covered */
 	uint64_t late_plan;         /* a planned sleep (for the real-time throttle) */

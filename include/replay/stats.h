@@ -77,6 +77,7 @@ struct stats_lane {
 	const char *method_mode; /* how the method runs; NULL or "" = nothing to say */
 	const char *dev;         /* interface or output file */
 	uint64_t read, sent, failed, retried, filtered, bytes_sent; /* as in struct stats */
+	uint64_t impair_dropped, impair_copies; /* as in struct stats */
 	/* -i/-I: the interface's own counters over the run (src/checks.c); only when if_valid. */
 	bool if_valid;
 	uint64_t if_tx_packets;  /* tx_packets it counted during the run */
@@ -99,6 +100,20 @@ struct stats {
 	const char *method;  /* method name (of intf1 with two lanes) */
 	const char *method_mode; /* how the method runs ("copy mode, queue 0"); NULL or "" = nothing to say */
 	const char *dev;     /* interface or output file (intf1 with two lanes) */
+	/*
+	 * Impairment (--impair, --loss, ...): then every packet read, and every
+	 * copy an action added, ends sent, filtered, failed or impair_dropped:
+	 * read + impair_copies = sent + filtered + failed + impair_dropped,
+	 * printed as such.  impair_qdropped is the part of impair_dropped that
+	 * found no room in the queue.  The impairment module's own account is
+	 * printed and written by the hooks, as "impairment" in the JSON.
+	 */
+	bool impaired;
+	uint64_t impair_dropped, impair_qdropped, impair_copies;
+	void (*extra_print)(const void *arg, FILE *f);
+	int (*extra_json)(const void *arg, FILE *f); /* one JSON value, the value of extra_key */
+	const char *extra_key;
+	const void *extra_arg;
 	/*
 	 * The lanes: one (-i or -w), or two (-i and -I).  With one, the summary
 	 * and the JSON are the lane's without naming it; with two, each side

@@ -11,13 +11,22 @@
 #   -r REPS     repetitions of the whole matrix, interleaved (default 3); medians reported
 #   -o DIR      where traces, captures and results go (default: a new /tmp/replay-timing.*)
 #   -s SECONDS  length of each run (default 2; 3 for the 1 ms and 2.5 ms gaps)
-#   -x          also the loaded variant: stress-ng --cpu 2 --vm 1 during every run
-#   -S SENDERS  the senders on an idle machine (default "replay replay-rt tcpreplay")
-#   POINT       any of d10 d20 d100 d1000 d2500 pps10k pps100k pps500k mbps100 mbps1000
-#               (default: all)
+#   -x          also the loaded variant: stress-ng --cpu 2 --io 1 --vm 1 during every run
+#   -S SENDERS  the senders on an idle machine (default "replay replay-rt tcpreplay
+#               tcpreplay46 cyclictest")
+#   POINT       any of dN (N us gaps: d10 d20 d70 d100 d1000 d2500 ...), ppsN[k],
+#               mbpsN (default: d10 d20 d70 d100 d1000 d2500 pps10k pps100k pps500k
+#               mbps100 mbps1000)
 #
-# Senders: replay (defaults), replay --rt-priority 50, tcpreplay; under load
-# replay --rt-priority 50 and tcpreplay.  For each run: frames lost, duration
+# Senders: replay (defaults), replay-rt (--rt-priority 50), tcpreplay
+# (Debian's 4.4.3), tcpreplay46 (4.6 from ../shared/anchors, or $TCPREPLAY46;
+# skipped with a note when absent), and cyclictest (rt-tests; at the dN
+# points only: the machine's floor -- cyclictest -p 50 on the sender's CPU at
+# the same interval, its wake-up latency percentiles in the ia_* columns,
+# for the "within 1.5 us of cyclictest's p99" comparison); under load
+# (LOAD_SENDERS) replay, replay-rt and tcpreplay.  The sender runs on CPU
+# $SENDER_CPU (default 0), the receiver on $RX_CPU (default 1): the
+# far-side receiver never competes with the sender.  For each run: frames lost, duration
 # error, inter-arrival error percentiles (|actual gap - scheduled gap| over
 # consecutive arrivals), achieved rate and the sender's CPU share
 # (timing-stats run: user + system time of the sender / wall time).  Each
@@ -44,7 +53,10 @@ REPS=3
 OUT=""
 SECS=2
 STRESS=0
-SENDERS="replay replay-rt tcpreplay"
+SENDERS="replay replay-rt tcpreplay tcpreplay46 cyclictest"
+SENDER_CPU=${SENDER_CPU:-0}
+RX_CPU=${RX_CPU:-1}
+TCPREPLAY46=${TCPREPLAY46:-$ROOT/../shared/anchors/tcpreplay-4.6.0-beta2/bin/tcpreplay}
 while getopts "r:o:s:xS:" opt; do
 	case $opt in
 	S) SENDERS=$OPTARG ;;
@@ -57,7 +69,7 @@ while getopts "r:o:s:xS:" opt; do
 done
 shift $((OPTIND - 1))
 POINTS=("$@")
-[ ${#POINTS[@]} -gt 0 ] || POINTS=(d10 d20 d100 d1000 d2500 pps10k pps100k pps500k mbps100 mbps1000)
+[ ${#POINTS[@]} -gt 0 ] || POINTS=(d10 d20 d70 d100 d1000 d2500 pps10k pps100k pps500k mbps100 mbps1000)
 
 for f in "$REPLAY" "$GENTRACE" "$TSTATS" "$REPLAY_RX"; do
 	[ -x "$f" ] || { echo "timing.sh: $f missing: build first (meson setup build && ninja -C build)" >&2; exit 1; }
@@ -65,6 +77,17 @@ done
 for t in tcpdump tcpreplay; do
 	command -v $t >/dev/null || { echo "timing.sh: $t missing (scripts/deps.sh installs it)" >&2; exit 1; }
 done
+case " $SENDERS " in
+*" cyclictest "*) command -v cyclictest >/dev/null ||
+	{ echo "timing.sh: cyclictest missing (scripts/deps.sh installs rt-tests)" >&2; exit 1; } ;;
+esac
+case " $SENDERS " in
+*" tcpreplay46 "*)
+	if [ ! -x "$TCPREPLAY46" ]; then
+		echo "timing.sh: note: no tcpreplay 4.6 at $TCPREPLAY46 (set TCPREPLAY46): not measured" >&2
+		SENDERS=$(echo " $SENDERS " | sed 's/ tcpreplay46 / /')
+	fi ;;
+esac
 [ $STRESS = 0 ] || command -v stress-ng >/dev/null ||
 	{ echo "timing.sh: stress-ng missing (scripts/deps.sh installs it)" >&2; exit 1; }
 
@@ -103,10 +126,10 @@ rx_start() {
 	: >"$WORK/rx.err"
 	rm -f "$WORK/rx.json"
 	if [ "${RX:-replay-rx}" = tcpdump ]; then
-		ip netns exec "$NS_B" tcpdump -i "$IF_B" -Q in -s 128 -B 65536 --immediate-mode \
+		ip netns exec "$NS_B" taskset -c "$RX_CPU" tcpdump -i "$IF_B" -Q in -s 128 -B 65536 --immediate-mode \
 			--time-stamp-precision=nano -w "$1" 2>"$WORK/rx.err" &
 	else
-		ip netns exec "$NS_B" "$REPLAY_RX" -i "$IF_B" -s 128 -q -w "$1" \
+		ip netns exec "$NS_B" taskset -c "$RX_CPU" "$REPLAY_RX" -i "$IF_B" -s 128 -q -w "$1" \
 			--json "$WORK/rx.json" 2>"$WORK/rx.err" &
 	fi
 	CAP_PID=$!
@@ -193,6 +216,11 @@ measure() {
 	replay) cmd=("$REPLAY" -q -i "$IF_A" --stats-json "$js" $(replay_opts "$point") "$trace") ;;
 	replay-rt) cmd=("$REPLAY" -q -i "$IF_A" --stats-json "$js" --rt-priority 50 $(replay_opts "$point") "$trace") ;;
 	tcpreplay) cmd=(tcpreplay -q -i "$IF_A" $(tcpreplay_opts "$point") "$trace") ;;
+	tcpreplay46) cmd=("$TCPREPLAY46" -q -i "$IF_A" $(tcpreplay_opts "$point") "$trace") ;;
+	cyclictest)
+		case $point in d*) ;; *) return 0 ;; esac
+		cyclic "$variant" "$point" "$rep"
+		return 0 ;;
 	# For experiments: SCHED_FIFO from outside (no mlockall, no throttling guard).
 	replay-rt-shift) cmd=("$REPLAY" -q -i "$IF_A" --stats-json "$js" --rt-priority 50 --late shift $(replay_opts "$point") "$trace") ;;
 	replay-rt-spin) cmd=("$REPLAY" -q -i "$IF_A" --stats-json "$js" --rt-priority 50 --timer spin $(replay_opts "$point") "$trace") ;;
@@ -202,12 +230,12 @@ measure() {
 	exec 9>"$LOCK"
 	flock 9
 	if [ "$variant" = load ]; then
-		stress-ng --cpu 2 --vm 1 --timeout 300 >/dev/null 2>&1 &
+		stress-ng --cpu 2 --io 1 --vm 1 --timeout 300 >/dev/null 2>&1 &
 		STRESS_PID=$!
 		sleep 1
 	fi
 	rx_start "$cap"
-	in_a "$TSTATS" run "$cpu" -- "${cmd[@]}" >"$WORK/sender.out" 2>"$WORK/sender.err" ||
+	in_a taskset -c "$SENDER_CPU" "$TSTATS" run "$cpu" -- "${cmd[@]}" >"$WORK/sender.out" 2>"$WORK/sender.err" ||
 		echo "# $id: sender exited $?: $(head -c 300 "$WORK/sender.err")" >&2
 	rx_stop
 	stop_stress
@@ -224,6 +252,46 @@ measure() {
 		"$(json_num "$ana" pps)" "$(json_num "$ana" mbps)" \
 		"$( [ -s "$js" ] && json_num "$js" late_stalls || echo -)" \
 		"$(json_num "$ana" short_gaps)" >>"$OUT/results.tsv"
+	tail -n1 "$OUT/results.tsv"
+}
+
+# cyclic VARIANT POINT REP: cyclictest at POINT's interval on the sender's CPU,
+# SCHED_FIFO 50, memory locked, for as long as a sender's run; its wake-up
+# latency p50/p99/p99.9/max (from a 1 us histogram; overflows past 20 ms
+# count as 20 ms) go into the ia_* columns, cpu_pct is left empty.
+cyclic() {
+	local variant=$1 point=$2 rep=$3 id hist secs=$SECS us=${2#d}
+	id="$variant-$point-cyclictest-$rep"
+	hist="$OUT/$id.hist"
+	case $point in d1000 | d2500) secs=$((SECS > 3 ? SECS : 3)) ;; esac
+	exec 9>"$LOCK"
+	flock 9
+	if [ "$variant" = load ]; then
+		stress-ng --cpu 2 --io 1 --vm 1 --timeout 300 >/dev/null 2>&1 &
+		STRESS_PID=$!
+		sleep 1
+	fi
+	cyclictest -m -q -t 1 -a "$SENDER_CPU" -p 50 -i "$us" -D "$secs" -h 20000 --histfile="$hist" \
+		>"$WORK/cyclic.out" 2>&1 || echo "# $id: cyclictest exited $?: $(head -c 300 "$WORK/cyclic.out")" >&2
+	stop_stress
+	flock -u 9
+	exec 9>&-
+	awk -v id="$variant\t$point\tcyclictest\t$rep" '
+	/^# Histogram Overflows:/ { over = $4 + 0 }
+	/^# Max Latencies:/ { mx = $4 + 0 }
+	/^[0-9]/ { n = $2 + 0; if (n) { lat[++k] = $1 + 0; cnt[k] = n; tot += n } }
+	END {
+		tot += over
+		if (!tot) { printf "%s\t0\t0\t0\t\t\t\t\t\t\t\t\t\t\n", id; exit }
+		for (i = 1; i <= k; i++) {
+			c += cnt[i]
+			if (!p50 && c * 2 >= tot) p50 = lat[i]
+			if (!p99 && c * 100 >= tot * 99) p99 = lat[i]
+			if (!p999 && c * 1000 >= tot * 999) p999 = lat[i]
+		}
+		if (!p50) p50 = 20000; if (!p99) p99 = 20000; if (!p999) p999 = 20000
+		printf "%s\t%d\t0\t0\t\t%d\t%d\t%d\t%d\t\t\t\t\t\n", id, tot, p50 * 1000, p99 * 1000, p999 * 1000, mx * 1000
+	}' "$hist" >>"$OUT/results.tsv"
 	tail -n1 "$OUT/results.tsv"
 }
 
@@ -252,7 +320,7 @@ for rep in $(seq "$REPS"); do
 			measure idle "$p" "$s" "$rep"
 		done
 		if [ $STRESS = 1 ]; then
-			for s in ${LOAD_SENDERS:-replay-rt tcpreplay}; do
+			for s in ${LOAD_SENDERS:-replay replay-rt tcpreplay}; do
 				measure load "$p" "$s" "$rep"
 			done
 		fi
@@ -294,6 +362,7 @@ summarize() {
 			tk = f[1] SUBSEP f[2] SUBSEP "tcpreplay"
 			ratio = (f[3] != "tcpreplay" && (tk in p99) && p99[key] > 0) ? sprintf("%.1fx", p99[tk] / p99[key]) : ""
 			rate = f[2] ~ /^mbps/ ? sprintf("%.2f Mbit/s", median(key, 15)) : sprintf("%.0f pps", median(key, 14))
+			if (f[3] == "cyclictest") { rate = "(wake-up latency)"; ratio = "" }
 			printf "| %s | %s | %s | %d | %+.3f %% | %.1f us | %.1f us (%s) | %.1f us | %.1f us | %.2f %% | %.0f %% | %s | %s |\n",
 				f[1], f[2], f[3], lost[key], median(key, 8), median(key, 9) / 1000,
 				p99[key] / 1000, range(key, 10), median(key, 11) / 1000, median(key, 12) / 1000,

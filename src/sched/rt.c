@@ -91,6 +91,17 @@ static void fifo(struct rt *rt, int prio)
 		return;
 	}
 	rt->fifo = true;
+	rt->priority = prio;
+}
+
+int rt_set_fifo(void *ctx, bool fifo)
+{
+	const struct rt *rt = ctx;
+	struct sched_param sp = { .sched_priority = fifo ? rt->priority : 0 };
+
+	if (sched_setscheduler(0, fifo ? SCHED_FIFO : SCHED_OTHER, &sp) < 0)
+		return -errno;
+	return 0;
 }
 
 static void lock_memory(struct rt *rt)
@@ -151,8 +162,8 @@ static void throttling(struct rt *rt, enum sched_timer timer)
 			 "a real-time task that never sleeps is stopped for %ld ms in every %ld ms.  The hybrid "
 			 "timer sleeps until its spin margin before each packet; where gaps are shorter than "
 			 "that it keeps below %u.%u %% busy by planning naps into the trace's longest gaps, or, "
-			 "if the gaps leave no room, by sleeping 0.3 ms at a time (packets due meanwhile go late: "
-			 "counted as planned sleeps) rather than stall for %ld ms.  "
+			 "if the gaps leave no room, by running at normal priority (which the throttle does not "
+			 "count) for 20 ms at a time rather than stall for %ld ms.  "
 			 "'sysctl kernel.sched_rt_runtime_us=-1' lifts the limit",
 		     rt->rt_runtime_us, rt->rt_period_us, stop_ms, rt->rt_period_us / 1000,
 		     rt->busy_max_permille / 10, rt->busy_max_permille % 10, stop_ms);

@@ -297,13 +297,15 @@ static void plan_line(const struct waiter *w, char *buf, size_t len)
 			 (double)w->plan_gap_ns / 1e3);
 	else if (w->plan_gap_ns)
 		snprintf(buf + n, len - (size_t)n,
-			 "; real-time throttle: %u.%u %% idle, planned into the gaps >= %.1f us as far as they go, the rest in 0.3 ms chunks",
+			 "; real-time throttle: %u.%u %% idle, planned into the gaps >= %.1f us as far as they go, the rest %s",
 			 (1000 - w->busy_max_permille) / 10, (1000 - w->busy_max_permille) % 10,
-			 (double)w->plan_gap_ns / 1e3);
+			 (double)w->plan_gap_ns / 1e3,
+			 w->set_fifo ? "at normal priority, 20 ms at a time" : "in 0.3 ms chunks");
 	else
 		snprintf(buf + n, len - (size_t)n,
-			 "; real-time throttle: %u.%u %% idle in 0.3 ms chunks (no gap long enough to nap in)",
-			 (1000 - w->busy_max_permille) / 10, (1000 - w->busy_max_permille) % 10);
+			 "; real-time throttle: %u.%u %% idle %s (no gap long enough to nap in)",
+			 (1000 - w->busy_max_permille) / 10, (1000 - w->busy_max_permille) % 10,
+			 w->set_fifo ? "paid at normal priority, 20 ms at a time" : "in 0.3 ms chunks");
 }
 
 void sched_report(const struct sched *s, struct sched_report *rep)
@@ -319,6 +321,10 @@ void sched_report(const struct sched *s, struct sched_report *rep)
 		.late_shifted_ns = s->shifted_ns,
 		.guard_sleeps = w->guard_sleeps,
 		.plan_chunks = w->plan_chunks,
+		.plan_demotions = w->demotions,
+		/* a spell still open counts to the last time the waiter saw */
+		.plan_demoted_ns = w->demoted_ns + (w->demoted && w->owed_at_ns > w->demoted_at_ns ?
+						    w->owed_at_ns - w->demoted_at_ns : 0),
 		.late_timer = s->late_cause[WAIT_CAUSE_TIMER],
 		.late_plan = s->late_cause[WAIT_CAUSE_PLAN],
 		.late_spin = s->late_cause[WAIT_CAUSE_SPIN],

@@ -50,7 +50,15 @@
  *     where the gap has no room for one, by a sleep of 300 us at once
  *     (packets due meanwhile go late and are caught up: a few late by
  *     0.3 ms rather than all by 50 ms).  When G's gaps cannot pay the whole
- *     share (or there are none) that is how the rest is paid.
+ *     share (or there are none) that is how the rest is paid -- unless the
+ *     waiter may change its own policy (sched_cfg.set_fifo, as replay sets
+ *     it): then a debt at the limit is paid without sleeping at all, by
+ *     dropping to SCHED_OTHER, which the throttle does not count, until
+ *     the account is back at full credit (20 ms), and returning to
+ *     SCHED_FIFO.  For those spells the sender is exactly what it is
+ *     without --rt-priority -- a normal task spinning across short gaps --
+ *     so --rt-priority can only improve on the default, never add a late
+ *     chunk.
  *
  * The plan predicts from the schedule seen so far: a trace whose long gaps
  * recur within about a second is planned exactly after the first one.
@@ -99,6 +107,8 @@
  * packets late by ~130 us (the p99) and 300 us chunks 0.5 %.
  */
 #define PLAN_NAP_MIN_NS  20000ull
+/* Time before a deadline that a switch back to SCHED_FIFO (one system call) needs. */
+#define PROMOTE_ROOM_NS  10000ull
 #define PLAN_CHUNK_NS    300000ll
 /* The gap statistics move on every 10 ms of schedule, and decay by 1/64 each time (~0.6 s memory). */
 #define GAP_TICK_NS   10000000ull
@@ -141,6 +151,8 @@ void waiter_init(struct waiter *w, const struct sched_cfg *cfg, struct clock *cl
 		.adaptive = cfg->timer == SCHED_TIMER_HYBRID && !cfg->spin_fixed,
 		.margin_ns = cfg->spin_fixed ? cfg->spin_ns : 0,
 		.busy_max_permille = cfg->timer == SCHED_TIMER_HYBRID ? cfg->busy_max_permille : 0,
+		.set_fifo = cfg->timer == SCHED_TIMER_HYBRID ? cfg->set_fifo : NULL,
+		.set_fifo_ctx = cfg->set_fifo_ctx,
 	};
 }
 
@@ -268,6 +280,13 @@ static void plan_account(struct waiter *w, uint64_t now)
 		return;
 	dt = MIN(now - w->owed_at_ns, PLAN_STEP_NS);
 	w->owed_at_ns = now;
+	if (w->demoted) {
+		/* At normal priority the throttle counts nothing: all of it pays. */
+		w->owed_ns -= (int64_t)dt;
+		if (w->owed_ns < -PLAN_CREDIT_NS)
+			w->owed_ns = -PLAN_CREDIT_NS;
+		return;
+	}
 	w->owed_ns += (int64_t)(dt * (1000 - w->busy_max_permille) / 1000);
 	if (w->owed_ns > (int64_t)PLAN_STEP_NS)
 		w->owed_ns = (int64_t)PLAN_STEP_NS;
@@ -347,7 +366,7 @@ static uint64_t sleep_to(struct waiter *w, uint64_t target, uint64_t now, int *r
 		return 0;
 	w->sleeps++;
 	woke = now_of(w);
-	if (w->busy_max_permille) {
+	if (w->busy_max_permille && !w->demoted) {
 		plan_account(w, woke);
 		w->owed_ns -= (int64_t)(woke - now);
 		if (w->owed_ns < -PLAN_CREDIT_NS)
@@ -382,6 +401,27 @@ static int64_t spin_to(struct waiter *w, uint64_t deadline_ns)
 }
 
 /*
+ * Drop to normal priority (@fifo false) or return to SCHED_FIFO.  A switch
+ * that fails leaves the policy as it was; a failed demotion also ends
+ * demoting for the run (the debt is slept off in chunks instead).
+ */
+static void plan_policy(struct waiter *w, bool fifo, uint64_t now)
+{
+	if (w->set_fifo(w->set_fifo_ctx, fifo) < 0) {
+		if (!fifo)
+			w->set_fifo = NULL;
+		return;
+	}
+	w->demoted = !fifo;
+	if (fifo) {
+		w->demoted_ns += now - w->demoted_at_ns;
+	} else {
+		w->demotions++;
+		w->demoted_at_ns = now;
+	}
+}
+
+/*
  * Owed idle, paid now if the plan says so, in a gap shorter than the margin
  * (a longer one pays by the hybrid's own sleep): a nap to nap_keep() before
  * the deadline in a gap the plan chose; with the debt at its limit, a nap as
@@ -400,6 +440,8 @@ static int plan_pay(struct waiter *w, uint64_t deadline_ns, uint64_t now, int64_
 		target = deadline_ns - keep; /* a gap the plan chose */
 	} else if (w->owed_ns < PLAN_DEBT_NS) {
 		return 0; /* a longer gap may yet pay it */
+	} else if (w->set_fifo && (plan_policy(w, false, now), w->demoted)) {
+		return 0; /* at the limit: paid at normal priority, spinning on as before */
 	} else if (rem >= PLAN_NAP_MIN_NS) {
 		/*
 		 * At the limit, and this gap is what there is: a nap to as
@@ -441,6 +483,9 @@ int64_t waiter_until(struct waiter *w, uint64_t deadline_ns)
 	if (w->busy_max_permille) {
 		plan_account(w, now);
 		plan_gap(w, deadline_ns);
+		/* Back to SCHED_FIFO at full credit, where the switch's few us cannot make this packet late. */
+		if (w->demoted && w->owed_ns <= -PLAN_CREDIT_NS && deadline_ns > now + PROMOTE_ROOM_NS)
+			plan_policy(w, true, now);
 	}
 	if (now >= deadline_ns) {
 		/* A run of late packets keeps the cause of its first; otherwise the loop was late. */

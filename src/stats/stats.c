@@ -57,6 +57,15 @@ void stats_print(const struct stats *s, FILE *f)
 		(unsigned long long)s->read, (unsigned long long)s->sent,
 		(unsigned long long)s->filtered, (unsigned long long)s->failed,
 		(unsigned long long)s->retried);
+	if (s->impaired)
+		fprintf(f, "Accounting: read %llu + copies %llu = sent %llu + filtered %llu + failed %llu + "
+			"impaired-dropped %llu (%llu for want of queue room)\n",
+			(unsigned long long)s->read, (unsigned long long)s->impair_copies,
+			(unsigned long long)s->sent, (unsigned long long)s->filtered,
+			(unsigned long long)s->failed, (unsigned long long)s->impair_dropped,
+			(unsigned long long)s->impair_qdropped);
+	if (s->extra_print)
+		s->extra_print(s->extra_arg, f);
 	if (s->send_err.count) {
 		static const struct {
 			const char *name;
@@ -93,6 +102,9 @@ void stats_print(const struct stats *s, FILE *f)
 			fprintf(f, "; %llu planned sleeps for real-time throttling (%llu with no gap to go in)",
 				(unsigned long long)s->sched.guard_sleeps,
 				(unsigned long long)s->sched.plan_chunks);
+		if (s->sched.plan_demotions)
+			fprintf(f, "; %llu spells at normal priority for real-time throttling (%.1f ms)",
+				(unsigned long long)s->sched.plan_demotions, (double)s->sched.plan_demoted_ns / 1e6);
 		if (s->sched.plan[0])
 			fprintf(f, "; plan: %s", s->sched.plan);
 		fputc('\n', f);
@@ -169,6 +181,8 @@ int stats_write_json(const struct stats *s, FILE *f)
 	stats_json_str(f, s->sched.timer ? s->sched.timer : "none");
 	fprintf(f, ",\"spin_margin_ns\":%llu,\"guard_sleeps\":%llu", (unsigned long long)s->sched.spin_margin_ns,
 		(unsigned long long)s->sched.guard_sleeps);
+	fprintf(f, ",\"plan_demotions\":%llu,\"plan_demoted_ns\":%llu", (unsigned long long)s->sched.plan_demotions,
+		(unsigned long long)s->sched.plan_demoted_ns);
 	fprintf(f, ",\"plan_chunks\":%llu,\"sleep_overshoots\":%llu,\"spin_pauses\":%llu,\"plan\":",
 		(unsigned long long)s->sched.plan_chunks, (unsigned long long)s->sched.sleep_overshoots,
 		(unsigned long long)s->sched.spin_pauses);
@@ -204,6 +218,20 @@ int stats_write_json(const struct stats *s, FILE *f)
 			(unsigned long long)l->filtered, (unsigned long long)l->bytes_sent);
 		json_if(f, l);
 		fprintf(f, "}");
+	}
+	if (s->impaired)
+		fprintf(f, ",\"packets_impair_dropped\":%llu,\"packets_impair_queue_dropped\":%llu,"
+			"\"impair_copies\":%llu",
+			(unsigned long long)s->impair_dropped, (unsigned long long)s->impair_qdropped,
+			(unsigned long long)s->impair_copies);
+	if (s->extra_json) {
+		int rc;
+
+		fprintf(f, ",");
+		stats_json_str(f, s->extra_key);
+		fprintf(f, ":");
+		if ((rc = s->extra_json(s->extra_arg, f)) < 0)
+			return rc;
 	}
 	fprintf(f, "}\n");
 	if (fflush(f) != 0 || ferror(f))

@@ -124,6 +124,24 @@ static bool record_fits(const uint8_t *r, size_t rlen, size_t avail)
 	return !is_eth(r[8] & 0x7f) || ERF_HDR_BYTES + (size_t)ext + ERF_ETH_PAD_BYTES <= rlen;
 }
 
+/* What erf_probe() reads: the first ERF_PROBE_RECORDS records as their headers give their lengths. */
+static size_t erf_probe_want(const uint8_t *head, size_t len)
+{
+	size_t at = 0;
+
+	for (int n = 0; n < ERF_PROBE_RECORDS; n++) {
+		size_t rlen;
+
+		if (len < at + ERF_HDR_BYTES)
+			return at + ERF_HDR_BYTES;
+		rlen = be16(head + at + 10);
+		if (rlen < ERF_HDR_BYTES)
+			return at + ERF_HDR_BYTES; /* the probe decides on this header */
+		at += rlen;
+	}
+	return at;
+}
+
 static bool erf_probe(const uint8_t *head, size_t len)
 {
 	size_t at = 0;
@@ -314,6 +332,7 @@ static void erf_close(struct trace *t)
 const struct trace_ops trace_erf_ops = {
 	.name = "erf",
 	.probe = erf_probe,
+	.probe_want = erf_probe_want,
 	.open = erf_open,
 	.next = erf_next,
 	.close = erf_close,

@@ -215,8 +215,9 @@ static int trace_start(struct trace *t)
 	if (t->src == TRACE_SRC_STREAM) {
 		/*
 		 * pcap and pcapng are told by their first 4 bytes: a pipe need not
-		 * wait for more before its first record can go.  ERF has no magic
-		 * and waits for PROBE_BYTES (or the end of the input) below.
+		 * wait for more before its first record can go.  ERF has no magic:
+		 * its probe reads the first few records, and a stream waits for
+		 * those (their headers say how long they are), not for more.
 		 */
 		head = trace_peek(t, 4, &got);
 		if (t->io_err)
@@ -224,6 +225,33 @@ static int trace_start(struct trace *t)
 		for (size_t i = 0; head && i < ARRAY_SIZE(formats); i++)
 			if (formats[i]->probe(head, got))
 				return start_format(t, formats[i]);
+		for (size_t i = 0; head && i < ARRAY_SIZE(formats); i++) {
+			const uint8_t *h = head;
+			size_t have = got, want;
+
+			if (!formats[i]->probe_want)
+				continue;
+			while ((want = formats[i]->probe_want(h, have)) > have && want <= PROBE_BYTES) {
+				h = trace_peek(t, want, &got);
+				if (t->io_err)
+					return trace_src_failed(t);
+				if (!h) { /* the input ended first: probe what there is */
+					h = t->base + t->pos;
+					have = got;
+					break;
+				}
+				have = want;
+			}
+			/*
+			 * Records longer than PROBE_BYTES: the probe below reads the
+			 * same PROBE_BYTES as it would from a file, so a pipe and a
+			 * file of the same bytes never differ.
+			 */
+			if (want > PROBE_BYTES && want > have)
+				continue;
+			if (formats[i]->probe(h, have))
+				return start_format(t, formats[i]);
+		}
 	}
 	head = trace_peek(t, PROBE_BYTES, &got);
 	if (t->io_err)

@@ -33,6 +33,12 @@ struct trace_ops {
 	const char *name;
 	/* probe() - true if @head (the first @len bytes of the input) is this format. Magic only. */
 	bool (*probe)(const uint8_t *head, size_t len);
+	/*
+	 * probe_want() - optional, for a format without magic: how many bytes
+	 * probe() needs, given the first @len; at most @len when those are
+	 * enough.  A stream waits for that many (or its end), not for more.
+	 */
+	size_t (*probe_want)(const uint8_t *head, size_t len);
 	/* open() - parse the file header at the cursor; 0 or -errno (with trace_err()). */
 	int (*open)(struct trace *t);
 	/* next() - as trace_next(), in the recorded link type. */

@@ -997,6 +997,118 @@ static void test_plan_waits_for_long_gap(void **state)
 }
 
 /*
+ * The policy switch for test_plan_demotes(): it records each spell at
+ * normal priority in the fake clock's sleep log as idle (the throttle does
+ * not count SCHED_OTHER time), replacing the sleeps taken inside it, so
+ * min_idle_per_period() checks the throttle's budget with both.
+ */
+struct demote_log {
+	struct fakeclock *fc;
+	bool demoted;
+	uint64_t since;
+	unsigned switches;
+	int fail;          /* the switch's result when not 0 (as if refused) */
+};
+
+static void demote_close(struct demote_log *dl)
+{
+	struct fakeclock *fc = dl->fc;
+
+	while (fc->sleep_log_n && fc->sleep_log[fc->sleep_log_n - 1][0] >= dl->since)
+		fc->sleep_log_n--;
+	assert_true(!fc->sleep_log_n || fc->sleep_log[fc->sleep_log_n - 1][1] <= dl->since);
+	assert_true(fc->sleep_log_n < fc->sleep_log_cap);
+	fc->sleep_log[fc->sleep_log_n][0] = dl->since;
+	fc->sleep_log[fc->sleep_log_n++][1] = fc->now;
+	dl->demoted = false;
+}
+
+static int fake_set_fifo(void *ctx, bool fifo)
+{
+	struct demote_log *dl = ctx;
+
+	if (dl->fail)
+		return dl->fail;
+	dl->switches++;
+	assert_true(fifo == dl->demoted); /* only ever a switch to the other policy */
+	if (fifo) {
+		demote_close(dl);
+	} else {
+		dl->demoted = true;
+		dl->since = dl->fc->now;
+	}
+	return 0;
+}
+
+/*
+ * Where no gap can pay the throttle's share, the debt is paid at normal
+ * priority instead of by sleeping: no chunk, no packet late, and the budget
+ * still holds in every period -- so --rt-priority never does worse than the
+ * default.  A refused switch falls back to chunks.
+ */
+static void test_plan_demotes(void **state)
+{
+	static const uint64_t gaps[] = { 10000, 20000, 40000 };
+	struct fakeclock fc;
+	struct sched s;
+	struct sched_report rep;
+
+	(void)state;
+	for (size_t k = 0; k < ARRAY_SIZE(gaps); k++) {
+		struct demote_log dl = { .fc = &fc };
+		uint64_t d = T0;
+
+		init(&s, &fc, (struct sched_cfg){ .spin_fixed = true, .spin_ns = 150000,
+						  .busy_max_permille = RT_BUSY_MAX,
+						  .set_fifo = fake_set_fifo, .set_fifo_ctx = &dl });
+		log_sleeps(&fc);
+		fc.oversleep_ns = 40000;
+		while (d < T0 + 3 * RT_PERIOD) {
+			d += gaps[k];
+			assert_int_equal(sched_wait(&s, d), 0);
+			assert_int_equal(fc.now, d);
+		}
+		sched_report(&s, &rep);
+		if (dl.demoted)
+			demote_close(&dl);
+		assert_int_equal(rep.plan_chunks, 0);
+		assert_int_equal(rep.late_packets, 0);
+		assert_true(rep.plan_demotions > 0);
+		assert_true(rep.plan_demoted_ns > 0);
+		assert_non_null(strstr(rep.plan, "at normal priority"));
+		if (gaps[k] > 10000) {
+			/* Back to SCHED_FIFO after each spell: the real-time share is most of the run. */
+			assert_true(rep.plan_demotions > 3);
+			assert_true(rep.plan_demoted_ns < 3 * RT_PERIOD / 4);
+		} else {
+			/* 10 us gaps leave no room for the switch back: normal priority, as the default. */
+			assert_int_equal(rep.plan_demotions, 1);
+		}
+		if (min_idle_per_period(&fc) < RT_PERIOD - RT_RUNTIME)
+			fail_msg("%llu us gaps: the throttle's budget was exceeded", (unsigned long long)gaps[k] / 1000);
+	}
+
+	/* The switch refused: chunks as before, and no spell counted. */
+	{
+		struct demote_log dl = { .fc = &fc, .fail = -EPERM };
+		uint64_t d = T0;
+
+		init(&s, &fc, (struct sched_cfg){ .spin_fixed = true, .spin_ns = 50000,
+						  .busy_max_permille = RT_BUSY_MAX,
+						  .set_fifo = fake_set_fifo, .set_fifo_ctx = &dl });
+		fc.oversleep_ns = 40000;
+		for (unsigned i = 0; i < 300000; i++) {
+			d += 10000;
+			sched_wait(&s, d);
+		}
+		sched_report(&s, &rep);
+		assert_true(rep.plan_chunks > 0);
+		assert_int_equal(rep.plan_demotions, 0);
+		assert_null(strstr(rep.plan, "at normal priority"));
+	}
+}
+
+/*
  * The adaptive margin converges on a programmed lateness distribution: 97 %
  * of wake-ups 20-60 us late, 3 % 80-240 us (uniform), whose p99.5 is
  * 80 + 160 * 5/6 = 213.3 us.  The margin settles on it plus an eighth and
@@ -1250,6 +1362,7 @@ int main(void)
 		cmocka_unit_test(test_plan_budget),
 		cmocka_unit_test(test_plan_long_gaps_first),
 		cmocka_unit_test(test_plan_waits_for_long_gap),
+		cmocka_unit_test(test_plan_demotes),
 		cmocka_unit_test(test_margin_converges),
 		cmocka_unit_test(test_late_causes),
 		cmocka_unit_test(test_due),

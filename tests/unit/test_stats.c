@@ -188,6 +188,8 @@ static void test_timing_reported(void **state)
 	s.sched.late_shifted_ns = 52100000;
 	s.sched.guard_sleeps = 7;
 	s.sched.plan_chunks = 2;
+	s.sched.plan_demotions = 4;
+	s.sched.plan_demoted_ns = 81250000;
 	s.sched.late_timer = 20;
 	s.sched.late_plan = 11;
 	s.sched.late_spin = 6;
@@ -202,9 +204,10 @@ static void test_timing_reported(void **state)
 	assert_non_null(strstr(txt, "Timing: hybrid timer, spin margin 85.2 us; stalls (later than 1000.0 us): 3, "
 				    "41 packets late, schedule shifted by 52.10 ms (timer 20, planned sleep 11, "
 				    "spin pause 6, loop 4); 7 planned sleeps for real-time throttling (2 with no gap "
-				    "to go in); plan: sleep to 85.2 us before each \"deadline\"\n"));
+				    "to go in); 4 spells at normal priority for real-time throttling (81.2 ms); "
+				    "plan: sleep to 85.2 us before each \"deadline\"\n"));
 	assert_non_null(strstr(json, "\"timer\":\"hybrid\",\"spin_margin_ns\":85200,\"guard_sleeps\":7,"
-				     "\"plan_chunks\":2,\"sleep_overshoots\":25,\"spin_pauses\":9,"
+				     "\"plan_demotions\":4,\"plan_demoted_ns\":81250000,\"plan_chunks\":2,\"sleep_overshoots\":25,\"spin_pauses\":9,"
 				     "\"plan\":\"sleep to 85.2 us before each \\\"deadline\\\"\","));
 	assert_non_null(strstr(json, "\"late_stalls\":3,\"late_packets\":41,\"late_threshold\":1000000,"
 				     "\"late_shifted\":52100000,\"late_causes\":{\"timer\":20,\"plan\":11,"
