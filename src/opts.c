@@ -35,6 +35,10 @@ static const struct opt_def table[] = {
 	    .help = "with -I (or --info): which interface each packet leaves by: first (default), client, server, bridge, router, cidr:NET,..., port, mac:MAC,..."),
 	STR(cachefile, .name = "cachefile", .key = 'c', .metavar = "FILE", .group = OPT_GRP_INPUT,
 	    .help = "with -I (or --info): take each packet's interface from a tcpprep cache file (format 04)"),
+	FLAG(dualfile, .name = "dualfile", .key = '2', .group = OPT_GRP_INPUT,
+	     .help = "with -I: files in pairs, the first of each out -i, the second out -I, merged by timestamp"),
+	ENUM(method2, tx_method_choices, .name = "method2", .metavar = "NAME", .group = OPT_GRP_TX,
+	     .help = "with -I: transmit on the second interface with method NAME (default: --method's)"),
 	FLAG(trace.preload, .name = "preload", .key = 'K', .group = OPT_GRP_INPUT,
 	     .help = "read each trace into memory before sending (for loops); refused if it will not fit"),
 	FLAG(trace.preload, .name = "preload-pcap", .group = OPT_GRP_INPUT,
@@ -294,8 +298,6 @@ static const struct opt_hint tool_hints[] = {
 	/* short letters */
 	{ 'A', "decode", "tcpreplay's -A/--decode passes arguments to tcpdump for -v; replay decodes nothing: "
 			 "dry-run with -w FILE and read it with tcpdump -r", true },
-	{ '2', "dualfile", "tcpreplay's -2/--dualfile replays two files over two interfaces; " NOT_YET
-			   ": -i IF -I IF2 splits one trace between them (--split, -c)", true },
 	{ 'e', "endpoints", "tcprewrite's -e/--endpoints; " NOT_YET ": map addresses with --srcipmap/--dstipmap "
 			    "or --pnat", true },
 	{ '!', "more-help", "tcpreplay's -!/--more-help pages the help: replay --help | less", true },
@@ -387,6 +389,7 @@ static const struct opts defaults = {
 	.rt = { .cpu = -1 },
 	.tx = { .xdp_mode = TX_XDP_AUTO },
 	.method = TX_METHOD_AUTO,
+	.method2 = TX_METHOD_MAX, /* not given: --method's */
 	.edit = EDIT_CFG_DEFAULTS,
 	.loop = 1,
 	.impair = { .repeat = 1 },
@@ -504,8 +507,8 @@ static int check(struct opts *o, char *err, size_t len)
 		return opts_fail(err, len, "%s sends nothing: impairment (--impair, --loss, ...) applies to a replay",
 				 o->prep_cmd ? "replay prep" : "--info");
 	if (o->prep_cmd) {
-		if (ifname || o->intf2 || wpath || o->prep_path)
-			return opts_fail(err, len, "replay prep writes a sidecar: no -i, -I, -w or --prep");
+		if (ifname || o->intf2 || wpath || o->prep_path || o->dualfile)
+			return opts_fail(err, len, "replay prep writes a sidecar: no -i, -I, -w, --prep or --dualfile");
 		if (!o->prep_out)
 			return opts_fail(err, len, "replay prep: give the sidecar's name with -o FILE");
 		if (o->nfiles != 1)
@@ -533,6 +536,23 @@ static int check(struct opts *o, char *err, size_t len)
 		if (o->split_mode)
 			split_close(sp);
 	}
+	if (o->dualfile) {
+		/* tcpreplay's -2: each file's interface is its place in its pair; nothing else picks one. */
+		if (o->split_mode || o->cachefile)
+			return opts_fail(err, len, "--dualfile and --%s exclude each other: with --dualfile a packet's interface is its file's place in its pair",
+					 o->split_mode ? "split" : "cachefile");
+		if (o->prep_path)
+			return opts_fail(err, len, "--prep and --dualfile exclude each other: a sidecar belongs to one trace");
+		if (!o->info && !o->intf2)
+			return opts_fail(err, len, "--dualfile sends the first file of each pair by -i and the second by -I: give the second interface with -I IF");
+		if (!o->info && (o->nfiles == 0 || o->nfiles % 2))
+			return opts_fail(err, len, "--dualfile takes the files in pairs (one for -i, one for -I): %d given",
+					 o->nfiles);
+		/* The files of a pair are read side by side: standard input can be only one file. */
+		for (int i = 0, n = 0; i < o->nfiles; i++)
+			if (!strcmp(o->files[i], "-") && ++n > 1)
+				return opts_fail(err, len, "--dualfile: standard input ('-') can be given once, as one file of one pair");
+	}
 	if (o->info) {
 		if (ifname || o->intf2 || wpath)
 			return opts_fail(err, len, "--info only reads the files: it takes no -i, -I or -w");
@@ -557,6 +577,12 @@ static int check(struct opts *o, char *err, size_t len)
 			    opt_enum_name(tx_method_choices, (int)o->method));
 	if (ifname && o->method == TX_METHOD_FILE)
 		return opts_fail(err, len, "--method file needs an output file (-w FILE), not -i");
+	if (o->method2 != TX_METHOD_MAX && !o->intf2)
+		return opts_fail(err, len, "--method2 is the method of the second interface: give it with -I IF");
+	if (o->method2 == TX_METHOD_FILE)
+		return opts_fail(err, len, "--method2 file: -I is an interface; -w writes a file, and excludes -I");
+	if (o->method2 == TX_METHOD_MAX)
+		o->method2 = o->method;
 	/* A dry run computes the schedule in virtual time: nothing waits, nothing to pin. */
 	if (wpath && o->rt.priority)
 		warn(o, "--rt-priority does nothing with -w: a dry run waits for no deadline");

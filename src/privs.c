@@ -11,8 +11,9 @@
 
 void privs_needed(const struct opts *o, uint64_t *need, uint64_t *want)
 {
-	bool xdp = o->method == TX_METHOD_XDP;
-	bool autom = o->method == TX_METHOD_AUTO;
+	/* -I may use its own method (--method2): what either side needs. */
+	bool xdp = o->method == TX_METHOD_XDP || (o->intf2 && o->method2 == TX_METHOD_XDP);
+	bool autom = o->method == TX_METHOD_AUTO || (o->intf2 && o->method2 == TX_METHOD_AUTO);
 
 	*need = 0;
 	*want = 0;

@@ -42,10 +42,12 @@
  * one absolute deadline whichever lane it leaves by.
  *
  * What is built and what is still to come:
- *   sources  source_read() walks passes x files; source_next() yields each
- *            packet with its lane and deadline.  More sources (a second
- *            trace for --dualfile, a live capture) are more producers of
- *            such (packet, lane, deadline) triples.
+ *   sources  source_read() walks passes x files; source_read_dual() walks
+ *            passes x pairs of files (--dualfile), merging each pair by
+ *            timestamp, its file's place naming the lane; source_next()
+ *            yields each packet with its lane and deadline.  More sources
+ *            (a live capture) are more producers of such (packet, lane,
+ *            deadline) triples.
  *   queue    replay/dqueue.h: a fixed-capacity min-heap keyed by (deadline,
  *            insertion order).  With impairment (--impair, --loss, ...)
  *            run_impaired() puts it between source_next() and send_one():
@@ -488,12 +490,6 @@ static enum step pass_end(struct replay *r)
 	return STEP_NEXT;
 }
 
-/*
- * source_read() - the next record of passes x files into @p, from *@tp:
- * STEP_NEXT; or STEP_STOP at the end of the last pass (or a signal while
- * a pipe was awaited), STEP_ERROR on a read error (logged).  Each file's
- * warnings are reported at its end in the first pass.
- */
 /* A forward step between two records longer than this is worth a warning before it is waited out. */
 #define TS_JUMP_NS (60 * NSEC_PER_SEC)
 
@@ -520,9 +516,64 @@ static __attribute__((noinline, cold)) void warn_back(struct replay *r, const st
 		 trace_name(t), (unsigned long long)p->recno, (double)(r->src.prev_ts - p->ts_ns) / 1e9);
 }
 
-static enum step source_read(struct replay *r, const struct trace **tp, struct pkt *p)
+/* A timestamp jump a replay at recorded timing would wait out, or a step back: say so, once each. */
+static inline void note_ts(struct replay *r, const struct trace *t, const struct pkt *p)
 {
 	const struct opts *o = r->o;
+	struct source *s = &r->src;
+
+	if (unlikely(p->ts_ns > s->prev_ts + TS_JUMP_NS) && p->recno > 1 && !s->jump_warned &&
+	    o->sched.mode == SCHED_MODE_TRACE && !o->sched.max_gap_ns)
+		warn_jump(r, t, p);
+	else if (unlikely(p->ts_ns < s->prev_ts) && p->recno > 1 && !s->back_warned &&
+		 o->sched.mode == SCHED_MODE_TRACE)
+		warn_back(r, t, p);
+	s->prev_ts = p->ts_ns;
+}
+
+/*
+ * The start of the next pair of files (or of the next pass): STEP_NEXT
+ * with s->f at the first file to read, or why not.  Shared by both sources;
+ * @step is how many files a segment takes (1, or 2 with --dualfile).
+ */
+static enum step source_segment(struct replay *r, int step)
+{
+	const struct opts *o = r->o;
+	struct source *s = &r->src;
+
+	if (s->f == o->nfiles) {
+		enum step st = pass_end(r);
+
+		if (st != STEP_NEXT)
+			return st;
+		s->pass++;
+		s->f = 0;
+		if (o->loop && s->pass >= o->loop)
+			return STEP_STOP;
+		pass_begin(r);
+	}
+	if (s->pass || s->f)
+		sched_segment(&r->sched, s->pass && !s->f ? o->loopdelay_ns : 0);
+	for (int k = 0; k < step; k++) {
+		struct trace *t = r->traces[s->f + k];
+
+		if (s->pass && trace_rewind(t) < 0) {
+			log_err("%s", trace_strerror(t));
+			return STEP_ERROR;
+		}
+	}
+	s->in_file = true;
+	return STEP_NEXT;
+}
+
+/*
+ * source_read() - the next record of passes x files into @p, from *@tp:
+ * STEP_NEXT; or STEP_STOP at the end of the last pass (or a signal while
+ * a pipe was awaited), STEP_ERROR on a read error (logged).  Each file's
+ * warnings are reported at its end in the first pass.
+ */
+static enum step source_read(struct replay *r, const struct trace **tp, struct pkt *p)
+{
 	struct source *s = &r->src;
 
 	for (;;) {
@@ -530,38 +581,16 @@ static enum step source_read(struct replay *r, const struct trace **tp, struct p
 		int rc;
 
 		if (unlikely(!s->in_file)) {
-			if (s->f == o->nfiles) {
-				enum step step = pass_end(r);
+			enum step step = source_segment(r, 1);
 
-				if (step != STEP_NEXT)
-					return step;
-				s->pass++;
-				s->f = 0;
-				if (o->loop && s->pass >= o->loop)
-					return STEP_STOP;
-				pass_begin(r);
-			}
-			t = r->traces[s->f];
-			if (s->pass || s->f)
-				sched_segment(&r->sched, s->pass && !s->f ? o->loopdelay_ns : 0);
-			if (s->pass && trace_rewind(t) < 0) {
-				log_err("%s", trace_strerror(t));
-				return STEP_ERROR;
-			}
-			s->in_file = true;
+			if (step != STEP_NEXT)
+				return step;
 		}
 		t = r->traces[s->f];
 		rc = trace_next(t, p);
 		if (likely(rc == 1)) {
 			*tp = t;
-			/* A timestamp jump a replay at recorded timing would wait out: say so, once. */
-			if (unlikely(p->ts_ns > s->prev_ts + TS_JUMP_NS) && p->recno > 1 && !s->jump_warned &&
-			    o->sched.mode == SCHED_MODE_TRACE && !o->sched.max_gap_ns)
-				warn_jump(r, t, p);
-			else if (unlikely(p->ts_ns < s->prev_ts) && p->recno > 1 && !s->back_warned &&
-				 o->sched.mode == SCHED_MODE_TRACE)
-				warn_back(r, t, p);
-			s->prev_ts = p->ts_ns;
+			note_ts(r, t, p);
 			return STEP_NEXT;
 		}
 		s->in_file = false;
@@ -575,6 +604,80 @@ static enum step source_read(struct replay *r, const struct trace **tp, struct p
 		}
 		s->f++;
 	}
+}
+
+/*
+ * source_read_dual() - --dualfile (tcpreplay's -2): the files in pairs, the
+ * first of each pair for -i, the second for -I, read side by side and
+ * merged into one schedule by timestamp: each file's next packet is read
+ * ahead and the earlier of the two goes first; a tie goes to the first
+ * file, as tcpreplay 4.6 breaks it.  r->src.side is the packet's file in
+ * its pair, so its lane.  Each file is read in its own order: a file whose
+ * timestamps step back is not sorted, only interleaved.  Returns as
+ * source_read().
+ */
+static enum step source_read_dual(struct replay *r, const struct trace **tp, struct pkt *p)
+{
+	struct source *s = &r->src;
+
+	for (;;) {
+		unsigned k;
+
+		if (unlikely(!s->in_file)) {
+			enum step step = source_segment(r, 2);
+
+			if (step != STEP_NEXT)
+				return step;
+			s->have[0] = s->have[1] = s->done[0] = s->done[1] = false;
+		}
+		for (k = 0; k < 2; k++) {
+			struct trace *t = r->traces[s->f + (int)k];
+			int rc;
+
+			if (s->have[k] || s->done[k])
+				continue;
+			rc = trace_next(t, &s->pend[k]);
+			if (rc == 1) {
+				s->have[k] = true;
+				continue;
+			}
+			s->done[k] = true;
+			if (!s->pass)
+				report_warnings(t);
+			if (rc == -EINTR && *r->stop)
+				return STEP_STOP;
+			if (rc < 0) {
+				log_err("%s", trace_strerror(t));
+				return STEP_ERROR;
+			}
+		}
+		if (!s->have[0] && !s->have[1]) {
+			s->in_file = false;
+			s->f += 2;
+			continue;
+		}
+		/* The earlier one; a tie keeps file order. */
+		k = !s->have[0] || (s->have[1] && s->pend[1].ts_ns < s->pend[0].ts_ns);
+		*p = s->pend[k];
+		s->have[k] = false;
+		s->side = k;
+		*tp = r->traces[s->f + (int)k];
+		note_ts(r, *tp, p);
+		return STEP_NEXT;
+	}
+}
+
+/* Stopped inside a file (or a --dualfile pair) of the first pass: its warnings are still said. */
+static void report_open_warnings(struct replay *r)
+{
+	if (!r->src.in_file || r->src.pass)
+		return;
+	if (!r->o->dualfile)
+		report_warnings(r->traces[r->src.f]);
+	else
+		for (int k = 0; k < 2; k++)
+			if (!r->src.done[k])
+				report_warnings(r->traces[r->src.f + k]);
 }
 
 /*
@@ -604,6 +707,8 @@ static inline struct lane *route(struct replay *r, const struct pkt *p)
 {
 	if (likely(r->nlanes == 1))
 		return &r->lane[0];
+	if (r->o->dualfile)
+		return &r->lane[r->src.side];
 	return route2(r, p);
 }
 
@@ -620,7 +725,7 @@ static enum step source_next(struct replay *r, const struct trace **tp, struct p
 {
 	for (;;) {
 		uint64_t t0 = r->timed ? sched_now(&r->sched) : 0;
-		enum step step = source_read(r, tp, p);
+		enum step step = likely(!r->o->dualfile) ? source_read(r, tp, p) : source_read_dual(r, tp, p);
 		struct lane *l;
 
 		if (unlikely(step != STEP_NEXT))
@@ -758,9 +863,7 @@ static int run(struct replay *r)
 			progress_show(r, p.sched_ns);
 	}
 	progress_finish(&r->progress);
-	/* Stopped inside a file of the first pass: its warnings are still said. */
-	if (r->src.in_file && !r->src.pass)
-		report_warnings(r->traces[r->src.f]);
+	report_open_warnings(r);
 	return step == STEP_ERROR ? -1 : 0;
 }
 
@@ -1064,8 +1167,7 @@ static int run_impaired(struct replay *r)
 	}
 	fail_held(r);
 	progress_finish(&r->progress);
-	if (r->src.in_file && !r->src.pass)
-		report_warnings(r->traces[r->src.f]);
+	report_open_warnings(r);
 	return step == STEP_ERROR ? -1 : 0;
 }
 

@@ -59,6 +59,10 @@ struct source {
 	uint64_t read_before, sent_before, filtered_before, failed_before; /* at the pass's start */
 	uint64_t prev_ts;            /* the last record's timestamp in this file, for the jump warning */
 	bool jump_warned, back_warned; /* one warning of each a run */
+	/* --dualfile: the pair traces[f], traces[f + 1] is read side by side (source_read_dual()) */
+	struct pkt pend[2];          /* each file's next packet, read ahead */
+	bool have[2], done[2];       /* pend[k] holds one; file k of the pair has ended */
+	unsigned side;               /* the file (0 or 1) of the packet just read: its lane */
 };
 
 /* A frame held back by impairment (a delay, a delayed copy): its own copy in a slab slot. */

@@ -180,8 +180,8 @@ static int open_split(struct replay *r)
 	char err[512];
 	uint64_t n = 0;
 
-	if (!o->intf2)
-		return 0;
+	if (!o->intf2 || o->dualfile)
+		return 0; /* --dualfile: a packet's file names its interface */
 	/* A sidecar made by 'replay prep --split' with this mode holds every side: no classifier,
 	 * no learning pass.  One made with another mode is refused; one without sides is ignored. */
 	if (r->prep && !o->cachefile) {
@@ -280,7 +280,8 @@ static int open_lane(struct replay *r, unsigned i, const char *ifname, const str
 	const struct opts *o = r->o;
 	struct lane *l = &r->lane[i];
 	struct tx_cfg cfg = o->tx;
-	bool chosen = o->method == TX_METHOD_AUTO;
+	enum tx_method method = i ? o->method2 : o->method; /* --method2: -I's own */
+	bool chosen = method == TX_METHOD_AUTO;
 	int rc;
 
 	r->nlanes = i + 1;
@@ -293,7 +294,7 @@ static int open_lane(struct replay *r, unsigned i, const char *ifname, const str
 	else if (chosen)
 		rc = tx_open_auto(&l->tx, &cfg, note_fallback);
 	else
-		rc = tx_open(&l->tx, opt_enum_name(tx_method_choices, (int)o->method), &cfg);
+		rc = tx_open(&l->tx, opt_enum_name(tx_method_choices, (int)method), &cfg);
 	if (rc < 0) {
 		/* With two interfaces, say which side could not be opened. */
 		if (o->intf2)
@@ -341,6 +342,96 @@ static int open_output(struct replay *r, const struct tx_ops *ops)
 		}
 	}
 	return 0;
+}
+
+/* The longest frame lane @l takes: its MTU plus the Ethernet header (and one 802.1Q tag, as the kernel allows). */
+static uint32_t lane_frame_max(const struct lane *l, const struct pkt *p)
+{
+	uint16_t type;
+
+	if (!pkt_get_be16(p, 12, &type) && type == 0x8100)
+		return l->tx->mtu + ETH_HDR_BYTES + 4;
+	return l->tx->mtu + ETH_HDR_BYTES;
+}
+
+/*
+ * -I with interfaces of different MTUs: a frame that fits one side but not
+ * the other would only fail when its turn came, mid-run.  So the traces are
+ * read once before sending, each packet placed as the run will place it
+ * (its file with --dualfile, the -c cache, or a fresh --split classifier),
+ * and the run is refused at the first frame too long for its side, naming
+ * the side, the file and the record.  Not done when an edit may change the
+ * frames (each too long one then fails when sent, named then) or an input is
+ * a pipe; with equal MTUs a frame too long fails on either side alike, as
+ * with one interface.  0, or -1 with the error logged.
+ */
+static int check_side_mtus(struct replay *r)
+{
+	static const char *const names[2] = { "intf1", "intf2" };
+	const struct opts *o = r->o;
+	struct split *sp = r->split;
+	char err[512];
+	int rc = 0;
+
+	if (r->nlanes != 2 || !r->lane[0].tx->mtu || !r->lane[1].tx->mtu ||
+	    r->lane[0].tx->mtu == r->lane[1].tx->mtu || r->chain)
+		return 0;
+	for (int i = 0; i < o->nfiles; i++)
+		if (!strcmp(o->files[i], "-"))
+			return 0;
+	/* first learns as it streams: the run's own classifier must start from nothing. */
+	if (sp && split_mode(sp) == SPLIT_FIRST && split_open(&sp, "first", err, sizeof(err)) < 0) {
+		log_err("--split: %s", err);
+		return -1;
+	}
+	log_info("-i %s has MTU %u, -I %s MTU %u: checking that every frame fits its side", o->tx.ifname,
+		 r->lane[0].tx->mtu, o->intf2, r->lane[1].tx->mtu);
+	for (int i = 0; i < o->nfiles && !rc; i++) {
+		struct trace *t;
+		struct pkt p;
+		int n;
+
+		if (trace_open(&t, o->files[i], NULL) < 0) {
+			log_err("%s", t ? trace_strerror(t) : "out of memory");
+			trace_close(t);
+			rc = -1;
+			break;
+		}
+		while (!rc && (n = trace_next(t, &p)) == 1) {
+			int side;
+			const struct lane *l;
+
+			if (p.linktype != LINKTYPE_ETHERNET)
+				continue; /* fails in the run, whatever its length */
+			if (o->dualfile)
+				side = i % 2 ? SPLIT_INTF2 : SPLIT_INTF1;
+			else if (r->cache)
+				side = split_cache_side(r->cache, p.recno);
+			else if (sp)
+				side = split_classify(sp, &p);
+			else
+				break;
+			if (side != SPLIT_INTF1 && side != SPLIT_INTF2)
+				continue;
+			l = &r->lane[side - 1];
+			if (p.caplen <= lane_frame_max(l, &p))
+				continue;
+			log_err("%s (-%c %s): %s: record %llu is a frame of %u bytes, more than %s's MTU %u takes (%u with its header); %s (%s) has MTU %u: raise the MTU or truncate with an edit",
+				names[side - 1], side == SPLIT_INTF2 ? 'I' : 'i', l->tx->dev, o->files[i],
+				(unsigned long long)p.recno, p.caplen, l->tx->dev, l->tx->mtu,
+				lane_frame_max(l, &p), names[2 - side], r->lane[2 - side].tx->dev,
+				r->lane[2 - side].tx->mtu);
+			rc = -1;
+		}
+		if (!rc && n < 0) {
+			log_err("%s", trace_strerror(t));
+			rc = -1;
+		}
+		trace_close(t);
+	}
+	if (sp != r->split)
+		split_close(sp);
+	return rc;
 }
 
 /*
@@ -557,7 +648,8 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	rc = open_inputs(r);
 	r->stopped = rc == -EINTR && *stop;
 	if ((rc < 0 && !r->stopped) || open_edits(r) < 0 || open_flows(r) < 0 || open_split(r) < 0 ||
-	    impairing_open(r) < 0 || open_output(r, hooks->tx_ops) < 0)
+	    impairing_open(r) < 0 || open_output(r, hooks->tx_ops) < 0 ||
+	    (!r->stopped && check_side_mtus(r) < 0))
 		goto fail;
 	r->st.method = r->lane[0].st.method;
 	r->st.method_mode = r->lane[0].st.method_mode;

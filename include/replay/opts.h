@@ -78,6 +78,7 @@ struct opts {
 	struct trace_cfg trace;    /* -K, --window-size */
 	const char *split_mode;    /* --split MODE: two-interface direction (replay/split.h) */
 	const char *cachefile;     /* -c, --cachefile: a tcpprep cache instead of --split */
+	bool dualfile;             /* -2, --dualfile: files in pairs, one per interface, merged by timestamp */
 
 	/* timing */
 	struct sched_cfg sched;    /* mode, speed, rate, timer, late policy (filled from the options) */
@@ -92,6 +93,7 @@ struct opts {
 	struct tx_cfg tx;          /* -i (ifname), -w (path), --batch, --qdisc-bypass, xdp, uring */
 	const char *intf2;         /* -I, --intf2: the second interface (lane 2); NULL = one */
 	enum tx_method method;     /* --method (--xdp, --io-uring) */
+	enum tx_method method2;    /* --method2: -I's method; after opts_parse() --method's if not given */
 	enum tx_method method_alias; /* --xdp or --io-uring given: must agree with --method */
 	uint32_t xdp_batch;        /* --xdp-batch-size: --batch for --xdp (tcpreplay's name); 0 = not given */
 

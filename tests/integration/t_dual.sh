@@ -74,10 +74,18 @@ check_port() {
 
 # dual NAME TRACE SIDES REPLAY-ARGS...: replay TRACE over both pairs; check each far port.
 dual() {
-	local name=$1 trace=$2 sides=$3 n1 n2 p1 p2 st
+	local name=$1 trace=$2 sides=$3 n1 n2
 	shift 3
 	n1=$(half "$sides" 1 "$trace" "$WORK/$name.ref1.pcap")
 	n2=$(half "$sides" 2 "$trace" "$WORK/$name.ref2.pcap")
+	dual_check "$name" "$n1" "$n2" --pps 2000 "$@" "$trace"
+}
+
+# dual_check NAME N1 N2 REPLAY-ARGS...: replay (the arguments end with the traces) over both
+# pairs; far port 1 must get exactly $WORK/NAME.ref1.pcap's N1 frames, port 2 ref2's N2.
+dual_check() {
+	local name=$1 n1=$2 n2=$3 p1 p2 st
+	shift 3
 	rx_on "$NS_B" "$IF_B" "$WORK/$name.rx1.json" "$WORK/$name.cap1.pcap" "$WORK/$name.ref1.pcap"
 	p1=$RX_PID
 	CAP_PID=$p1
@@ -87,7 +95,7 @@ dual() {
 	wait_listening "$p1" "$WORK/$name.rx1.json.err" replay-rx
 	wait_listening "$p2" "$WORK/$name.rx2.json.err" replay-rx
 	st=$WORK/$name.stats.json
-	in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" --pps 2000 --stats-json "$st" "$@" "$trace" \
+	in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" --stats-json "$st" "$@" \
 		>"$WORK/$name.out" 2>"$WORK/$name.err" || die "$name: replay failed: $(cat "$WORK/$name.err")"
 	sleep 0.3
 	check_port "$WORK/$name.rx1.json" "$WORK/$name.cap1.pcap" "$WORK/$name.ref1.pcap" "$n1" "$p1"
@@ -152,6 +160,219 @@ test_cachefile() {
 		in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" -c "$WORK/vlan.cache" "$TRACES/ipv6.pcap"
 }
 
+# pcap_halves SIDES TRACE OUT1 OUT2: TRACE's records as recorded (timestamps and bytes), those
+# whose line in SIDES is 1 to OUT1, 2 to OUT2 (classic pcap); prints both counts.
+pcap_halves() {
+	python3 - "$@" <<'EOF'
+import struct, sys
+sides = open(sys.argv[1]).read().split()
+d = open(sys.argv[2], 'rb').read()
+e = '<' if d[:4] in (b'\xd4\xc3\xb2\xa1', b'\x4d\x3c\xb2\xa1') else '>'
+outs = [open(sys.argv[3], 'wb'), open(sys.argv[4], 'wb')]
+for f in outs:
+    f.write(d[:24])
+n, o, i = [0, 0], 24, 0
+while o < len(d):
+    cl = struct.unpack(e + 'I', d[o + 8:o + 12])[0]
+    k = int(sides[i]) - 1
+    outs[k].write(d[o:o + 16 + cl])
+    n[k] += 1
+    o, i = o + 16 + cl, i + 1
+if i != len(sides):
+    sys.exit("%d records, %d sides" % (i, len(sides)))
+print(n[0], n[1])
+EOF
+}
+
+# cross_order REF1 REF2 CAP1 CAP2: CAPk holds REFk's frames in order (checked before), with
+# receive timestamps.  For each two packets recorded one after the other on different ports at
+# least 1 ms apart, the far side received them in the same order; prints how many pairs.
+cross_order() {
+	python3 - "$@" <<'EOF'
+import struct, sys
+def ts(path):
+    d = open(path, 'rb').read()
+    e = '<' if d[:4] in (b'\xd4\xc3\xb2\xa1', b'\x4d\x3c\xb2\xa1') else '>'
+    ns = struct.unpack(e + 'I', d[:4])[0] == 0xa1b23c4d
+    o, out = 24, []
+    while o < len(d):
+        s, f, cl = struct.unpack(e + 'III', d[o:o + 12])
+        out.append(s * 10**9 + (f if ns else f * 1000))
+        o += 16 + cl
+    return out
+r1, r2, c1, c2 = (ts(p) for p in sys.argv[1:5])
+if len(r1) != len(c1) or len(r2) != len(c2):
+    sys.exit("captures and references differ in length")
+# The recorded merge: by timestamp, a tie to port 1 (--dualfile's rule).
+ev = sorted([(t, 0, i) for i, t in enumerate(r1)] + [(t, 1, i) for i, t in enumerate(r2)])
+rx = lambda e: (c1, c2)[e[1]][e[2]]
+pairs = 0
+for a, b in zip(ev, ev[1:]):
+    if a[1] == b[1] or b[0] - a[0] < 1000000:
+        continue
+    pairs += 1
+    if rx(b) <= rx(a):
+        sys.exit("port %d frame %d (recorded %.3f ms later) arrived before port %d frame %d"
+                 % (b[1] + 1, b[2] + 1, (b[0] - a[0]) / 1e6, a[1] + 1, a[2] + 1))
+print(pairs)
+EOF
+}
+
+# --dualfile (tcpreplay's -2): two files, the first out -i, the second out -I, merged by their
+# timestamps into one schedule.  The files are the two directions of vlan.pcap, records as
+# recorded; each far port gets exactly its file, and across the ports the recorded order holds.
+test_dualfile() {
+	local n pairs
+	"$SPLITDUMP" first "$TRACES/vlan.pcap" >"$WORK/df.sides"
+	n=$(pcap_halves "$WORK/df.sides" "$TRACES/vlan.pcap" "$WORK/df.ref1.pcap" "$WORK/df.ref2.pcap") ||
+		die "cutting vlan.pcap in two: $n"
+	set -- $n
+	[ "$1" -gt 0 ] && [ "$2" -gt 0 ] || die "a half of vlan.pcap is empty ($n): the case tests nothing"
+	# At recorded timing: the order across the two ports is the recorded one.
+	dual_check df "$1" "$2" --dualfile "$WORK/df.ref1.pcap" "$WORK/df.ref2.pcap"
+	pairs=$(cross_order "$WORK/df.ref1.pcap" "$WORK/df.ref2.pcap" "$WORK/df.cap1.pcap" "$WORK/df.cap2.pcap") ||
+		die "--dualfile: cross-port order: $pairs"
+	[ "$pairs" -gt 0 ] || die "--dualfile: no consecutive packets on different ports: the order check tests nothing"
+	info "dualfile: $pairs port changes arrived in recorded order"
+	# Two pairs, the second the other way round: each port gets its file of each pair, in turn.
+	cat "$WORK/df.ref1.pcap" >"$WORK/dfx.ref1.pcap"
+	tail -c +25 "$WORK/df.ref2.pcap" >>"$WORK/dfx.ref1.pcap"
+	cat "$WORK/df.ref2.pcap" >"$WORK/dfx.ref2.pcap"
+	tail -c +25 "$WORK/df.ref1.pcap" >>"$WORK/dfx.ref2.pcap"
+	dual_check dfx $(($1 + $2)) $(($1 + $2)) -t -2 "$WORK/df.ref1.pcap" "$WORK/df.ref2.pcap" \
+		"$WORK/df.ref2.pcap" "$WORK/df.ref1.pcap"
+	# An odd number of files, or no -I, is refused before anything is sent.
+	expect_fail 2 "^replay: --dualfile takes the files in pairs \(one for -i, one for -I\): 3 given" \
+		in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" -2 "$WORK/df.ref1.pcap" "$WORK/df.ref2.pcap" "$WORK/df.ref1.pcap"
+	expect_fail 2 "^replay: --dualfile sends the first file of each pair by -i and the second by -I" \
+		in_a "$REPLAY" -i "$IF_A" -2 "$WORK/df.ref1.pcap" "$WORK/df.ref2.pcap"
+}
+
+# Before the first packet: the second interface down, without carrier, or with an MTU too small
+# for a frame of its side only (the first such record named), each refused naming the side.
+test_side_checks() {
+	local big="record 10 is a frame of 1514 bytes, more than $IF_A2's MTU 1000 takes \(1014 with its header\); intf1 \($IF_A\) has MTU 1500"
+	ip -n "$NS_A" link set dev "$IF_A2" down
+	expect_fail 1 "^replay: intf2 \(-I $IF_A2\): $IF_A2: interface is down" \
+		in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" "$TRACES/http.pcap"
+	[ ! -s "$WORK/out" ] || die "a run refused before sending printed a summary: $(cat "$WORK/out")"
+	ip -n "$NS_A" link set dev "$IF_A2" up
+	ip -n "$NS_B" link set dev "$IF_B2" down
+	for _ in $(seq 50); do
+		ip -n "$NS_A" link show "$IF_A2" | grep -q LOWER_UP || break
+		sleep 0.1
+	done
+	expect_fail 1 "^replay: intf2 \(-I $IF_A2\): $IF_A2: interface is up but has no carrier" \
+		in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" "$TRACES/http.pcap"
+	ip -n "$NS_B" link set dev "$IF_B2" up
+	for _ in $(seq 50); do
+		ip -n "$NS_A" link show "$IF_A2" | grep -q LOWER_UP && break
+		sleep 0.1
+	done
+	# http.pcap's server frames (side 2 under --split first) are 1514 bytes; its client frames fit 1000.
+	ip -n "$NS_A" link set dev "$IF_A2" mtu 1000
+	expect_fail 1 "^replay: intf2 \(-I $IF_A2\): $TRACES/http.pcap: $big" \
+		in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" "$TRACES/http.pcap"
+	[ ! -s "$WORK/out" ] || die "a run refused before sending printed a summary: $(cat "$WORK/out")"
+	[ "$(grep -c . "$WORK/err")" -eq 1 ] || die "the MTU refusal is not one line: $(cat "$WORK/err")"
+	# --dualfile: the side is the file's place; the same frames from the first file go to intf1.
+	"$SPLITDUMP" first "$TRACES/http.pcap" >"$WORK/mtu.sides"
+	pcap_halves "$WORK/mtu.sides" "$TRACES/http.pcap" "$WORK/mtu.c.pcap" "$WORK/mtu.s.pcap" >/dev/null ||
+		die "cutting http.pcap in two"
+	expect_fail 1 "^replay: intf2 \(-I $IF_A2\): $WORK/mtu.s.pcap: record 6 is a frame of 1514 bytes" \
+		in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" -2 "$WORK/mtu.c.pcap" "$WORK/mtu.s.pcap"
+	ip -n "$NS_A" link set dev "$IF_A2" mtu 1500
+	ip -n "$NS_A" link set dev "$IF_A" mtu 1000
+	expect_fail 1 "^replay: intf1 \(-i $IF_A\): $WORK/mtu.s.pcap: record 6 is a frame of 1514 bytes, more than $IF_A's MTU 1000" \
+		in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" -2 "$WORK/mtu.s.pcap" "$WORK/mtu.c.pcap"
+	# A small MTU on a side that only gets small frames is no reason to refuse: everything arrives.
+	dual mtu1 "$TRACES/http.pcap" "$WORK/mtu.sides"
+	ip -n "$NS_A" link set dev "$IF_A" mtu 1500
+}
+
+# --method2: each side its own method, every frame still where it belongs; the summary and
+# --stats-json name each side's.
+test_method2() {
+	"$SPLITDUMP" first "$TRACES/http.pcap" >"$WORK/m2.sides"
+	dual m2 "$TRACES/http.pcap" "$WORK/m2.sides" --method packet --method2 mmsg
+	grep -q "^intf1: packet on $IF_A; " "$WORK/m2.out" || die "intf1 did not use packet: $(cat "$WORK/m2.out")"
+	grep -q "^intf2: mmsg on $IF_A2; " "$WORK/m2.out" || die "intf2 did not use mmsg: $(cat "$WORK/m2.out")"
+	grep -q '"intf1":{"method":"packet",' "$WORK/m2.stats.json" || die "intf1's method: $(cat "$WORK/m2.stats.json")"
+	grep -q '"intf2":{"method":"mmsg",' "$WORK/m2.stats.json" || die "intf2's method: $(cat "$WORK/m2.stats.json")"
+	# Without --method2, -I takes --method's.
+	dual m1 "$TRACES/http.pcap" "$WORK/m2.sides" --method mmsg
+	grep -q "^intf2: mmsg on $IF_A2; " "$WORK/m1.out" || die "intf2 did not follow --method: $(cat "$WORK/m1.out")"
+	expect_fail 2 "^replay: --method2 is the method of the second interface: give it with -I IF" \
+		in_a "$REPLAY" -i "$IF_A" --method2 mmsg "$TRACES/http.pcap"
+}
+
+# ipv6_records TRACE: the record numbers (from 1) of TRACE's IPv6 frames, behind any 802.1Q/802.1ad tags.
+ipv6_records() {
+	python3 - "$1" <<'EOF'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+e = '<' if d[:4] in (b'\xd4\xc3\xb2\xa1', b'\x4d\x3c\xb2\xa1') else '>'
+o, i = 24, 0
+while o < len(d):
+    cl = struct.unpack(e + 'I', d[o + 8:o + 12])[0]
+    f, i = d[o + 16:o + 16 + cl], i + 1
+    k = 12
+    while k + 2 <= len(f) and f[k:k + 2] in (b'\x81\x00', b'\x88\xa8'):
+        k += 4
+    if f[k:k + 2] == b'\x86\xdd':
+        print(i)
+    o += 16 + cl
+EOF
+}
+
+# Every tcpprep-named mode on captures with ARP, IPv6, VLAN tags and ICMP against tcpprep 4.6's
+# own cache, packet by packet: the same side for every record, and the same refusal (router
+# finds no server network in these).  --split first is replay's: it may differ from tcpprep's
+# -a first on IPv6 records only (tcpprep keeps every IPv6 address in one node), as replay(1) says.
+# Then mixed.pcap (ARP, IPv6, LLDP, STP) goes over the two ports with tcpprep's -a server cache.
+test_tcpprep_modes() {
+	local tr m args d n=0 ndiff=0 r
+	if [ ! -x "$TCPPREP" ]; then
+		info "SKIP test_tcpprep_modes: no tcpprep 4.6 at $TCPPREP"
+		return 0
+	fi
+	for tr in http dns ipv6 http6 mixed vlan icmp-flood; do
+		for m in client server bridge router first port cidr:192.0.2.10/32,2001:db8::a/128 mac:02:00:00:00:00:0a; do
+			case $m in
+			port) args=(-p) ;;
+			cidr:*) args=(-c "${m#cidr:}") ;;
+			mac:*) args=(-e "${m#mac:}") ;;
+			*) args=(-a "$m") ;;
+			esac
+			rm -f "$WORK/m.cache"
+			if ! "$TCPPREP" "${args[@]}" -i "$TRACES/$tr.pcap" -o "$WORK/m.cache" >"$WORK/m.log" 2>&1; then
+				# tcpprep refuses the trace: so must replay.
+				! "$SPLITDUMP" "$m" "$TRACES/$tr.pcap" >/dev/null 2>"$WORK/m.err" ||
+					die "$tr.pcap, --split $m: tcpprep refuses it ($(tail -1 "$WORK/m.log")), replay does not"
+				continue
+			fi
+			"$SPLITDUMP" -c "$WORK/m.cache" "$TRACES/$tr.pcap" >"$WORK/m.tcpprep" || die "reading tcpprep's cache of $tr.pcap"
+			"$SPLITDUMP" "$m" "$TRACES/$tr.pcap" >"$WORK/m.replay" 2>"$WORK/m.err" ||
+				die "$tr.pcap, --split $m: tcpprep classifies it, replay refuses: $(cat "$WORK/m.err")"
+			[ "$(wc -l <"$WORK/m.tcpprep")" -gt 0 ] || die "$tr.pcap: an empty cache tests nothing"
+			d=$(diff <(cat -n "$WORK/m.tcpprep") <(cat -n "$WORK/m.replay") | awk '/^</ { print $2 }' || true)
+			n=$((n + 1))
+			[ -z "$d" ] && continue
+			[ "$m" = first ] || die "$tr.pcap, --split $m: records $(echo $d) differ from tcpprep's cache"
+			ipv6_records "$TRACES/$tr.pcap" >"$WORK/m.v6"
+			for r in $d; do
+				grep -qx "$r" "$WORK/m.v6" ||
+					die "$tr.pcap, --split first: record $r (not IPv6) differs from tcpprep -a first"
+				ndiff=$((ndiff + 1))
+			done
+		done
+	done
+	info "tcpprep modes: $n trace x mode caches agree packet by packet; first differs on $ndiff IPv6 records"
+	"$TCPPREP" -a server -i "$TRACES/mixed.pcap" -o "$WORK/mixed.cache" >/dev/null 2>&1 || die "tcpprep -a server failed"
+	"$SPLITDUMP" -c "$WORK/mixed.cache" "$TRACES/mixed.pcap" >"$WORK/mixsrv.sides"
+	dual mixsrv "$TRACES/mixed.pcap" "$WORK/mixsrv.sides" -c "$WORK/mixed.cache"
+}
+
 test_errors() {
 	expect_fail 2 "^replay: -i and -I both name $IF_A" \
 		in_a "$REPLAY" -i "$IF_A" -I "$IF_A" "$TRACES/http.pcap"
@@ -168,4 +389,4 @@ test_errors() {
 		in_a "$REPLAY" -i "nosuch$ID" -I "$IF_A2" "$TRACES/http.pcap"
 }
 
-run_tests test_split_first test_split_client test_split_cidr test_prep_split test_cachefile test_errors
+run_tests test_split_first test_split_client test_split_cidr test_prep_split test_cachefile test_dualfile test_side_checks test_method2 test_tcpprep_modes test_errors

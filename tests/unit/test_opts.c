@@ -511,6 +511,61 @@ static void test_intf2(void **state)
 	assert_int_equal(PARSE(&o, "--info", "--split", "client", "a"), 0);
 }
 
+/*
+ * -2/--dualfile (issue 13; a hint before): files in pairs, with -I, and
+ * nothing else choosing the interface.
+ */
+static void test_dualfile(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "-2", "a", "b"), 0);
+	assert_true(o.dualfile);
+	assert_int_equal(o.nfiles, 2);
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--dualfile", "a", "b", "c", "d"), 0);
+	assert_true(o.dualfile);
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "a", "b"), 0);
+	assert_false(o.dualfile);
+	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "a", "b", "c"),
+			   "--dualfile takes the files in pairs (one for -i, one for -I): 3 given");
+	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "a"),
+			   "--dualfile takes the files in pairs (one for -i, one for -I): 1 given");
+	expect_usage_error(PARSE(&o, "-i", "x", "-2", "a", "b"),
+			   "--dualfile sends the first file of each pair by -i and the second by -I: give the second interface with -I IF");
+	expect_usage_error(PARSE(&o, "-w", "o", "-2", "a", "b"),
+			   "--dualfile sends the first file of each pair by -i and the second by -I: give the second interface with -I IF");
+	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "--split", "client", "a", "b"),
+			   "--dualfile and --split exclude each other: with --dualfile a packet's interface is its file's place in its pair");
+	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "-c", "a.cache", "a"),
+			   "--dualfile and --cachefile exclude each other: with --dualfile a packet's interface is its file's place in its pair");
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "-2", "-", "b"), 0);
+	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "-", "b", "c", "-"),
+			   "--dualfile: standard input ('-') can be given once, as one file of one pair");
+	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "--prep", "a.prep", "a"),
+			   "--prep and --dualfile exclude each other: a sidecar belongs to one trace");
+}
+
+/* --method2: -I's own method; without it -I takes --method's. */
+static void test_method2(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--method", "packet", "--method2", "mmsg", "a"), 0);
+	assert_int_equal(o.method, TX_METHOD_PACKET);
+	assert_int_equal(o.method2, TX_METHOD_MMSG);
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--method", "ring", "a"), 0);
+	assert_int_equal(o.method2, TX_METHOD_RING);
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--method", "ring", "--method2", "auto", "a"), 0);
+	assert_int_equal(o.method2, TX_METHOD_AUTO);
+	expect_usage_error(PARSE(&o, "-i", "x", "--method2", "mmsg", "a"),
+			   "--method2 is the method of the second interface: give it with -I IF");
+	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "--method2", "file", "a"),
+			   "--method2 file: -I is an interface; -w writes a file, and excludes -I");
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--method2", "nonsense", "a"), -EINVAL);
+}
+
 /* tcpreplay's and tcprewrite's letters and names replay gives no meaning: refused with a hint. */
 static void test_tool_hints(void **state)
 {
@@ -770,6 +825,8 @@ int main(void)
 		cmocka_unit_test(test_no_abbreviations),
 		cmocka_unit_test(test_option_like_arguments),
 		cmocka_unit_test(test_intf2),
+		cmocka_unit_test(test_dualfile),
+		cmocka_unit_test(test_method2),
 		cmocka_unit_test(test_tool_hints),
 		cmocka_unit_test(test_prep_refuses_tcpprep_letters),
 		cmocka_unit_test(test_tcpreplay_options),

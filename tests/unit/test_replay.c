@@ -953,11 +953,154 @@ static void test_two_lanes(void **state)
 	}
 }
 
+/* A pcap at @path of @n Ethernet frames: record i is @len[i] bytes, stamped 100 s + @ms[i] ms. */
+static void write_pcap_ms(const char *path, unsigned n, const uint32_t *len, const uint32_t *ms)
+{
+	struct tracebuf b = { 0 };
+	uint8_t frame[128];
+	FILE *f;
+
+	tb_pcap_header(&b, PCAP_NSEC, 65535, 1);
+	for (unsigned i = 0; i < n; i++) {
+		tb_frame(frame, len[i], len[i]);
+		tb_pcap_record(&b, 100, ms[i] * 1000000u, len[i], len[i], frame);
+	}
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
+	fclose(f);
+	tb_free(&b);
+}
+
+/*
+ * --dualfile (tcpreplay's -2): files in pairs, the first of each by -i,
+ * the second by -I, merged by timestamp into one schedule; a tie goes to
+ * the pair's first file.  The second pair gives the files the other way
+ * round: their lanes swap, and so does the tie.  Each packet is told
+ * apart by its length (A: 60-63, B: 70-72).
+ */
+static void test_dualfile(void **state)
+{
+	static const uint32_t alen[] = { 60, 61, 62, 63 }, ams[] = { 0, 2, 4, 9 };
+	static const uint32_t blen[] = { 70, 71, 72 }, bms[] = { 1, 2, 5 };
+	/* The merged order of each pair and its gaps from the packet before, ms. */
+	static const uint32_t want1[] = { 60, 70, 61, 71, 62, 72, 63 }, gap1[] = { 0, 1, 1, 0, 2, 1, 4 };
+	static const uint32_t want2[] = { 60, 70, 71, 61, 62, 72, 63 };
+	char a[300], b[300], json[4096];
+	char *argv[] = { "replay", "-i", "lane1", "-I", "lane2", "--dualfile", "--stats-json", json_path,
+			 "-q", a, b, b, a };
+	struct replay_hooks hooks = { .tx_ops = &mock2_ops, .clock = &fc.clk };
+	struct opts o;
+	char err[256];
+	FILE *f;
+
+	(void)state;
+	snprintf(a, sizeof(a), "%s/a.pcap", dir);
+	snprintf(b, sizeof(b), "%s/b.pcap", dir);
+	write_pcap_ms(a, 4, alen, ams);
+	write_pcap_ms(b, 3, blen, bms);
+
+	memset(&m2, 0, sizeof(m2));
+	stop = 0;
+	fakeclock_init(&fc, T0);
+	assert_int_equal(opts_parse(&o, (int)(sizeof(argv) / sizeof(argv[0])), argv, err, sizeof(err)), 0);
+	assert_int_equal(replay_main_hooked(&o, &stop, &hooks), 0);
+	f = fopen(json_path, "r");
+	assert_non_null(f);
+	json[fread(json, 1, sizeof(json) - 1, f)] = '\0';
+	fclose(f);
+	unlink(a);
+	unlink(b);
+
+	assert_int_equal(m2.sent, 14);
+	for (unsigned i = 0; i < 14; i++) {
+		bool second = i >= 7;
+		uint32_t len = second ? want2[i - 7] : want1[i];
+		/* Pair 1: A's frames by -i; pair 2 (b a): A's by -I. */
+		bool on_lane1 = (len < 70) != second;
+
+		assert_int_equal(m2.len[i], len);
+		assert_string_equal(m2.dev[i], on_lane1 ? "lane1" : "lane2");
+		if (i && i != 7)
+			assert_int_equal(m2.sched[i] - m2.sched[i - 1],
+					 (second ? gap1[i - 7] : gap1[i]) * 1000000ull);
+		assert_true(m2.at[i] >= m2.sched[i]);
+	}
+	/* The second pair starts after the first, as the next file would. */
+	assert_true(m2.sched[7] >= m2.sched[6]);
+	check_invariant(json);
+	{
+		const char *l1 = strstr(json, "\"intf1\":{"), *l2 = strstr(json, "\"intf2\":{");
+
+		assert_non_null(l1);
+		assert_non_null(l2);
+		/* Each side: A's 4 and B's 3, one pair each. */
+		assert_non_null(strstr(l1, "\"packets_read\":7,\"packets_sent\":7,\"packets_failed\":0,"));
+		assert_non_null(strstr(l2, "\"packets_read\":7,\"packets_sent\":7,\"packets_failed\":0,"));
+	}
+}
+
+/*
+ * --dualfile with a pair whose first file holds no packet, then a pair
+ * whose second file ends first: the other file goes on alone, on its own
+ * lane, at its own gaps.
+ */
+static void test_dualfile_uneven(void **state)
+{
+	static const uint32_t alen[] = { 60, 61, 62 }, ams[] = { 0, 3, 7 };
+	static const uint32_t blen[] = { 70 }, bms[] = { 1 };
+	/* Pair 1 (empty, a): a's three on lane2.  Pair 2 (a, b): 60, 70, 61, 62 (b ends first). */
+	static const uint32_t want[] = { 60, 61, 62, 60, 70, 61, 62 };
+	static const char *const dev[] = { "lane2", "lane2", "lane2", "lane1", "lane2", "lane1", "lane1" };
+	char a[300], b[300], e[300], json[4096];
+	char *argv[] = { "replay", "-i", "lane1", "-I", "lane2", "-2", "--stats-json", json_path, "-q",
+			 e, a, a, b };
+	struct replay_hooks hooks = { .tx_ops = &mock2_ops, .clock = &fc.clk };
+	struct opts o;
+	char err[256];
+	FILE *f;
+
+	(void)state;
+	snprintf(a, sizeof(a), "%s/ua.pcap", dir);
+	snprintf(b, sizeof(b), "%s/ub.pcap", dir);
+	snprintf(e, sizeof(e), "%s/ue.pcap", dir);
+	write_pcap_ms(a, 3, alen, ams);
+	write_pcap_ms(b, 1, blen, bms);
+	write_pcap_ms(e, 0, NULL, NULL);
+
+	memset(&m2, 0, sizeof(m2));
+	stop = 0;
+	fakeclock_init(&fc, T0);
+	assert_int_equal(opts_parse(&o, (int)(sizeof(argv) / sizeof(argv[0])), argv, err, sizeof(err)), 0);
+	assert_int_equal(replay_main_hooked(&o, &stop, &hooks), 0);
+	f = fopen(json_path, "r");
+	assert_non_null(f);
+	json[fread(json, 1, sizeof(json) - 1, f)] = '\0';
+	fclose(f);
+	unlink(a);
+	unlink(b);
+	unlink(e);
+
+	assert_int_equal(m2.sent, 7);
+	for (unsigned i = 0; i < 7; i++) {
+		assert_int_equal(m2.len[i], want[i]);
+		assert_string_equal(m2.dev[i], dev[i]);
+	}
+	assert_int_equal(m2.sched[1] - m2.sched[0], 3 * 1000000ull);
+	assert_int_equal(m2.sched[2] - m2.sched[1], 4 * 1000000ull);
+	assert_int_equal(m2.sched[5] - m2.sched[4], 2 * 1000000ull);
+	assert_int_equal(m2.sched[6] - m2.sched[5], 4 * 1000000ull);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_sent"), 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_sent_on_schedule),
 		cmocka_unit_test(test_two_lanes),
+		cmocka_unit_test(test_dualfile),
+		cmocka_unit_test(test_dualfile_uneven),
 		cmocka_unit_test(test_late_wakeups_measured),
 		cmocka_unit_test(test_backpressure_retried),
 		cmocka_unit_test(test_backpressure_late_cause),
