@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "replay/flows.h"
 
@@ -54,6 +55,7 @@ struct flow_table {
 	struct flow_slot *slot;
 	size_t mask;              /* slots - 1 (a power of two) */
 	size_t used, max_used;    /* keys held; at most 7/8 of the slots */
+	size_t map_bytes;         /* the slots' mapping */
 	uint64_t expiry_s;
 };
 
@@ -204,8 +206,17 @@ struct flow_table *flow_table_new(uint64_t max_flows, uint64_t expiry_s)
 	/* Keys fill at most 7/8 of the slots: linear probes stay short. */
 	while (slots < FLOW_TABLE_MAX_SLOTS && slots / 8 * 7 < max_flows)
 		slots *= 2;
-	ft->slot = calloc(slots, sizeof(*ft->slot));
-	if (!ft->slot) {
+	/*
+	 * Sized for the most flows the traces could hold (up to 64 MiB of
+	 * slots), so that the table never grows -- a rehash in the send loop
+	 * would stall it -- but mapped, not allocated: only the pages flows
+	 * land in become memory, whatever malloc's settings (calloc touches
+	 * every page under MALLOC_PERTURB_).
+	 */
+	ft->map_bytes = slots * sizeof(*ft->slot);
+	ft->slot = mmap(NULL, ft->map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			-1, 0);
+	if (ft->slot == MAP_FAILED) {
 		free(ft);
 		return NULL;
 	}
@@ -219,7 +230,7 @@ void flow_table_free(struct flow_table *ft)
 {
 	if (!ft)
 		return;
-	free(ft->slot);
+	munmap(ft->slot, ft->map_bytes);
 	free(ft);
 }
 
