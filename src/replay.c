@@ -776,6 +776,12 @@ static enum step source_next(struct replay *r, const struct trace **tp, struct p
 			l->st.read--;
 			return STEP_STOP;
 		}
+		/*
+		 * As tcpreplay: flows count the packet as edited, as it goes to be
+		 * sent (whether it then is or fails), before any impairment acts.
+		 */
+		if (r->flows)
+			flow_classify(r->flows, p->data, p->caplen, p->ts_ns, &r->st.flows);
 		*lp = l;
 		return STEP_NEXT;
 	}
@@ -820,6 +826,14 @@ static __attribute__((noinline)) void progress_show(struct replay *r, uint64_t n
 	progress_print(&r->progress, now, &in);
 }
 
+/* Both loops start here: the schedule's origin (--start-at's instant when replay_open() waited for one), progress, the first pass. */
+static void run_start(struct replay *r)
+{
+	r->st.start_ns = r->st.start.set ? r->st.start.origin_ns : sched_start(&r->sched);
+	progress_init(&r->progress, r->progress_mode, r->o->stats_s, r->summary, r->st.start_ns);
+	pass_begin(r);
+}
+
 /*
  * The loop: the source yields each packet with its lane and deadline, the
  * lane sends it.  Returns 0, or -1 when the run ended on an error (already
@@ -833,10 +847,7 @@ static int run(struct replay *r)
 	uint64_t deadline;
 	struct pkt p;
 
-	/* --start-at: replay_open() waited for it, and the schedule counts from it. */
-	r->st.start_ns = r->st.start.set ? r->st.start.origin_ns : sched_start(&r->sched);
-	progress_init(&r->progress, r->progress_mode, r->o->stats_s, r->summary, r->st.start_ns);
-	pass_begin(r);
+	run_start(r);
 	for (;;) {
 		step = source_next(r, &t, &p, &l, &deadline);
 		if (step != STEP_NEXT)
@@ -850,9 +861,6 @@ static int run(struct replay *r)
 			}
 			r->ask_left--;
 		}
-		/* As tcpreplay: the packet as edited, as it goes to be sent (whether it then is or fails). */
-		if (r->flows)
-			flow_classify(r->flows, p.data, p.caplen, p.ts_ns, &r->st.flows);
 		step = send_one(r, l, t, &p, deadline);
 		if (step != STEP_NEXT)
 			break;
@@ -1119,10 +1127,7 @@ static int run_impaired(struct replay *r)
 	uint64_t dl = 0, mark = 0;
 	struct pkt p;
 
-	/* --start-at: replay_open() waited for it, and the schedule counts from it. */
-	r->st.start_ns = r->st.start.set ? r->st.start.origin_ns : sched_start(&r->sched);
-	progress_init(&r->progress, r->progress_mode, r->o->stats_s, r->summary, r->st.start_ns);
-	pass_begin(r);
+	run_start(r);
 	for (;;) {
 		const struct dq_entry *h;
 
@@ -1140,9 +1145,6 @@ static int run_impaired(struct replay *r)
 		h = dq_peek(&ip->dq);
 		if (have && (!h || p.sched_ns < h->deadline_ns)) {
 			have = false;
-			/* Flows count the packet as edited, before the impairment acts on it. */
-			if (r->flows)
-				flow_classify(r->flows, p.data, p.caplen, p.ts_ns, &r->st.flows);
 			step = impair_one(r, t, &p, l, dl);
 			mark = p.sched_ns;
 		} else if (h) {
