@@ -77,6 +77,7 @@ int prep_main(const struct opts *o)
 		}
 		/* The side of the packet as read, before any edit, as a replay classifies it. */
 		side = sp ? split_classify(sp, &p) : 0;
+		edit_chain_set_side(c, side); /* -e and the pair forms follow it, as in the run */
 		rc = edit_chain_apply(c, &p);
 		if (rc < 0) {
 			/* A packet the chain cannot edit fails the same way at replay: say so now. */

@@ -162,6 +162,9 @@ static const struct opt_def table[] = {
 	FUNC(edit.dstipmap, struct edit_cidrmap, edit_parse_cidrmap, .name = "dstipmap", .key = 'D',
 	     .metavar = "FROM:TO,...", .group = OPT_GRP_EDIT,
 	     .help = "map destination addresses between CIDR blocks"),
+	FUNC(edit.endpoints, struct edit_endpoints, edit_parse_endpoints, .name = "endpoints", .key = 'e',
+	     .metavar = "CLIENT:SERVER", .group = OPT_GRP_EDIT,
+	     .help = "rewrite IPs to CLIENT and SERVER by direction (-c/--split); IPv6: [A]:[B]"),
 	FUNC(edit.portmap, struct edit_portmap, edit_parse_portmap, .name = "portmap", .key = 'r',
 	     .metavar = "P[-Q]:NEW,...", .group = OPT_GRP_EDIT, .help = "rewrite TCP/UDP ports (repeatable)"),
 	UINT(edit.tcp_seq, .name = "tcp-sequence", .min = 1, .max = UINT32_MAX, .metavar = "SEED",
@@ -298,8 +301,6 @@ static const struct opt_hint tool_hints[] = {
 	/* short letters */
 	{ 'A', "decode", "tcpreplay's -A/--decode passes arguments to tcpdump for -v; replay decodes nothing: "
 			 "dry-run with -w FILE and read it with tcpdump -r", true },
-	{ 'e', "endpoints", "tcprewrite's -e/--endpoints; " NOT_YET ": map addresses with --srcipmap/--dstipmap "
-			    "or --pnat", true },
 	{ '!', "more-help", "tcpreplay's -!/--more-help pages the help: replay --help | less", true },
 	/* long names only (the letters are replay's, or the tools have none) */
 	{ 0, "pktlen", "tcpreplay's --pktlen sends the wire length past the captured bytes; replay's --pad-payload "
@@ -525,9 +526,10 @@ static int check(struct opts *o, char *err, size_t len)
 
 		if (o->split_mode && o->cachefile)
 			return opts_fail(err, len, "--split and --cachefile exclude each other: the cache holds the split");
-		/* The split picks one of two interfaces: without -I there is nothing to pick, only to show. */
-		if (!o->info && !o->intf2)
-			return opts_fail(err, len, "--%s chooses between two interfaces: give the second with -I IF (or use --info to see the split)",
+		/* The split picks one of two interfaces, or the direction of -e and the pair forms
+		 * (--enet-dmac C2S,S2C, --pnat twice), as tcprewrite -c does. */
+		if (!o->info && !o->intf2 && !edit_cfg_wants_side(&o->edit))
+			return opts_fail(err, len, "--%s chooses between two interfaces or the direction of -e/--endpoints and the pair forms: give the second interface with -I IF, or such an edit (or use --info to see the split)",
 					 o->split_mode ? "split" : "cachefile");
 		if (o->cachefile && !o->info && o->nfiles > 1)
 			return opts_fail(err, len, "--cachefile describes one trace: give exactly one file");

@@ -685,19 +685,23 @@ static void report_open_warnings(struct replay *r)
  * only one; or, with -I, the one --split's classifier or the -c cache
  * names (replay/split.h).  NULL: the cache says not to send it.
  */
+static int side_of(struct replay *r, const struct pkt *p)
+{
+	if (r->cache)
+		return split_cache_side(r->cache, p->recno);
+	if (r->prep_sides)
+		/* A record outside the sidecar goes to intf1, where the chain fails it, naming why. */
+		return edit_prep_side(r->prep, p->recno) == SPLIT_INTF2 ? SPLIT_INTF2 : SPLIT_INTF1;
+	if (p->linktype != LINKTYPE_ETHERNET)
+		return SPLIT_INTF2; /* not classified (replay/split.h): it fails there, counted on intf2 */
+	return split_classify(r->split, p);
+}
+
 static struct lane *route2(struct replay *r, const struct pkt *p)
 {
-	int side;
+	int side = side_of(r, p);
 
-	if (r->cache)
-		side = split_cache_side(r->cache, p->recno);
-	else if (r->prep_sides)
-		/* A record outside the sidecar goes to intf1, where the chain fails it, naming why. */
-		side = edit_prep_side(r->prep, p->recno) == SPLIT_INTF2 ? SPLIT_INTF2 : SPLIT_INTF1;
-	else if (p->linktype != LINKTYPE_ETHERNET)
-		side = SPLIT_INTF2; /* not classified (replay/split.h): it fails there, counted on intf2 */
-	else
-		side = split_classify(r->split, p);
+	r->side = side;
 	if (side == SPLIT_INTF2)
 		return &r->lane[1];
 	return side == SPLIT_INTF1 ? &r->lane[0] : NULL;
@@ -705,10 +709,16 @@ static struct lane *route2(struct replay *r, const struct pkt *p)
 
 static inline struct lane *route(struct replay *r, const struct pkt *p)
 {
-	if (likely(r->nlanes == 1))
+	if (likely(r->nlanes == 1)) {
+		/* -w or one -i with -c/--split: the side only steers -e and the pair forms. */
+		if (unlikely(r->sides1) && (r->side = side_of(r, p)) == SPLIT_NOSEND)
+			return NULL;
 		return &r->lane[0];
-	if (r->o->dualfile)
+	}
+	if (r->o->dualfile) {
+		r->side = r->src.side + 1;
 		return &r->lane[r->src.side];
+	}
 	return route2(r, p);
 }
 
@@ -752,7 +762,10 @@ static enum step source_next(struct replay *r, const struct trace **tp, struct p
 			continue;
 		}
 		if (r->chain) {
-			int er = edit_chain_apply(r->chain, p);
+			int er;
+
+			edit_chain_set_side(r->chain, r->side);
+			er = edit_chain_apply(r->chain, p);
 
 			if (er == EDIT_DROP) {
 				account(r, l, FATE_FILTERED, NULL, NULL);

@@ -112,6 +112,8 @@ struct replay {
 	struct split *split;         /* --split classifier, or NULL */
 	struct split_cache *cache;   /* -c tcpprep cache, or NULL */
 	bool prep_sides;            /* -I: the sides come from the --prep sidecar (replay prep --split) */
+	bool sides1;                /* one lane, but -c/--split give the edits their direction */
+	int side;                   /* the packet's side (SPLIT_INTF1/2) for the chain; 0 = none */
 	struct impairing imp;        /* imp.im NULL: no impairment */
 	/* accounting (account() in src/replay.c) */
 	struct stats st;

@@ -180,8 +180,14 @@ static int open_split(struct replay *r)
 	char err[512];
 	uint64_t n = 0;
 
-	if (!o->intf2 || o->dualfile)
+	if (o->dualfile)
 		return 0; /* --dualfile: a packet's file names its interface */
+	if (!o->intf2) {
+		/* One output: -c or --split only give -e and the pair forms their direction. */
+		if (!o->cachefile && !o->split_mode)
+			return 0;
+		r->sides1 = true;
+	}
 	/* A sidecar made by 'replay prep --split' with this mode holds every side: no classifier,
 	 * no learning pass.  One made with another mode is refused; one without sides is ignored. */
 	if (r->prep && !o->cachefile) {

@@ -69,6 +69,12 @@ struct edit_pnat {
 	struct edit_cidrmap map[2];
 };
 
+/* -e/--endpoints CLIENT:SERVER: every packet rewritten to be between two hosts. */
+struct edit_endpoints {
+	uint8_t family;               /* 0 = not given, 4 or 6 */
+	uint8_t client[16], server[16]; /* network byte order; IPv4 in the first 4 */
+};
+
 struct edit_portmap {
 	unsigned n;                   /* entries; 0 = not given */
 	struct {
@@ -110,6 +116,7 @@ struct edit_cfg {
 	struct edit_pnat pnat;        /* --pnat */
 	struct edit_cidrmap srcipmap; /* --srcipmap */
 	struct edit_cidrmap dstipmap; /* --dstipmap */
+	struct edit_endpoints endpoints; /* -e/--endpoints */
 	struct edit_portmap portmap;  /* --portmap */
 	uint64_t tcp_seq;             /* --tcp-sequence seed, 1..2^32-1; EDIT_UNSET if not given */
 	uint64_t seed;                /* --seed; EDIT_UNSET if not given */
@@ -156,6 +163,7 @@ int edit_parse_portmap(void *field, const char *arg, char *err, size_t errlen); 
 int edit_parse_ttl(void *field, const char *arg, char *err, size_t errlen);      /* edit_ttl */
 int edit_parse_subsmac(void *field, const char *arg, char *err, size_t errlen); /* edit_subsmac (appends) */
 int edit_parse_dlt(void *field, const char *arg, char *err, size_t errlen);      /* bool: "enet" only */
+int edit_parse_endpoints(void *field, const char *arg, char *err, size_t errlen); /* edit_endpoints */
 
 /*
  * The enumerated edit settings by name, for the options (OPT_ENUM rows) and
@@ -214,6 +222,18 @@ const char *edit_chain_strerror(const struct edit_chain *c);
  * instead of computing them.  NULL goes back to computing.
  */
 void edit_chain_use_prep(struct edit_chain *c, const struct edit_prep *prep);
+
+/*
+ * edit_chain_set_side() - the two-interface side (1: client to server, 2:
+ * server to client; replay/split.h) of the packet the next
+ * edit_chain_apply() gets, from the -c cache, --split or --dualfile: the
+ * pair forms and -e follow it.  0 (the default, and after each apply):
+ * the chain's own first-mode classification decides.
+ */
+void edit_chain_set_side(struct edit_chain *c, int side);
+
+/* edit_cfg_wants_side() - does any edit of @cfg depend on the packet's direction? */
+bool edit_cfg_wants_side(const struct edit_cfg *cfg);
 
 /* edit_chain_free() - release; accepts NULL. */
 void edit_chain_free(struct edit_chain *c);

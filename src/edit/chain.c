@@ -20,7 +20,7 @@
  * layer 3/4 rewrites, lengths, padding, and last the checksums. */
 static const struct edit_ops *const edit_order[] = {
 	&edit_select_ops, &edit_filter_ops, &edit_efcs_ops,  &edit_mac_ops,   &edit_vlan_ops,  &edit_seed_ops,
-	&edit_ipmap_ops,  &edit_portmap_ops, &edit_tcpseq_ops, &edit_ttl_ops,  &edit_tos_ops,   &edit_ip6class_ops, &edit_unique_ops,
+	&edit_ipmap_ops,  &edit_endpoints_ops, &edit_portmap_ops, &edit_tcpseq_ops, &edit_ttl_ops,  &edit_tos_ops,   &edit_ip6class_ops, &edit_unique_ops,
 	&edit_mtu_ops,
 	&edit_fixlen_ops, &edit_fixhdrlen_ops, &edit_pad_ops,     &edit_fixcsum_ops,
 };
@@ -32,6 +32,7 @@ struct edit_chain {
 	uint8_t *buf;                 /* EDIT_BUF_BYTES: headroom, frame, tailroom */
 	uint8_t *dirty_lo, *dirty_hi; /* bytes of buf earlier packets may have left non-zero */
 	struct split *dir;            /* --split first; NULL unless a pair form needs directions */
+	int side;                     /* edit_chain_set_side() for the next packet; 0 = none */
 	const struct edit_prep *prep;
 	struct edit_ctx ctx;          /* the packet being edited */
 	struct layers orig;           /* its layers as read, for the sidecar */
@@ -42,9 +43,14 @@ struct edit_chain {
 	char err[320];
 };
 
-static bool needs_direction(const struct edit_cfg *cfg)
+bool edit_cfg_wants_side(const struct edit_cfg *cfg)
 {
-	return cfg->dmac.n == 2 || cfg->smac.n == 2 || cfg->pnat.n == 2;
+	return cfg->dmac.n == 2 || cfg->smac.n == 2 || cfg->pnat.n == 2 || cfg->endpoints.family;
+}
+
+void edit_chain_set_side(struct edit_chain *c, int side)
+{
+	c->side = side;
 }
 
 int edit_chain_new(struct edit_chain **cp, const struct edit_cfg *cfg)
@@ -60,7 +66,7 @@ int edit_chain_new(struct edit_chain **cp, const struct edit_cfg *cfg)
 	if (!c->buf)
 		goto nomem;
 	c->dirty_lo = c->dirty_hi = c->buf + EDIT_HEADROOM;
-	if (needs_direction(cfg)) {
+	if (edit_cfg_wants_side(cfg)) {
 		rc = split_open(&c->dir, "first", c->err, sizeof(c->err));
 		if (rc < 0)
 			return rc;
@@ -246,6 +252,11 @@ int edit_direction(struct edit_ctx *c)
 
 	if (c->dir >= 0)
 		return c->dir;
+	if (c->chain->side == 1 || c->chain->side == 2) {
+		/* The -c cache, --split or --dualfile placed it: side 1 is client to server. */
+		c->dir = c->chain->side == 1 ? DIR_C2S : DIR_S2C;
+		return c->dir;
+	}
 	l = edit_layers(c);
 	/* The same classification as --split first (split.c), so both agree packet by packet. */
 	c->dir = c->chain->dir && split_first_layers(c->chain->dir, c->p->data, l) == SPLIT_INTF1 ?
@@ -324,6 +335,7 @@ int edit_chain_apply(struct edit_chain *ch, struct pkt *p)
 			     &c->l, NULL);
 	}
 out:
+	ch->side = 0;
 	ch->last_rc = rc;
 	if (rc < 0)
 		snprintf(ch->err, sizeof(ch->err), "%s: %s", "edit", c->err);

@@ -97,6 +97,7 @@ extern const struct edit_ops edit_mac_ops;
 extern const struct edit_ops edit_vlan_ops;
 extern const struct edit_ops edit_seed_ops;
 extern const struct edit_ops edit_ipmap_ops;
+extern const struct edit_ops edit_endpoints_ops;
 extern const struct edit_ops edit_portmap_ops;
 extern const struct edit_ops edit_tcpseq_ops;
 extern const struct edit_ops edit_ttl_ops;

@@ -355,6 +355,9 @@ int edit_cfg_check(const struct edit_cfg *c, char *err, size_t errlen)
 	}
 	if (c->pnat.n && (c->srcipmap.n || c->dstipmap.n))
 		return opts_fail(err, errlen, "--pnat excludes --srcipmap and --dstipmap (as in tcprewrite)");
+	if (c->endpoints.family && (c->pnat.n || c->srcipmap.n || c->dstipmap.n))
+		return opts_fail(err, errlen, "-e/--endpoints excludes --pnat, --srcipmap and --dstipmap (tcprewrite 4.6 "
+				 "drops the maps without a word)");
 	if (c->vlan != EDIT_VLAN_ADD &&
 	    (c->vlan_tag != EDIT_UNSET || c->vlan_pri != EDIT_UNSET || c->vlan_cfi != EDIT_UNSET))
 		return opts_fail(err, errlen, "--enet-vlan-tag, -pri and -cfi need --enet-vlan add");
@@ -375,7 +378,7 @@ bool edit_cfg_any(const struct edit_cfg *c)
 
 	return c->filter || c->include.n || c->exclude.n || c->dmac.n || c->smac.n || c->subsmac.n ||
 	       c->vlan != EDIT_VLAN_NONE || c->pnat.n || c->srcipmap.n || c->dstipmap.n ||
-	       c->portmap.n || c->seed != EDIT_UNSET || c->tcp_seq != EDIT_UNSET || c->ttl.mode != EDIT_TTL_NONE ||
+	       c->endpoints.family || c->portmap.n || c->seed != EDIT_UNSET || c->tcp_seq != EDIT_UNSET || c->ttl.mode != EDIT_TTL_NONE ||
 	       c->tos != EDIT_UNSET || c->tclass != EDIT_UNSET || c->flowlabel != EDIT_UNSET || c->mtu_trunc || c->fixlen != EDIT_FIXLEN_NONE || c->fixhdrlen || c->efcs || c->fixcsum ||
 	       c->pad_payload || c->skipbroadcast != d.skipbroadcast || c->unique_ip;
 }
@@ -435,5 +438,7 @@ uint64_t edit_cfg_hash(const struct edit_cfg *c)
 	H(c->fixcsum), H(c->pad_payload), H(c->fixhdrlen), H(c->efcs);
 	if (c->skipl2broadcast) /* only when given: sidecars made before it keep their digest */
 		H(c->skipl2broadcast);
+	if (c->endpoints.family) /* the same */
+		H(c->endpoints.family), H(c->endpoints.client), H(c->endpoints.server);
 	return h;
 }
