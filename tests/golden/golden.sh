@@ -14,7 +14,11 @@
 # split, as our pair forms do), or tcprewrite46: tcprewrite 4.6, the anchor
 # binary ($TCPREWRITE46) when it runs here -- its output must then also equal
 # the checked-in tests/golden/expected/NAME.pcap (GOLDEN_REGEN=1 rewrites that
-# file) -- else the checked-in file alone.  EXCEPT lists frames the reference gets wrong
+# file) -- else the checked-in file alone; or tcprewrite46+tcpprep: REF_ARGS is
+# "TCPPREP_ARGS;;TCPREWRITE_ARGS", tcpprep 4.6 makes a cache with the first
+# (checked in as expected/NAME.cache, like the output), tcprewrite 4.6 -c
+# uses it with the second, and @CACHE@ in REPLAY_ARGS names that cache (a
+# row without it must give the same bytes from --split alone).  EXCEPT lists frames the reference gets wrong
 # (WHY says how); every other frame must be identical.  The table of cases is
 # tests/meson.build; case names and reasons are what meson prints.
 set -euo pipefail
@@ -27,7 +31,7 @@ trap 'rm -rf "$WORK"' EXIT
 die() { echo "FAIL: $name: $*" >&2; exit 1; }
 
 tools="tcprewrite tcpprep tcpdump editcap"
-[ "$ref" = tcprewrite46 ] && tools= # the anchor or the checked-in file: no tool needed
+[[ $ref == tcprewrite46* ]] && tools= # the anchor or the checked-in file: no tool needed
 for tool in $tools; do
 	if ! command -v "$tool" >/dev/null; then
 		[ "${CI:-}" = true ] && die "$tool is missing (scripts/deps.sh installs it)"
@@ -52,6 +56,33 @@ tcprewrite46)
 	else
 		die "neither tcprewrite 4.6 ($anchor) nor $expected is here"
 	fi ;;
+tcprewrite46+tcpprep)
+	anchor=${TCPREWRITE46:-/work/shared/anchors/tcpreplay-4.6.0-beta2/bin/tcprewrite}
+	anchor_prep=${TCPPREP46:-$(dirname "$anchor")/tcpprep}
+	expected=${GOLDEN_EXPECTED:?}/$name.pcap
+	prep_args=${ref_args%%;;*} ref_args=${ref_args#*;;}
+	if [ -x "$anchor" ] && "$anchor" --version >/dev/null 2>&1 && [ -x "$anchor_prep" ]; then
+		# The cache keeps tcpprep's command line: relative names make it the same everywhere.
+		cp "$trace" "$WORK/t.pcap"
+		(cd "$WORK" && "$anchor_prep" $prep_args -i t.pcap -o c.cache >/dev/null) || die "tcpprep 4.6 failed"
+		"$anchor" -c "$WORK/c.cache" $ref_args -i "$trace" -o "$WORK/ref.pcap" || die "tcprewrite 4.6 failed"
+		if [ -n "${GOLDEN_REGEN:-}" ]; then
+			cp "$WORK/ref.pcap" "$expected"
+			cp "$WORK/c.cache" "${expected%.pcap}.cache"
+		fi
+		[ -f "$expected" ] && [ -f "${expected%.pcap}.cache" ] ||
+			die "no checked-in $expected or its .cache (make them with GOLDEN_REGEN=1)"
+		cmp -s "$WORK/ref.pcap" "$expected" ||
+			die "tcprewrite 4.6 writes other bytes than the checked-in $expected"
+		cmp -s "$WORK/c.cache" "${expected%.pcap}.cache" ||
+			die "tcpprep 4.6 writes another cache than the checked-in ${expected%.pcap}.cache"
+	elif [ -f "$expected" ] && [ -f "${expected%.pcap}.cache" ]; then
+		cp "$expected" "$WORK/ref.pcap"
+		cp "${expected%.pcap}.cache" "$WORK/c.cache"
+	else
+		die "neither tcprewrite/tcpprep 4.6 ($anchor) nor $expected and its .cache are here"
+	fi
+	replay_args=${replay_args//@CACHE@/$WORK/c.cache} ;;
 tcprewrite+tcpprep)
 	tcpprep --auto=first --pcap="$trace" --cachefile="$WORK/c.cache"
 	tcprewrite --cachefile="$WORK/c.cache" $ref_args -i "$trace" -o "$WORK/ref.pcap" ;;
