@@ -529,7 +529,8 @@ static int check(struct opts *o, char *err, size_t len)
 		/* The split picks one of two interfaces, or the direction of -e and the pair forms
 		 * (--enet-dmac C2S,S2C, --pnat twice), as tcprewrite -c does. */
 		if (!o->info && !o->intf2 && !edit_cfg_wants_side(&o->edit))
-			return opts_fail(err, len, "--%s chooses between two interfaces or the direction of -e/--endpoints and the pair forms: give the second interface with -I IF, or such an edit (or use --info to see the split)",
+			return opts_fail(err, len, "--%s chooses between two interfaces: give the second with -I IF (or use --info to see the split); "
+					 "with one output it only steers -e/--endpoints and the pair forms (--enet-dmac C2S,S2C, --pnat twice)",
 					 o->split_mode ? "split" : "cachefile");
 		if (o->cachefile && !o->info && o->nfiles > 1)
 			return opts_fail(err, len, "--cachefile describes one trace: give exactly one file");

@@ -50,6 +50,8 @@ while IFS=$'\t' read -r tools sp fate args want rx; do
 	out=$WORK/out.$rows
 	args=${args//@T@/$TRACES/dns.pcap}
 	args=${args//@O@/$out}
+	# @C@: a tcpprep 4.6 cache (-a server) of dns.pcap, checked in with its golden row.
+	args=${args//@C@/$here/../golden/expected/dns-endpoints-server.cache}
 	rc=0
 	# shellcheck disable=SC2086 # the row's arguments are words
 	(cd "$WORK" && "$REPLAY" $args) >"$WORK/stdout" 2>"$WORK/stderr" || rc=$?

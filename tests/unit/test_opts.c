@@ -502,9 +502,11 @@ static void test_intf2(void **state)
 	expect_usage_error(PARSE(&o, "--info", "-I", "y", "a"),
 			   "--info only reads the files: it takes no -i, -I or -w");
 	expect_usage_error(PARSE(&o, "-i", "x", "--split", "client", "a"),
-			   "--split chooses between two interfaces: give the second with -I IF (or use --info to see the split)");
+			   "--split chooses between two interfaces: give the second with -I IF (or use --info to see the split); "
+			   "with one output it only steers -e/--endpoints and the pair forms (--enet-dmac C2S,S2C, --pnat twice)");
 	expect_usage_error(PARSE(&o, "-w", "o", "-c", "a.cache", "a"),
-			   "--cachefile chooses between two interfaces: give the second with -I IF (or use --info to see the split)");
+			   "--cachefile chooses between two interfaces: give the second with -I IF (or use --info to see the split); "
+			   "with one output it only steers -e/--endpoints and the pair forms (--enet-dmac C2S,S2C, --pnat twice)");
 	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-c", "a.cache", "a", "b"),
 			   "--cachefile describes one trace: give exactly one file");
 	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--split", "nonsense", "a"), -EINVAL);
@@ -580,11 +582,20 @@ static void test_tool_hints(void **state)
 	assert_true(o.edit.dlt_enet);
 	assert_int_equal(PARSE(&o, "-w", "o", "--dlt", "hdlc", "a"), -EINVAL);
 	assert_non_null(strstr(err, "--dlt: 'hdlc': replay writes and sends Ethernet frames only"));
-	/* -E is tcprewrite's --efcs now (issue 14); -e (--endpoints) is still refused. */
+	/* -E is tcprewrite's --efcs now (issue 14); so is -e its --endpoints, steered by -c or --split
+	 * even with one output (the old refusal is gone), and refused beside the address maps. */
 	assert_int_equal(PARSE(&o, "-w", "o", "-E", "a"), 0);
 	assert_true(o.edit.efcs);
-	assert_int_equal(PARSE(&o, "-w", "o", "-e", "1.2.3.4:5.6.7.8", "a"), -EINVAL);
-	assert_non_null(strstr(err, "-e is not supported: tcprewrite's -e/--endpoints"));
+	assert_int_equal(PARSE(&o, "-w", "o", "-e", "1.2.3.4:5.6.7.8", "a"), 0);
+	assert_int_equal(o.edit.endpoints.family, 4);
+	assert_int_equal(PARSE(&o, "-w", "o", "--endpoints", "[2001:db8::1]:[::2]", "-c", "x.cache", "a"), 0);
+	assert_int_equal(o.edit.endpoints.family, 6);
+	assert_string_equal(o.cachefile, "x.cache");
+	assert_int_equal(PARSE(&o, "-w", "o", "-e", "1.2.3.4:5.6.7.8", "--split", "client", "a"), 0);
+	assert_int_equal(PARSE(&o, "-w", "o", "-e", "1.2.3.0/24:5.6.7.8", "a"), -EINVAL);
+	assert_non_null(strstr(err, "--endpoints: '1.2.3.0/24:5.6.7.8': '1.2.3.0/24' is not an IPv4 address"));
+	assert_int_equal(PARSE(&o, "-w", "o", "-e", "1.2.3.4:5.6.7.8", "--pnat", "1.0.0.0/8:2.0.0.0/8", "a"), -EINVAL);
+	assert_non_null(strstr(err, "-e/--endpoints excludes --pnat"));
 	assert_int_equal(PARSE(&o, "-w", "o", "-tA", "-n", "a"), -EINVAL);
 	assert_non_null(strstr(err, "-A is not supported: tcpreplay's -A/--decode"));
 	assert_int_equal(PARSE(&o, "-w", "o", "--outfile=b", "a"), -EINVAL);
