@@ -56,7 +56,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* Twice: the second packet sees the buffer state the first one left. */
 		for (int i = 0; i < 2; i++) {
 			struct pkt q = p;
-			int rc = edit_chain_apply(ch, &q);
+			int rc;
+
+			/* The side -c/--split would give (0: the chain's own first mode). */
+			edit_chain_set_side(ch, (int)((o >> (12 + i)) & 3) % 3);
+			rc = edit_chain_apply(ch, &q);
 
 			if (rc == EDIT_KEEP && q.caplen > PKT_FRAME_MAX_BYTES)
 				abort();

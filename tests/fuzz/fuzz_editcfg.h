@@ -79,6 +79,10 @@ static inline void fuzz_edit_cfg(uint64_t o, struct edit_cfg *cfg)
 			c.tclass = (x >> 40) & 0xff;
 		if (x & 16)
 			c.flowlabel = (x >> 44) & 0xfffff;
+		/* -e/--endpoints, IPv4 or IPv6, where no address map excludes it. */
+		if ((x & (1ull << 61)) && !c.pnat.n && !c.srcipmap.n)
+			edit_parse_endpoints(&c.endpoints, (x & (1ull << 62)) ? "[2001:db8::1]:[fd00::2]" : "10.1.1.1:10.2.2.2",
+					     err, sizeof(err));
 		if (x & 32)
 			edit_parse_subsmac(&c.subsmac, "02:00:00:00:00:01,00:00:00:00:00:0a,ff:ff:ff:ff:ff:ff,0:1:2:3:4:5",
 					   err, sizeof(err));

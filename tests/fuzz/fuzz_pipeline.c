@@ -265,6 +265,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort(); /* a reader or the conversion let a frame past the limit */
 		if (p.linktype != LINKTYPE_ETHERNET)
 			continue; /* not convertible: a per-record error, t says why */
+		/* Half the inputs: the sides -c/--split would give, record by record. */
+		if (data[0] & 0x80)
+			edit_chain_set_side(ch, (int)(p.recno % 3));
 		if (edit_chain_apply(ch, &p) != EDIT_KEEP)
 			continue;
 		if (p.caplen > PKT_FRAME_MAX_BYTES)

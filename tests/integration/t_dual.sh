@@ -8,7 +8,8 @@
 # and nothing on the other port.  The expected halves come from the split
 # module itself (splitdump) and are cut out of the trace with replay -w
 # --include; replay's own per-side accounting (--stats-json intf1/intf2)
-# must agree.  Then the refusals: the same interface twice, -I with -w, a
+# must agree.  --dualfile with seeded impairment (--loss, --duplicate) is
+# checked per far port against the dry run (-w) of the merged stream.  Then the refusals: the same interface twice, -I with -w, a
 # missing interface on either side (named), --split without -I.
 . "$(dirname "$0")/lib.sh"
 : "${PCAPDIFF:?}" "${SPLITDUMP:?}"
@@ -248,6 +249,118 @@ test_dualfile() {
 		in_a "$REPLAY" -i "$IF_A" -2 "$WORK/df.ref1.pcap" "$WORK/df.ref2.pcap"
 }
 
+# merge_sides A B OUT: the records of A (port 1) and B (port 2) merged as --dualfile merges them
+# (by timestamp, a tie to port 1, each file in its order), to OUT.
+merge_sides() {
+	python3 - "$@" <<'EOF'
+import struct, sys
+def recs(path):
+    d = open(path, 'rb').read()
+    e = '<' if d[:4] in (b'\xd4\xc3\xb2\xa1', b'\x4d\x3c\xb2\xa1') else '>'
+    ns = struct.unpack(e + 'I', d[:4])[0] == 0xa1b23c4d
+    o, out = 24, []
+    while o < len(d):
+        s, f, cl = struct.unpack(e + 'III', d[o:o + 12])
+        out.append((s * 10**9 + (f if ns else f * 1000), d[o:o + 16 + cl]))
+        o += 16 + cl
+    return d[:24], out
+h, a = recs(sys.argv[1])
+_, b = recs(sys.argv[2])
+ev = sorted([(t, 0, i, r) for i, (t, r) in enumerate(a)] + [(t, 1, i, r) for i, (t, r) in enumerate(b)],
+            key=lambda x: x[:3])
+with open(sys.argv[3], 'wb') as f:
+    f.write(h)
+    for x in ev:
+        f.write(x[3])
+EOF
+}
+
+# side_frames EXP A B OUT1 OUT2: the frames of EXP (a -w output) whose bytes are a frame of A to
+# OUT1, of B to OUT2, in EXP's order; a frame in both or neither is an error.  Prints both counts.
+side_frames() {
+	python3 - "$@" <<'EOF'
+import struct, sys
+def recs(path):
+    d = open(path, 'rb').read()
+    e = '<' if d[:4] in (b'\xd4\xc3\xb2\xa1', b'\x4d\x3c\xb2\xa1') else '>'
+    o, out = 24, []
+    while o < len(d):
+        cl = struct.unpack(e + 'I', d[o + 8:o + 12])[0]
+        out.append((d[o:o + 16 + cl], d[o + 16:o + 16 + cl]))
+        o += 16 + cl
+    return d[:24], out
+h, exp = recs(sys.argv[1])
+a = {f for _, f in recs(sys.argv[2])[1]}
+b = {f for _, f in recs(sys.argv[3])[1]}
+outs = [open(sys.argv[4], 'wb'), open(sys.argv[5], 'wb')]
+for f in outs:
+    f.write(h)
+n = [0, 0]
+for i, (rec, f) in enumerate(exp):
+    if (f in a) == (f in b):
+        sys.exit("frame %d of the dry run is in %s file" % (i + 1, "both" if f in a else "neither"))
+    k = 0 if f in a else 1
+    outs[k].write(rec)
+    n[k] += 1
+print(n[0], n[1])
+EOF
+}
+
+# --dualfile with seeded impairment (--loss, --duplicate): the impairment acts on the merged
+# stream, packet by packet in schedule order, as on one file.  Each far port must get exactly the
+# frames of its file that the dry run (-w) of the merged stream with the same seed keeps -- copies
+# included, byte for byte, in order -- and nothing else; the accounting identity holds with the
+# impairment's drops and copies.
+test_dualfile_impair() {
+	local n n1 n2 p1 p2 st r s f x d c k pid json cap ref want rc
+	[ -f "$WORK/df.ref1.pcap" ] || die "test_dualfile must run first (it cuts the two files)"
+	merge_sides "$WORK/df.ref1.pcap" "$WORK/df.ref2.pcap" "$WORK/dfi.merged.pcap" || die "merging the halves"
+	"$REPLAY" -q -w "$WORK/dfi.exp.pcap" --loss 20% --duplicate 15% --impair-seed 42 "$WORK/dfi.merged.pcap" ||
+		die "dualfile+impair: the dry run failed"
+	n=$(side_frames "$WORK/dfi.exp.pcap" "$WORK/df.ref1.pcap" "$WORK/df.ref2.pcap" "$WORK/dfi.ref1.pcap" \
+		"$WORK/dfi.ref2.pcap") || die "dualfile+impair: $n"
+	set -- $n
+	n1=$1 n2=$2
+	[ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] || die "dualfile+impair: a side is empty ($n): the case tests nothing"
+	rx_on "$NS_B" "$IF_B" "$WORK/dfi.rx1.json" "$WORK/dfi.cap1.pcap" "$WORK/dfi.ref1.pcap"
+	p1=$RX_PID
+	CAP_PID=$p1
+	rx_on "$NS_B" "$IF_B2" "$WORK/dfi.rx2.json" "$WORK/dfi.cap2.pcap" "$WORK/dfi.ref2.pcap"
+	p2=$RX_PID
+	RX2_PID=$p2
+	wait_listening "$p1" "$WORK/dfi.rx1.json.err" replay-rx
+	wait_listening "$p2" "$WORK/dfi.rx2.json.err" replay-rx
+	st=$WORK/dfi.stats.json
+	in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" --stats-json "$st" --loss 20% --duplicate 15% --impair-seed 42 \
+		--dualfile "$WORK/df.ref1.pcap" "$WORK/df.ref2.pcap" >"$WORK/dfi.out" 2>"$WORK/dfi.err" ||
+		die "dualfile+impair: replay failed: $(cat "$WORK/dfi.err")"
+	sleep 0.3
+	for k in 1 2; do
+		rc=0
+		if [ $k = 1 ]; then pid=$p1 want=$n1; else pid=$p2 want=$n2; fi
+		json=$WORK/dfi.rx$k.json cap=$WORK/dfi.cap$k.pcap ref=$WORK/dfi.ref$k.pcap
+		kill -TERM "$pid"
+		wait "$pid" || rc=$?
+		[ "$rc" -eq 0 ] || die "replay-rx on port $k: exit $rc: $(cat "$json.out" "$json.err")"
+		[ "$(json_get "$json" received)" -eq "$want" ] ||
+			die "dualfile+impair: port $k received $(json_get "$json" received) frames, the dry run keeps $want"
+		"$PCAPDIFF" "$ref" "$cap" >"$WORK/diff" ||
+			die "dualfile+impair: port $k differs from the dry run: $(cat "$WORK/diff")"
+	done
+	CAP_PID="" RX2_PID=""
+	r=$(json_get "$st" packets_read)
+	s=$(json_get "$st" packets_sent)
+	f=$(json_get "$st" packets_filtered)
+	x=$(json_get "$st" packets_failed)
+	d=$(json_get "$st" packets_impair_dropped)
+	c=$(json_get "$st" impair_copies)
+	[ "$s" -eq $((n1 + n2)) ] || die "dualfile+impair: $s sent, the dry run keeps $((n1 + n2))"
+	[ "$d" -gt 0 ] && [ "$c" -gt 0 ] || die "dualfile+impair: dropped $d, copied $c: the seed tests nothing"
+	[ $((r + c)) -eq $((s + f + x + d)) ] ||
+		die "dualfile+impair: accounting: read $r + copies $c != sent $s + filtered $f + failed $x + dropped $d"
+	info "dualfile+impair: $n1 + $n2 frames (of $r read, $d dropped, $c copies) on their ports, as the dry run"
+}
+
 # Before the first packet: the second interface down, without carrier, or with an MTU too small
 # for a frame of its side only (the first such record named), each refused naming the side.
 test_side_checks() {
@@ -389,4 +502,4 @@ test_errors() {
 		in_a "$REPLAY" -i "nosuch$ID" -I "$IF_A2" "$TRACES/http.pcap"
 }
 
-run_tests test_split_first test_split_client test_split_cidr test_prep_split test_cachefile test_dualfile test_side_checks test_method2 test_tcpprep_modes test_errors
+run_tests test_split_first test_split_client test_split_cidr test_prep_split test_cachefile test_dualfile test_dualfile_impair test_side_checks test_method2 test_tcpprep_modes test_errors
