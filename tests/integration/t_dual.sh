@@ -128,6 +128,21 @@ test_split_client() {
 	dual client "$TRACES/mixed.pcap" "$WORK/client.sides" --split client
 }
 
+# -e/--endpoints with -I: each packet leaves by its side and carries that side's addresses.  The
+# far ports get the halves of the -w output for the same options (which the golden rows hold to
+# tcprewrite 4.6's bytes), so the direction the edit used is the side the packet went out of.
+test_endpoints() {
+	local n1 n2 e=10.1.1.1:10.2.2.2
+	"$SPLITDUMP" client "$TRACES/mixed.pcap" >"$WORK/ep.sides"
+	"$REPLAY" -q -t -w "$WORK/ep.edited.pcap" --split client -e "$e" "$TRACES/mixed.pcap" ||
+		die "-e: the dry run failed"
+	cmp -s <(tail -c +25 "$WORK/ep.edited.pcap") <(tail -c +25 "$TRACES/mixed.pcap") &&
+		die "-e changed nothing in mixed.pcap: the case tests nothing"
+	n1=$(half "$WORK/ep.sides" 1 "$WORK/ep.edited.pcap" "$WORK/ep.ref1.pcap")
+	n2=$(half "$WORK/ep.sides" 2 "$WORK/ep.edited.pcap" "$WORK/ep.ref2.pcap")
+	dual_check ep "$n1" "$n2" --pps 2000 --split client -e "$e" "$TRACES/mixed.pcap"
+}
+
 test_split_cidr() {
 	local m=cidr:192.0.2.10/32,2001:db8::a/128
 	"$SPLITDUMP" "$m" "$TRACES/mixed.pcap" >"$WORK/cidr.sides"
@@ -502,4 +517,4 @@ test_errors() {
 		in_a "$REPLAY" -i "nosuch$ID" -I "$IF_A2" "$TRACES/http.pcap"
 }
 
-run_tests test_split_first test_split_client test_split_cidr test_prep_split test_cachefile test_dualfile test_dualfile_impair test_side_checks test_method2 test_tcpprep_modes test_errors
+run_tests test_split_first test_split_client test_endpoints test_split_cidr test_prep_split test_cachefile test_dualfile test_dualfile_impair test_side_checks test_method2 test_tcpprep_modes test_errors
