@@ -184,8 +184,13 @@ static int open_split(struct replay *r)
 		return 0; /* --dualfile: a packet's file names its interface */
 	if (!o->intf2) {
 		/* One output: -c or --split only give -e and the pair forms their direction. */
-		if (!o->cachefile && !o->split_mode)
+		if (!o->cachefile && !o->split_mode) {
+			/* A sidecar made with --split edited by its sides: its checksums hold for those. */
+			if (r->prep && edit_cfg_wants_side(&o->edit) &&
+			    edit_prep_split(r->prep, NULL, NULL, err, sizeof(err)) == 1)
+				r->prep_sides = r->sides1 = true;
 			return 0;
+		}
 		r->sides1 = true;
 	}
 	/* A sidecar made by 'replay prep --split' with this mode holds every side: no classifier,
