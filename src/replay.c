@@ -38,6 +38,9 @@
  *                         before waiting, whatever is already staged in any
  *                         lane (due or late) is kicked, so only packets that
  *                         are already due ever share a batch.
+ * With two lanes, a packet staged in one kicks what the other holds first,
+ * so a batch is always a run of consecutive packets and the order across
+ * the two ports is the schedule's, late or at top speed.
  * Two lanes (-i and -I) share one clock and one schedule: each packet has
  * one absolute deadline whichever lane it leaves by.
  *
@@ -324,6 +327,27 @@ static enum step flush_all(struct replay *r)
 }
 
 /*
+ * Kick every lane but @l.  A lane's batch is thus always a run of packets
+ * consecutive in the schedule: a reply staged on -I never waits behind a
+ * later request staged on -i, whether the run is late or at top speed.
+ */
+static enum step flush_others(struct replay *r, const struct lane *l)
+{
+	enum step worst = STEP_NEXT;
+
+	for (unsigned i = 0; i < r->nlanes; i++) {
+		enum step step;
+
+		if (&r->lane[i] == l || !r->lane[i].qn)
+			continue;
+		step = flush_lane(r, &r->lane[i]);
+		if (step == STEP_ERROR || (step == STEP_STOP && worst == STEP_NEXT))
+			worst = step;
+	}
+	return worst;
+}
+
+/*
  * Stage @p in lane @l (copy it into the method's memory) until it is taken
  * or cannot be.  A full stage is kicked; a method still full after that is
  * waited for.
@@ -395,6 +419,14 @@ static enum step send_one(struct replay *r, struct lane *l, const struct trace *
 		/* Already due: returns at once, but counts a stall (and shifts) if it is late. */
 		if (r->timed)
 			sched_wait(&r->sched, deadline);
+		/* The other lane's staged packets are earlier ones: they leave first (order across ports). */
+		step = r->nlanes > 1 ? flush_others(r, l) : STEP_NEXT;
+		if (step != STEP_NEXT) {
+			struct staged e = { .t = t, .recno = p->recno, .off = p->off };
+
+			account(r, l, FATE_FAILED, &e, "not sent: the run stopped before it");
+			return step;
+		}
 		step = stage_one(r, l, t, p, deadline);
 		if (step == STEP_NEXT && l->qn >= l->qcap)
 			step = flush_lane(r, l);
