@@ -895,8 +895,8 @@ int impairing_open(struct replay *r)
 	for (unsigned i = 0; i < m->n; i++, n++) {
 		cfg[n].path = m->src[i].path;
 		cfg[n].filter = m->src[i].filter;
-		cfg[n].repeat = m->repeat;
-		cfg[n].dflt = m->dflt;
+		cfg[n].repeat = m->src[i].repeat; /* its own, or the global (opts_impair_check()) */
+		cfg[n].dflt = m->src[i].dflt;
 		cfg[n].seed = m->seed;
 	}
 	/* The model comes last: a packet in no trace's flow takes its action from it. */
