@@ -1014,21 +1014,51 @@ static enum step hold(struct replay *r, const struct trace *t, const struct pkt 
 	return STEP_NEXT;
 }
 
-/* Send the earliest held frame, at its deadline; late if that had passed by more than the threshold. */
+/*
+ * Send the earliest held frame, at its deadline; late if that had passed by
+ * more than the threshold.  A signal during the wait leaves it held (it
+ * fails with the others in fail_held()): sent then, it would leave before
+ * its impaired deadline, which the impairment never does.
+ */
 static enum step send_held(struct replay *r, uint64_t *mark)
 {
 	struct impairing *ip = &r->imp;
+	const struct dq_entry *top = dq_peek(&ip->dq);
+	uint64_t deadline = top->deadline_ns;
 	struct dq_entry e;
 	struct held *h;
 	enum step step;
 
-	(void)dq_pop(&ip->dq, &e);
-	h = e.data;
-	if (r->timed && sched_now(&r->sched) > e.deadline_ns + r->o->sched.late_threshold_ns)
-		impair_count_late(ip->im);
-	step = send_one(r, h->l, h->t, &h->p, r->timed ? e.deadline_ns : 0);
+	if (r->timed && deadline > sched_now(&r->sched)) {
+		/* Not due yet: what is staged (in any lane) is, so it goes now rather than after this wait. */
+		step = flush_all(r);
+		if (step != STEP_NEXT)
+			return step;
+		while (sched_wait(&r->sched, deadline) == -EINTR)
+			if (*r->stop)
+				return STEP_STOP;
+		(void)dq_pop(&ip->dq, &e);
+		h = e.data;
+		if (sched_now(&r->sched) > deadline + r->o->sched.late_threshold_ns)
+			impair_count_late(ip->im);
+		/* Waited for already: staged and sent at once, as send_one() does after its wait. */
+		step = stage_one(r, h->l, h->t, &h->p, deadline);
+		if (step == STEP_NEXT)
+			step = flush_lane(r, h->l);
+		if (step == STEP_NEXT && (*r->stop || limit_reached(r))) {
+			step = flush_all(r);
+			if (step == STEP_NEXT)
+				step = STEP_STOP;
+		}
+	} else {
+		(void)dq_pop(&ip->dq, &e);
+		h = e.data;
+		if (r->timed && sched_now(&r->sched) > deadline + r->o->sched.late_threshold_ns)
+			impair_count_late(ip->im);
+		step = send_one(r, h->l, h->t, &h->p, r->timed ? deadline : 0);
+	}
 	ip->free[ip->nfree++] = h->slot;
-	*mark = e.deadline_ns;
+	*mark = deadline;
 	return step;
 }
 
