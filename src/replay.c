@@ -65,9 +65,13 @@
  *            read + copies = sent + filtered + failed + impaired-dropped.
  */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "live.h"
 #include "replay_int.h"
 #include "replay/compiler.h"
 #include "replay/log.h"
@@ -202,6 +206,8 @@ static inline bool limit_reached(const struct replay *r)
 
 /* A trace read slower than this (a disk page fault, a pipe's wait; a mapped page costs ~1 us) is noted. */
 #define READ_SLOW_NS 10000u
+/* A live input's wait for held frames ends this long before the earliest deadline; the timer does the rest. */
+#define WAIT_INPUT_MARGIN_NS 500000u
 
 static inline bool backpressure(int rc)
 {
@@ -730,6 +736,13 @@ static enum step source_next(struct replay *r, const struct trace **tp, struct p
 
 		if (unlikely(step != STEP_NEXT))
 			return step;
+		/*
+		 * Held frames were sent while the live input was silent
+		 * (replay_input_wait()), and that reached --limit or failed: the
+		 * frame just read is not one of the run's.
+		 */
+		if (unlikely(r->imp.limit_hit || r->imp.wait_failed))
+			return STEP_STOP;
 		/* A read this slow took a page fault from disk or waited for a pipe: a late packet is its. */
 		if (r->timed && sched_now(&r->sched) - t0 > READ_SLOW_NS)
 			sched_note(&r->sched, WAIT_CAUSE_READ);
@@ -769,7 +782,14 @@ static enum step source_next(struct replay *r, const struct trace **tp, struct p
 				continue;
 			}
 		}
-		*deadline = sched_deadline(&r->sched, p);
+		/*
+		 * A live frame is due when it arrived (its timestamp is on the run
+		 * clock, src/live.c); the impairment adds its delay to that.
+		 */
+		if (unlikely(r->live))
+			*deadline = p->sched_ns = p->ts_ns;
+		else
+			*deadline = sched_deadline(&r->sched, p);
 		/* --duration: a packet due after the end is not sent (p->sched_ns: every mode sets it).
 		 * The run ends before it, so it is not one of the run's packets read either. */
 		if (r->o->duration_ns && p->sched_ns >= r->st.start_ns + r->o->duration_ns) {
@@ -1024,10 +1044,14 @@ static enum step send_held(struct replay *r, uint64_t *mark)
 {
 	struct impairing *ip = &r->imp;
 	const struct dq_entry *top = dq_peek(&ip->dq);
-	uint64_t deadline = top->deadline_ns;
+	uint64_t deadline;
 	struct dq_entry e;
 	struct held *h;
 	enum step step;
+
+	if (unlikely(!top))
+		return STEP_NEXT; /* callers look first: nothing held, nothing to send */
+	deadline = top->deadline_ns;
 
 	if (r->timed && deadline > sched_now(&r->sched)) {
 		/* Not due yet: what is staged (in any lane) is, so it goes now rather than after this wait. */
@@ -1167,6 +1191,8 @@ static int run_impaired(struct replay *r)
 				have = true;
 			} else {
 				ended = true;
+				if (ip->wait_failed)
+					step = STEP_ERROR;
 				if (step == STEP_ERROR || *r->stop)
 					break;
 				step = STEP_NEXT;
@@ -1203,6 +1229,54 @@ static int run_impaired(struct replay *r)
 	return step == STEP_ERROR ? -1 : 0;
 }
 
+/*
+ * While the live input (--source-interface) is silent, the held frames
+ * still go at their deadlines: wait for the input or the earliest
+ * deadline, whichever comes first, and send what falls due.  Signals are
+ * blocked from the flag's check until ppoll() unblocks them, as the
+ * reader's own wait does (src/trace/source.c).
+ */
+static void send_held_while_silent(struct replay *r)
+{
+	struct impairing *ip = &r->imp;
+	struct pollfd pfd = { .fd = live_fd(r->live), .events = POLLIN };
+	sigset_t block, old;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &block, &old) < 0)
+		return;
+	while (!*r->stop && !ip->limit_hit && !ip->wait_failed) {
+		const struct dq_entry *h = dq_peek(&ip->dq);
+		uint64_t now = sched_now(&r->sched), mark;
+		enum step step;
+
+		if (!h)
+			break;
+		if (h->deadline_ns > now + WAIT_INPUT_MARGIN_NS) {
+			uint64_t d = h->deadline_ns - now - WAIT_INPUT_MARGIN_NS;
+			struct timespec ts = { .tv_sec = (time_t)(d / NSEC_PER_SEC), .tv_nsec = (long)(d % NSEC_PER_SEC) };
+			int n = ppoll(&pfd, 1, &ts, &old);
+
+			if (n > 0 || (n < 0 && errno != EINTR))
+				break; /* input: the loop takes it, in deadline order */
+			continue;  /* the margin reached, or a signal: look again */
+		}
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		step = soft_stop(r, send_held(r, &mark));
+		sigprocmask(SIG_BLOCK, &block, NULL);
+		if (step == STEP_ERROR)
+			ip->wait_failed = true;
+		else if (step != STEP_NEXT)
+			break;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	/* --limit reached, or a failure: the input is over (the stream's end tells the reader). */
+	if (ip->limit_hit || ip->wait_failed)
+		live_stop(r->live);
+}
+
 /* replay_input_wait() - the reader waits for a pipe: what is staged goes now, not after the input's next record. */
 void replay_input_wait(void *arg)
 {
@@ -1211,6 +1285,8 @@ void replay_input_wait(void *arg)
 	for (unsigned i = 0; i < r->nlanes; i++)
 		if (r->lane[i].tx && r->lane[i].qn)
 			(void)flush_lane(r, &r->lane[i]); /* a failure is counted; the next send meets it again */
+	if (r->live && r->imp.im && dq_len(&r->imp.dq))
+		send_held_while_silent(r);
 }
 
 int replay_main(const struct opts *o, volatile sig_atomic_t *stop)

@@ -86,6 +86,7 @@ struct opts {
 	const char *split_mode;    /* --split MODE: two-interface direction (replay/split.h) */
 	const char *cachefile;     /* -c, --cachefile: a tcpprep cache instead of --split */
 	bool dualfile;             /* -2, --dualfile: files in pairs, one per interface, merged by timestamp */
+	const char *source_if;     /* --source-interface IF: forward frames arriving on IF (no files) */
 
 	/* timing */
 	struct sched_cfg sched;    /* mode, speed, rate, timer, late policy (filled from the options) */
