@@ -549,6 +549,35 @@ static void gen_udp(struct gen *g)
 	}
 }
 
+/* Swap n bytes at a and b. */
+static void swap_bytes(uint8_t *a, uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint8_t t = a[i];
+
+		a[i] = b[i];
+		b[i] = t;
+	}
+}
+
+/*
+ * pingpong: the benchmark stream as request and reply: even frames go client ->
+ * server as in udp, odd ones are the reply (MACs, addresses and ports swapped;
+ * the sums do not change), flow f = (seq / 2) % F.  For two-interface replay.
+ */
+static void gen_pingpong(struct gen *g)
+{
+	for (uint64_t i = 0; !g->err && i < g->o->count; i++) {
+		g->err = build_bench(&g->fr, i, (uint32_t)(i / 2 % g->o->flows), g->o->size_bytes);
+		if (!g->err && (i & 1)) {
+			swap_bytes(g->fr.b, g->fr.b + 6, 6);
+			swap_bytes(g->fr.b + g->fr.l3 + 12, g->fr.b + g->fr.l3 + 16, 4);
+			swap_bytes(g->fr.b + g->fr.l4, g->fr.b + g->fr.l4 + 2, 2);
+		}
+		emit_frame(g, &g->fr, (uint32_t)g->fr.len);
+	}
+}
+
 /* vlan: TCP, UDP, ICMP, ARP and IPv6 under 802.1Q, 802.1ad and double 802.1Q: 40 frames. */
 static void gen_vlan(struct gen *g)
 {
@@ -751,6 +780,9 @@ static void usage(FILE *f)
 		"      (198.18.0.1 + f):(1024 + f) -> 198.19.0.1:9, flow f = seq %% F (default 1).\n"
 		"      Payload: 64-bit big-endian sequence number from 0, then the 32-bit flow\n"
 		"      number if it fits, then bytes counting up from 0. IP ID = seq %% 65536.\n"
+		"  pingpong -o OUT [same options as udp]\n"
+		"      the udp stream as request and reply: odd frames swap MACs, addresses and\n"
+		"      ports (server -> client), flow f = (seq / 2) %% F; for two-interface runs.\n"
 		"  vlan -o OUT      40 frames: 802.1Q, 802.1ad QinQ, double 802.1Q, priority tag;\n"
 		"                   TCP, UDP, ICMP, ARP, IPv6 inside; an IPv4 fragment pair\n"
 		"  mixed -o OUT     40 frames: TCP/UDP/ICMP/ARP/IPv6/ICMPv6, IPv4 options, IPv6\n"
@@ -761,7 +793,7 @@ static void usage(FILE *f)
 		"      is; unset choices keep the input's. ns -> us truncates to the microsecond.\n"
 		"  malformed KIND -o OUT    write one broken file; 'malformed list' names the kinds\n"
 		"\n"
-		"udp, vlan and mixed also take --nsec (magic 0xa1b23c4d) and --be (big-endian);\n"
+		"udp, pingpong, vlan and mixed also take --nsec (magic 0xa1b23c4d) and --be (big-endian);\n"
 		"the default is microseconds, little-endian, as tcpdump writes.\n"
 		"Exit status: 0 done, 1 error, 2 usage error.\n",
 		UDP_MIN_FRAME, FRAME_MAX);
@@ -883,6 +915,7 @@ static const struct generator {
 	size_t ngaps;
 } generators[] = {
 	{"udp", gen_udp, ALLOW_UDP, NULL, 1},
+	{"pingpong", gen_pingpong, ALLOW_UDP, NULL, 1},
 	{"vlan", gen_vlan, ALLOW_FORMAT, vlan_gaps_ns, ARRAY_SIZE(vlan_gaps_ns)},
 	{"mixed", gen_mixed, ALLOW_FORMAT, mixed_gaps_ns, ARRAY_SIZE(mixed_gaps_ns)},
 };

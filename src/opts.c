@@ -39,6 +39,8 @@ static const struct opt_def table[] = {
 	     .help = "with -I: files in pairs, the first of each out -i, the second out -I, merged by timestamp"),
 	ENUM(method2, tx_method_choices, .name = "method2", .metavar = "NAME", .group = OPT_GRP_TX,
 	     .help = "with -I: transmit on the second interface with method NAME (default: --method's)"),
+	STR(source_if, .name = "source-interface", .metavar = "IF", .group = OPT_GRP_INPUT,
+	    .help = "forward the frames arriving on IF (instead of trace files) out -i, impaired as asked"),
 	FLAG(trace.preload, .name = "preload", .key = 'K', .group = OPT_GRP_INPUT,
 	     .help = "read each trace into memory before sending (for loops); refused if it will not fit"),
 	FLAG(trace.preload, .name = "preload-pcap", .group = OPT_GRP_INPUT,
@@ -207,10 +209,11 @@ static const struct opt_def table[] = {
 	    "apply the impairment trace FILE (binary or text): the n-th packet gets its n-th action (repeatable)"),
 	IMP("impair-flow", opts_impair_flow, "FILTER",
 	    "only packets matching the libpcap FILTER consume the preceding --impair's actions"),
-	UINT(impair.repeat, .name = "impair-repeat", .min = 0, .max = UINT64_MAX, .metavar = "N",
-	     .group = OPT_GRP_IMPAIR, .help = "play each impairment trace N times (0 = forever; default 1)"),
+	IMP("impair-repeat", opts_impair_repeat, "N",
+	    "play the preceding --impair's trace N times (0 = forever; default 1; before any --impair: every trace's)"),
 	IMP("impair-default", opts_impair_default, "ACTION",
-	    "the action once a trace is exhausted: pass (default), drop, or any action line"),
+	    "the action once the preceding --impair's trace is exhausted: pass (default), drop, or any action line "
+	    "(before any --impair: every trace's)"),
 	IMP("loss", opts_impair_loss, "P[%] [CORR]",
 	    "netem's loss: random P, or 'gemodel p r 1-h 1-k', or 'state p13 p31 p32 p23 p14'"),
 	IMP("delay", opts_impair_delay, "D [JITTER [CORR]]", "netem's delay: D plus or minus JITTER"),
@@ -460,6 +463,8 @@ static void warn(struct opts *o, const char *msg)
 }
 
 /* Checks that need every option at once. */
+static char *live_files[2];
+
 static int check(struct opts *o, char *err, size_t len)
 {
 	const char *ifname = o->tx.ifname, *wpath = o->tx.path;
@@ -561,6 +566,31 @@ static int check(struct opts *o, char *err, size_t len)
 			return opts_fail(err, len, "--info only reads the files: it takes no -i, -I or -w");
 		if (o->nfiles == 0)
 			return opts_fail(err, len, "no trace file given");
+		return 0;
+	}
+	if (o->source_if) {
+		/* The live forwarder (src/live.c): frames as they arrive, one source, at their arrival times. */
+		if (o->nfiles)
+			return opts_fail(err, len, "--source-interface %s is the input: give no trace file (%s)",
+					 o->source_if, o->files[0]);
+		if (!ifname || wpath)
+			return opts_fail(err, len, "--source-interface %s forwards out of an interface: give it with -i IF (not -w)",
+					 o->source_if);
+		if (!strcmp(o->source_if, ifname))
+			return opts_fail(err, len, "--source-interface and -i both name %s: the frames sent would arrive again",
+					 ifname);
+		if (o->intf2 || o->split_mode || o->cachefile || o->dualfile || o->prep_path || o->oneatatime ||
+		    o->trace.preload || o->loop != 1)
+			return opts_fail(err, len, "--source-interface forwards one interface to one: it takes no -I, --split, "
+					 "--cachefile, --dualfile, --prep, --oneatatime, --preload or --loop");
+		if (o->sched.mode != SCHED_MODE_TRACE || o->sched.speed.num ||
+		    o->sched.max_gap_ns || o->sched.start_at.set)
+			return opts_fail(err, len, "--source-interface sends each frame when it arrives (plus its impairment "
+					 "delay): it takes no --topspeed, --speed, --pps, --mbps, --maxsleep or --start-at");
+		/* One input, named by the interface; src/replay_setup.c opens it as the capture's stream. */
+		live_files[0] = (char *)o->source_if;
+		o->files = live_files;
+		o->nfiles = 1;
 		return 0;
 	}
 	if (o->intf2 && wpath)

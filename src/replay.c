@@ -38,6 +38,9 @@
  *                         before waiting, whatever is already staged in any
  *                         lane (due or late) is kicked, so only packets that
  *                         are already due ever share a batch.
+ * With two lanes, a packet staged in one kicks what the other holds first,
+ * so a batch is always a run of consecutive packets and the order across
+ * the two ports is the schedule's, late or at top speed.
  * Two lanes (-i and -I) share one clock and one schedule: each packet has
  * one absolute deadline whichever lane it leaves by.
  *
@@ -65,9 +68,13 @@
  *            read + copies = sent + filtered + failed + impaired-dropped.
  */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "live.h"
 #include "replay_int.h"
 #include "replay/compiler.h"
 #include "replay/log.h"
@@ -202,6 +209,8 @@ static inline bool limit_reached(const struct replay *r)
 
 /* A trace read slower than this (a disk page fault, a pipe's wait; a mapped page costs ~1 us) is noted. */
 #define READ_SLOW_NS 10000u
+/* A live input's wait for held frames ends this long before the earliest deadline; the timer does the rest. */
+#define WAIT_INPUT_MARGIN_NS 500000u
 
 static inline bool backpressure(int rc)
 {
@@ -324,6 +333,27 @@ static enum step flush_all(struct replay *r)
 }
 
 /*
+ * Kick every lane but @l.  A lane's batch is thus always a run of packets
+ * consecutive in the schedule: a reply staged on -I never waits behind a
+ * later request staged on -i, whether the run is late or at top speed.
+ */
+static enum step flush_others(struct replay *r, const struct lane *l)
+{
+	enum step worst = STEP_NEXT;
+
+	for (unsigned i = 0; i < r->nlanes; i++) {
+		enum step step;
+
+		if (&r->lane[i] == l || !r->lane[i].qn)
+			continue;
+		step = flush_lane(r, &r->lane[i]);
+		if (step == STEP_ERROR || (step == STEP_STOP && worst == STEP_NEXT))
+			worst = step;
+	}
+	return worst;
+}
+
+/*
  * Stage @p in lane @l (copy it into the method's memory) until it is taken
  * or cannot be.  A full stage is kicked; a method still full after that is
  * waited for.
@@ -395,6 +425,14 @@ static enum step send_one(struct replay *r, struct lane *l, const struct trace *
 		/* Already due: returns at once, but counts a stall (and shifts) if it is late. */
 		if (r->timed)
 			sched_wait(&r->sched, deadline);
+		/* The other lane's staged packets are earlier ones: they leave first (order across ports). */
+		step = r->nlanes > 1 ? flush_others(r, l) : STEP_NEXT;
+		if (step != STEP_NEXT) {
+			struct staged e = { .t = t, .recno = p->recno, .off = p->off };
+
+			account(r, l, FATE_FAILED, &e, "not sent: the run stopped before it");
+			return step;
+		}
 		step = stage_one(r, l, t, p, deadline);
 		if (step == STEP_NEXT && l->qn >= l->qcap)
 			step = flush_lane(r, l);
@@ -740,6 +778,13 @@ static enum step source_next(struct replay *r, const struct trace **tp, struct p
 
 		if (unlikely(step != STEP_NEXT))
 			return step;
+		/*
+		 * Held frames were sent while the live input was silent
+		 * (replay_input_wait()), and that reached --limit or failed: the
+		 * frame just read is not one of the run's.
+		 */
+		if (unlikely(r->imp.limit_hit || r->imp.wait_failed))
+			return STEP_STOP;
 		/* A read this slow took a page fault from disk or waited for a pipe: a late packet is its. */
 		if (r->timed && sched_now(&r->sched) - t0 > READ_SLOW_NS)
 			sched_note(&r->sched, WAIT_CAUSE_READ);
@@ -782,7 +827,14 @@ static enum step source_next(struct replay *r, const struct trace **tp, struct p
 				continue;
 			}
 		}
-		*deadline = sched_deadline(&r->sched, p);
+		/*
+		 * A live frame is due when it arrived (its timestamp is on the run
+		 * clock, src/live.c); the impairment adds its delay to that.
+		 */
+		if (unlikely(r->live))
+			*deadline = p->sched_ns = p->ts_ns;
+		else
+			*deadline = sched_deadline(&r->sched, p);
 		/* --duration: a packet due after the end is not sent (p->sched_ns: every mode sets it).
 		 * The run ends before it, so it is not one of the run's packets read either. */
 		if (r->o->duration_ns && p->sched_ns >= r->st.start_ns + r->o->duration_ns) {
@@ -908,8 +960,8 @@ int impairing_open(struct replay *r)
 	for (unsigned i = 0; i < m->n; i++, n++) {
 		cfg[n].path = m->src[i].path;
 		cfg[n].filter = m->src[i].filter;
-		cfg[n].repeat = m->repeat;
-		cfg[n].dflt = m->dflt;
+		cfg[n].repeat = m->src[i].repeat; /* its own, or the global (opts_impair_check()) */
+		cfg[n].dflt = m->src[i].dflt;
 		cfg[n].seed = m->seed;
 	}
 	/* The model comes last: a packet in no trace's flow takes its action from it. */
@@ -1027,21 +1079,55 @@ static enum step hold(struct replay *r, const struct trace *t, const struct pkt 
 	return STEP_NEXT;
 }
 
-/* Send the earliest held frame, at its deadline; late if that had passed by more than the threshold. */
+/*
+ * Send the earliest held frame, at its deadline; late if that had passed by
+ * more than the threshold.  A signal during the wait leaves it held (it
+ * fails with the others in fail_held()): sent then, it would leave before
+ * its impaired deadline, which the impairment never does.
+ */
 static enum step send_held(struct replay *r, uint64_t *mark)
 {
 	struct impairing *ip = &r->imp;
+	const struct dq_entry *top = dq_peek(&ip->dq);
+	uint64_t deadline;
 	struct dq_entry e;
 	struct held *h;
 	enum step step;
 
-	(void)dq_pop(&ip->dq, &e);
-	h = e.data;
-	if (r->timed && sched_now(&r->sched) > e.deadline_ns + r->o->sched.late_threshold_ns)
-		impair_count_late(ip->im);
-	step = send_one(r, h->l, h->t, &h->p, r->timed ? e.deadline_ns : 0);
+	if (unlikely(!top))
+		return STEP_NEXT; /* callers look first: nothing held, nothing to send */
+	deadline = top->deadline_ns;
+
+	if (r->timed && deadline > sched_now(&r->sched)) {
+		/* Not due yet: what is staged (in any lane) is, so it goes now rather than after this wait. */
+		step = flush_all(r);
+		if (step != STEP_NEXT)
+			return step;
+		while (sched_wait(&r->sched, deadline) == -EINTR)
+			if (*r->stop)
+				return STEP_STOP;
+		(void)dq_pop(&ip->dq, &e);
+		h = e.data;
+		if (sched_now(&r->sched) > deadline + r->o->sched.late_threshold_ns)
+			impair_count_late(ip->im);
+		/* Waited for already: staged and sent at once, as send_one() does after its wait. */
+		step = stage_one(r, h->l, h->t, &h->p, deadline);
+		if (step == STEP_NEXT)
+			step = flush_lane(r, h->l);
+		if (step == STEP_NEXT && (*r->stop || limit_reached(r))) {
+			step = flush_all(r);
+			if (step == STEP_NEXT)
+				step = STEP_STOP;
+		}
+	} else {
+		(void)dq_pop(&ip->dq, &e);
+		h = e.data;
+		if (r->timed && sched_now(&r->sched) > deadline + r->o->sched.late_threshold_ns)
+			impair_count_late(ip->im);
+		step = send_one(r, h->l, h->t, &h->p, r->timed ? deadline : 0);
+	}
 	ip->free[ip->nfree++] = h->slot;
-	*mark = e.deadline_ns;
+	*mark = deadline;
 	return step;
 }
 
@@ -1150,6 +1236,8 @@ static int run_impaired(struct replay *r)
 				have = true;
 			} else {
 				ended = true;
+				if (ip->wait_failed)
+					step = STEP_ERROR;
 				if (step == STEP_ERROR || *r->stop)
 					break;
 				step = STEP_NEXT;
@@ -1186,6 +1274,54 @@ static int run_impaired(struct replay *r)
 	return step == STEP_ERROR ? -1 : 0;
 }
 
+/*
+ * While the live input (--source-interface) is silent, the held frames
+ * still go at their deadlines: wait for the input or the earliest
+ * deadline, whichever comes first, and send what falls due.  Signals are
+ * blocked from the flag's check until ppoll() unblocks them, as the
+ * reader's own wait does (src/trace/source.c).
+ */
+static void send_held_while_silent(struct replay *r)
+{
+	struct impairing *ip = &r->imp;
+	struct pollfd pfd = { .fd = live_fd(r->live), .events = POLLIN };
+	sigset_t block, old;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &block, &old) < 0)
+		return;
+	while (!*r->stop && !ip->limit_hit && !ip->wait_failed) {
+		const struct dq_entry *h = dq_peek(&ip->dq);
+		uint64_t now = sched_now(&r->sched), mark;
+		enum step step;
+
+		if (!h)
+			break;
+		if (h->deadline_ns > now + WAIT_INPUT_MARGIN_NS) {
+			uint64_t d = h->deadline_ns - now - WAIT_INPUT_MARGIN_NS;
+			struct timespec ts = { .tv_sec = (time_t)(d / NSEC_PER_SEC), .tv_nsec = (long)(d % NSEC_PER_SEC) };
+			int n = ppoll(&pfd, 1, &ts, &old);
+
+			if (n > 0 || (n < 0 && errno != EINTR))
+				break; /* input: the loop takes it, in deadline order */
+			continue;  /* the margin reached, or a signal: look again */
+		}
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		step = soft_stop(r, send_held(r, &mark));
+		sigprocmask(SIG_BLOCK, &block, NULL);
+		if (step == STEP_ERROR)
+			ip->wait_failed = true;
+		else if (step != STEP_NEXT)
+			break;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	/* --limit reached, or a failure: the input is over (the stream's end tells the reader). */
+	if (ip->limit_hit || ip->wait_failed)
+		live_stop(r->live);
+}
+
 /* replay_input_wait() - the reader waits for a pipe: what is staged goes now, not after the input's next record. */
 void replay_input_wait(void *arg)
 {
@@ -1194,6 +1330,8 @@ void replay_input_wait(void *arg)
 	for (unsigned i = 0; i < r->nlanes; i++)
 		if (r->lane[i].tx && r->lane[i].qn)
 			(void)flush_lane(r, &r->lane[i]); /* a failure is counted; the next send meets it again */
+	if (r->live && r->imp.im && dq_len(&r->imp.dq))
+		send_held_while_silent(r);
 }
 
 int replay_main(const struct opts *o, volatile sig_atomic_t *stop)

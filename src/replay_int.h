@@ -86,6 +86,7 @@ struct impairing {
 	unsigned *free;              /* free slot numbers, a stack (the most recently used first) */
 	unsigned nfree, limit;
 	bool limit_hit;              /* --limit reached: read no more, send what is held */
+	bool wait_failed;            /* a held frame sent while the live input was silent failed the run */
 	uint32_t slot_bytes;         /* the largest frame a slot holds */
 	uint8_t *scratch;            /* one frame: a corrupted frame sent at once */
 	struct impair_action *act;   /* the current packet's action (about 4 KiB: not on the stack) */
@@ -96,6 +97,7 @@ struct replay {
 	volatile sig_atomic_t *stop;
 	/* sources */
 	struct trace **traces;       /* one per input file, all opened before sending */
+	struct live *live;           /* --source-interface: the capture behind traces[0]; NULL if none */
 	struct source src;           /* the position in passes x files */
 	bool stopped;                /* a signal came while an input was opened: nothing is sent */
 	/* edits */

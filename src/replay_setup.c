@@ -18,6 +18,7 @@
 #include "replay_int.h"
 #include "replay/caps.h"
 #include "replay/log.h"
+#include "live.h"
 
 static uint64_t realtime_minus_mono_ns(void)
 {
@@ -40,15 +41,26 @@ static int open_inputs(struct replay *r)
 		return -ENOMEM;
 	}
 	struct trace_cfg tcfg = o->trace;
+	char livepath[64];
 
 	tcfg.will_rewind = o->loop != 1;
 	tcfg.stop = r->stop;
 	tcfg.on_wait = replay_input_wait;
 	tcfg.on_wait_arg = r;
 
+	if (o->source_if) {
+		char err[1024];
+
+		/* The capture, then its stream as the one trace (src/live.c). */
+		if (live_open(&r->live, o->source_if, err, sizeof(err)) < 0) {
+			log_err("%s", err);
+			return -ENODEV;
+		}
+		snprintf(livepath, sizeof(livepath), "/proc/self/fd/%d", live_fd(r->live));
+	}
 	for (int i = 0; i < o->nfiles; i++) {
 		struct trace *t;
-		int rc = trace_open(&t, o->files[i], &tcfg);
+		int rc = trace_open(&t, o->source_if ? livepath : o->files[i], &tcfg);
 
 		r->traces[i] = t;
 		if (rc == -EINTR && *r->stop)
@@ -565,6 +577,8 @@ static int wait_start(struct replay *r, const struct replay_hooks *hooks)
 static void cleanup(struct replay *r)
 {
 	rt_release(&r->rt);
+	live_close(r->live); /* before its stream: the thread ends, then the pipe is closed */
+	r->live = NULL;
 	if (r->traces)
 		for (int i = 0; i < r->o->nfiles; i++)
 			trace_close(r->traces[i]);
@@ -703,6 +717,17 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	/* Last: everything is open, the first packet is all that is left to do. */
 	if (o->sched.start_at.set && !r->stopped && wait_start(r, hooks) < 0)
 		goto fail;
+	if (r->live && !r->stopped) {
+		char err[1024];
+
+		if (live_start(r->live, o->duration_ns, err, sizeof(err)) < 0) {
+			log_err("%s", err);
+			goto fail;
+		}
+		/* As tcpdump and replay-rx say it: from here on, what arrives is forwarded. */
+		if (!o->quiet)
+			fprintf(stderr, "replay: listening on %s, forwarding to %s\n", o->source_if, o->tx.ifname);
+	}
 	return 0;
 fail:
 	cleanup(r);
@@ -750,6 +775,24 @@ int replay_close(struct replay *r, int status)
 	summary = r->summary;
 	if (!o->quiet)
 		stats_print(&r->st, summary);
+	if (r->live) {
+		uint64_t captured, dropped;
+
+		/* The capture ends here; what it took and what the kernel could not give it. */
+		live_stats(r->live, &captured, &dropped);
+		if (!o->quiet)
+			fprintf(summary, "Live source: %s: %llu frames captured, %llu dropped by the kernel\n",
+				live_name(r->live), (unsigned long long)captured, (unsigned long long)dropped);
+		if (live_error(r->live)) {
+			log_err("%s", live_error(r->live));
+			status = EXIT_FAIL;
+		}
+		if (dropped) {
+			log_err("--source-interface %s: the kernel dropped %llu arriving frames: the forwarder fell behind",
+				live_name(r->live), (unsigned long long)dropped);
+			status = EXIT_FAIL;
+		}
+	}
 	if (r->json) {
 		char err[512];
 

@@ -40,6 +40,10 @@
 struct opts_impair_src {
 	const char *path;          /* --impair FILE */
 	const char *filter;        /* --impair-flow FILTER after it; NULL = every packet */
+	bool repeat_given;         /* --impair-repeat after it: its own count */
+	uint64_t repeat;
+	bool dflt_given;           /* --impair-default after it: its own action */
+	struct impair_action dflt;
 };
 
 struct opts_impair {
@@ -47,9 +51,11 @@ struct opts_impair {
 	struct opts_impair_src src[OPTS_IMPAIR_MAX];
 	bool stat_given;                     /* a netem option was given: the model below applies */
 	struct impair_stat_cfg stat;         /* --loss, --delay, ..., --impair-stat */
-	uint64_t repeat;                     /* --impair-repeat: passes over each trace; 0 = forever */
+	uint64_t repeat;                     /* --impair-repeat before any --impair: every trace's
+						passes unless it has its own; 0 = forever */
+	bool repeat_given;
 	bool dflt_given;
-	struct impair_action dflt;           /* --impair-default (pass unless given) */
+	struct impair_action dflt;           /* --impair-default before any --impair (pass unless given) */
 	uint64_t seed;                       /* --impair-seed */
 	uint32_t limit;                      /* --impair-limit: frames held back at once (default 1000) */
 };
@@ -58,6 +64,7 @@ struct opts_impair {
 int opts_impair_add(void *f, const char *arg, char *err, size_t len);
 int opts_impair_flow(void *f, const char *arg, char *err, size_t len);
 int opts_impair_default(void *f, const char *arg, char *err, size_t len);
+int opts_impair_repeat(void *f, const char *arg, char *err, size_t len);
 int opts_impair_stat(void *f, const char *arg, char *err, size_t len);
 int opts_impair_loss(void *f, const char *arg, char *err, size_t len);
 int opts_impair_delay(void *f, const char *arg, char *err, size_t len);
@@ -79,6 +86,7 @@ struct opts {
 	const char *split_mode;    /* --split MODE: two-interface direction (replay/split.h) */
 	const char *cachefile;     /* -c, --cachefile: a tcpprep cache instead of --split */
 	bool dualfile;             /* -2, --dualfile: files in pairs, one per interface, merged by timestamp */
+	const char *source_if;     /* --source-interface IF: forward frames arriving on IF (no files) */
 
 	/* timing */
 	struct sched_cfg sched;    /* mode, speed, rate, timer, late policy (filled from the options) */

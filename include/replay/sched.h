@@ -58,6 +58,14 @@ struct clock {
 	 * NULL: the scheduler then sleeps instead.
 	 */
 	int (*spin_until_ns)(struct clock *c, uint64_t deadline_ns, const volatile sig_atomic_t *stop);
+	/*
+	 * run_delay_ns() - the calling thread's total time runnable but
+	 * waiting for a CPU (the run queue), ns, or UINT64_MAX if unknown.
+	 * Tells a late wake-up that a spin would have beaten (the timer or the
+	 * hypervisor woke us late) from one that it would not (others had the
+	 * CPU).  May be NULL: unknown.
+	 */
+	uint64_t (*run_delay_ns)(struct clock *c);
 };
 
 /* clock_monotonic() - CLOCK_MONOTONIC with clock_nanosleep(TIMER_ABSTIME); a shared instance. */
@@ -249,6 +257,13 @@ struct waiter {
 	uint64_t demoted_at_ns;        /* since when, ns */
 	uint64_t demotions;            /* switches to normal priority */
 	uint64_t demoted_ns;           /* time spent at normal priority, ns (closed spells) */
+	/* wake-up stalls: sleeps that woke far later than any margin, with the CPU free (wait.c) */
+	uint64_t wake_stalls;          /* such sleeps */
+	uint64_t hold_until_ns;        /* until then no sleeps: spin through the gaps, ns */
+	uint64_t hold_len_ns;          /* the current hold's length (doubles while stalls recur), ns */
+	uint64_t hold_start_ns;        /* when the current (or last) hold began, ns */
+	uint64_t hold_total_ns;        /* time held in holds before the current one, ns */
+	uint64_t seen_ns;              /* the clock at the last waiter_until(), ns */
 };
 
 /*
@@ -266,6 +281,9 @@ void waiter_init(struct waiter *w, const struct sched_cfg *cfg, struct clock *cl
  * cut the probe short (the margin is then set from what was measured).
  */
 int waiter_calibrate(struct waiter *w);
+
+/* waiter_held_ns() - how long the waiter has held (spun through its gaps after wake-up stalls), ns. */
+uint64_t waiter_held_ns(const struct waiter *w);
 
 /* waiter_start() - the run starts at @now_ns: the real-time plan starts with nothing owed. */
 void waiter_start(struct waiter *w, uint64_t now_ns);

@@ -31,6 +31,8 @@ struct sched_report {
 	/* events, whatever the threshold */
 	uint64_t sleep_overshoots;  /* sleeps that woke after the deadline itself */
 	uint64_t spin_pauses;       /* spins that ended more than 5 us late */
+	uint64_t wake_stalls;       /* sleeps that woke > 300 us late with the CPU free (timer, hypervisor) */
+	uint64_t wake_hold_ns;      /* time the hybrid spun through its gaps after them, ns */
 	char plan[256];             /* one line: the waiting plan chosen, and why */
 };
 

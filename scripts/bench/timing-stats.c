@@ -72,13 +72,14 @@ static uint64_t pct(const uint64_t *v, size_t n, double q)
 	return v[r ? r - 1 : 0];
 }
 
-/* gentrace's sequence number, or -1 if @p is not one of its udp frames. */
+/* gentrace's sequence number, or -1 if @p is not one of its udp or pingpong frames (port 9 either way). */
 static int64_t seq_of(const struct pkt *p)
 {
 	const uint8_t *b = pkt_bytes(p, 0, SEQ_OFF + 8);
 	uint64_t s = 0;
 
-	if (!b || b[12] != 0x08 || b[13] != 0x00 || b[23] != 17 || b[36] != 0 || b[37] != 9)
+	if (!b || b[12] != 0x08 || b[13] != 0x00 || b[23] != 17 ||
+	    ((b[36] != 0 || b[37] != 9) && (b[34] != 0 || b[35] != 9)))
 		return -1;
 	for (int i = 0; i < 8; i++)
 		s = s << 8 | b[SEQ_OFF + i];

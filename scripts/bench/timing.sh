@@ -12,6 +12,7 @@
 #   -o DIR      where traces, captures and results go (default: a new /tmp/replay-timing.*)
 #   -s SECONDS  length of each run (default 2; 3 for the 1 ms and 2.5 ms gaps)
 #   -x          also the loaded variant: stress-ng --cpu 2 --io 1 --vm 1 during every run
+#               (senders: $LOAD_SENDERS, default "replay replay-rt tcpreplay")
 #   -S SENDERS  the senders on an idle machine (default "replay replay-rt tcpreplay
 #               tcpreplay46 cyclictest")
 #   POINT       any of dN (N us gaps: d10 d20 d70 d100 d1000 d2500 ...), ppsN[k],
@@ -32,6 +33,8 @@
 # (timing-stats run: user + system time of the sender / wall time).  Each
 # rep also records the machine's own floor (timing-stats lateness): how late
 # clock_nanosleep wakes and how long the VM pauses a spinning thread.
+# A sender still running after $SENDER_TIMEOUT seconds (default ten times the
+# trace's length plus 30) is stopped; its missing frames show as lost.
 #
 # Every run holds /tmp/replay-bench.lock, so benchmarks on this machine never
 # overlap.  The receiver is replay-rx (rx_start/rx_stop below; RX=tcpdump
@@ -235,8 +238,14 @@ measure() {
 		sleep 1
 	fi
 	rx_start "$cap"
-	in_a taskset -c "$SENDER_CPU" "$TSTATS" run "$cpu" -- "${cmd[@]}" >"$WORK/sender.out" 2>"$WORK/sender.err" ||
-		echo "# $id: sender exited $?: $(head -c 300 "$WORK/sender.err")" >&2
+	# A sender that cannot finish (tcpreplay 4.4.3 under stress-ng never did a
+	# 2 s trace in 2 minutes) is stopped after $SENDER_TIMEOUT s (default ten
+	# times the trace plus 30 s): its unsent frames count as lost.
+	local secs_p=$SECS
+	case $point in d1000 | d2500) secs_p=$((SECS > 3 ? SECS : 3)) ;; esac
+	in_a timeout -s INT -k 5 "${SENDER_TIMEOUT:-$((secs_p * 10 + 30))}" \
+		taskset -c "$SENDER_CPU" "$TSTATS" run "$cpu" -- "${cmd[@]}" >"$WORK/sender.out" 2>"$WORK/sender.err" ||
+		echo "# $id: sender exited $? (124: stopped by the timeout): $(head -c 300 "$WORK/sender.err")" >&2
 	rx_stop
 	stop_stress
 	flock -u 9

@@ -7,6 +7,15 @@
 #
 #   sudo scripts/bench/topspeed.sh [BUILD_DIR]     (default: build)
 #   REPS=3 SIZES="64 512 1514" METHODS="..." COUNT_64=1000000 ...
+#   QUEUES=2 FLOWS=64 METHODS="mmsg xdp mmsg@2 xdp@2" ANCHORS="tcpreplay46-xdp trafgen2"
+#
+# A method written METHOD@N runs replay --method METHOD --threads N --cpu
+# 0-(N-1) (flow-sharded sender threads; FLOWS gives the traces that many
+# flows to shard, QUEUES the veth pair that many TX/RX queues -- the same
+# link for every tool of the run).  Anchors: tcpreplay (Debian's 4.4.3, -K),
+# tcpreplay46 (4.6 from ../shared/anchors or $TCPREPLAY46, -K), tcpreplay46-xdp
+# (the same with --xdp --xdp-batch-size 64, its best injector), trafgen
+# (--cpus 1), trafgen2 (--cpus 2), netsniff-ng.
 #
 # For each frame size and tool, REPS runs; the median is printed with the
 # spread (min..max of the rate).  Per run:
@@ -37,6 +46,9 @@ HOT_TOOLS=${HOT_TOOLS:-"mmsg ring+bypass uring xdp tcpreplay"}
 # netsniff-ng is left out by default: replaying a pcap it sends ~15 frames/s on
 # this kernel (with --mmap it spins forever); ANCHORS="... netsniff-ng" adds it.
 ANCHORS=${ANCHORS:-"tcpreplay trafgen"}
+QUEUES=${QUEUES:-1}
+FLOWS=${FLOWS:-1}
+TCPREPLAY46=${TCPREPLAY46:-$PWD/../shared/anchors/tcpreplay-4.6.0-beta2/bin/tcpreplay}
 declare -A COUNT=([64]=${COUNT_64:-1000000} [512]=${COUNT_512:-400000} [1514]=${COUNT_1514:-200000})
 [ "$(id -u)" = 0 ] || { echo "topspeed: needs root (network namespaces)" >&2; exit 1; }
 [ -x "$REPLAY" ] || { echo "topspeed: build first (ninja -C $BUILD)" >&2; exit 1; }
@@ -54,7 +66,8 @@ cleanup() { ip netns del "$NA" 2>/dev/null || true; ip netns del "$NB" 2>/dev/nu
 trap cleanup EXIT
 ip netns add "$NA"
 ip netns add "$NB"
-ip link add "$IA" netns "$NA" type veth peer name "$IB" netns "$NB"
+ip link add "$IA" netns "$NA" numtxqueues "$QUEUES" numrxqueues "$QUEUES" type veth \
+	peer name "$IB" netns "$NB" numtxqueues "$QUEUES" numrxqueues "$QUEUES"
 for s in "$NA $IA" "$NB $IB"; do
 	set -- $s
 	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
@@ -85,6 +98,10 @@ cmd_for() {
 	[ "$LOOP" = 1 ] || l="--loop $LOOP"
 	case $tool in
 	tcpreplay) echo "tcpreplay -q -t -K $l -i $IA $tr" ;;
+	tcpreplay46) echo "$TCPREPLAY46 -q -t -K $l -i $IA $tr" ;;
+	tcpreplay46-xdp) echo "$TCPREPLAY46 -q -t -K --xdp --xdp-batch-size 64 $l -i $IA $tr" ;;
+	trafgen2) echo "trafgen --dev $IA --conf $WORK/t$size.cfg --num $n --cpus 2" ;;
+	*@*) echo "$REPLAY -q -i $IA --method ${tool%@*} --threads ${tool#*@} --cpu 0-$((${tool#*@} - 1)) --topspeed $l --stats-json $WORK/js $tr" ;;
 	netsniff-ng) echo "netsniff-ng --in $tr --out $IA --ring-size 64MiB -A --silent" ;;
 	trafgen) echo "trafgen --dev $IA --conf $WORK/t$size.cfg --num $n --cpus 1" ;;
 	ring+bypass) echo "$REPLAY -q -i $IA --method ring --qdisc-bypass --topspeed $l --stats-json $WORK/js $tr" ;;
@@ -95,8 +112,8 @@ cmd_for() {
 # self_pps TOOL: the rate the tool itself reported for the last run, or 0.
 self_pps() {
 	case $1 in
-	tcpreplay) grep -o "[0-9.]* pps" "$WORK/out" | head -n1 | cut -d' ' -f1 ;;
-	trafgen | netsniff-ng) echo 0 ;;
+	tcpreplay | tcpreplay46*) grep -o "[0-9.]* pps" "$WORK/out" | head -n1 | cut -d' ' -f1 ;;
+	trafgen* | netsniff-ng) echo 0 ;;
 	*) grep -o '"pps":[0-9.]*' "$WORK/js" | cut -d: -f2 ;;
 	esac
 }
@@ -138,13 +155,13 @@ run_tool() {
 	printf "%-16s %5s %8s %8s (%7s..%7s) %8s %8s %6s %8s\n" "$label" "$size" "$n" "$pps" "$lo" "$hi" "$self" "$lost" "$drops" "$cpu"
 }
 
-echo "# replay $("$REPLAY" --version | cut -d' ' -f2), kernel $(uname -r), $(nproc) CPUs, veth, $(date -u +%FT%TZ)"
+echo "# replay $("$REPLAY" --version | cut -d' ' -f2), kernel $(uname -r), $(nproc) CPUs, veth with $QUEUES queues, $FLOWS flows, $(date -u +%FT%TZ)"
 printf "%-16s %5s %8s %26s %8s %8s %6s %8s\n" tool bytes frames "pps median (min..max)" self far-lost drops "cpu ns/pkt"
 for size in $SIZES; do
 	n=${COUNT[$size]}
-	"$GENTRACE" udp --size "$size" --count "$n" -o "$WORK/u$size.pcap" >/dev/null
+	"$GENTRACE" udp --size "$size" --count "$n" --flows "$FLOWS" -o "$WORK/u$size.pcap" >/dev/null
 	trafgen_cfg "$WORK/u$size.pcap" "$size" "$WORK/t$size.cfg"
-	"$GENTRACE" udp --size "$size" --count 1000 -o "$WORK/h$size.pcap" >/dev/null
+	"$GENTRACE" udp --size "$size" --count 1000 --flows "$FLOWS" -o "$WORK/h$size.pcap" >/dev/null
 	for tool in $METHODS $ANCHORS hot; do
 		[ "$tool" = hot ] && continue
 		run_tool "$tool" "$tool" "$size" "$n" "$WORK/u$size.pcap"
@@ -160,8 +177,8 @@ done
 # Fidelity: what arrived, frame by frame, in order.
 echo
 echo "# fidelity: 50000 64-byte frames, captured at B, compared with the trace"
-"$GENTRACE" udp --size 64 --count 50000 -o "$WORK/f.pcap" >/dev/null
-for tool in $METHODS $(echo "$ANCHORS" | sed 's/trafgen//'); do
+"$GENTRACE" udp --size 64 --count 50000 --flows "$FLOWS" -o "$WORK/f.pcap" >/dev/null
+for tool in $METHODS $(echo "$ANCHORS" | sed 's/trafgen2*//g'); do
 	ip netns exec "$NB" tcpdump -i "$IB" -Q in -s 96 -B 262144 -U --immediate-mode -w "$WORK/got.pcap" \
 		2>"$WORK/td.err" &
 	cap=$!
@@ -171,5 +188,10 @@ for tool in $METHODS $(echo "$ANCHORS" | sed 's/trafgen//'); do
 	kill -TERM "$cap"
 	wait "$cap" || true
 	capdrop=$(grep -o "^[0-9]* packets dropped by kernel" "$WORK/td.err" | cut -d' ' -f1)
-	printf "%-12s %s (capture dropped %s)\n" "$tool" "$("$PCAPDIFF" "$WORK/f.pcap" "$WORK/got.pcap" || true)" "${capdrop:-?}"
+	# Sender threads keep each flow's order, not the order across flows: checked per flow.
+	case $tool in
+	*@*) verdict=$(python3 tests/integration/flow_order.py "$WORK/f.pcap" "$WORK/got.pcap" 2>&1 || true) ;;
+	*) verdict=$("$PCAPDIFF" "$WORK/f.pcap" "$WORK/got.pcap" || true) ;;
+	esac
+	printf "%-12s %s (capture dropped %s)\n" "$tool" "$verdict" "${capdrop:-?}"
 done

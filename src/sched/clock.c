@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Run clocks: the real monotonic clock (sleeping and spinning) and the virtual one of dry runs. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "replay/compiler.h"
 #include "replay/sched.h"
@@ -60,10 +63,39 @@ static int mono_spin_until_ns(struct clock *c, uint64_t deadline_ns,
 	return now - deadline_ns > INT_MAX ? INT_MAX : (int)(now - deadline_ns);
 }
 
+/*
+ * The calling thread's run-queue wait so far: the second field of
+ * /proc/thread-self/schedstat (CONFIG_SCHED_INFO).  One pread() of an fd
+ * kept open per thread (a few us; the waiter reads it only around sleeps,
+ * where it costs no accuracy).  The fd is the thread's for the process's
+ * life: one per sender thread.
+ */
+static uint64_t mono_run_delay_ns(struct clock *c)
+{
+	static __thread int fd = -2;
+	char buf[96];
+	unsigned long long run, wait;
+	ssize_t n;
+
+	(void)c;
+	if (fd == -2)
+		fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return UINT64_MAX;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return UINT64_MAX;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &run, &wait) != 2)
+		return UINT64_MAX;
+	return (uint64_t)wait;
+}
+
 static struct clock mono = {
 	.now_ns = mono_now_ns,
 	.sleep_until_ns = mono_sleep_until_ns,
 	.spin_until_ns = mono_spin_until_ns,
+	.run_delay_ns = mono_run_delay_ns,
 };
 
 struct clock *clock_monotonic(void)

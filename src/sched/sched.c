@@ -338,6 +338,8 @@ void sched_report(const struct sched *s, struct sched_report *rep)
 		.late_backpressure = s->late_cause[WAIT_CAUSE_BACKPRESSURE],
 		.sleep_overshoots = w->sleep_overshoots,
 		.spin_pauses = w->spin_pauses,
+		.wake_stalls = w->wake_stalls,
+		.wake_hold_ns = waiter_held_ns(w),
 	};
 	plan_line(w, rep->plan, sizeof(rep->plan));
 }

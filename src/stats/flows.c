@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "replay/compiler.h"
 #include "replay/flows.h"
 
 struct flow_key {
@@ -182,18 +183,25 @@ static int flow_key(const uint8_t *d, uint32_t len, struct flow_key *k)
 	return -1;
 }
 
-/* A 32-bit hash of the key's bytes: FNV-1a (Fowler, Noll, Vo, 1991), then a final avalanche. */
+/*
+ * A 32-bit hash of the key: its five 64-bit words, each xored in and mixed
+ * by a multiply and an xor-shift (with SplitMix64's multipliers), about 25
+ * instructions.  It was FNV-1a over the 40 bytes, a
+ * multiply per byte: callgrind counted 363 instructions per packet in
+ * flow_classify(), a third of the whole AF_XDP send path's user-space work.
+ */
 static uint32_t key_hash(const struct flow_key *k)
 {
-	const uint8_t *b = (const uint8_t *)k;
-	uint32_t h = 2166136261u;
+	uint64_t w[sizeof(*k) / 8], h = 0x9e3779b97f4a7c15ull;
 
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ b[i]) * 16777619u;
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	return h;
+	_Static_assert(sizeof(*k) % 8 == 0, "the key hashes as whole 64-bit words");
+	memcpy(w, k, sizeof(w));
+	for (size_t i = 0; i < ARRAY_SIZE(w); i++) {
+		h = (h ^ w[i]) * 0xbf58476d1ce4e5b9ull;
+		h ^= h >> 31;
+	}
+	h *= 0x94d049bb133111ebull;
+	return (uint32_t)(h ^ h >> 32);
 }
 
 struct flow_table *flow_table_new(uint64_t max_flows, uint64_t expiry_s)

@@ -145,6 +145,10 @@ void stats_print(const struct stats *s, FILE *f)
 		if (s->sched.plan_demotions)
 			fprintf(f, "; %llu spells at normal priority for real-time throttling (%.1f ms)",
 				(unsigned long long)s->sched.plan_demotions, (double)s->sched.plan_demoted_ns / 1e6);
+		if (s->sched.wake_stalls)
+			fprintf(f, "; %llu wake-up stalls (a sleep woke > 300 us late with the CPU free): "
+				   "spun through the gaps for %.1f s after them",
+				(unsigned long long)s->sched.wake_stalls, (double)s->sched.wake_hold_ns / 1e9);
 		if (s->sched.plan[0])
 			fprintf(f, "; plan: %s", s->sched.plan);
 		fputc('\n', f);
@@ -223,9 +227,11 @@ int stats_write_json(const struct stats *s, FILE *f)
 		(unsigned long long)s->sched.guard_sleeps);
 	fprintf(f, ",\"plan_demotions\":%llu,\"plan_demoted_ns\":%llu", (unsigned long long)s->sched.plan_demotions,
 		(unsigned long long)s->sched.plan_demoted_ns);
-	fprintf(f, ",\"plan_chunks\":%llu,\"sleep_overshoots\":%llu,\"spin_pauses\":%llu,\"plan\":",
+	fprintf(f, ",\"plan_chunks\":%llu,\"sleep_overshoots\":%llu,\"spin_pauses\":%llu",
 		(unsigned long long)s->sched.plan_chunks, (unsigned long long)s->sched.sleep_overshoots,
 		(unsigned long long)s->sched.spin_pauses);
+	fprintf(f, ",\"wake_stalls\":%llu,\"wake_hold_ns\":%llu,\"plan\":", (unsigned long long)s->sched.wake_stalls,
+		(unsigned long long)s->sched.wake_hold_ns);
 	stats_json_str(f, s->sched.plan);
 	fprintf(f,
 		",\"send_error_ns\":{\"count\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,"

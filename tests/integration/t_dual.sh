@@ -376,6 +376,24 @@ test_dualfile_impair() {
 	info "dualfile+impair: $n1 + $n2 frames (of $r read, $d dropped, $c copies) on their ports, as the dry run"
 }
 
+# At top speed too the order across the ports is the schedule's: a request and its reply on
+# alternate ports, 2000 frames; before the fix each lane filled its own batch and the first
+# lane's was kicked first, so every reply of a batch arrived after later requests.
+test_top_speed_order() {
+	local n pairs
+	"$GENTRACE" pingpong -o "$WORK/pp.pcap" --count 2000 --flows 16 ||
+		die "gentrace pingpong failed"
+	awk 'BEGIN { for (i = 0; i < 2000; i++) print i % 2 + 1 }' >"$WORK/pp.sides"
+	n=$(pcap_halves "$WORK/pp.sides" "$WORK/pp.pcap" "$WORK/pp.ref1.pcap" "$WORK/pp.ref2.pcap") ||
+		die "cutting pp.pcap in two: $n"
+	[ "$n" = "1000 1000" ] || die "pingpong halves: $n"
+	dual_check pp 1000 1000 -t --split cidr:198.18.0.0/16 "$WORK/pp.pcap"
+	pairs=$(cross_order "$WORK/pp.ref1.pcap" "$WORK/pp.ref2.pcap" "$WORK/pp.cap1.pcap" "$WORK/pp.cap2.pcap") ||
+		die "top speed: cross-port order: $pairs"
+	[ "$pairs" -eq 1999 ] || die "top speed: $pairs port changes checked, 1999 expected"
+	info "top speed: all $pairs port changes arrived in the schedule's order"
+}
+
 # Before the first packet: the second interface down, without carrier, or with an MTU too small
 # for a frame of its side only (the first such record named), each refused naming the side.
 test_side_checks() {
@@ -517,4 +535,4 @@ test_errors() {
 		in_a "$REPLAY" -i "nosuch$ID" -I "$IF_A2" "$TRACES/http.pcap"
 }
 
-run_tests test_split_first test_split_client test_endpoints test_split_cidr test_prep_split test_cachefile test_dualfile test_dualfile_impair test_side_checks test_method2 test_tcpprep_modes test_errors
+run_tests test_split_first test_split_client test_endpoints test_split_cidr test_prep_split test_cachefile test_dualfile test_dualfile_impair test_top_speed_order test_side_checks test_method2 test_tcpprep_modes test_errors

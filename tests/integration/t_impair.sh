@@ -127,6 +127,109 @@ test_statistical_repeatable() {
 	impaired stat "${a% }" --loss 30% --duplicate 10% --impair-seed 42
 }
 
+test_sigint_held() {
+	# Packets 2 and 4 held 60 s; a SIGINT once the other 8 are out: those 8 arrive, the
+	# two held fail in one line, the identity holds, exit 130 (replay(1) EXIT STATUS).
+	printf 'pass\ndelay 60s\npass\ndelay 60s\n' >"$WORK/hold.txt"
+	local js="$WORK/hold.json" got="$WORK/hold.got.pcap" rc=0 pid r s f x d c rx0
+	rx0=$(ifstat "$NS_B" "$IF_B" rx_packets)
+	tcpdump_start "$got" 256
+	# $! must be replay itself (ip netns exec execs it), not a subshell.
+	ip netns exec "$NS_A" "$REPLAY" -i "$IF_A" --stats-json "$js" --impair "$WORK/hold.txt" \
+		"$WORK/t.pcap" >"$WORK/hold.out" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do
+		[ "$(ifstat "$NS_B" "$IF_B" rx_packets)" -ge $((rx0 + 8)) ] && break
+		sleep 0.05
+	done
+	sleep 0.2
+	kill -0 "$pid" 2>/dev/null || die "sigint: replay ended before the signal: $(cat "$WORK/hold.out")"
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	tcpdump_stop
+	[ "$rc" -eq 130 ] || die "sigint: exit $rc, expected 130: $(cat "$WORK/hold.out")"
+	grep -q "^Actual: [0-9]* packets" "$WORK/hold.out" || die "sigint: no summary: $(cat "$WORK/hold.out")"
+	[ "$(grep -c "held back by impairment" "$WORK/hold.out")" -eq 1 ] ||
+		die "sigint: not one line for the held frames: $(cat "$WORK/hold.out")"
+	grep -q "^replay: 2 frames held back by impairment not sent" "$WORK/hold.out" ||
+		die "sigint: the held frames are not named as 2: $(cat "$WORK/hold.out")"
+	[ "$(seqs "$got" | tr '\n' ' ')" = "0 2 4 5 6 7 8 9 " ] ||
+		die "sigint: the far side got $(seqs "$got" | tr '\n' ' ')"
+	r=$(json_get "$js" packets_read)
+	s=$(json_get "$js" packets_sent)
+	f=$(json_get "$js" packets_filtered)
+	x=$(json_get "$js" packets_failed)
+	d=$(json_get "$js" packets_impair_dropped)
+	c=$(json_get "$js" impair_copies)
+	[ "$r" -eq 10 ] && [ "$s" -eq 8 ] && [ "$x" -eq 2 ] ||
+		die "sigint: read $r sent $s failed $x, expected 10, 8, 2"
+	[ $((r + c)) -eq $((s + f + x + d)) ] ||
+		die "sigint: accounting: read $r + copies $c != sent $s + filtered $f + failed $x + impaired-dropped $d"
+}
+
+# A second veth pair, A2 -> B2, for -I (made once, by the test that needs it).
+IF_A2="rqa$ID"
+IF_B2="rqb$ID"
+TD2_PID=""
+second_pair() {
+	ip link add name "$IF_A2" netns "$NS_A" type veth peer name "$IF_B2" netns "$NS_B"
+	for side in "$NS_A $IF_A2" "$NS_B $IF_B2"; do
+		set -- $side
+		ip -n "$1" link set dev "$2" multicast off
+		ip -n "$1" link set dev "$2" up
+	done
+	for _ in $(seq 50); do
+		ip -n "$NS_A" link show "$IF_A2" | grep -q LOWER_UP && break
+		sleep 0.1
+	done
+}
+teardown2() {
+	local rc=$?
+	if [ -n "$TD2_PID" ]; then
+		kill -TERM "$TD2_PID" 2>/dev/null || true
+		wait "$TD2_PID" 2>/dev/null || true
+	fi
+	(exit $rc)
+	teardown
+}
+
+test_two_interfaces() {
+	# --dualfile t.pcap t.pcap: the merged order is A0 B0 A1 B1 ... (a tie goes to file 1,
+	# out -i; file 2 goes out -I).  The n-th sent gets the n-th action: 1st (A0) dropped,
+	# 4th (B1) dropped, 5th (A2) duplicated, 6th (B2) delayed 3.5 ms (after B5 at 5 ms).
+	printf 'drop\npass\npass\ndrop\ndup 1\ndelay 3500us\n' >"$WORK/two.txt"
+	local js="$WORK/two.json" g1="$WORK/two.1.pcap" g2="$WORK/two.2.pcap" r s f x d c
+	second_pair
+	trap teardown2 EXIT
+	tcpdump_start "$g1" 256
+	: >"$WORK/tcpdump2.err"
+	ip netns exec "$NS_B" tcpdump -i "$IF_B2" -Q in -s 256 -B 65536 -U --immediate-mode -Z root \
+		--time-stamp-precision=nano -w "$g2" 2>"$WORK/tcpdump2.err" &
+	TD2_PID=$!
+	wait_listening "$TD2_PID" "$WORK/tcpdump2.err" tcpdump
+	in_a "$REPLAY" -q -i "$IF_A" -I "$IF_A2" --stats-json "$js" --impair "$WORK/two.txt" \
+		--dualfile "$WORK/t.pcap" "$WORK/t.pcap" || die "-I: replay exited $?"
+	tcpdump_stop
+	sleep 0.3
+	kill -TERM "$TD2_PID"
+	wait "$TD2_PID" || true
+	TD2_PID=""
+	[ "$(seqs "$g1" | tr '\n' ' ')" = "1 2 2 3 4 5 6 7 8 9 " ] ||
+		die "-I: -i's far side got $(seqs "$g1" | tr '\n' ' ')"
+	[ "$(seqs "$g2" | tr '\n' ' ')" = "0 3 4 5 2 6 7 8 9 " ] ||
+		die "-I: -I's far side got $(seqs "$g2" | tr '\n' ' ')"
+	r=$(json_get "$js" packets_read)
+	s=$(json_get "$js" packets_sent)
+	f=$(json_get "$js" packets_filtered)
+	x=$(json_get "$js" packets_failed)
+	d=$(json_get "$js" packets_impair_dropped)
+	c=$(json_get "$js" impair_copies)
+	[ "$r" -eq 20 ] && [ "$s" -eq 19 ] && [ "$d" -eq 2 ] && [ "$c" -eq 1 ] ||
+		die "-I: read $r sent $s impaired-dropped $d copies $c, expected 20, 19, 2, 1"
+	[ $((r + c)) -eq $((s + f + x + d)) ] ||
+		die "-I: accounting: read $r + copies $c != sent $s + filtered $f + failed $x + impaired-dropped $d"
+}
+
 test_bad_options() {
 	expect_fail 2 "^replay: --loss: '150%'" "$REPLAY" -w "$WORK/x.pcap" --loss 150% "$WORK/t.pcap"
 	expect_fail 2 "^replay: --impair-flow: 'udp'" "$REPLAY" -w "$WORK/x.pcap" --impair-flow udp "$WORK/t.pcap"
@@ -140,4 +243,4 @@ require_root
 init_ns
 "$GENTRACE" udp -o "$WORK/t.pcap" --count 10 --gap-us 1000 --flows 2
 run_tests test_drop_and_duplicate test_delay_reorders test_corrupt_and_flow test_statistical_repeatable \
-	test_bad_options
+	test_sigint_held test_two_interfaces test_bad_options

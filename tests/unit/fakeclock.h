@@ -22,6 +22,8 @@ struct fakeclock {
 	size_t oversleep_n;
 	uint64_t spin_late_ns; /* every spin ends this late */
 	int eintr_next;        /* the next N sleeps return -EINTR without moving time */
+	uint64_t run_delay;    /* fake_run_delay(): the run-queue wait so far, ns */
+	unsigned oversleep_queued_pct; /* this share of each sleep's lateness is run-queue wait */
 	uint64_t (*sleep_log)[2]; /* if set: [start, end] of each sleep, ns... */
 	size_t sleep_log_n, sleep_log_cap; /* ...up to sleep_log_cap of them */
 };
@@ -48,6 +50,7 @@ static inline int fake_sleep(struct clock *c, uint64_t deadline)
 			f->sleep_log[f->sleep_log_n++][1] = deadline + over;
 		}
 		f->slept_ns += deadline + over - f->now;
+		f->run_delay += over * f->oversleep_queued_pct / 100;
 		f->now = deadline + over;
 	}
 	return 0;
@@ -66,6 +69,12 @@ static inline int fake_spin(struct clock *c, uint64_t deadline, const volatile s
 		return (int)f->spin_late_ns;
 	}
 	return 0;
+}
+
+/* For clk.run_delay_ns: set it to make the clock tell run-queue waits from wake-up stalls. */
+static inline uint64_t fake_run_delay(struct clock *c)
+{
+	return ((struct fakeclock *)c)->run_delay;
 }
 
 static inline void fakeclock_init(struct fakeclock *f, uint64_t now)

@@ -480,6 +480,39 @@ static void test_option_like_arguments(void **state)
  * -I/--intf2 (issue 13: it was refused with a hint before): the second
  * interface, with -i only; --split and -c need it (or --info).
  */
+/* --source-interface IF: the live forwarder's input, in place of the files; what it refuses. */
+static void test_source_interface(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "--source-interface", "in0", "-i", "out0"), 0);
+	assert_string_equal(o.source_if, "in0");
+	assert_int_equal(o.nfiles, 1);
+	assert_string_equal(o.files[0], "in0");
+	assert_int_equal(PARSE(&o, "--source-interface", "in0", "-i", "out0", "--impair", "t.txt",
+			       "--impair-repeat", "0", "--loss", "1%", "--limit", "5", "--duration", "3"),
+			 0);
+	expect_usage_error(PARSE(&o, "--source-interface", "in0", "-i", "out0", "a.pcap"),
+			   "--source-interface in0 is the input: give no trace file (a.pcap)");
+	expect_usage_error(PARSE(&o, "--source-interface", "in0", "-w", "o.pcap"),
+			   "--source-interface in0 forwards out of an interface: give it with -i IF (not -w)");
+	expect_usage_error(PARSE(&o, "--source-interface", "x", "-i", "x"),
+			   "--source-interface and -i both name x: the frames sent would arrive again");
+	expect_usage_error(PARSE(&o, "--source-interface", "in0", "-i", "out0", "-I", "out1"),
+			   "--source-interface forwards one interface to one: it takes no -I, --split, --cachefile, "
+			   "--dualfile, --prep, --oneatatime, --preload or --loop");
+	expect_usage_error(PARSE(&o, "--source-interface", "in0", "-i", "out0", "--loop", "0"),
+			   "--source-interface forwards one interface to one: it takes no -I, --split, --cachefile, "
+			   "--dualfile, --prep, --oneatatime, --preload or --loop");
+	expect_usage_error(PARSE(&o, "--source-interface", "in0", "-i", "out0", "--speed", "2"),
+			   "--source-interface sends each frame when it arrives (plus its impairment delay): it takes "
+			   "no --topspeed, --speed, --pps, --mbps, --maxsleep or --start-at");
+	expect_usage_error(PARSE(&o, "--source-interface", "in0", "-i", "out0", "--pps", "10"),
+			   "--source-interface sends each frame when it arrives (plus its impairment delay): it takes "
+			   "no --topspeed, --speed, --pps, --mbps, --maxsleep or --start-at");
+}
+
 static void test_intf2(void **state)
 {
 	struct opts o;
@@ -836,6 +869,7 @@ int main(void)
 		cmocka_unit_test(test_no_abbreviations),
 		cmocka_unit_test(test_option_like_arguments),
 		cmocka_unit_test(test_intf2),
+		cmocka_unit_test(test_source_interface),
 		cmocka_unit_test(test_dualfile),
 		cmocka_unit_test(test_method2),
 		cmocka_unit_test(test_tool_hints),

@@ -379,6 +379,47 @@ static void test_flow_filter(void **state)
 	check_identity();
 }
 
+/*
+ * --impair-repeat and --impair-default after an --impair are that trace's own;
+ * before any --impair they are every trace's that has none of its own.
+ * Packets 1..5 (lengths 61..65) are flow "less 65", 6..10 flow "greater 66".
+ */
+static void test_per_trace_repeat_default(void **state)
+{
+	(void)state;
+	write_file(imp_path, "drop\npass\n");
+	write_file(imp2_path, "drop\n");
+	/* The first trace twice (packets 1, 3 dropped), the second once then default drop (all 5). */
+	assert_int_equal(run("--impair", imp_path, "--impair-flow", "less 65", "--impair-repeat", "2",
+			     "--impair", imp2_path, "--impair-flow", "greater 66", "--impair-default", "drop"),
+			 0);
+	assert_int_equal(out.n, 3);
+	assert_int_equal(out.len[0], LEN(1));
+	assert_int_equal(out.len[1], LEN(3));
+	assert_int_equal(out.len[2], LEN(4));
+	check_identity();
+	/* Swapped: the first once then pass (1 dropped), the second forever (all 5 dropped). */
+	assert_int_equal(run("--impair", imp_path, "--impair-flow", "less 65", "--impair", imp2_path,
+			     "--impair-flow", "greater 66", "--impair-repeat", "0"),
+			 0);
+	assert_int_equal(out.n, 4);
+	for (unsigned k = 0; k < 4; k++)
+		assert_int_equal(out.len[k], LEN(k + 1));
+	assert_int_equal(iget("from_default"), 3);
+	/* Global (before any --impair) applies to both; a trace's own overrides it. */
+	assert_int_equal(run("--impair-default", "drop", "--impair-repeat", "2", "--impair", imp_path,
+			     "--impair-flow", "less 65", "--impair", imp2_path, "--impair-flow", "greater 66",
+			     "--impair-default", "pass"),
+			 0);
+	/* First: drop pass drop pass, then default drop (5); second: drop drop (2 passes), then pass. */
+	assert_int_equal(out.n, 5);
+	assert_int_equal(out.len[0], LEN(1));
+	assert_int_equal(out.len[1], LEN(3));
+	for (unsigned k = 2; k < 5; k++)
+		assert_int_equal(out.len[k], LEN(k + 5));
+	check_identity();
+}
+
 static void test_statistical_seeded(void **state)
 {
 	uint32_t first[64];
@@ -504,6 +545,27 @@ static void test_bad_values_refused(void **state)
 		assert_int_equal(opts_parse(&o, 6, argv, err, sizeof(err)), -EINVAL);
 		assert_non_null(strstr(err, "--impair-repeat"));
 	}
+	{
+		/* Twice for one trace: refused, naming the trace. */
+		char *argv[] = { "replay", "-w", out_path, "--impair", imp_path, "--impair-repeat", "2",
+				 "--impair-repeat", "3", trace_path, NULL };
+		struct opts o;
+		char err[256];
+
+		assert_int_equal(opts_parse(&o, 10, argv, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "--impair-repeat"));
+		assert_non_null(strstr(err, "repeat count already"));
+	}
+	{
+		char *argv[] = { "replay", "-w", out_path, "--impair", imp_path, "--impair-default", "drop",
+				 "--impair-default", "pass", trace_path, NULL };
+		struct opts o;
+		char err[256];
+
+		assert_int_equal(opts_parse(&o, 10, argv, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "--impair-default"));
+		assert_non_null(strstr(err, "default action already"));
+	}
 	/* A bad trace is refused before anything is written. */
 	write_file(imp_path, "pass\nfrobnicate\n");
 	{
@@ -529,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_queue_overflow),
 		cmocka_unit_test(test_default_and_repeat),
 		cmocka_unit_test(test_flow_filter),
+		cmocka_unit_test(test_per_trace_repeat_default),
 		cmocka_unit_test(test_statistical_seeded),
 		cmocka_unit_test(test_limit_drains_held),
 		cmocka_unit_test(test_late_counted),

@@ -1363,6 +1363,105 @@ static void test_rt_warns(void **state)
 	rt_release(&rt); /* twice is harmless */
 }
 
+
+/*
+ * Wake-up stalls: a sleep that wakes far later than the margin's cap with the
+ * CPU free starts a hold (no sleeps, spin through the gaps) of a second,
+ * doubled while stalls recur; lateness the run queue explains does not.
+ */
+static void test_wake_stall_hold(void **state)
+{
+	struct fakeclock fc;
+	struct sched s;
+	struct sched_report rep;
+	uint64_t d, sleeps;
+
+	(void)state;
+	init(&s, &fc, (struct sched_cfg){ 0 });
+	fc.clk.run_delay_ns = fake_run_delay;
+	fc.oversleep_ns = 20000;
+	sched_calibrate(&s);
+	sched_start(&s);
+	d = fc.now;
+	/* 1 ms gaps, wake-ups 20 us late: every gap sleeps, nothing held. */
+	for (unsigned i = 0; i < 10; i++) {
+		d += 1000000;
+		sched_wait(&s, d);
+		assert_int_equal(fc.now, d);
+	}
+	assert_int_equal(s.waiter.wake_stalls, 0);
+	/* One wake-up 2 ms late with no run-queue wait: a stall, a hold of 1 s begins. */
+	fc.oversleep_ns = 2000000;
+	d += 1000000;
+	sched_wait(&s, d);
+	assert_int_equal(s.waiter.wake_stalls, 1);
+	assert_int_equal(s.waiter.hold_until_ns, fc.now + 1000000000ull);
+	/* Through the hold no gap sleeps (the stall would have hit each), every packet on time. */
+	fc.oversleep_ns = 2000000;
+	sleeps = fc.sleeps;
+	d = fc.now;
+	for (unsigned i = 0; i < 990; i++) {
+		d += 1000000;
+		sched_wait(&s, d);
+		assert_int_equal(fc.now, d);
+	}
+	assert_int_equal(fc.sleeps, sleeps);
+	/* After it the sleeps come back (and here stall again at once: the hold doubles). */
+	for (unsigned i = 0; i < 20 && fc.sleeps == sleeps; i++) {
+		d += 1000000;
+		sched_wait(&s, d);
+	}
+	assert_int_equal(fc.sleeps, sleeps + 1);
+	assert_int_equal(s.waiter.wake_stalls, 2);
+	assert_int_equal(s.waiter.hold_len_ns, 2000000000ull);
+	/* Load: the same lateness spent in the run queue is not a stall; no hold. */
+	init(&s, &fc, (struct sched_cfg){ 0 });
+	fc.clk.run_delay_ns = fake_run_delay;
+	fc.oversleep_ns = 20000;
+	sched_calibrate(&s);
+	sched_start(&s);
+	fc.oversleep_ns = 2000000;
+	fc.oversleep_queued_pct = 90;
+	d = fc.now;
+	for (unsigned i = 0; i < 5; i++) {
+		d = fc.now + 1000000;
+		sched_wait(&s, d);
+	}
+	assert_int_equal(s.waiter.wake_stalls, 0);
+	assert_int_equal(s.waiter.hold_until_ns, 0);
+	assert_int_equal(fc.sleeps, 96 + 5);
+	/* A clock that cannot tell (no run_delay_ns) never holds. */
+	init(&s, &fc, (struct sched_cfg){ 0 });
+	fc.oversleep_ns = 2000000;
+	for (unsigned i = 0; i < 5; i++)
+		sched_wait(&s, fc.now + 3000000);
+	assert_int_equal(s.waiter.wake_stalls, 0);
+	/* A fixed margin (--spin-us) is the user's plan: no hold either. */
+	init(&s, &fc, (struct sched_cfg){ .spin_fixed = true, .spin_ns = 50000 });
+	fc.clk.run_delay_ns = fake_run_delay;
+	fc.oversleep_ns = 2000000;
+	for (unsigned i = 0; i < 5; i++)
+		sched_wait(&s, fc.now + 3000000);
+	assert_int_equal(s.waiter.wake_stalls, 0);
+	/* The report: stalls counted, the time held measured to the last wait. */
+	init(&s, &fc, (struct sched_cfg){ 0 });
+	fc.clk.run_delay_ns = fake_run_delay;
+	sched_calibrate(&s);
+	sched_start(&s);
+	fc.oversleep_ns = 1000000;
+	sched_wait(&s, fc.now + 2000000);
+	fc.oversleep_ns = 0;
+	d = fc.now;
+	for (unsigned i = 0; i < 250; i++) {
+		d += 1000000;
+		sched_wait(&s, d);
+	}
+	sched_report(&s, &rep);
+	assert_int_equal(rep.wake_stalls, 1);
+	/* The last wait began 1 ms before its deadline: held 249 ms to it. */
+	assert_int_equal(rep.wake_hold_ns, 249000000ull);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1396,6 +1495,7 @@ int main(void)
 		cmocka_unit_test(test_due),
 		cmocka_unit_test(test_late_policy),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_wake_stall_hold),
 		cmocka_unit_test(test_waiter_lateness),
 		cmocka_unit_test(test_rt_warns),
 	};

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The live source of --source-interface IF: frames arriving on IF, read by
+ * libpcap (AF_PACKET, immediate mode, nanosecond kernel timestamps) in a
+ * thread of their own and written as a pcap stream into a pipe, which the
+ * run opens as its one trace.  So the forwarder is the replay loop itself:
+ * edits, impairment (trace or model), lanes, statistics, --limit and
+ * --duration all apply unchanged, and the reader's pipe code (bounded
+ * buffers, a signal ends the wait) carries the frames across.
+ *
+ * Each record's timestamp is the frame's arrival on the run clock
+ * (CLOCK_MONOTONIC: the kernel's CLOCK_REALTIME stamp minus the offset
+ * between the two clocks at start-up), so the loop takes it as the
+ * packet's deadline and the impairment adds its delay to it: deadline =
+ * arrival + delay, on the same absolute schedule as a trace's packets.
+ *
+ * The thread ends when asked (live_close()), at --duration, or on a
+ * capture error; it then closes the pipe, and the reader sees its end.
+ * When the loop falls behind, the pipe fills, the thread waits, and the
+ * kernel's ring drops: counted (live_dropped()), never silent.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+
+#include <pcap/pcap.h>
+
+#include "live.h"
+#include "replay/log.h"
+
+#define LIVE_SNAPLEN 262144
+#define LIVE_PIPE_BYTES (1 << 20)
+#define LIVE_RING_BYTES (32 << 20)
+
+struct live {
+	pcap_t *pc;
+	char ifname[64];
+	int rfd, wfd, evfd;
+	int64_t real_minus_mono; /* CLOCK_REALTIME - CLOCK_MONOTONIC at start-up, ns */
+	uint64_t end_ns;         /* CLOCK_MONOTONIC at which to stop (--duration); 0 = never */
+	pthread_t th;
+	bool started;
+	atomic_bool failed;
+	atomic_ullong captured;
+	char err[PCAP_ERRBUF_SIZE + 128];
+};
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Write all of @buf, waiting for room in the pipe (the loop behind: the
+ * kernel's ring fills and drops meanwhile, counted); -1 when asked to stop
+ * (live_stop()) during that wait, when the reader has gone (EPIPE), or on
+ * an error.
+ */
+static int write_all(struct live *lv, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = write(lv->wfd, p, len);
+
+		if (n < 0) {
+			struct pollfd pfd[2] = { { .fd = lv->wfd, .events = POLLOUT },
+						 { .fd = lv->evfd, .events = POLLIN } };
+
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				return -1;
+			if ((poll(pfd, 2, -1) < 0 && errno != EINTR) || pfd[1].revents)
+				return -1;
+			continue;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void on_frame(u_char *arg, const struct pcap_pkthdr *h, const u_char *data)
+{
+	struct live *lv = (struct live *)arg;
+	uint64_t real = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec; /* ns precision */
+	uint64_t mono = (int64_t)real > lv->real_minus_mono ? real - (uint64_t)lv->real_minus_mono : 0;
+	uint32_t rec[4] = { (uint32_t)(mono / 1000000000ull), (uint32_t)(mono % 1000000000ull), h->caplen,
+			    h->len };
+
+	if (atomic_load(&lv->failed))
+		return;
+	if (write_all(lv, rec, sizeof(rec)) < 0 || write_all(lv, data, h->caplen) < 0) {
+		atomic_store(&lv->failed, true);
+		pcap_breakloop(lv->pc);
+		return;
+	}
+	atomic_fetch_add(&lv->captured, 1);
+}
+
+static void *capture_thread(void *arg)
+{
+	struct live *lv = arg;
+	sigset_t all;
+
+	/* Signals are the main thread's; a reader gone makes write() fail with EPIPE, not kill. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (;;) {
+		struct pollfd pfd[2] = { { .fd = pcap_get_selectable_fd(lv->pc), .events = POLLIN },
+					 { .fd = lv->evfd, .events = POLLIN } };
+		int timeout = -1, n;
+
+		if (lv->end_ns) {
+			uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+			if (now >= lv->end_ns)
+				break;
+			timeout = (int)((lv->end_ns - now + 999999) / 1000000);
+		}
+		n = poll(pfd, 2, timeout);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || pfd[1].revents)
+			break;
+		if (!pfd[0].revents)
+			continue;
+		n = pcap_dispatch(lv->pc, -1, on_frame, (u_char *)lv);
+		if (n == PCAP_ERROR) {
+			snprintf(lv->err, sizeof(lv->err), "--source-interface %s: %s", lv->ifname,
+				 pcap_geterr(lv->pc));
+			atomic_store(&lv->failed, true);
+		}
+		if (atomic_load(&lv->failed))
+			break;
+	}
+	close(lv->wfd); /* the reader sees the end of its input */
+	lv->wfd = -1;
+	return NULL;
+}
+
+int live_open(struct live **lp, const char *ifname, char *err, size_t errlen)
+{
+	char ebuf[PCAP_ERRBUF_SIZE] = "";
+	struct live *lv = calloc(1, sizeof(*lv));
+	int pfd[2], rc, dlt;
+	struct {
+		uint32_t magic;
+		uint16_t major, minor;
+		int32_t zone;
+		uint32_t sigfigs, snaplen, linktype;
+	} hdr;
+
+	*lp = NULL;
+	if (!lv) {
+		snprintf(err, errlen, "--source-interface %s: out of memory", ifname);
+		return -1;
+	}
+	lv->rfd = lv->wfd = lv->evfd = -1;
+	snprintf(lv->ifname, sizeof(lv->ifname), "%s", ifname);
+	lv->pc = pcap_create(ifname, ebuf);
+	if (!lv->pc) {
+		snprintf(err, errlen, "--source-interface %s: %s", ifname, ebuf);
+		goto fail;
+	}
+	pcap_set_snaplen(lv->pc, LIVE_SNAPLEN);
+	pcap_set_promisc(lv->pc, 1);
+	pcap_set_immediate_mode(lv->pc, 1);
+	pcap_set_buffer_size(lv->pc, LIVE_RING_BYTES);
+	pcap_set_tstamp_precision(lv->pc, PCAP_TSTAMP_PRECISION_NANO);
+	rc = pcap_activate(lv->pc);
+	if (rc < 0) {
+		snprintf(err, errlen, "--source-interface %s: cannot capture: %s", ifname,
+			 rc == PCAP_ERROR ? pcap_geterr(lv->pc) : pcap_statustostr(rc));
+		goto fail;
+	}
+	/* Only what arrives: not what this host sends out of it. */
+	if (pcap_setdirection(lv->pc, PCAP_D_IN) < 0 || pcap_setnonblock(lv->pc, 1, ebuf) < 0) {
+		snprintf(err, errlen, "--source-interface %s: %s", ifname, pcap_geterr(lv->pc));
+		goto fail;
+	}
+	dlt = pcap_datalink(lv->pc);
+	if (dlt != DLT_EN10MB) {
+		snprintf(err, errlen, "--source-interface %s: link type %s, not Ethernet: only Ethernet interfaces are forwarded",
+			 ifname, pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "unknown");
+		goto fail;
+	}
+	if (pipe2(pfd, O_CLOEXEC) < 0 || (lv->evfd = eventfd(0, EFD_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "--source-interface %s: %s", ifname, strerror(errno));
+		goto fail;
+	}
+	lv->rfd = pfd[0];
+	lv->wfd = pfd[1];
+	(void)fcntl(lv->wfd, F_SETPIPE_SZ, LIVE_PIPE_BYTES); /* a smaller pipe only waits sooner */
+	/* The pcap header (nanosecond magic) now: the reader opens the stream before the thread runs. */
+	hdr.magic = 0xa1b23c4d;
+	hdr.major = 2;
+	hdr.minor = 4;
+	hdr.zone = 0;
+	hdr.sigfigs = 0;
+	hdr.snaplen = LIVE_SNAPLEN;
+	hdr.linktype = 1; /* LINKTYPE_ETHERNET */
+	if (write_all(lv, &hdr, 24) < 0 || fcntl(lv->wfd, F_SETFL, O_NONBLOCK) < 0) {
+		snprintf(err, errlen, "--source-interface %s: %s", ifname, strerror(errno));
+		goto fail;
+	}
+	lv->real_minus_mono = (int64_t)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC));
+	*lp = lv;
+	return 0;
+fail:
+	live_close(lv);
+	return -1;
+}
+
+int live_start(struct live *lv, uint64_t duration_ns, char *err, size_t errlen)
+{
+	int rc;
+
+	/* --duration counts from the start of forwarding, not from the set-up. */
+	lv->end_ns = duration_ns ? now_ns(CLOCK_MONOTONIC) + duration_ns : 0;
+	rc = pthread_create(&lv->th, NULL, capture_thread, lv);
+	if (rc) {
+		snprintf(err, errlen, "--source-interface %s: cannot start the capture: %s", lv->ifname,
+			 strerror(rc));
+		return -1;
+	}
+	lv->started = true;
+	return 0;
+}
+
+int live_fd(const struct live *lv)
+{
+	return lv->rfd;
+}
+
+void live_stop(struct live *lv)
+{
+	uint64_t one = 1;
+
+	if (lv && lv->evfd >= 0)
+		(void)!write(lv->evfd, &one, sizeof(one));
+}
+
+const char *live_error(const struct live *lv)
+{
+	return lv && lv->err[0] ? lv->err : NULL;
+}
+
+/* Stop the capture (if running) and join it; then its counts are final. */
+static void finish(struct live *lv)
+{
+	if (lv->started) {
+		live_stop(lv);
+		pthread_join(lv->th, NULL);
+		lv->started = false;
+	}
+}
+
+void live_stats(struct live *lv, uint64_t *captured, uint64_t *dropped)
+{
+	struct pcap_stat ps = { 0 };
+
+	finish(lv);
+	*captured = atomic_load(&lv->captured);
+	*dropped = 0;
+	if (lv->pc && pcap_stats(lv->pc, &ps) == 0)
+		*dropped = ps.ps_drop;
+}
+
+const char *live_name(const struct live *lv)
+{
+	return lv->ifname;
+}
+
+void live_close(struct live *lv)
+{
+	if (!lv)
+		return;
+	finish(lv);
+	if (lv->wfd >= 0)
+		close(lv->wfd);
+	if (lv->rfd >= 0)
+		close(lv->rfd);
+	if (lv->evfd >= 0)
+		close(lv->evfd);
+	if (lv->pc)
+		pcap_close(lv->pc);
+	free(lv);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * --source-interface IF: frames arriving on IF as a pcap stream in a pipe,
+ * each stamped with its arrival on the run clock (src/live.c).
+ */
+#ifndef REPLAY_LIVE_H
+#define REPLAY_LIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct live;
+
+/* live_open() - capture on @ifname (refused, named, if it cannot be) and a pipe with the pcap header in it. */
+int live_open(struct live **lp, const char *ifname, char *err, size_t errlen);
+/* live_start() - the capture thread; it ends at live_stop(), after @duration_ns (0: never), or on an error. */
+int live_start(struct live *lv, uint64_t duration_ns, char *err, size_t errlen);
+/* live_fd() - the pipe's read end: readable when a frame is waiting. */
+int live_fd(const struct live *lv);
+/* live_stop() - ask the thread to end: it closes the pipe, and the reader sees the end of its input. */
+void live_stop(struct live *lv);
+/* live_error() - the capture's error, if it ended on one; NULL if not. */
+const char *live_error(const struct live *lv);
+/* live_stats() - stop and join the thread, then: frames captured and frames the kernel dropped. */
+void live_stats(struct live *lv, uint64_t *captured, uint64_t *dropped);
+const char *live_name(const struct live *lv);
+void live_close(struct live *lv);
+
+#endif

@@ -1,0 +1,202 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# The live forwarder (--source-interface IF_IN -i IF_OUT): three namespaces.
+# A generator (namespace C) replays a known capture into the forwarder's
+# input (C's end of the pair C<->A); the forwarder (A) sends what arrives out
+# of A's end of A<->B, impaired as asked; on the far side (B) every frame is
+# checked, frame by frame and byte by byte, against what the same impairment
+# does to the same capture in a dry run (-w): the drops, the copies and the
+# order its delays give.  Then --limit, a signal with frames held, and the
+# refusals.
+. "$(dirname "$0")/lib.sh"
+: "${PCAPDIFF:?}" "${GENTRACE:?}"
+
+NS_C="rpl-c-$ID"
+IF_C="rpc$ID"
+IF_F="rpf$ID"
+
+# seqs FILE: the gentrace sequence number of every frame in FILE, one a line.
+seqs() {
+	python3 - "$1" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+le = d[:4] in (b'\xd4\xc3\xb2\xa1', b'\x4d\x3c\xb2\xa1')
+e = '<' if le else '>'
+o = 24
+while o + 16 <= len(d):
+    incl = struct.unpack(e + 'I', d[o + 8:o + 12])[0]
+    f = d[o + 16:o + 16 + incl]
+    print(struct.unpack('>Q', f[42:50])[0])
+    o += 16 + incl
+PY
+}
+
+FWD_PID=""
+teardown3() {
+	local rc=$?
+	if [ -n "$FWD_PID" ] && kill -0 "$FWD_PID" 2>/dev/null; then
+		kill -TERM "$FWD_PID" 2>/dev/null || true
+		wait "$FWD_PID" 2>/dev/null || true
+	fi
+	ip netns del "$NS_C" 2>/dev/null || true
+	(exit $rc)
+	teardown
+}
+
+# The generator's namespace and its pair into the forwarder: quiet, as lib.sh's.
+third_ns() {
+	trap teardown3 EXIT
+	ip netns add "$NS_C"
+	ip link add name "$IF_C" netns "$NS_C" type veth peer name "$IF_F" netns "$NS_A"
+	ip netns exec "$NS_C" sysctl -qw "net.ipv6.conf.all.disable_ipv6=1"
+	ip netns exec "$NS_C" sysctl -qw "net.ipv6.conf.default.disable_ipv6=1"
+	ip netns exec "$NS_A" sysctl -qw "net.ipv6.conf.$IF_F.disable_ipv6=1"
+	for side in "$NS_C $IF_C" "$NS_A $IF_F"; do
+		set -- $side
+		ip -n "$1" link set dev "$2" multicast off
+		ip -n "$1" link set dev "$2" up
+	done
+	ip -n "$NS_C" link set dev lo up
+	for _ in $(seq 50); do
+		ip -n "$NS_C" link show "$IF_C" | grep -q LOWER_UP && break
+		sleep 0.1
+	done
+}
+
+# fwd_start NAME OPTIONS...: the forwarder, IF_F -> IF_A, in the background; returns once it listens.
+fwd_start() {
+	local name=$1
+	shift
+	: >"$WORK/$name.err"
+	# $! must be replay itself (ip netns exec execs it), not a subshell.
+	ip netns exec "$NS_A" "$REPLAY" --source-interface "$IF_F" -i "$IF_A" --stats-json "$WORK/$name.json" \
+		"$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+	FWD_PID=$!
+	wait_listening "$FWD_PID" "$WORK/$name.err" "the forwarder"
+}
+
+# fwd_wait NAME STATUS: the forwarder's exit status is STATUS.
+fwd_wait() {
+	local rc=0
+	wait "$FWD_PID" || rc=$?
+	FWD_PID=""
+	[ "$rc" -eq "$2" ] || die "$1: the forwarder exited $rc, expected $2: $(cat "$WORK/$1.out" "$WORK/$1.err")"
+}
+
+# identity JSON: read + copies = sent + filtered + failed + impaired-dropped.
+identity() {
+	local r s f x d c
+	r=$(json_get "$1" packets_read)
+	s=$(json_get "$1" packets_sent)
+	f=$(json_get "$1" packets_filtered)
+	x=$(json_get "$1" packets_failed)
+	d=$(json_get "$1" packets_impair_dropped || true)
+	c=$(json_get "$1" impair_copies || true)
+	[ $((r + ${c:-0})) -eq $((s + f + x + ${d:-0})) ] ||
+		die "accounting: read $r + copies $c != sent $s + filtered $f + failed $x + impaired-dropped $d"
+}
+
+# forwarded NAME WANT OPTIONS...: generator -> forwarder (with OPTIONS, for 3 s) -> far side,
+# which must hold exactly the frames WANT lists (sequence numbers), byte for byte the dry run's.
+forwarded() {
+	local name=$1 want=$2
+	shift 2
+	local exp="$WORK/$name.exp.pcap" got="$WORK/$name.got.pcap" js="$WORK/$name.json"
+	"$REPLAY" -q -w "$exp" "$@" "$WORK/t.pcap" || die "$name: dry run failed"
+	[ "$(seqs "$exp" | tr '\n' ' ')" = "$want " ] ||
+		die "$name: -w wrote $(seqs "$exp" | tr '\n' ' '), expected $want"
+	tcpdump_start "$got" 256
+	fwd_start "$name" --duration 3 "$@"
+	ip netns exec "$NS_C" "$REPLAY" -q -i "$IF_C" "$WORK/t.pcap" || die "$name: the generator exited $?"
+	fwd_wait "$name" 0
+	tcpdump_stop
+	[ "$(seqs "$got" | tr '\n' ' ')" = "$want " ] ||
+		die "$name: the far side got $(seqs "$got" | tr '\n' ' '), expected $want"
+	"$PCAPDIFF" "$exp" "$got" >"$WORK/diff" || die "$name: far side differs from -w: $(cat "$WORK/diff")"
+	[ "$(json_get "$js" packets_read)" -eq 10 ] || die "$name: the forwarder read $(json_get "$js" packets_read) frames, 10 were sent"
+	[ "$(json_get "$js" packets_sent)" -eq "$(seqs "$got" | wc -l)" ] ||
+		die "$name: $(json_get "$js" packets_sent) sent, $(seqs "$got" | wc -l) arrived"
+	identity "$js"
+	grep -q "^Live source: $IF_F: 10 frames captured, 0 dropped by the kernel" "$WORK/$name.out" ||
+		die "$name: no (or a wrong) live source line: $(cat "$WORK/$name.out")"
+	info "$name: $(json_get "$js" packets_sent) frames, as expected"
+}
+
+test_plain() {
+	# No impairment: a bridge; every frame, in order, byte for byte the capture's.
+	forwarded plain "0 1 2 3 4 5 6 7 8 9"
+	"$PCAPDIFF" "$WORK/t.pcap" "$WORK/plain.got.pcap" >"$WORK/diff" || die "plain: $(cat "$WORK/diff")"
+}
+
+test_trace() {
+	# 5 ms apart: the 2nd held 12.5 ms (arrives between the 4th, at 15 ms, and the 5th, at 20);
+	# the 3rd and 7th dropped, the 5th with a copy.
+	printf 'pass\ndelay 12500us\ndrop\npass\ndup 1\npass\ndrop\n' >"$WORK/tr.txt"
+	forwarded trace "0 3 1 4 4 5 7 8 9" --impair "$WORK/tr.txt"
+	[ "$(json_get "$WORK/trace.json" packets_impair_dropped)" -eq 2 ] || die "trace: not 2 dropped by action"
+	[ "$(json_get "$WORK/trace.json" impair_copies)" -eq 1 ] || die "trace: not 1 copy"
+	# The same trace in its binary form: the same frames.
+	"$REPLAY" impair convert "$WORK/tr.txt" "$WORK/tr.rpim" || die "convert failed"
+	forwarded trace-bin "0 3 1 4 4 5 7 8 9" --impair "$WORK/tr.rpim"
+}
+
+test_model() {
+	# netem's loss with a seed: the same frames as the dry run's draws.
+	forwarded model "$("$REPLAY" -q -w "$WORK/m.pcap" --loss 30% --duplicate 10% --impair-seed 42 \
+		"$WORK/t.pcap" && seqs "$WORK/m.pcap" | tr '\n' ' ' | sed 's/ $//')" \
+		--loss 30% --duplicate 10% --impair-seed 42
+}
+
+test_limit() {
+	# --limit 4: four frames out, then the forwarder ends by itself (no --duration).
+	local got="$WORK/limit.got.pcap"
+	tcpdump_start "$got" 256
+	fwd_start limit --limit 4
+	ip netns exec "$NS_C" "$REPLAY" -q -i "$IF_C" "$WORK/t.pcap" || die "limit: the generator exited $?"
+	fwd_wait limit 0
+	tcpdump_stop
+	[ "$(seqs "$got" | tr '\n' ' ')" = "0 1 2 3 " ] || die "limit: the far side got $(seqs "$got" | tr '\n' ' ')"
+	[ "$(json_get "$WORK/limit.json" packets_sent)" -eq 4 ] || die "limit: not 4 sent"
+	identity "$WORK/limit.json"
+}
+
+test_sigint_held() {
+	# Every frame after the first held 60 s; a SIGINT: the first went, the other nine fail in
+	# one line, the identity holds, exit 130.
+	local got="$WORK/sig.got.pcap" rc=0
+	printf 'pass\n' >"$WORK/sig.txt"
+	tcpdump_start "$got" 256
+	fwd_start sig --impair "$WORK/sig.txt" --impair-default "delay 60s"
+	ip netns exec "$NS_C" "$REPLAY" -q -i "$IF_C" "$WORK/t.pcap" || die "sig: the generator exited $?"
+	sleep 0.5
+	kill -INT "$FWD_PID"
+	fwd_wait sig 130
+	tcpdump_stop
+	[ "$(seqs "$got" | tr '\n' ' ')" = "0 " ] || die "sig: the far side got $(seqs "$got" | tr '\n' ' ')"
+	[ "$(grep -c "held back by impairment" "$WORK/sig.err")" -eq 1 ] &&
+		grep -q "^replay: 9 frames held back by impairment not sent" "$WORK/sig.err" ||
+		die "sig: the held frames are not one line of 9: $(cat "$WORK/sig.err")"
+	[ "$(json_get "$WORK/sig.json" packets_failed)" -eq 9 ] || die "sig: not 9 failed"
+	identity "$WORK/sig.json"
+}
+
+test_refusals() {
+	expect_fail 2 "^replay: --source-interface $IF_F is the input: give no trace file" \
+		in_a "$REPLAY" --source-interface "$IF_F" -i "$IF_A" "$WORK/t.pcap"
+	expect_fail 2 "^replay: --source-interface $IF_F forwards out of an interface" \
+		in_a "$REPLAY" --source-interface "$IF_F" -w "$WORK/x.pcap"
+	expect_fail 2 "^replay: --source-interface sends each frame when it arrives" \
+		in_a "$REPLAY" --source-interface "$IF_F" -i "$IF_A" --topspeed
+	expect_fail 2 "^replay: --source-interface and -i both name $IF_A" \
+		in_a "$REPLAY" --source-interface "$IF_A" -i "$IF_A"
+	expect_fail 2 "^replay: --source-interface forwards one interface to one" \
+		in_a "$REPLAY" --source-interface "$IF_F" -i "$IF_A" --loop 2
+	expect_fail 1 "^replay: --source-interface nosuch$ID: " \
+		in_a "$REPLAY" --source-interface "nosuch$ID" -i "$IF_A"
+}
+
+require_root
+init_ns
+third_ns
+"$GENTRACE" udp -o "$WORK/t.pcap" --count 10 --gap-us 5000 --flows 2
+run_tests test_plain test_trace test_model test_limit test_sigint_held test_refusals
