@@ -129,9 +129,10 @@ test_plain() {
 }
 
 test_trace() {
-	# 5 ms apart: the 2nd held 12.5 ms (arrives between the 4th, at 15 ms, and the 5th, at 20);
+	# 20 ms apart: the 2nd held 50 ms (arrives between the 4th, at 60 ms, and the 5th, at 80; 10 ms
+	# either side, so a loaded machine's late generator cannot swap them);
 	# the 3rd and 7th dropped, the 5th with a copy.
-	printf 'pass\ndelay 12500us\ndrop\npass\ndup 1\npass\ndrop\n' >"$WORK/tr.txt"
+	printf 'pass\ndelay 50ms\ndrop\npass\ndup 1\npass\ndrop\n' >"$WORK/tr.txt"
 	forwarded trace "0 3 1 4 4 5 7 8 9" --impair "$WORK/tr.txt"
 	[ "$(json_get "$WORK/trace.json" packets_impair_dropped)" -eq 2 ] || die "trace: not 2 dropped by action"
 	[ "$(json_get "$WORK/trace.json" impair_copies)" -eq 1 ] || die "trace: not 1 copy"
@@ -198,5 +199,5 @@ test_refusals() {
 require_root
 init_ns
 third_ns
-"$GENTRACE" udp -o "$WORK/t.pcap" --count 10 --gap-us 5000 --flows 2
+"$GENTRACE" udp -o "$WORK/t.pcap" --count 10 --gap-us 20000 --flows 2
 run_tests test_plain test_trace test_model test_limit test_sigint_held test_refusals
