@@ -416,29 +416,29 @@ int opts_list_parse(struct opts_list *l, const char *arg, uint32_t max, char *er
 		char *end;
 
 		if (*s < '0' || *s > '9')
-			return opts_fail(err, len, "'%s': expected a number at '%s' (a list is like 0,2 or 0-3)", arg, s);
+			return opts_fail(err, len, "'%s' is not a list of numbers (like 0,2 or 0-3)", arg);
 		errno = 0;
 		a = strtoul(s, &end, 10);
 		b = a;
 		if (*end == '-') {
 			s = end + 1;
 			if (*s < '0' || *s > '9')
-				return opts_fail(err, len, "'%s': a range A-B needs a number after '-'", arg);
+				return opts_fail(err, len, "'%s' is not a list of numbers (like 0,2 or 0-3)", arg);
 			b = strtoul(s, &end, 10);
 		}
 		if (errno || a > max || b > max)
-			return opts_fail(err, len, "'%s': %lu is more than %u", arg, a > max ? a : b, (unsigned)max);
+			return opts_fail(err, len, "%lu is out of range (0..%u)", a > max ? a : b, (unsigned)max);
 		if (a > b)
-			return opts_fail(err, len, "'%s': the range %lu-%lu runs backwards", arg, a, b);
+			return opts_fail(err, len, "'%s': the range %lu-%lu runs backwards (give %lu-%lu)", arg, a, b, b, a);
 		for (unsigned long i = a; i <= b; i++) {
 			if (l->n == OPTS_LIST_MAX)
-				return opts_fail(err, len, "'%s': more than %u numbers", arg, OPTS_LIST_MAX);
+				return opts_fail(err, len, "'%s' has more than %u numbers", arg, OPTS_LIST_MAX);
 			l->v[l->n++] = (uint32_t)i;
 		}
 		if (*end == 0)
 			return 0;
 		if (*end != ',')
-			return opts_fail(err, len, "'%s': unexpected '%c' (a list is like 0,2 or 0-3)", arg, *end);
+			return opts_fail(err, len, "'%s' is not a list of numbers (like 0,2 or 0-3)", arg);
 		s = end + 1;
 	}
 }

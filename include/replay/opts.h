@@ -74,7 +74,7 @@ int opts_impair_check(struct opts_impair *m, char *err, size_t len);
  * A list of small numbers, "0,2" or "0-3" or "1,4-5" (--cpu, --xdp-queue):
  * the numbers in the order given, at most OPTS_LIST_MAX of them.
  */
-#define OPTS_LIST_MAX 64
+#define OPTS_LIST_MAX 256
 
 struct opts_list {
 	unsigned n;                   /* numbers given; 0 = the option was not */

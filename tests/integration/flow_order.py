@@ -4,10 +4,12 @@
 byte, none missing, doubled or foreign, and within each flow in EXPECTED's
 order (frames of different flows may interleave differently).
 
-A flow here is directional and at least as fine as replay's shard key
-(replay/flowhash.h): for IPv4/IPv6 the version, protocol, both addresses and,
-outside fragments, the four bytes after the fixed header (the ports of TCP and
-UDP); for anything else the two MAC addresses and the EtherType.  Up to two
+A flow here is both directions of a connection, as replay's shard key
+(replay/flowhash.h) has it, or finer: for IPv4/IPv6 the version, the protocol
+and the two endpoints in order, an endpoint being an address and, outside
+fragments, its half of the four bytes after the fixed header (the ports of
+TCP and UDP); for anything else the two MAC addresses, in order, and the
+EtherType.  Up to two
 VLAN tags are looked through.  Exit 0 with one line of counts, or 1 naming
 the first flow that differs."""
 import struct
@@ -48,10 +50,16 @@ def key(fr):
         ihl = (ip[0] & 15) * 4
         frag = struct.unpack(">H", ip[6:8])[0] & 0x3FFF
         ports = b"" if frag else ip[ihl:ihl + 4]
-        return ("4", ip[9], ip[12:16], ip[16:20], ports)
+        return ("4", ip[9]) + pair(ip[12:16] + ports[0:2], ip[16:20] + ports[2:4])
     if et == 0x86DD and len(ip) >= 40 and ip[0] >> 4 == 6:
-        return ("6", ip[6], ip[8:24], ip[24:40], ip[40:44] if ip[6] != 44 else b"")
-    return ("mac", fr[0:6], fr[6:12], et)
+        ports = ip[40:44] if ip[6] != 44 else b""
+        return ("6", ip[6]) + pair(ip[8:24] + ports[0:2], ip[24:40] + ports[2:4])
+    return ("mac", et) + pair(fr[0:6], fr[6:12])
+
+
+def pair(a, b):
+    """Two endpoints in order: both directions are one flow."""
+    return (a, b) if a <= b else (b, a)
 
 
 def flows(frs):
