@@ -45,9 +45,12 @@ threads_compare() {
 	# Each thread: read = sent + filtered + failed; their sums are the totals.
 	n=$(grep -o '"thread":[0-9]*' "$js" | wc -l)
 	[ "$n" -eq "$THREADS" ] || die "$name: $n threads in the JSON, expected $THREADS"
-	python3 - "$js" <<'EOF' || die "$name: a thread's account does not hold"
+	python3 - "$js" "$WORK/single.json" <<'EOF' || die "$name: a thread's account does not hold"
 import json, sys
 j = json.load(open(sys.argv[1]))
+one = json.load(open(sys.argv[2]))
+# A flow lives in one thread: the merged flow statistics are the single thread's.
+assert j["flows"] == dict(one["flows"], fps=j["flows"]["fps"]), (j["flows"], one["flows"])
 tot = {k: 0 for k in ("packets_read", "packets_sent", "packets_filtered", "packets_failed", "bytes_sent")}
 busy = 0
 for t in j["threads"]:
@@ -87,6 +90,43 @@ test_two_threads_timed() {
 	# At recorded timing (100x): one schedule, flows still in order, nothing lost.
 	THREADS=2
 	threads_compare threads2-timed --speed 100 --threads 2 --cpu 0,1
+}
+
+test_four_threads_xdp() {
+	THREADS=4
+	if ! built xdp; then
+		info "SKIP xdp: not built in"
+		return 0
+	fi
+	threads_compare threads4-xdp --topspeed --threads 4 --cpu 0,1 --method xdp --xdp-queue 3,2,1,0
+	grep -q '"thread":3,"cpu":1,"method_mode":"copy mode, queue 0' "$WORK/threads4-xdp.json" ||
+		die "xdp: thread 3 not on queue 0: $(cat "$WORK/threads4-xdp.json")"
+}
+
+# Is method $1 built in?
+built() { ! "$REPLAY" --method "$1" -i lo /dev/null 2>&1 | grep -q "is not one of"; }
+
+test_methods_and_loop() {
+	THREADS=2
+	# AF_XDP: one socket per queue, queues 0 and 1 by default.
+	if built xdp; then
+		threads_compare threads2-xdp --topspeed --threads 2 --cpu 0,1 --method xdp
+		grep -q '"method_mode":"copy mode, queue 1' "$WORK/threads2-xdp.json" ||
+			die "xdp: thread 1 not on queue 1: $(cat "$WORK/threads2-xdp.json")"
+	else
+		info "SKIP xdp: not built in"
+	fi
+	threads_compare threads2-ring --topspeed --threads 2 --cpu 0,1 --method ring
+	# Two passes: every thread rewinds its own readers.
+	local r=$SINGLE_READ s=$SINGLE_SENT b=$SINGLE_BYTES
+	SINGLE_READ=$((2 * r)) SINGLE_SENT=$((2 * s)) SINGLE_BYTES=$((2 * b))
+	local js="$WORK/loop.json"
+	# shellcheck disable=SC2046
+	in_a "$REPLAY" -q -i "$IF_A" --topspeed --threads 2 --loop 2 --stats-json "$js" $(inputs) ||
+		die "--loop 2: exited $?"
+	check_invariant "$js"
+	[ "$(json_get "$js" packets_sent)" -eq "$SINGLE_SENT" ] || die "--loop 2: sent $(json_get "$js" packets_sent)"
+	SINGLE_READ=$r SINGLE_SENT=$s SINGLE_BYTES=$b
 }
 
 test_summary_lines() {
@@ -137,9 +177,9 @@ for VETH_QUEUES in 2 4; do
 	"$GENTRACE" udp -o "$WORK/flows.pcap" --count 20000 --gap-ns 2000 --flows 64 --size 128 >/dev/null
 	if [ "$VETH_QUEUES" = 2 ]; then
 		run_tests test_single_baseline test_two_threads_topspeed test_four_threads_topspeed \
-			test_two_threads_timed test_summary_lines test_sigint_stops_all test_refused
+			test_two_threads_timed test_methods_and_loop test_summary_lines test_sigint_stops_all test_refused
 	else
-		run_tests test_single_baseline test_two_threads_topspeed test_four_threads_topspeed
+		run_tests test_single_baseline test_two_threads_topspeed test_four_threads_topspeed test_four_threads_xdp
 		break # teardown (on exit) takes this pair down
 	fi
 	ip netns del "$NS_A"
