@@ -138,19 +138,33 @@ test_summary_lines() {
 }
 
 test_sigint_stops_all() {
-	local js="$WORK/sigint.json" pid rc=0
-	# 2 000 000 frames 1 us apart at recorded timing: seconds of work, stopped after 1 s.
-	"$GENTRACE" udp -o "$WORK/long.pcap" --count 2000000 --gap-ns 1000 --flows 16 >/dev/null
+	local js="$WORK/sigint.json" pid rc=0 t0 sent
+	# 500 000 frames 10 us apart at recorded timing: 5 s of schedule, stopped after 1 s.
+	"$GENTRACE" udp -o "$WORK/long.pcap" --count 500000 --gap-ns 10000 --flows 16 >/dev/null
 	ip netns exec "$NS_A" "$REPLAY" -q -i "$IF_A" --threads 2 --stats-json "$js" "$WORK/long.pcap" &
 	pid=$!
 	sleep 1
+	t0=$SECONDS
 	kill -INT "$pid"
 	wait "$pid" || rc=$?
 	[ "$rc" -eq 130 ] || die "SIGINT: exit $rc, expected 130"
+	[ $((SECONDS - t0)) -le 2 ] || die "SIGINT: the threads took $((SECONDS - t0)) s to stop"
 	check_invariant "$js"
 	sent=$(json_get "$js" packets_sent)
-	[ "$sent" -gt 0 ] && [ "$sent" -lt 2000000 ] || die "SIGINT: $sent sent"
+	[ "$sent" -gt 0 ] && [ "$sent" -lt 500000 ] || die "SIGINT: $sent sent"
 	[ "$(grep -o '"thread":[0-9]*' "$js" | wc -l)" -eq 2 ] || die "SIGINT: no per-thread account"
+	# Gaps of 4 s: every thread is asleep when the signal comes; thread 0 wakes the others.
+	"$GENTRACE" udp -o "$WORK/sparse.pcap" --count 8 --gap-us 4000000 --flows 8 >/dev/null
+	rc=0
+	ip netns exec "$NS_A" "$REPLAY" -q -i "$IF_A" --threads 2 --stats-json "$js" "$WORK/sparse.pcap" &
+	pid=$!
+	sleep 1
+	t0=$SECONDS
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 130 ] || die "SIGINT asleep: exit $rc, expected 130"
+	[ $((SECONDS - t0)) -le 2 ] || die "SIGINT asleep: the threads took $((SECONDS - t0)) s to stop"
+	check_invariant "$js"
 }
 
 test_refused() {
