@@ -137,12 +137,24 @@ test_summary_lines() {
 	grep -q '^Packets: read 48, sent 48' "$out" || die "merged totals wrong: $(cat "$out")"
 }
 
+# wait_handler PID: until process PID catches SIGINT (a background job starts with it ignored).
+wait_handler() {
+	local cgt
+	for _ in $(seq 200); do
+		cgt=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status" 2>/dev/null) || die "process $1 ended early"
+		[ -n "$cgt" ] && [ $((16#$cgt & 2)) -ne 0 ] && return 0
+		sleep 0.05
+	done
+	die "process $1 never caught SIGINT"
+}
+
 test_sigint_stops_all() {
 	local js="$WORK/sigint.json" pid rc=0 t0 sent
 	# 500 000 frames 10 us apart at recorded timing: 5 s of schedule, stopped after 1 s.
 	"$GENTRACE" udp -o "$WORK/long.pcap" --count 500000 --gap-ns 10000 --flows 16 >/dev/null
 	ip netns exec "$NS_A" "$REPLAY" -q -i "$IF_A" --threads 2 --stats-json "$js" "$WORK/long.pcap" &
 	pid=$!
+	wait_handler "$pid"
 	sleep 1
 	t0=$SECONDS
 	kill -INT "$pid"
@@ -158,6 +170,7 @@ test_sigint_stops_all() {
 	rc=0
 	ip netns exec "$NS_A" "$REPLAY" -q -i "$IF_A" --threads 2 --stats-json "$js" "$WORK/sparse.pcap" &
 	pid=$!
+	wait_handler "$pid"
 	sleep 1
 	t0=$SECONDS
 	kill -INT "$pid"
