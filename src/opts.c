@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "replay/compiler.h"
@@ -78,8 +79,8 @@ static const struct opt_def table[] = {
 	     .help = "a packet later than US microseconds is a stall (default 1000)"),
 	UINT(rt.priority, .name = "rt-priority", .min = 1, .max = 99, .metavar = "N", .group = OPT_GRP_TIMING,
 	     .help = "run under SCHED_FIFO priority N, memory locked (needs CAP_SYS_NICE)"),
-	UINT(rt.cpu, .name = "cpu", .min = 0, .max = 1023, .metavar = "N", .group = OPT_GRP_TIMING,
-	     .help = "run on CPU N only"),
+	FUNC(cpus, struct opts_list, opts_parse_cpus, .name = "cpu", .metavar = "LIST", .group = OPT_GRP_TIMING,
+	     .help = "run on these CPUs only (0,2 or 0-3); with --threads, thread i on the i-th (round-robin)"),
 	UINT(sched.max_gap_ns, .name = "maxsleep", .min = 0, .max = 1000000000, .scale = NS_PER_MS,
 	     .metavar = "MS", .group = OPT_GRP_TIMING,
 	     .help = "wait at most MS milliseconds between two packets (cuts longer recorded gaps)"),
@@ -105,8 +106,11 @@ static const struct opt_def table[] = {
 	     .help = "hand at most N due packets to the kernel per kick (default 64)"),
 	FLAG(tx.qdisc_bypass, .name = "qdisc-bypass", .group = OPT_GRP_TX,
 	     .help = "skip the interface's qdisc (no tc shaping); lets auto choose xdp"),
-	UINT(tx.xdp_queue, .name = "xdp-queue", .min = 0, .max = 65535, .metavar = "N", .group = OPT_GRP_TX,
-	     .help = "xdp: bind the AF_XDP socket to device queue N (default 0)"),
+	FUNC(xdp_queues, struct opts_list, opts_parse_queues, .name = "xdp-queue", .metavar = "LIST",
+	     .group = OPT_GRP_TX,
+	     .help = "xdp: bind the AF_XDP socket to device queue N (default 0); with --threads one per thread (default 0..N-1)"),
+	UINT(threads, .name = "threads", .min = 1, .max = OPTS_THREADS_MAX, .metavar = "N", .group = OPT_GRP_TX,
+	     .help = "send with N threads, each with its own socket and its share of the flows (default 1)"),
 	ENUM(tx.xdp_mode, tx_xdp_mode_choices, .name = "xdp-mode", .metavar = "MODE", .group = OPT_GRP_TX,
 	     .help = "xdp: auto uses zero-copy where the driver can, else copy"),
 	FLAG(tx.uring_sqpoll, .name = "uring-sqpoll", .group = OPT_GRP_TX,
@@ -397,12 +401,60 @@ static const struct opts defaults = {
 	.edit = EDIT_CFG_DEFAULTS,
 	.loop = 1,
 	.impair = { .repeat = 1 },
+	.threads = 1,
 };
 
 const struct opt_def *opts_table(size_t *n)
 {
 	*n = ARRAY_SIZE(table);
 	return table;
+}
+
+int opts_list_parse(struct opts_list *l, const char *arg, uint32_t max, char *err, size_t len)
+{
+	const char *s = arg;
+
+	l->n = 0;
+	for (;;) {
+		unsigned long a, b;
+		char *end;
+
+		if (*s < '0' || *s > '9')
+			return opts_fail(err, len, "'%s' is not a list of numbers (like 0,2 or 0-3)", arg);
+		errno = 0;
+		a = strtoul(s, &end, 10);
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			if (*s < '0' || *s > '9')
+				return opts_fail(err, len, "'%s' is not a list of numbers (like 0,2 or 0-3)", arg);
+			b = strtoul(s, &end, 10);
+		}
+		if (errno || a > max || b > max)
+			return opts_fail(err, len, "%lu is out of range (0..%u)", a > max ? a : b, (unsigned)max);
+		if (a > b)
+			return opts_fail(err, len, "'%s': the range %lu-%lu runs backwards (give %lu-%lu)", arg, a, b, b, a);
+		for (unsigned long i = a; i <= b; i++) {
+			if (l->n == OPTS_LIST_MAX)
+				return opts_fail(err, len, "'%s' has more than %u numbers", arg, OPTS_LIST_MAX);
+			l->v[l->n++] = (uint32_t)i;
+		}
+		if (*end == 0)
+			return 0;
+		if (*end != ',')
+			return opts_fail(err, len, "'%s' is not a list of numbers (like 0,2 or 0-3)", arg);
+		s = end + 1;
+	}
+}
+
+int opts_parse_cpus(void *field, const char *arg, char *err, size_t len)
+{
+	return opts_list_parse(field, arg, 1023, err, len);
+}
+
+int opts_parse_queues(void *field, const char *arg, char *err, size_t len)
+{
+	return opts_list_parse(field, arg, 65535, err, len);
 }
 
 /*
@@ -460,6 +512,55 @@ static void warn(struct opts *o, const char *msg)
 {
 	if (o->nwarn < OPTS_WARN_MAX)
 		snprintf(o->warn[o->nwarn++], sizeof(o->warn[0]), "%s", msg);
+}
+
+/*
+ * --threads, --cpu LIST and --xdp-queue LIST.  What several threads cannot
+ * do is refused, naming the option: each thread reads the traces itself
+ * (so no standard input), sends on its own socket of one interface (no -w,
+ * -I, --dualfile), and counts only its own packets (no --limit, --stats N,
+ * --send-log, --oneatatime, impairment).
+ */
+static int threads_check(struct opts *o, char *err, size_t len)
+{
+	const char *no = NULL;
+
+	o->rt.cpu = o->cpus.n ? (int)o->cpus.v[0] : -1;
+	o->tx.xdp_queue = o->xdp_queues.n ? o->xdp_queues.v[0] : 0;
+	if (o->threads <= 1) {
+		if (o->cpus.n > 1)
+			return opts_fail(err, len, "--cpu: %u CPUs given for one thread: give one CPU, or --threads N", o->cpus.n);
+		if (o->xdp_queues.n > 1)
+			return opts_fail(err, len, "--xdp-queue: %u queues given for one thread: give one queue, or --threads N",
+					 o->xdp_queues.n);
+		return 0;
+	}
+	if (o->xdp_queues.n && o->xdp_queues.n != o->threads)
+		return opts_fail(err, len, "--xdp-queue: %u queues given for --threads %u: give one queue per thread",
+				 o->xdp_queues.n, o->threads);
+	if (o->tx.path)
+		no = "-w (a dry run writes one file)";
+	else if (o->intf2 || o->dualfile)
+		no = o->dualfile ? "--dualfile" : "-I";
+	else if (o->impair.n || o->impair.stat_given)
+		no = "impairment (--impair, --loss, --delay, ...)";
+	else if (o->oneatatime)
+		no = "--oneatatime";
+	else if (o->limit)
+		no = "--limit";
+	else if (o->send_log)
+		no = "--send-log";
+	else if (o->stats_s != OPT_AUTO)
+		no = "--stats";
+	else if (o->sched.mode == SCHED_MODE_MBPS && edit_cfg_any(&o->edit))
+		no = "--mbps with edits (each thread counts the bytes of every frame as read)";
+	if (no)
+		return opts_fail(err, len, "--threads %u does not support %s: use one thread", o->threads, no);
+	for (int i = 0; i < o->nfiles; i++)
+		if (!strcmp(o->files[i], "-"))
+			return opts_fail(err, len, "--threads %u: every thread reads the traces itself; standard input "
+					 "can be read once: give a file", o->threads);
+	return 0;
 }
 
 /* Checks that need every option at once. */
@@ -616,10 +717,12 @@ static int check(struct opts *o, char *err, size_t len)
 		return opts_fail(err, len, "--method2 file: -I is an interface; -w writes a file, and excludes -I");
 	if (o->method2 == TX_METHOD_MAX)
 		o->method2 = o->method;
+	if (threads_check(o, err, len) < 0)
+		return -EINVAL;
 	/* A dry run computes the schedule in virtual time: nothing waits, nothing to pin. */
 	if (wpath && o->rt.priority)
 		warn(o, "--rt-priority does nothing with -w: a dry run waits for no deadline");
-	if (wpath && o->rt.cpu >= 0)
+	if (wpath && o->cpus.n)
 		warn(o, "--cpu does nothing with -w: a dry run waits for no deadline");
 	return 0;
 }

@@ -77,6 +77,7 @@
 #include "live.h"
 #include "replay_int.h"
 #include "replay/compiler.h"
+#include "replay/flowhash.h"
 #include "replay/log.h"
 
 /* Per-packet failures of each kind (send, edit) logged in full before the rest are only counted. */
@@ -513,7 +514,8 @@ static enum step pass_end(struct replay *r)
 
 	/* Endless loops over traces without packets would spin forever doing nothing. */
 	if (read == s->read_before) {
-		if (!*r->stop)
+		/* --threads: this thread's shard of a pass was empty, not the traces. */
+		if (!*r->stop && !(r->nshards > 1 && r->src.skipped))
 			log_warn("the traces hold no packets; nothing to send");
 		return STEP_STOP;
 	}
@@ -632,8 +634,8 @@ static enum step source_read(struct replay *r, const struct trace **tp, struct p
 			return STEP_NEXT;
 		}
 		s->in_file = false;
-		if (!s->pass)
-			report_warnings(t);
+		if (!s->pass && !r->shard)
+			report_warnings(t); /* --threads: thread 0 says it, once */
 		if (rc == -EINTR && *r->stop)
 			return STEP_STOP; /* a signal while waiting for a pipe: stopped, not failed */
 		if (rc < 0) {
@@ -708,7 +710,7 @@ static enum step source_read_dual(struct replay *r, const struct trace **tp, str
 /* Stopped inside a file (or a --dualfile pair) of the first pass: its warnings are still said. */
 static void report_open_warnings(struct replay *r)
 {
-	if (!r->src.in_file || r->src.pass)
+	if (!r->src.in_file || r->src.pass || r->shard)
 		return;
 	if (!r->o->dualfile)
 		report_warnings(r->traces[r->src.f]);
@@ -761,6 +763,24 @@ static inline struct lane *route(struct replay *r, const struct pkt *p)
 }
 
 /*
+ * --threads: is @p (as read, before any edit) this thread's?  Its flow's
+ * symmetric hash picks the thread (replay/flowhash.h), so both directions
+ * of a flow go by one thread, in order.  A packet of another thread's
+ * still takes its place in the schedule every thread keeps (a PPS count,
+ * a segment's first timestamp), so all threads work to one schedule; it is
+ * neither read nor counted here.
+ */
+static bool in_shard(struct replay *r, struct pkt *p)
+{
+	if (flowhash_shard(flowhash(p->data, p->caplen), r->nshards) == r->shard)
+		return true;
+	r->src.skipped++;
+	if (r->timed)
+		(void)sched_deadline(&r->sched, p);
+	return false;
+}
+
+/*
  * source_next() - the next packet to send: read (counted once: the only
  * place), routed to its lane (*@lp), converted, edited, with its deadline
  * (*@deadline).  Packets that end here (filtered, failed) are accounted
@@ -788,6 +808,11 @@ static enum step source_next(struct replay *r, const struct trace **tp, struct p
 		/* A read this slow took a page fault from disk or waited for a pipe: a late packet is its. */
 		if (r->timed && sched_now(&r->sched) - t0 > READ_SLOW_NS)
 			sched_note(&r->sched, WAIT_CAUSE_READ);
+		if (unlikely(r->nshards > 1) && !in_shard(r, p)) {
+			if (*r->stop)
+				return STEP_STOP;
+			continue;
+		}
 		l = route(r, p);
 		if (unlikely(!l)) {
 			/* A tcpprep cache entry without the send bit: tcpreplay skips it, so do we. */
@@ -894,7 +919,9 @@ static __attribute__((noinline)) void progress_show(struct replay *r, uint64_t n
 /* Both loops start here: the schedule's origin (--start-at's instant when replay_open() waited for one), progress, the first pass. */
 static void run_start(struct replay *r)
 {
-	r->st.start_ns = r->st.start.set ? r->st.start.origin_ns : sched_start(&r->sched);
+	/* --threads: replay_threads_run() started every thread's schedule from one origin. */
+	if (!r->origin_given)
+		r->st.start_ns = r->st.start.set ? r->st.start.origin_ns : sched_start(&r->sched);
 	progress_init(&r->progress, r->progress_mode, r->o->stats_s, r->summary, r->st.start_ns);
 	pass_begin(r);
 }
@@ -1339,31 +1366,42 @@ int replay_main(const struct opts *o, volatile sig_atomic_t *stop)
 	return replay_main_hooked(o, stop, NULL);
 }
 
+int replay_run(struct replay *r)
+{
+	int status = EXIT_DONE;
+
+	if (r->stopped)
+		r->st.start_ns = sched_now(&r->sched);
+	else if ((r->imp.im ? run_impaired(r) : run(r)) < 0)
+		status = EXIT_FAIL;
+	/* The end of the traces (or a read error) leaves the last batch staged: it goes too. */
+	if (flush_all(r) == STEP_ERROR)
+		status = EXIT_FAIL;
+	/* Drain even after an error or a signal: what was accepted must leave, and be counted. */
+	for (unsigned i = 0; i < r->nlanes; i++)
+		if (tx_drain(r->lane[i].tx) < 0) {
+			log_err("%s", tx_strerror(r->lane[i].tx));
+			status = EXIT_FAIL;
+		}
+	r->st.end_ns = sched_now(&r->sched);
+	replay_collect(r);
+	if (r->timed)
+		sched_report(&r->sched, &r->st.sched);
+	return status;
+}
+
 /* Open everything, run the loop, send what is left, drain, then report and close. */
 int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		       const struct replay_hooks *hooks)
 {
 	struct replay r;
-	int status = EXIT_DONE;
+	int status;
 
 	if (replay_open(&r, o, stop, hooks) < 0)
 		return EXIT_FAIL;
-	if (r.stopped)
-		r.st.start_ns = sched_now(&r.sched);
-	else if ((r.imp.im ? run_impaired(&r) : run(&r)) < 0)
-		status = EXIT_FAIL;
-	/* The end of the traces (or a read error) leaves the last batch staged: it goes too. */
-	if (flush_all(&r) == STEP_ERROR)
-		status = EXIT_FAIL;
-	/* Drain even after an error or a signal: what was accepted must leave, and be counted. */
-	for (unsigned i = 0; i < r.nlanes; i++)
-		if (tx_drain(r.lane[i].tx) < 0) {
-			log_err("%s", tx_strerror(r.lane[i].tx));
-			status = EXIT_FAIL;
-		}
-	r.st.end_ns = sched_now(&r.sched);
-	replay_collect(&r);
-	if (r.timed)
-		sched_report(&r.sched, &r.st.sched);
+	if (r.nshards > 1)
+		status = replay_threads_run(&r, r.workers, r.nshards);
+	else
+		status = replay_run(&r);
 	return replay_close(&r, status);
 }

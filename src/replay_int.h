@@ -59,6 +59,7 @@ struct source {
 	uint64_t read_before, sent_before, filtered_before, failed_before; /* at the pass's start */
 	uint64_t prev_ts;            /* the last record's timestamp in this file, for the jump warning */
 	bool jump_warned, back_warned; /* one warning of each a run */
+	uint64_t skipped;            /* --threads: packets read that were other threads' */
 	/* --dualfile: the pair traces[f], traces[f + 1] is read side by side (source_read_dual()) */
 	struct pkt pend[2];          /* each file's next packet, read ahead */
 	bool have[2], done[2];       /* pend[k] holds one; file k of the pair has ended */
@@ -127,6 +128,14 @@ struct replay {
 	struct progress progress;    /* the status line or --stats N lines (replay/progress.h) */
 	enum progress_mode progress_mode;
 	FILE *summary;               /* where the summary (and progress) goes */
+	/* --threads (src/replay_threads.c): this run is shard @shard of @nshards (0: one thread) */
+	unsigned shard, nshards;
+	struct replay *workers;      /* thread 0's: nshards runs, [0] unused (thread 0 is this one) */
+	struct rt_cfg rt_cfg;        /* a worker's real-time set-up, applied on its own thread */
+	const char *method_name;     /* a worker's method: thread 0's, by name */
+	struct stats_thread *thread_st; /* thread 0's: each thread's line of the summary */
+	bool origin_given;           /* st.start_ns is the origin the threads share: run_start() keeps it */
+	int status;                  /* a thread's exit status (replay_run()) */
 	/* reports */
 	FILE *json;                  /* --stats-json output, opened before sending */
 	struct outfile json_out;     /* its file, committed after writing */
@@ -157,6 +166,33 @@ int replay_close(struct replay *r, int status);
  * their sums into r->st's totals (src/replay.c).
  */
 void replay_collect(struct replay *r);
+
+/*
+ * replay_run() - the run after replay_open(): the loop, what is left staged,
+ * the drain, the end time, replay_collect() and the scheduler's report.
+ * Returns the exit status so far (replay_close() gives the final one).
+ */
+int replay_run(struct replay *r);
+
+/*
+ * replay_open_worker() - thread @idx's own run beside @main's (--threads):
+ * its own traces, edit chain, flow table and socket (for xdp its queue), and
+ * a scheduler like main's.  Called by replay_open() while capabilities are
+ * still held.  0, or -1 logged (and undone).
+ */
+int replay_open_worker(struct replay *w, const struct replay *main, unsigned idx,
+		       const struct sched_cfg *scfg);
+
+/* replay_close_worker() - take down what replay_open_worker() built. */
+void replay_close_worker(struct replay *w);
+
+/*
+ * replay_threads_run() - --threads: run @r (thread 0, on the calling
+ * thread) and @w[1 .. n - 1] (each on a thread of its own, pinned) from one
+ * origin; merge every thread's account into r->st, one line each in
+ * r->threads.  Returns the exit status so far.
+ */
+int replay_threads_run(struct replay *r, struct replay *w, unsigned n);
 
 /* impairing_open() / impairing_close() - the engine and its queue (src/replay.c); 0 or -1 logged. */
 int impairing_open(struct replay *r);

@@ -304,16 +304,21 @@ static int open_lane(struct replay *r, unsigned i, const char *ifname, const str
 	struct lane *l = &r->lane[i];
 	struct tx_cfg cfg = o->tx;
 	enum tx_method method = i ? o->method2 : o->method; /* --method2: -I's own */
-	bool chosen = method == TX_METHOD_AUTO;
+	bool chosen = method == TX_METHOD_AUTO && !r->method_name;
 	int rc;
 
 	r->nlanes = i + 1;
 	cfg.ifname = ifname;
 	cfg.clock_to_real_ns = (int64_t)realtime_minus_mono_ns();
+	/* --threads: thread i binds the i-th --xdp-queue, or queue i. */
+	if (r->nshards > 1)
+		cfg.xdp_queue = o->xdp_queues.n ? o->xdp_queues.v[r->shard] : r->shard;
 	if (ops)
 		rc = tx_open_ops(&l->tx, ops, &cfg);
 	else if (o->tx.path)
 		rc = tx_open(&l->tx, "file", &cfg);
+	else if (r->method_name) /* a --threads worker: the method thread 0 has */
+		rc = tx_open(&l->tx, r->method_name, &cfg);
 	else if (chosen)
 		rc = tx_open_auto(&l->tx, &cfg, note_fallback);
 	else
@@ -576,6 +581,13 @@ static int wait_start(struct replay *r, const struct replay_hooks *hooks)
 
 static void cleanup(struct replay *r)
 {
+	if (r->workers)
+		for (unsigned i = 1; i < r->nshards; i++)
+			replay_close_worker(&r->workers[i]);
+	free(r->workers);
+	r->workers = NULL;
+	free(r->thread_st);
+	r->thread_st = NULL;
 	rt_release(&r->rt);
 	live_close(r->live); /* before its stream: the thread ends, then the pipe is closed */
 	r->live = NULL;
@@ -649,7 +661,8 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	struct sched_cfg scfg = o->sched;
 	int rc;
 
-	*r = (struct replay){ .o = o, .stop = stop, .json_out = OUTFILE_INIT };
+	*r = (struct replay){ .o = o, .stop = stop, .json_out = OUTFILE_INIT,
+			      .nshards = o->threads > 1 ? o->threads : 0 };
 	scfg.stop = stop;
 	if (!hooks)
 		hooks = &none;
@@ -686,7 +699,9 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 			     : stdout;
 	/* --stats N: tcpreplay's lines; else on a terminal a status line (not for a dry run:
 	 * it runs in virtual time, faster than a line could be read). */
-	if (o->stats_s != OPT_AUTO)
+	if (r->nshards > 1)
+		r->progress_mode = PROGRESS_OFF; /* --threads: no one thread knows the whole progress */
+	else if (o->stats_s != OPT_AUTO)
 		r->progress_mode = PROGRESS_STATS;
 	else if (!o->quiet && !o->no_progress && !o->tx.path && isatty(fileno(r->summary)))
 		r->progress_mode = PROGRESS_LINE;
@@ -709,6 +724,19 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	if (!o->tx.path && !hooks->tx_ops)
 		for (unsigned i = 0; i < r->nlanes; i++)
 			ifcheck_begin(&r->lane[i].ifc, r->lane[i].tx->dev);
+	/* --threads: the other threads' runs, opened while the capabilities to open sockets are held. */
+	if (r->nshards > 1) {
+		r->workers = calloc(r->nshards, sizeof(*r->workers));
+		if (!r->workers) {
+			log_err("out of memory");
+			goto fail;
+		}
+		for (unsigned i = 1; i < r->nshards; i++)
+			if (replay_open_worker(&r->workers[i], r, i, &scfg) < 0) {
+				r->nshards = i; /* cleanup() closes the ones opened */
+				goto fail;
+			}
+	}
 	/* Set-up is over: sending on open sockets needs no capability (privs.h says what xdp keeps). */
 	if (real && privs_release(release_method(r), o->tx.path || o->stats_json || o->send_log) < 0) {
 		log_err("cannot drop capabilities: %s", strerror(errno));
@@ -732,6 +760,38 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 fail:
 	cleanup(r);
 	return -1;
+}
+
+int replay_open_worker(struct replay *w, const struct replay *main, unsigned idx,
+		       const struct sched_cfg *scfg)
+{
+	const struct opts *o = main->o;
+
+	*w = (struct replay){ .o = o, .stop = main->stop, .json_out = OUTFILE_INIT, .shard = idx,
+			      .nshards = main->nshards, .method_name = tx_name(main->lane[0].tx),
+			      .summary = main->summary, .progress_mode = PROGRESS_OFF,
+			      .timed = main->timed };
+	/* Thread 0 says what the traces hold: the others would only say it again. */
+	w->src.jump_warned = w->src.back_warned = true;
+	w->rt.dma_latency_fd = -1;
+	w->rt_cfg = o->rt;
+	w->rt_cfg.cpu = o->cpus.n ? (int)o->cpus.v[idx % o->cpus.n] : -1;
+	stats_init(&w->st);
+	if (open_inputs(w) < 0 || open_edits(w) < 0 || open_flows(w) < 0 ||
+	    open_lane(w, 0, o->tx.ifname, NULL) < 0)
+		goto fail;
+	sched_init(&w->sched, scfg, main->sched.clk);
+	/* The timer as thread 0 measured it: the same clock, the same machine. */
+	w->sched.waiter = main->sched.waiter;
+	return 0;
+fail:
+	replay_close_worker(w);
+	return -1;
+}
+
+void replay_close_worker(struct replay *w)
+{
+	cleanup(w);
 }
 
 /* The impairment module's account in the summary and as "impairment" in --stats-json. */

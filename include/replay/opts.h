@@ -77,6 +77,32 @@ int opts_impair_rate(void *f, const char *arg, char *err, size_t len);
 /* opts_impair_check() - after parsing: the options as a whole (--impair-limit etc. need a source). */
 int opts_impair_check(struct opts_impair *m, char *err, size_t len);
 
+/*
+ * A list of small numbers, "0,2" or "0-3" or "1,4-5" (--cpu, --xdp-queue):
+ * the numbers in the order given, at most OPTS_LIST_MAX of them.
+ */
+#define OPTS_LIST_MAX 256
+
+struct opts_list {
+	unsigned n;                   /* numbers given; 0 = the option was not */
+	uint32_t v[OPTS_LIST_MAX];
+};
+
+/*
+ * opts_list_parse() - read @arg, comma-separated numbers or ranges A-B
+ * (A <= B), each number at most @max, into @l.  0, or -EINVAL with the
+ * reason in @err (empty items, a descending range, a number too large,
+ * more than OPTS_LIST_MAX numbers).
+ */
+int opts_list_parse(struct opts_list *l, const char *arg, uint32_t max, char *err, size_t len);
+
+/* The option parsers of --cpu (CPUs 0..1023) and --xdp-queue (queues 0..65535). */
+int opts_parse_cpus(void *field, const char *arg, char *err, size_t len);
+int opts_parse_queues(void *field, const char *arg, char *err, size_t len);
+
+/* The most sender threads (--threads). */
+#define OPTS_THREADS_MAX 64
+
 struct opts {
 	/* input */
 	char **files;              /* trace files, in order; points into argv */
@@ -93,7 +119,8 @@ struct opts {
 	struct sched_ratio pps;    /* -p: packets per second; {0, 0} = not given (becomes sched.rate) */
 	struct sched_ratio mbps;   /* -M: Mbit/s; {0, 0} = not given (becomes sched.rate) */
 	uint64_t spin_us;          /* --spin-us: hybrid margin, us; OPT_AUTO = calibrate (becomes sched.spin_ns) */
-	struct rt_cfg rt;          /* --rt-priority, --cpu */
+	struct rt_cfg rt;          /* --rt-priority, --cpu (rt.cpu: the first of cpus, or -1) */
+	struct opts_list cpus;     /* --cpu LIST: thread i runs on cpus.v[i % cpus.n]; n 0 = not pinned */
 	uint64_t duration_ns;      /* --duration: send no packet due this long after the start; 0 = no limit */
 	bool oneatatime;           /* --oneatatime: ask on stdin how many packets to send next */
 
@@ -104,6 +131,8 @@ struct opts {
 	enum tx_method method2;    /* --method2: -I's method; after opts_parse() --method's if not given */
 	enum tx_method method_alias; /* --xdp or --io-uring given: must agree with --method */
 	uint32_t xdp_batch;        /* --xdp-batch-size: --batch for --xdp (tcpreplay's name); 0 = not given */
+	struct opts_list xdp_queues; /* --xdp-queue LIST: thread i binds queue v[i] (tx.xdp_queue: v[0]) */
+	unsigned threads;          /* --threads N: sender threads, each with its shard of the flows; 1 = one */
 
 	/* editing */
 	struct edit_cfg edit;      /* every edit option; see replay/edit.h */

@@ -86,6 +86,17 @@ struct stats_lane {
 	uint64_t if_tx_deficit;  /* sent minus if_tx_packets, when positive: reported sent, never left */
 };
 
+/*
+ * One sender thread's account (--threads): its shard of the flows, with
+ * read = sent + filtered + failed of its own, as the totals have.
+ */
+struct stats_thread {
+	int cpu;                 /* the CPU it was pinned to; -1 = not pinned */
+	const char *method_mode; /* its method's details ("copy mode, queue 1") */
+	uint64_t read, sent, failed, retried, filtered, bytes_sent;
+	uint64_t late_packets;   /* timed runs: packets it found late beyond the threshold */
+};
+
 struct stats {
 	uint64_t read;       /* records read from the traces (not counting one interrupted by a signal) */
 	uint64_t sent;       /* packets the method accepted */
@@ -124,6 +135,9 @@ struct stats {
 	 */
 	unsigned nlanes;
 	struct stats_lane lane[STATS_LANES_MAX];
+	/* --threads N: the totals above are the threads' sums; each thread's own, one line each */
+	unsigned nthreads;       /* 0: one thread, nothing more to say */
+	const struct stats_thread *thread;
 };
 
 /* stats_init() - zero @s and its histogram. */

@@ -166,6 +166,22 @@ void stats_print(const struct stats *s, FILE *f)
 				(unsigned long long)l->filtered, (unsigned long long)l->failed,
 				(unsigned long long)l->retried);
 		}
+	for (unsigned i = 0; i < s->nthreads; i++) {
+		const struct stats_thread *t = &s->thread[i];
+
+		fprintf(f, "Thread %u", i);
+		if (t->cpu >= 0)
+			fprintf(f, " (CPU %d)", t->cpu);
+		if (t->method_mode && t->method_mode[0])
+			fprintf(f, " [%s]", t->method_mode);
+		fprintf(f, ": read %llu, sent %llu (%llu bytes), filtered %llu, failed %llu, retried %llu",
+			(unsigned long long)t->read, (unsigned long long)t->sent,
+			(unsigned long long)t->bytes_sent, (unsigned long long)t->filtered,
+			(unsigned long long)t->failed, (unsigned long long)t->retried);
+		if (s->sched.timer)
+			fprintf(f, ", %llu late", (unsigned long long)t->late_packets);
+		fputc('\n', f);
+	}
 	for (unsigned i = 0; i < s->nlanes; i++) {
 		const struct stats_lane *l = &s->lane[i];
 
@@ -290,6 +306,24 @@ int stats_write_json(const struct stats *s, FILE *f)
 			(unsigned long long)l->filtered, (unsigned long long)l->bytes_sent);
 		json_if(f, l);
 		fprintf(f, "}");
+	}
+	if (s->nthreads) {
+		fprintf(f, ",\"threads\":[");
+		for (unsigned i = 0; i < s->nthreads; i++) {
+			const struct stats_thread *t = &s->thread[i];
+
+			fprintf(f, "%s{\"thread\":%u,\"cpu\":%d,\"method_mode\":", i ? "," : "", i, t->cpu);
+			stats_json_str(f, t->method_mode);
+			fprintf(f,
+				",\"packets_read\":%llu,\"packets_sent\":%llu,\"packets_failed\":%llu,"
+				"\"packets_retried\":%llu,\"packets_filtered\":%llu,\"bytes_sent\":%llu,"
+				"\"late_packets\":%llu}",
+				(unsigned long long)t->read, (unsigned long long)t->sent,
+				(unsigned long long)t->failed, (unsigned long long)t->retried,
+				(unsigned long long)t->filtered, (unsigned long long)t->bytes_sent,
+				(unsigned long long)t->late_packets);
+		}
+		fprintf(f, "]");
 	}
 	if (s->impaired)
 		fprintf(f, ",\"packets_impair_dropped\":%llu,\"packets_impair_queue_dropped\":%llu,"

@@ -236,6 +236,43 @@ static void test_short_frames(void **state)
 	(void)flowhash(f, n);
 }
 
+/*
+ * --threads: each shard index from 0 to n - 1 is used, both directions of a
+ * flow (and every packet of it) land in one shard for every n, and the shard
+ * of a hash only ever splits as n grows in proportion (the top bits decide):
+ * with n = 1 everything is shard 0.
+ */
+static void test_shard_assignment(void **state)
+{
+	(void)state;
+	for (unsigned n = 1; n <= 64; n++) {
+		uint64_t seen = 0;
+
+		for (uint32_t i = 0; i < 4000; i++) {
+			struct ep a = ep4(0x0a000000 + i * 2654435761u % 65521, (uint16_t)(1024 + i % 30000));
+			struct ep b = ep4(0xc0a80001 + i % 13, (uint16_t)(i % 3 ? 443 : 53));
+			uint32_t h = hash_dir(4, i % 2 ? 6 : 17, a, b, (int)(i % 3), 0, 0);
+			unsigned s = flowhash_shard(h, n);
+
+			assert_true(s < n);
+			assert_int_equal(s, flowhash_shard(hash_dir(4, i % 2 ? 6 : 17, b, a, (int)(i % 3), 0, 0), n));
+			seen |= 1ull << s;
+			if (n == 1)
+				assert_int_equal(s, 0);
+			/* Doubling the threads splits each shard in two: shard s of n becomes 2s or 2s + 1 of 2n. */
+			if (n <= 32)
+				assert_int_equal(flowhash_shard(h, 2 * n) / 2, s);
+		}
+		assert_int_equal(seen, n == 64 ? UINT64_MAX : (1ull << n) - 1);
+	}
+	/* Exact: the top bits of the hash, scaled. */
+	assert_int_equal(flowhash_shard(0x80000000u, 2), 1);
+	assert_int_equal(flowhash_shard(0x7fffffffu, 2), 0);
+	assert_int_equal(flowhash_shard(0xc0000000u, 4), 3);
+	assert_int_equal(flowhash_shard(0xbfffffffu, 4), 2);
+	assert_int_equal(flowhash_shard(0x55555556u, 3), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -244,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_non_ip),
 		cmocka_unit_test(test_distribution),
 		cmocka_unit_test(test_short_frames),
+		cmocka_unit_test(test_shard_assignment),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -429,6 +429,92 @@ static void test_dry_run_warns_rt(void **state)
 	assert_int_equal(o.nwarn, 0);
 }
 
+/* --cpu LIST and --xdp-queue LIST (opts_list_parse()), and what --threads takes and refuses. */
+static void test_cpu_list_and_threads(void **state)
+{
+	struct opts_list l;
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(opts_list_parse(&l, "3", 1023, err, sizeof(err)), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.v[0], 3);
+	assert_int_equal(opts_list_parse(&l, "0,2", 1023, err, sizeof(err)), 0);
+	assert_int_equal(l.n, 2);
+	assert_int_equal(l.v[0], 0);
+	assert_int_equal(l.v[1], 2);
+	assert_int_equal(opts_list_parse(&l, "0-3", 1023, err, sizeof(err)), 0);
+	assert_int_equal(l.n, 4);
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(l.v[i], i);
+	assert_int_equal(opts_list_parse(&l, "5,1-2,7-7", 1023, err, sizeof(err)), 0);
+	assert_int_equal(l.n, 4);
+	assert_int_equal(l.v[0], 5);
+	assert_int_equal(l.v[1], 1);
+	assert_int_equal(l.v[2], 2);
+	assert_int_equal(l.v[3], 7);
+	assert_int_equal(opts_list_parse(&l, "1023", 1023, err, sizeof(err)), 0);
+	assert_int_equal(opts_list_parse(&l, "0-255", 1023, err, sizeof(err)), 0);
+	assert_int_equal(l.n, OPTS_LIST_MAX);
+	expect_usage_error(opts_list_parse(&l, "0-256", 1023, err, sizeof(err)),
+			   "'0-256' has more than 256 numbers");
+	expect_usage_error(opts_list_parse(&l, "1024", 1023, err, sizeof(err)), "1024 is out of range (0..1023)");
+	expect_usage_error(opts_list_parse(&l, "3-1", 1023, err, sizeof(err)),
+			   "'3-1': the range 3-1 runs backwards (give 1-3)");
+	static const char *const bad[] = { "", ",", "1,", ",1", "1-", "-1", "a", "1,,2", "1 2", "0x1", "1-2-3", "+1" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char want[128];
+
+		snprintf(want, sizeof(want), "'%s' is not a list of numbers (like 0,2 or 0-3)", bad[i]);
+		expect_usage_error(opts_list_parse(&l, bad[i], 1023, err, sizeof(err)), want);
+	}
+
+	/* A single CPU still works as before: rt.cpu is the first of the list. */
+	assert_int_equal(PARSE(&o, "-i", "x", "--cpu", "1", "a"), 0);
+	assert_int_equal(o.rt.cpu, 1);
+	assert_int_equal(o.threads, 1);
+	assert_int_equal(PARSE(&o, "-i", "x", "a"), 0);
+	assert_int_equal(o.rt.cpu, -1);
+	assert_int_equal(o.cpus.n, 0);
+	expect_usage_error(PARSE(&o, "-i", "x", "--cpu", "0,1", "a"),
+			   "--cpu: 2 CPUs given for one thread: give one CPU, or --threads N");
+	expect_usage_error(PARSE(&o, "-i", "x", "--cpu", "0-2x", "a"),
+			   "--cpu: '0-2x' is not a list of numbers (like 0,2 or 0-3)");
+	assert_int_equal(PARSE(&o, "-i", "x", "--threads", "4", "--cpu", "0-1", "--xdp-queue", "4-7", "a"), 0);
+	assert_int_equal(o.threads, 4);
+	assert_int_equal(o.cpus.n, 2);
+	assert_int_equal(o.rt.cpu, 0);
+	assert_int_equal(o.xdp_queues.n, 4);
+	assert_int_equal(o.tx.xdp_queue, 4);
+	assert_int_equal(PARSE(&o, "-i", "x", "--xdp-queue", "3", "a"), 0);
+	assert_int_equal(o.tx.xdp_queue, 3);
+	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "2", "--xdp-queue", "1", "a"),
+			   "--xdp-queue: 1 queues given for --threads 2: give one queue per thread");
+	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "0", "a"),
+			   "--threads: 0 is out of range (1..64)");
+	/* What several threads cannot do, named. */
+	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "2", "-L", "5", "a"),
+			   "--threads 2 does not support --limit: use one thread");
+	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "--threads", "2", "a"),
+			   "--threads 2 does not support -I: use one thread");
+	expect_usage_error(PARSE(&o, "-w", "o", "--threads", "2", "a"),
+			   "--threads 2 does not support -w (a dry run writes one file): use one thread");
+	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "2", "--oneatatime", "a"),
+			   "--threads 2 does not support --oneatatime: use one thread");
+	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "2", "--send-log", "s", "a"),
+			   "--threads 2 does not support --send-log: use one thread");
+	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "2", "--stats", "1", "a"),
+			   "--threads 2 does not support --stats: use one thread");
+	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "2", "--delay", "1ms", "a"),
+			   "--threads 2 does not support impairment (--impair, --loss, --delay, ...): use one thread");
+	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "2", "--mbps", "10", "--ttl", "5", "a"),
+			   "--threads 2 does not support --mbps with edits (each thread counts the bytes of every frame as read): use one thread");
+	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "3", "a", "-"),
+			   "--threads 3: every thread reads the traces itself; standard input can be read once: give a file");
+	/* With --loop, a timed run, edits: taken. */
+	assert_int_equal(PARSE(&o, "-i", "x", "--threads", "2", "--loop", "3", "--ttl", "5", "-x", "2", "a"), 0);
+}
+
 /* Long options by their exact names only: getopt_long's prefix abbreviations are refused. */
 static void test_no_abbreviations(void **state)
 {
@@ -866,6 +952,7 @@ int main(void)
 		cmocka_unit_test(test_method_from_table),
 		cmocka_unit_test(test_values_start_with_a_digit),
 		cmocka_unit_test(test_dry_run_warns_rt),
+		cmocka_unit_test(test_cpu_list_and_threads),
 		cmocka_unit_test(test_no_abbreviations),
 		cmocka_unit_test(test_option_like_arguments),
 		cmocka_unit_test(test_intf2),

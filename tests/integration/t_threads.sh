@@ -1,0 +1,215 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# --threads N over a veth pair with N queues on each end: every frame arrives
+# byte-exact, each flow in its recorded order (tests/integration/flow_order.py
+# on the far side's capture against the -w dry run), and the totals equal the
+# single-thread run's; each thread's account holds on its own; SIGINT stops
+# every thread with the summary; what several threads cannot do is refused.
+. "$(dirname "$0")/lib.sh"
+: "${GENTRACE:?}"
+FLOW_ORDER="$(dirname "$0")/flow_order.py"
+
+# The bundled captures (many protocols, VLANs, IPv6, fragments) and 64 UDP flows, as one run.
+inputs() {
+	echo "$TRACES"/http.pcap "$TRACES"/http6.pcap "$TRACES"/dns.pcap "$TRACES"/mixed.pcap \
+		"$TRACES"/vlan.pcap "$TRACES"/ipv6.pcap "$TRACES"/icmp-flood.pcap "$WORK/flows.pcap"
+}
+
+# threads_compare NAME OPTIONS...: the dry run's frames arrive, flow by flow in order.
+threads_compare() {
+	local name=$1
+	shift
+	local exp="$WORK/$name.expected.pcap" got="$WORK/$name.got.pcap" js="$WORK/$name.json"
+	local sent read tx0 tx1 t n
+
+	# shellcheck disable=SC2046
+	"$REPLAY" -q -w "$exp" --topspeed $(inputs) || die "$name: dry run failed"
+	tx0=$(ifstat "$NS_A" "$IF_A" tx_packets)
+	capture_start "$got"
+	# shellcheck disable=SC2046
+	in_a "$REPLAY" -q -i "$IF_A" --stats-json "$js" "$@" $(inputs) || die "$name: replay exited $?"
+	capture_stop
+	check_invariant "$js"
+	[ "$(json_get "$js" packets_failed)" = 0 ] || die "$name: packets failed"
+	sent=$(json_get "$js" packets_sent)
+	read=$(json_get "$js" packets_read)
+	tx1=$(ifstat "$NS_A" "$IF_A" tx_packets)
+	[ $((tx1 - tx0)) -eq "$sent" ] || die "$name: interface sent $((tx1 - tx0)), replay says $sent"
+	# The totals are the single-thread run's (every packet read once, by one thread).
+	[ "$read" -eq "$SINGLE_READ" ] || die "$name: read $read, one thread read $SINGLE_READ"
+	[ "$sent" -eq "$SINGLE_SENT" ] || die "$name: sent $sent, one thread sent $SINGLE_SENT"
+	[ "$(json_get "$js" bytes_sent)" -eq "$SINGLE_BYTES" ] || die "$name: bytes differ from one thread's"
+	[ "$(json_get "$RX_JSON" received)" -eq "$sent" ] ||
+		die "$name: far side received $(json_get "$RX_JSON" received), $sent sent"
+	python3 "$FLOW_ORDER" "$exp" "$got" >"$WORK/order" || die "$name: $(cat "$WORK/order")"
+	# Each thread: read = sent + filtered + failed; their sums are the totals.
+	n=$(grep -o '"thread":[0-9]*' "$js" | wc -l)
+	[ "$n" -eq "$THREADS" ] || die "$name: $n threads in the JSON, expected $THREADS"
+	python3 - "$js" "$WORK/single.json" <<'EOF' || die "$name: a thread's account does not hold"
+import json, sys
+j = json.load(open(sys.argv[1]))
+one = json.load(open(sys.argv[2]))
+# A flow lives in one thread: the merged flow statistics are the single thread's.
+assert j["flows"] == dict(one["flows"], fps=j["flows"]["fps"]), (j["flows"], one["flows"])
+tot = {k: 0 for k in ("packets_read", "packets_sent", "packets_filtered", "packets_failed", "bytes_sent")}
+busy = 0
+for t in j["threads"]:
+    assert t["packets_read"] == t["packets_sent"] + t["packets_filtered"] + t["packets_failed"], t
+    for k in tot:
+        tot[k] += t[k]
+    busy += t["packets_sent"] > 0
+for k in tot:
+    assert tot[k] == j[k], (k, tot[k], j[k])
+assert busy >= 2, "the flows did not spread over the threads"
+EOF
+	info "$name: $(cat "$WORK/order"), $sent sent"
+}
+
+test_single_baseline() {
+	local js="$WORK/single.json"
+	# shellcheck disable=SC2046
+	in_a "$REPLAY" -q -i "$IF_A" --topspeed --stats-json "$js" $(inputs) || die "one thread: exited $?"
+	SINGLE_READ=$(json_get "$js" packets_read)
+	SINGLE_SENT=$(json_get "$js" packets_sent)
+	SINGLE_BYTES=$(json_get "$js" bytes_sent)
+	grep -q '"threads"' "$js" && die "one thread: a threads array in the JSON"
+	[ "$SINGLE_SENT" -gt 20000 ] || die "one thread sent only $SINGLE_SENT"
+}
+
+test_two_threads_topspeed() {
+	THREADS=2
+	threads_compare threads2 --topspeed --threads 2 --cpu 0,1
+}
+
+test_four_threads_topspeed() {
+	THREADS=4
+	threads_compare threads4 --topspeed --threads 4 --cpu 0-1
+}
+
+test_two_threads_timed() {
+	# At recorded timing (100x): one schedule, flows still in order, nothing lost.
+	THREADS=2
+	threads_compare threads2-timed --speed 100 --threads 2 --cpu 0,1
+}
+
+test_four_threads_xdp() {
+	THREADS=4
+	if ! built xdp; then
+		info "SKIP xdp: not built in"
+		return 0
+	fi
+	threads_compare threads4-xdp --topspeed --threads 4 --cpu 0,1 --method xdp --xdp-queue 3,2,1,0
+	grep -q '"thread":3,"cpu":1,"method_mode":"copy mode, queue 0' "$WORK/threads4-xdp.json" ||
+		die "xdp: thread 3 not on queue 0: $(cat "$WORK/threads4-xdp.json")"
+}
+
+# Is method $1 built in?
+built() { ! "$REPLAY" --method "$1" -i lo /dev/null 2>&1 | grep -q "is not one of"; }
+
+test_methods_and_loop() {
+	THREADS=2
+	# AF_XDP: one socket per queue, queues 0 and 1 by default.
+	if built xdp; then
+		threads_compare threads2-xdp --topspeed --threads 2 --cpu 0,1 --method xdp
+		grep -q '"method_mode":"copy mode, queue 1' "$WORK/threads2-xdp.json" ||
+			die "xdp: thread 1 not on queue 1: $(cat "$WORK/threads2-xdp.json")"
+	else
+		info "SKIP xdp: not built in"
+	fi
+	threads_compare threads2-ring --topspeed --threads 2 --cpu 0,1 --method ring
+	# Two passes: every thread rewinds its own readers.
+	local r=$SINGLE_READ s=$SINGLE_SENT b=$SINGLE_BYTES
+	SINGLE_READ=$((2 * r)) SINGLE_SENT=$((2 * s)) SINGLE_BYTES=$((2 * b))
+	local js="$WORK/loop.json"
+	# shellcheck disable=SC2046
+	in_a "$REPLAY" -q -i "$IF_A" --topspeed --threads 2 --loop 2 --stats-json "$js" $(inputs) ||
+		die "--loop 2: exited $?"
+	check_invariant "$js"
+	[ "$(json_get "$js" packets_sent)" -eq "$SINGLE_SENT" ] || die "--loop 2: sent $(json_get "$js" packets_sent)"
+	SINGLE_READ=$r SINGLE_SENT=$s SINGLE_BYTES=$b
+}
+
+test_summary_lines() {
+	local out="$WORK/summary.out"
+	in_a "$REPLAY" -i "$IF_A" --topspeed --threads 2 "$TRACES/http.pcap" "$TRACES/dns.pcap" >"$out" ||
+		die "summary run exited $?"
+	[ "$(grep -c '^Thread [01]' "$out")" -eq 2 ] || die "no line per thread: $(cat "$out")"
+	grep -q '^Packets: read 48, sent 48' "$out" || die "merged totals wrong: $(cat "$out")"
+}
+
+# wait_handler PID: until process PID catches SIGINT (a background job starts with it ignored).
+wait_handler() {
+	local cgt
+	for _ in $(seq 200); do
+		cgt=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status" 2>/dev/null) || die "process $1 ended early"
+		[ -n "$cgt" ] && [ $((16#$cgt & 2)) -ne 0 ] && return 0
+		sleep 0.05
+	done
+	die "process $1 never caught SIGINT"
+}
+
+test_sigint_stops_all() {
+	local js="$WORK/sigint.json" pid rc=0 t0 sent
+	# 500 000 frames 10 us apart at recorded timing: 5 s of schedule, stopped after 1 s.
+	"$GENTRACE" udp -o "$WORK/long.pcap" --count 500000 --gap-ns 10000 --flows 16 >/dev/null
+	ip netns exec "$NS_A" "$REPLAY" -q -i "$IF_A" --threads 2 --stats-json "$js" "$WORK/long.pcap" &
+	pid=$!
+	wait_handler "$pid"
+	sleep 1
+	t0=$SECONDS
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 130 ] || die "SIGINT: exit $rc, expected 130"
+	[ $((SECONDS - t0)) -le 2 ] || die "SIGINT: the threads took $((SECONDS - t0)) s to stop"
+	check_invariant "$js"
+	sent=$(json_get "$js" packets_sent)
+	[ "$sent" -gt 0 ] && [ "$sent" -lt 500000 ] || die "SIGINT: $sent sent"
+	[ "$(grep -o '"thread":[0-9]*' "$js" | wc -l)" -eq 2 ] || die "SIGINT: no per-thread account"
+	# Gaps of 4 s: every thread is asleep when the signal comes; thread 0 wakes the others.
+	"$GENTRACE" udp -o "$WORK/sparse.pcap" --count 8 --gap-us 4000000 --flows 8 >/dev/null
+	rc=0
+	ip netns exec "$NS_A" "$REPLAY" -q -i "$IF_A" --threads 2 --stats-json "$js" "$WORK/sparse.pcap" &
+	pid=$!
+	wait_handler "$pid"
+	sleep 1
+	t0=$SECONDS
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 130 ] || die "SIGINT asleep: exit $rc, expected 130"
+	[ $((SECONDS - t0)) -le 2 ] || die "SIGINT asleep: the threads took $((SECONDS - t0)) s to stop"
+	check_invariant "$js"
+}
+
+test_refused() {
+	expect_fail 2 "^replay: --threads 2 does not support --limit" \
+		in_a "$REPLAY" -i "$IF_A" --threads 2 --limit 5 "$TRACES/http.pcap"
+	expect_fail 2 "--threads 2 does not support impairment" \
+		in_a "$REPLAY" -i "$IF_A" --threads 2 --loss 1% "$TRACES/http.pcap"
+	expect_fail 2 "--threads 2 does not support -w" \
+		"$REPLAY" -w "$WORK/x.pcap" --threads 2 "$TRACES/http.pcap"
+	expect_fail 2 "--threads 2: every thread reads the traces itself" \
+		in_a "$REPLAY" -i "$IF_A" --threads 2 - <"$TRACES/http.pcap"
+	expect_fail 2 "--cpu: 2 CPUs given for one thread" \
+		in_a "$REPLAY" -i "$IF_A" --cpu 0,1 "$TRACES/http.pcap"
+	expect_fail 2 "--xdp-queue: 3 queues given for --threads 2" \
+		in_a "$REPLAY" -i "$IF_A" --threads 2 --xdp-queue 0-2 "$TRACES/http.pcap"
+}
+
+require_root
+command -v python3 >/dev/null || die "python3 is not installed"
+# Two queues a side, then four: a thread's socket on a CPU of its own sends by that CPU's queue (XPS).
+for VETH_QUEUES in 2 4; do
+	info "veth with $VETH_QUEUES queues a side"
+	init_ns
+	"$GENTRACE" udp -o "$WORK/flows.pcap" --count 20000 --gap-ns 2000 --flows 64 --size 128 >/dev/null
+	if [ "$VETH_QUEUES" = 2 ]; then
+		run_tests test_single_baseline test_two_threads_topspeed test_four_threads_topspeed \
+			test_two_threads_timed test_methods_and_loop test_summary_lines test_sigint_stops_all test_refused
+	else
+		run_tests test_single_baseline test_two_threads_topspeed test_four_threads_topspeed test_four_threads_xdp
+		break # teardown (on exit) takes this pair down
+	fi
+	ip netns del "$NS_A"
+	ip netns del "$NS_B"
+	rm -rf "$WORK"
+done
