@@ -554,6 +554,8 @@ static int threads_check(struct opts *o, char *err, size_t len)
 		no = "--stats";
 	else if (o->sched.mode == SCHED_MODE_MBPS && edit_cfg_any(&o->edit))
 		no = "--mbps with edits (each thread counts the bytes of every frame as read)";
+	else if (o->split_mode || o->cachefile || edit_cfg_wants_side(&o->edit))
+		no = "-c, --split or edits by direction (a thread sees only its own flows, the split all of them)";
 	if (no)
 		return opts_fail(err, len, "--threads %u does not support %s: use one thread", o->threads, no);
 	for (int i = 0; i < o->nfiles; i++)
@@ -681,9 +683,9 @@ static int check(struct opts *o, char *err, size_t len)
 			return opts_fail(err, len, "--source-interface and -i both name %s: the frames sent would arrive again",
 					 ifname);
 		if (o->intf2 || o->split_mode || o->cachefile || o->dualfile || o->prep_path || o->oneatatime ||
-		    o->trace.preload || o->loop != 1)
+		    o->trace.preload || o->loop != 1 || o->threads > 1)
 			return opts_fail(err, len, "--source-interface forwards one interface to one: it takes no -I, --split, "
-					 "--cachefile, --dualfile, --prep, --oneatatime, --preload or --loop");
+					 "--cachefile, --dualfile, --prep, --oneatatime, --preload, --loop or --threads");
 		if (o->sched.mode != SCHED_MODE_TRACE || o->sched.speed.num ||
 		    o->sched.max_gap_ns || o->sched.start_at.set)
 			return opts_fail(err, len, "--source-interface sends each frame when it arrives (plus its impairment "

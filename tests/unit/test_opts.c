@@ -499,6 +499,12 @@ static void test_cpu_list_and_threads(void **state)
 			   "--threads 2 does not support -I: use one thread");
 	expect_usage_error(PARSE(&o, "-w", "o", "--threads", "2", "a"),
 			   "--threads 2 does not support -w (a dry run writes one file): use one thread");
+	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "2", "--split", "client", "-e", "10.0.0.1:10.0.0.2", "a"),
+			   "--threads 2 does not support -c, --split or edits by direction (a thread sees only its own "
+			   "flows, the split all of them): use one thread");
+	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "2", "-e", "10.0.0.1:10.0.0.2", "a"),
+			   "--threads 2 does not support -c, --split or edits by direction (a thread sees only its own "
+			   "flows, the split all of them): use one thread");
 	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "2", "--oneatatime", "a"),
 			   "--threads 2 does not support --oneatatime: use one thread");
 	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "2", "--send-log", "s", "a"),
@@ -587,10 +593,13 @@ static void test_source_interface(void **state)
 			   "--source-interface and -i both name x: the frames sent would arrive again");
 	expect_usage_error(PARSE(&o, "--source-interface", "in0", "-i", "out0", "-I", "out1"),
 			   "--source-interface forwards one interface to one: it takes no -I, --split, --cachefile, "
-			   "--dualfile, --prep, --oneatatime, --preload or --loop");
+			   "--dualfile, --prep, --oneatatime, --preload, --loop or --threads");
 	expect_usage_error(PARSE(&o, "--source-interface", "in0", "-i", "out0", "--loop", "0"),
 			   "--source-interface forwards one interface to one: it takes no -I, --split, --cachefile, "
-			   "--dualfile, --prep, --oneatatime, --preload or --loop");
+			   "--dualfile, --prep, --oneatatime, --preload, --loop or --threads");
+	expect_usage_error(PARSE(&o, "--source-interface", "in0", "-i", "out0", "--threads", "2"),
+			   "--source-interface forwards one interface to one: it takes no -I, --split, --cachefile, "
+			   "--dualfile, --prep, --oneatatime, --preload, --loop or --threads");
 	expect_usage_error(PARSE(&o, "--source-interface", "in0", "-i", "out0", "--speed", "2"),
 			   "--source-interface sends each frame when it arrives (plus its impairment delay): it takes "
 			   "no --topspeed, --speed, --pps, --mbps, --maxsleep or --start-at");
