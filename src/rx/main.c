@@ -438,7 +438,23 @@ static int rx_run(const struct rx_opts *o)
 
 	if (privs(&x, true) < 0)
 		goto out;
-	if (prepare(&x) < 0) {
+	rc = prepare(&x);
+	/*
+	 * A signal during set-up (reading the reference, opening the ring; an
+	 * open() or read() it cut short is no input error): nothing was
+	 * captured, so there is nothing to report, and the run ends as one
+	 * stopped by that signal.  From here on a signal ends the capture and
+	 * the report follows; during the analysis and the report it is
+	 * ignored, so the report is finished.
+	 */
+	if (stop_signal) {
+		log_warn("stopped by %s during set-up, before capturing: no report",
+			 stop_signal == SIGINT ? "SIGINT" : stop_signal == SIGTERM ? "SIGTERM" : "a signal");
+		*x.err = '\0';
+		status = 128 + stop_signal;
+		goto out;
+	}
+	if (rc < 0) {
 		if (x.usage)
 			status = RX_EXIT_USAGE;
 		goto out;
