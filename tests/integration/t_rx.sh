@@ -471,8 +471,7 @@ test_rx_offline_inputs() {
 }
 
 test_veth_check() {
-	local before after pid rc=0
-	before=$(ip netns list | grep -c "^vchk-" || true)
+	local pid rc=0 i
 	"$VETH_CHECK" "$TRACES/dns.pcap" >"$WORK/vc.out" 2>&1 || die "veth-check failed: $(cat "$WORK/vc.out")"
 	grep -q "^veth-check: PASS: 8 of 8 packets" "$WORK/vc.out" || die "veth-check: $(cat "$WORK/vc.out")"
 	# A timing limit no replay meets.
@@ -493,16 +492,23 @@ test_veth_check() {
 	rc=0
 	"$VETH_CHECK" --max-loss x a.pcap >"$WORK/vc.out" 2>&1 || rc=$?
 	[ $rc -eq 2 ] || die "usage error: exit $rc"
-	# Stopped half-way: its namespaces go with it.
+	# Stopped half-way: its namespaces go with it.  Only its own are counted
+	# (named by its PID, scripts/veth-check.sh), not other tests' running at once.
 	"$VETH_CHECK" -- --loop 5 "$TRACES/udp-1ms.pcap" >"$WORK/vc.out" 2>&1 &
 	pid=$!
-	sleep 1.5
+	own() { ip netns list | grep -cE "^vchk-[ab]-$pid( |\$)" || true; }
+	for i in $(seq 100); do
+		[ "$(own)" -eq 2 ] && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	[ "$(own)" -eq 2 ] || die "veth-check $pid: its two namespaces never appeared: $(ip netns list | tr '\n' ' '); $(cat "$WORK/vc.out")"
+	sleep 0.5
 	kill -TERM $pid
 	rc=0
 	wait $pid || rc=$?
 	[ $rc -eq 143 ] || die "veth-check stopped by SIGTERM: exit $rc"
-	after=$(ip netns list | grep -c "^vchk-" || true)
-	[ "$after" -eq "$before" ] || die "veth-check left network namespaces behind: $(ip netns list | grep vchk-)"
+	[ "$(own)" -eq 0 ] || die "veth-check left network namespaces behind: $(ip netns list | grep -E "^vchk-[ab]-$pid")"
 }
 
 require_root
