@@ -442,7 +442,7 @@ static void progress_in_now(struct replay *r, uint64_t now, struct progress_in *
 	};
 }
 
-/* The run's totals now, with what impairment holds: a pass's snapshot (replay/stats.h). */
+/* The run's totals now, with what is in flight (staged, held back): a pass's snapshot (replay/stats.h). */
 static void counts_now(const struct replay *r, struct stats_counts *c)
 {
 	*c = (struct stats_counts){
@@ -878,7 +878,7 @@ static void run_start(struct replay *r)
 {
 	r->st.start_ns = r->st.start.set ? r->st.start.origin_ns : sched_start(&r->sched);
 	progress_init(&r->progress, r->progress_mode, r->o->stats_s, r->summary, r->st.start_ns);
-	/* Passes are told apart for --stats-json only: it costs a kick at each pass's end. */
+	/* Passes are recorded for --stats-json, which writes them: a snapshot of the counters at each pass's end. */
 	r->st.passes_on = r->json != NULL;
 	pass_begin(r, r->st.start_ns);
 }
