@@ -231,7 +231,9 @@ test_loop_passes_json() {
 	"$REPLAY" -q -w "$o" --loop 3 --exclude P:2-3 --stats-json "$js" "$dns" || die "--loop 3 failed"
 	[ "$(check_passes "$js" 3)" = "8 8 8" ] || die "--loop 3: passes read $(check_passes "$js" 3)"
 	[ "$(jq1 '[p["packets_filtered"] for p in j["passes"]]')" = "[2, 2, 2]" ] || die "--loop 3: filtered per pass wrong"
-	[ "$(jq1 '[p["packets_sent"] for p in j["passes"]]')" = "[6, 6, 6]" ] || die "--loop 3: sent per pass wrong"
+	# Sent in a pass, with what it left in flight (staged) and found so: its 6 (when a staged packet is kicked varies).
+	[ "$(jq1 '[p["packets_sent"] + p["in_flight_after"] - p["in_flight_before"] for p in j["passes"]]')" = "[6, 6, 6]" ] ||
+		die "--loop 3: sent per pass wrong"
 	# The flow table lives across passes, as tcpreplay's: the flows are new in the first pass only.
 	[ "$(jq1 '[p["flows"]["flows"] for p in j["passes"]]')" = "[$(jq1 'j["flows"]["flows"]'), 0, 0]" ] ||
 		die "--loop 3: flows per pass $(jq1 '[p["flows"]["flows"] for p in j["passes"]]')"
@@ -246,9 +248,9 @@ test_loop_passes_json() {
 	printf 'pass\npass\npass\npass\npass\npass\npass\ndelay 5ms\n' >"$WORK/d.txt"
 	"$REPLAY" -q -w "$o" --loop 3 --impair "$WORK/d.txt" --stats-json "$js" "$dns" || die "impaired --loop 3 failed"
 	[ "$(check_passes "$js" 3)" = "8 8 8" ] || die "impaired --loop 3: passes wrong"
-	[ "$(jq1 '[p["in_flight_after"] for p in j["passes"]]')" = "[1, 1, 0]" ] ||
+	[ "$(jq1 '[p["in_flight_after"] >= 1 for p in j["passes"]]')" = "[True, True, False]" ] ||
 		die "impaired --loop 3: in flight $(jq1 '[p["in_flight_after"] for p in j["passes"]]')"
-	[ "$(jq1 '[p["packets_sent"] for p in j["passes"]]')" = "[7, 8, 9]" ] ||
+	[ "$(jq1 '[p["packets_sent"] + p["in_flight_after"] - p["in_flight_before"] for p in j["passes"]]')" = "[8, 8, 8]" ] ||
 		die "impaired --loop 3: sent $(jq1 '[p["packets_sent"] for p in j["passes"]]')"
 }
 
