@@ -144,10 +144,10 @@ static inline void account(struct replay *r, struct lane *l, enum fate fate,
 			sendlog_add(r->slog, e->id, e->recno, l->kick_ns);
 		if (r->timed) {
 			if (l->settle_ns >= e->deadline_ns) {
-				hist_add(&r->st.send_err, l->settle_ns - e->deadline_ns);
+				stats_add_err(&r->st, l->settle_ns - e->deadline_ns);
 			} else {
 				r->st.early++;
-				hist_add(&r->st.send_err, 0);
+				stats_add_err(&r->st, 0);
 			}
 		}
 		break;
@@ -481,10 +481,49 @@ static void progress_in_now(struct replay *r, uint64_t now, struct progress_in *
 	};
 }
 
-/* A pass over the file list begins: remember the counters, to tell at its end what it did. */
-static void pass_begin(struct replay *r)
+/* The run's totals now, with what is in flight (staged, held back): a pass's snapshot (replay/stats.h). */
+static void counts_now(const struct replay *r, struct stats_counts *c)
+{
+	*c = (struct stats_counts){
+		.read = LANES_SUM(r, read),
+		.sent = LANES_SUM(r, sent),
+		.failed = LANES_SUM(r, failed),
+		.retried = LANES_SUM(r, retried),
+		.filtered = LANES_SUM(r, filtered),
+		.bytes_sent = LANES_SUM(r, bytes_sent),
+		.impair_dropped = LANES_SUM(r, impair_dropped),
+		.impair_copies = LANES_SUM(r, impair_copies),
+		.in_flight = dq_len(&r->imp.dq),
+	};
+	for (unsigned i = 0; i < r->nlanes; i++)
+		c->in_flight += r->lane[i].qn;
+}
+
+/*
+ * The open pass is recorded at run clock @now (--stats-json's "passes"):
+ * what happened during it.  Nothing is kicked for it (a batch may span two
+ * passes): what is staged or held back then is counted as in flight.
+ */
+static void pass_record(struct replay *r, uint64_t now)
+{
+	struct stats_counts c;
+
+	counts_now(r, &c);
+	if (stats_pass_end(&r->st, now, &c) < 0)
+		log_warn("--stats-json: out of memory for the loop passes; only the totals are written");
+}
+
+/* A pass over the file list begins at run clock @now: remember the counters, to tell at its end what it did. */
+static void pass_begin(struct replay *r, uint64_t now)
 {
 	struct source *s = &r->src;
+
+	if (r->st.passes_on) {
+		struct stats_counts c;
+
+		counts_now(r, &c);
+		stats_pass_begin(&r->st, now, &c);
+	}
 
 	s->read_before = LANES_SUM(r, read);
 	s->sent_before = sent_or_staged(r);
@@ -588,9 +627,17 @@ static enum step source_segment(struct replay *r, int step)
 			return st;
 		s->pass++;
 		s->f = 0;
+		/* The last pass is recorded at the run's end, with what is sent after it (replay_main_hooked()). */
 		if (o->loop && s->pass >= o->loop)
 			return STEP_STOP;
-		pass_begin(r);
+		if (r->st.passes_on) {
+			uint64_t now = sched_now(&r->sched);
+
+			pass_record(r, now);
+			pass_begin(r, now);
+		} else {
+			pass_begin(r, 0);
+		}
 	}
 	if (s->pass || s->f)
 		sched_segment(&r->sched, s->pass && !s->f ? o->loopdelay_ns : 0);
@@ -923,7 +970,9 @@ static void run_start(struct replay *r)
 	if (!r->origin_given)
 		r->st.start_ns = r->st.start.set ? r->st.start.origin_ns : sched_start(&r->sched);
 	progress_init(&r->progress, r->progress_mode, r->o->stats_s, r->summary, r->st.start_ns);
-	pass_begin(r);
+	/* Passes are recorded for --stats-json, which writes them: a snapshot of the counters at each pass's end. */
+	r->st.passes_on = r->json != NULL && r->nshards <= 1; /* --threads: passes are per thread, not merged */
+	pass_begin(r, r->st.start_ns);
 }
 
 /*
@@ -1384,6 +1433,8 @@ int replay_run(struct replay *r)
 			status = EXIT_FAIL;
 		}
 	r->st.end_ns = sched_now(&r->sched);
+	/* The pass the run ended in, with everything sent after its last read. */
+	pass_record(r, r->st.end_ns);
 	replay_collect(r);
 	if (r->timed)
 		sched_report(&r->sched, &r->st.sched);

@@ -600,6 +600,7 @@ static void cleanup(struct replay *r)
 	edit_prep_close(r->prep);
 	flow_table_free(r->flows);
 	r->flows = NULL;
+	stats_free(&r->st);
 	split_close(r->split);
 	split_cache_free(r->cache);
 	for (unsigned i = 0; i < r->nlanes; i++) {

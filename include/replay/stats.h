@@ -97,6 +97,43 @@ struct stats_thread {
 	uint64_t late_packets;   /* timed runs: packets it found late beyond the threshold */
 };
 
+/*
+ * The counters a loop pass is told apart by: a snapshot of the run's
+ * totals, taken when a pass begins and when it ends (the pass is the
+ * difference).  in_flight is what is staged in the methods or held back
+ * by impairment at that instant: packets that will end sent or failed.
+ */
+struct stats_counts {
+	uint64_t read, sent, failed, retried, filtered, bytes_sent;
+	uint64_t impair_dropped, impair_copies, in_flight;
+};
+
+/*
+ * One loop pass (--loop) as "passes" in the JSON: what happened during it
+ * (packets read, and packets that ended sent, filtered, failed or
+ * dropped).  A packet still staged or held back when a pass ends is in
+ * flight: counted as such at its end, and where it ends in a later pass.
+ * So every identity of the totals holds per pass with the packets in
+ * flight: read + impair_copies + in_flight_before = sent + filtered +
+ * failed + impair_dropped + in_flight_after; and the passes sum to the
+ * totals (the last pass ends with nothing in flight).
+ * Once STATS_PASSES_MAX records are kept, the last one takes in every
+ * later pass too (npasses > 1).
+ */
+struct stats_pass {
+	uint64_t pass;             /* its number, from 1 */
+	uint64_t npasses;          /* passes it covers: 1, more for the last past STATS_PASSES_MAX */
+	struct stats_counts c;     /* the pass's counts; c.in_flight unused */
+	uint64_t in_flight_before, in_flight_after; /* packets staged or held at its start and end */
+	uint64_t start_ns, end_ns; /* run clock */
+	uint64_t err_count, err_p50, err_p90, err_p99, err_p999, err_max; /* send error of its packets, ns */
+	double err_mean;
+	struct flow_counts flows;  /* the flow counts of its packets (the table lives across passes) */
+};
+
+/* Pass records kept; beyond, the last one takes in the rest (64 Ki x ~200 bytes). */
+#define STATS_PASSES_MAX 65536u
+
 struct stats {
 	uint64_t read;       /* records read from the traces (not counting one interrupted by a signal) */
 	uint64_t sent;       /* packets the method accepted */
@@ -138,10 +175,48 @@ struct stats {
 	/* --threads N: the totals above are the threads' sums; each thread's own, one line each */
 	unsigned nthreads;       /* 0: one thread, nothing more to say */
 	const struct stats_thread *thread;
+	/*
+	 * Loop passes (stats_pass_begin(), stats_pass_end()): the records,
+	 * the open pass's snapshot and its own send-error histogram.
+	 */
+	bool passes_on;              /* passes are recorded (and written as "passes") */
+	bool pass_open;              /* a pass has begun and not been recorded */
+	struct stats_pass *passes;
+	size_t npasses, passes_cap;
+	uint64_t pass_no;            /* passes begun */
+	struct stats_counts pass_mark; /* the totals when the open pass (or the merged tail) began */
+	struct flow_counts pass_flows; /* flow counts then */
+	uint64_t pass_start_ns;
+	struct hist pass_err;        /* send errors of packets sent during the open pass (the merged tail's, once merging) */
 };
 
 /* stats_init() - zero @s and its histogram. */
 void stats_init(struct stats *s);
+
+/* stats_free() - release what @s holds (its pass records); @s is then as after stats_init(). */
+void stats_free(struct stats *s);
+
+/* stats_add_err() - a sent packet's send error @v, ns: to the run's histogram and its pass's. */
+static inline void stats_add_err(struct stats *s, uint64_t v)
+{
+	hist_add(&s->send_err, v);
+	if (s->passes_on)
+		hist_add(&s->pass_err, v);
+}
+
+/*
+ * stats_pass_begin() - a loop pass begins at run clock @now_ns with the
+ * totals @c (and s->flows as they are).  Does nothing unless s->passes_on.
+ */
+void stats_pass_begin(struct stats *s, uint64_t now_ns, const struct stats_counts *c);
+
+/*
+ * stats_pass_end() - the open pass ends at @now_ns with the totals @c:
+ * it is recorded as their difference from its beginning.  Nothing when no
+ * pass is open.  0, or -ENOMEM (the pass is then not recorded, and
+ * s->passes_on is cleared: the JSON has no "passes" rather than wrong ones).
+ */
+int stats_pass_end(struct stats *s, uint64_t now_ns, const struct stats_counts *c);
 
 /* stats_elapsed_ns() - end minus start, ns. */
 static inline uint64_t stats_elapsed_ns(const struct stats *s)
@@ -155,6 +230,12 @@ double stats_mbps(const struct stats *s);
 
 /* stats_print() - the human summary, tcpreplay's in spirit, to @f. */
 void stats_print(const struct stats *s, FILE *f);
+
+/*
+ * The JSON's "schema_version": 1 had no such key; 2 adds it and "passes"
+ * (with s->passes_on).  Keys are only ever added.
+ */
+#define STATS_JSON_SCHEMA 2
 
 /* stats_write_json() - one JSON object and a newline to @f; 0 or -errno. */
 int stats_write_json(const struct stats *s, FILE *f);

@@ -12,7 +12,7 @@
 # that keeps only the measured flow has something to keep out.  For every
 # snap length x ring size x filter (none, or the measured flow), each
 # receiver runs alone on the same traffic, in turn, REPEAT times:
-#   rx   replay-rx -s SNAP, ring of RING MiB in 1 MiB blocks (as shipped: 100 ms block timeout)
+#   rx   replay-rx -s SNAP -B RING*1024 (its own layout: 8 blocks or more, 100 ms block timeout)
 #   td   tcpdump -s SNAP -B RING*1024 -w /dev/null (libpcap's own layout of the same bytes)
 # A measurement holds the bench lock (/tmp/replay-bench.lock), so benchmarks
 # never overlap.  Loss is the kernel's count of frames the ring had no room
@@ -91,7 +91,7 @@ measure() {
 	: >"$WORK/err"
 	rx0=$(ip netns exec "$NS_B" cat "/sys/class/net/$IF_B/statistics/rx_packets")
 	case $kind in
-	rx) ip netns exec "$NS_B" "$RX" -i "$IF_B" -q -s "$snap" --blocks "$ring" --block-size 1048576 \
+	rx) ip netns exec "$NS_B" "$RX" -i "$IF_B" -q -s "$snap" -B $((ring * 1024)) \
 		${expr:+--filter "$expr"} --json "$WORK/rx.json" 2>"$WORK/err" & ;;
 	td) ip netns exec "$NS_B" tcpdump -i "$IF_B" -Q in -s "$snap" -B $((ring * 1024)) -w /dev/null \
 		${expr:+"$expr"} 2>"$WORK/err" & ;;

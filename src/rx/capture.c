@@ -56,6 +56,37 @@ struct rx_capture {
 	struct hwtstamp_config saved_hw;
 };
 
+/* The largest power of two <= @v (@v > 0). */
+static uint64_t pow2_floor(uint64_t v)
+{
+	return 1ull << (63 - __builtin_clzll(v));
+}
+
+void rx_ring_layout(uint64_t ring_bytes, uint32_t block_bytes, uint32_t blocks, uint32_t snaplen,
+		    uint32_t page, uint32_t *block_out, uint32_t *blocks_out)
+{
+	uint64_t min, b, n;
+
+	if (block_bytes || blocks) {
+		*block_out = block_bytes ? block_bytes : RX_BLOCK_BYTES_DEFAULT;
+		*blocks_out = blocks ? blocks : RX_BLOCKS_DEFAULT;
+		return;
+	}
+	if (!ring_bytes)
+		ring_bytes = (uint64_t)RX_BLOCKS_DEFAULT * RX_BLOCK_BYTES_DEFAULT;
+	/* The smallest block: a page, and room for one frame with its headers. */
+	min = (uint64_t)snaplen + 128u;
+	min = min & (min - 1) ? pow2_floor(min) << 1 : min;
+	if (min < page)
+		min = page ? pow2_floor(page) : 4096u;
+	b = ring_bytes / RX_RING_MIN_BLOCKS;
+	b = b ? pow2_floor(b) : 1;
+	b = MAX(MIN(b, (uint64_t)RX_BLOCK_BYTES_DEFAULT), min);
+	n = ring_bytes / b;
+	*block_out = (uint32_t)b;
+	*blocks_out = (uint32_t)MIN(MAX(n, 1u), RX_BLOCKS_MAX);
+}
+
 static uint64_t mono_ns(void)
 {
 	struct timespec t;

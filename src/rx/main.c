@@ -53,6 +53,7 @@ struct rx {
 	char *ref_filter;           /* its part made from the reference */
 	const char *ref_filter_why; /* what that was made from, or why there is none */
 	struct rx_capture *cap;
+	uint32_t block_bytes, blocks; /* the ring's layout (rx_ring_layout()) */
 	struct rx_fanout *fan;      /* --fanout: the rings, instead of cap */
 	struct rx_kstats *ring_k;   /* --fanout: each ring's kernel counters */
 	uint64_t *ring_frames;      /* --fanout: each ring's frames */
@@ -233,17 +234,21 @@ static int prepare(struct rx *x)
 		.worst = o->worst == RX_WORST_UNSET ? RX_WORST_DEFAULT : (size_t)o->worst,
 	};
 	if (o->intf) {
+		long page = sysconf(_SC_PAGESIZE);
 		struct rx_capture_cfg cfg = {
 			.ifname = o->intf,
 			.snaplen = (uint32_t)o->snaplen,
-			.block_bytes = (uint32_t)o->block_bytes,
-			.blocks = (uint32_t)o->blocks,
 			.block_ms = (uint32_t)o->block_ms,
 			.hw_ts = o->hw_ts,
 			.filter = &x->filter,
 			.fanout = RX_FANOUT_NONE,
 		};
 
+		rx_ring_layout(o->ring_kib * 1024u, (uint32_t)o->block_bytes, (uint32_t)o->blocks,
+			       (uint32_t)o->snaplen, page > 0 ? (uint32_t)page : 4096u, &x->block_bytes,
+			       &x->blocks);
+		cfg.block_bytes = x->block_bytes;
+		cfg.blocks = x->blocks;
 		if (!o->fanout)
 			return rx_capture_open(&x->cap, &cfg, x->err, sizeof(x->err));
 		x->ring_k = calloc(o->fanout, sizeof(*x->ring_k));
@@ -329,8 +334,7 @@ static int receive(struct rx *x)
 	/* Scripts wait for this line (as for tcpdump's) before they start sending. */
 	fprintf(stderr, "replay-rx: listening on %s: snap length %u, ring %u x %u KiB, %u ms%s%.0u%s%s%s\n",
 		o->intf, (unsigned)o->snaplen,
-		(unsigned)(o->blocks ? o->blocks : RX_BLOCKS_DEFAULT),
-		(unsigned)((o->block_bytes ? o->block_bytes : RX_BLOCK_BYTES_DEFAULT) >> 10),
+		(unsigned)x->blocks, (unsigned)(x->block_bytes >> 10),
 		(unsigned)(o->block_ms ? o->block_ms : RX_BLOCK_MS_DEFAULT),
 		o->fanout ? ", fanout: rings " : "", (unsigned)o->fanout,
 		x->src.filter ? ", filter '" : "", x->src.filter ? x->src.filter : "",
@@ -434,7 +438,23 @@ static int rx_run(const struct rx_opts *o)
 
 	if (privs(&x, true) < 0)
 		goto out;
-	if (prepare(&x) < 0) {
+	rc = prepare(&x);
+	/*
+	 * A signal during set-up (reading the reference, opening the ring; an
+	 * open() or read() it cut short is no input error): nothing was
+	 * captured, so there is nothing to report, and the run ends as one
+	 * stopped by that signal.  From here on a signal ends the capture and
+	 * the report follows; during the analysis and the report it is
+	 * ignored, so the report is finished.
+	 */
+	if (stop_signal) {
+		log_warn("stopped by %s during set-up, before capturing: no report",
+			 stop_signal == SIGINT ? "SIGINT" : stop_signal == SIGTERM ? "SIGTERM" : "a signal");
+		*x.err = '\0';
+		status = 128 + stop_signal;
+		goto out;
+	}
+	if (rc < 0) {
 		if (x.usage)
 			status = RX_EXIT_USAGE;
 		goto out;

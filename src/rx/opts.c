@@ -49,8 +49,11 @@ static const struct opt_def table[] = {
 	     .help = "keep the first BYTES of each frame (default 128)"),
 	UINT(block_bytes, .name = "block-size", .min = 4096, .max = 1u << 30, .metavar = "BYTES",
 	     .group = RX_GRP_CAPTURE, .help = "ring block size, a power of two (default 1 MiB)"),
-	UINT(blocks, .name = "blocks", .min = 1, .max = 65536, .metavar = "N", .group = RX_GRP_CAPTURE,
+	UINT(blocks, .name = "blocks", .min = 1, .max = RX_BLOCKS_MAX, .metavar = "N", .group = RX_GRP_CAPTURE,
 	     .help = "ring blocks (default 64)"),
+	UINT(ring_kib, .name = "buffer-size", .key = 'B', .min = 4, .max = 1u << 24, .metavar = "KIB",
+	     .group = RX_GRP_CAPTURE,
+	     .help = "ring of KIB KiB (tcpdump's -B), cut into at least 8 blocks of at most 1 MiB (default 65536)"),
 	UINT(block_ms, .name = "block-timeout", .min = 1, .max = 60000, .metavar = "MS",
 	     .group = RX_GRP_CAPTURE,
 	     .help = "hand a partly filled block over after MS milliseconds (default 100)"),
@@ -148,7 +151,7 @@ static int check(const struct rx_opts *o, char *err, size_t len)
 	if (!o->intf && !o->read_path)
 		return opts_fail(err, len, "nothing to receive: give an interface (-i IF) or a file (-r FILE)");
 	if (o->read_path &&
-	    (o->hw_ts || o->block_bytes || o->blocks || o->block_ms || o->timeout_s > 0 ||
+	    (o->hw_ts || o->block_bytes || o->blocks || o->ring_kib || o->block_ms || o->timeout_s > 0 ||
 	     o->idle_s > 0))
 		return opts_fail(err, len,
 			    "-r reads a file: --hw-timestamps, the ring's options, --timeout and --idle apply to live capture");
@@ -163,6 +166,8 @@ static int check(const struct rx_opts *o, char *err, size_t len)
 			return opts_fail(err, len, "--fanout: %llu rings, but only %ld CPUs are online",
 				    (unsigned long long)o->fanout, cpus);
 	}
+	if (o->ring_kib && (o->block_bytes || o->blocks))
+		return opts_fail(err, len, "-B sets the ring's size and its blocks follow from it; --blocks and --block-size set them instead");
 	if (o->block_bytes & (o->block_bytes - 1))
 		return opts_fail(err, len, "--block-size: %llu is not a power of two",
 			    (unsigned long long)o->block_bytes);

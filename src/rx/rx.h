@@ -74,6 +74,7 @@ struct rx_opts {
 	uint64_t snaplen;      /* -s: bytes kept of each frame */
 	uint64_t block_bytes;  /* --block-size: ring block, bytes; 0 = default */
 	uint64_t blocks;       /* --blocks: ring blocks; 0 = default */
+	uint64_t ring_kib;     /* -B/--buffer-size: the ring, KiB, laid out by rx_ring_layout(); 0 = default */
 	uint64_t block_ms;     /* --block-timeout: a partly filled block is handed over after, ms */
 	bool hw_ts;            /* --hw-timestamps */
 	bool sequence;         /* --sequence: match by gentrace's sequence number, without a reference */
@@ -260,6 +261,24 @@ struct rx_capture_cfg {
 
 #define RX_BLOCK_BYTES_DEFAULT (1u << 20) /* 1 MiB: ~4500 frames at snap length 128 */
 #define RX_BLOCKS_DEFAULT 64u             /* 64 MiB in all: ~290000 frames in flight */
+#define RX_RING_MIN_BLOCKS 8u             /* a ring is cut into at least this many blocks when it can be */
+#define RX_BLOCKS_MAX 65536u              /* --blocks's bound */
+
+/*
+ * rx_ring_layout() - the ring's blocks: *@block_out bytes each, *@blocks_out
+ * of them.  --block-size (@block_bytes) and --blocks (@blocks), when given,
+ * are taken as they are (the other one then its default).  Otherwise the
+ * ring of @ring_bytes (0: 64 MiB) is cut into blocks of a power of two of
+ * at most 1 MiB and at least a page (@page) and a frame (@snaplen + 128,
+ * rounded up to a power of two), into RX_RING_MIN_BLOCKS or more where the
+ * ring is large enough: 1 MiB blocks from 8 MiB up (a block is the unit the
+ * kernel hands over, so a ring of few blocks is full as soon as the reader
+ * holds one and the next is being filled: the loss tcpdump's libpcap avoids
+ * by its own layout of small blocks).  The ring is rounded down to whole
+ * blocks, at least one, at most RX_BLOCKS_MAX.  Pure: no system call.
+ */
+void rx_ring_layout(uint64_t ring_bytes, uint32_t block_bytes, uint32_t blocks, uint32_t snaplen,
+		    uint32_t page, uint32_t *block_out, uint32_t *blocks_out);
 /*
  * A block partly filled is handed over after this long.  The ring holds at
  * least blocks x this much time of traffic however slow it comes (6.4 s by

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Run counters and their summaries: human (tcpreplay's shape) and JSON. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "replay/compiler.h"
@@ -10,6 +11,96 @@ void stats_init(struct stats *s)
 {
 	memset(s, 0, sizeof(*s));
 	hist_init(&s->send_err);
+}
+
+void stats_free(struct stats *s)
+{
+	free(s->passes);
+	s->passes = NULL;
+	s->npasses = s->passes_cap = 0;
+}
+
+void stats_pass_begin(struct stats *s, uint64_t now_ns, const struct stats_counts *c)
+{
+	if (!s->passes_on)
+		return;
+	s->pass_no++;
+	s->pass_open = true;
+	/* Past the cap the last record takes in this pass too: its mark and histogram go on. */
+	if (s->npasses >= STATS_PASSES_MAX)
+		return;
+	s->pass_mark = *c;
+	s->pass_flows = s->flows;
+	s->pass_start_ns = now_ns;
+	if (s->pass_err.count)
+		hist_init(&s->pass_err);
+}
+
+/* @b minus @a, field by field (counters only grow). */
+#define DIFF(f) (b->f - a->f)
+
+static void flows_diff(struct flow_counts *d, const struct flow_counts *a, const struct flow_counts *b)
+{
+	*d = (struct flow_counts){ .enabled = b->enabled, .expiry_s = b->expiry_s,
+				   .flows = DIFF(flows), .unique = DIFF(unique), .expired = DIFF(expired),
+				   .flow_packets = DIFF(flow_packets), .non_flow = DIFF(non_flow),
+				   .invalid = DIFF(invalid), .untracked = DIFF(untracked) };
+}
+
+static void counts_diff(struct stats_counts *d, const struct stats_counts *a, const struct stats_counts *b)
+{
+	*d = (struct stats_counts){ .read = DIFF(read), .sent = DIFF(sent), .failed = DIFF(failed),
+				    .retried = DIFF(retried), .filtered = DIFF(filtered),
+				    .bytes_sent = DIFF(bytes_sent), .impair_dropped = DIFF(impair_dropped),
+				    .impair_copies = DIFF(impair_copies) };
+}
+
+#undef DIFF
+
+int stats_pass_end(struct stats *s, uint64_t now_ns, const struct stats_counts *c)
+{
+	const struct hist *h = &s->pass_err;
+	struct stats_pass *p;
+
+	if (!s->passes_on || !s->pass_open)
+		return 0;
+	s->pass_open = false;
+	if (s->npasses < STATS_PASSES_MAX) {
+		if (s->npasses == s->passes_cap) {
+			size_t cap = s->passes_cap ? s->passes_cap * 2 : 16;
+			struct stats_pass *n;
+
+			if (cap > STATS_PASSES_MAX)
+				cap = STATS_PASSES_MAX;
+			n = realloc(s->passes, cap * sizeof(*n));
+			if (!n) {
+				s->passes_on = false;
+				return -ENOMEM;
+			}
+			s->passes = n;
+			s->passes_cap = cap;
+		}
+		p = &s->passes[s->npasses++];
+		p->pass = s->pass_no;
+	} else {
+		/* The merged tail: rewritten from its own mark at each pass's end. */
+		p = &s->passes[s->npasses - 1];
+	}
+	p->npasses = s->pass_no - p->pass + 1;
+	counts_diff(&p->c, &s->pass_mark, c);
+	p->in_flight_before = s->pass_mark.in_flight;
+	p->in_flight_after = c->in_flight;
+	p->start_ns = s->pass_start_ns;
+	p->end_ns = now_ns > s->pass_start_ns ? now_ns : s->pass_start_ns;
+	p->err_count = h->count;
+	p->err_p50 = hist_pct(h, 0.5);
+	p->err_p90 = hist_pct(h, 0.9);
+	p->err_p99 = hist_pct(h, 0.99);
+	p->err_p999 = hist_pct(h, 0.999);
+	p->err_max = h->max;
+	p->err_mean = hist_mean(h);
+	flows_diff(&p->flows, &s->pass_flows, &s->flows);
+	return 0;
 }
 
 double stats_pps(const struct stats *s)
@@ -221,11 +312,54 @@ static void json_if(FILE *f, const struct stats_lane *l)
 			(unsigned long long)l->if_tx_deficit);
 }
 
+/* "passes": one object per loop pass (struct stats_pass). */
+static void json_passes(const struct stats *s, FILE *f)
+{
+	fprintf(f, ",\"passes\":[");
+	for (size_t i = 0; i < s->npasses; i++) {
+		const struct stats_pass *p = &s->passes[i];
+		uint64_t ns = p->end_ns - p->start_ns;
+
+		fprintf(f,
+			"%s{\"pass\":%llu,\"passes\":%llu,\"packets_read\":%llu,\"packets_sent\":%llu,"
+			"\"packets_failed\":%llu,\"packets_retried\":%llu,\"packets_filtered\":%llu,"
+			"\"bytes_sent\":%llu,\"in_flight_before\":%llu,\"in_flight_after\":%llu,\"start_ns\":%llu,\"elapsed_ns\":%llu,\"pps\":%.3f,\"mbps\":%.6f,"
+			"\"send_error_ns\":{\"count\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,"
+			"\"p999\":%llu,\"max\":%llu,\"mean\":%.1f}",
+			i ? "," : "", (unsigned long long)p->pass, (unsigned long long)p->npasses,
+			(unsigned long long)p->c.read, (unsigned long long)p->c.sent,
+			(unsigned long long)p->c.failed, (unsigned long long)p->c.retried,
+			(unsigned long long)p->c.filtered, (unsigned long long)p->c.bytes_sent,
+			(unsigned long long)p->in_flight_before, (unsigned long long)p->in_flight_after,
+			(unsigned long long)(p->start_ns - s->start_ns), (unsigned long long)ns,
+			ns ? (double)p->c.sent * 1e9 / (double)ns : 0.0,
+			ns ? (double)p->c.bytes_sent * 8.0 * 1e3 / (double)ns : 0.0,
+			(unsigned long long)p->err_count, (unsigned long long)p->err_p50,
+			(unsigned long long)p->err_p90, (unsigned long long)p->err_p99,
+			(unsigned long long)p->err_p999, (unsigned long long)p->err_max, p->err_mean);
+		if (p->flows.enabled)
+			fprintf(f,
+				",\"flows\":{\"flows\":%llu,\"unique\":%llu,\"expired\":%llu,"
+				"\"flow_packets\":%llu,\"non_flow_packets\":%llu,\"invalid_packets\":%llu,"
+				"\"untracked_packets\":%llu}",
+				(unsigned long long)p->flows.flows, (unsigned long long)p->flows.unique,
+				(unsigned long long)p->flows.expired, (unsigned long long)p->flows.flow_packets,
+				(unsigned long long)p->flows.non_flow, (unsigned long long)p->flows.invalid,
+				(unsigned long long)p->flows.untracked);
+		if (s->impaired)
+			fprintf(f,
+				",\"packets_impair_dropped\":%llu,\"impair_copies\":%llu",
+				(unsigned long long)p->c.impair_dropped, (unsigned long long)p->c.impair_copies);
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
 int stats_write_json(const struct stats *s, FILE *f)
 {
 	const struct hist *h = &s->send_err;
 
-	fprintf(f, "{\"method\":");
+	fprintf(f, "{\"schema_version\":%d,\"method\":", STATS_JSON_SCHEMA);
 	stats_json_str(f, s->method);
 	fprintf(f, ",\"interface\":");
 	stats_json_str(f, s->dev);
@@ -330,6 +464,8 @@ int stats_write_json(const struct stats *s, FILE *f)
 			"\"impair_copies\":%llu",
 			(unsigned long long)s->impair_dropped, (unsigned long long)s->impair_qdropped,
 			(unsigned long long)s->impair_copies);
+	if (s->passes_on)
+		json_passes(s, f);
 	if (s->extra_json) {
 		int rc;
 

@@ -201,6 +201,53 @@ check_invariant() {
 	[ "$r" -eq $((s + f + x)) ] || die "accounting: read $r != sent $s + filtered $f + failed $x"
 }
 
+# check_passes FILE N: --stats-json FILE has N loop passes (the "passes" array), each
+# with its accounting identity (read + copies + in flight before = sent +
+# filtered + failed + impaired-dropped + in flight after; the copies and drops
+# with impairment only), what one leaves in flight the next starts with, back
+# to back in time, and summing to the totals (counters, elapsed time, send
+# errors, flows).
+# Prints each pass's packets read, space-separated.
+check_passes() {
+	python3 - "$1" "$2" <<'PY' || die "$1: loop passes do not add up (above)"
+import json, sys
+j = json.load(open(sys.argv[1]))
+n = int(sys.argv[2])
+ps = j.get("passes")
+def fail(msg):
+    print("check_passes: " + msg, file=sys.stderr)
+    sys.exit(1)
+if j.get("schema_version") != 2: fail("schema_version %r, expected 2" % j.get("schema_version"))
+if ps is None: fail("no passes array")
+if len(ps) != n: fail("%d passes, expected %d" % (len(ps), n))
+imp = "packets_impair_dropped" in j
+keys = ["packets_read", "packets_sent", "packets_failed", "packets_filtered", "packets_retried", "bytes_sent"]
+if imp: keys += ["packets_impair_dropped", "impair_copies"]
+t = 0
+for i, p in enumerate(ps):
+    if p["pass"] != i + 1 or p["passes"] != 1: fail("pass %d numbered %d (%d)" % (i + 1, p["pass"], p["passes"]))
+    lhs = p["packets_read"] + p["in_flight_before"]
+    rhs = p["packets_sent"] + p["packets_filtered"] + p["packets_failed"] + p["in_flight_after"]
+    if imp:
+        lhs += p["impair_copies"]
+        rhs += p["packets_impair_dropped"]
+    prev = ps[i - 1]["in_flight_after"] if i else 0
+    if p["in_flight_before"] != prev: fail("pass %d: in flight before %d, the pass before left %d" % (i + 1, p["in_flight_before"], prev))
+    if lhs != rhs: fail("pass %d: identity %d != %d: %r" % (i + 1, lhs, rhs, p))
+    if p["start_ns"] != t: fail("pass %d starts at %d, the pass before ended at %d" % (i + 1, p["start_ns"], t))
+    t += p["elapsed_ns"]
+if ps and ps[-1]["in_flight_after"]: fail("the last pass left packets in flight")
+if t != j["elapsed_ns"]: fail("passes last %d ns, the run %d" % (t, j["elapsed_ns"]))
+for k in keys:
+    if sum(p[k] for p in ps) != j[k]: fail("%s: passes sum to %d, total %d" % (k, sum(p[k] for p in ps), j[k]))
+if sum(p["send_error_ns"]["count"] for p in ps) != j["send_error_ns"]["count"]: fail("send error counts")
+if "flows" in j:
+    for k in ["flows", "unique", "expired", "flow_packets", "non_flow_packets", "invalid_packets", "untracked_packets"]:
+        if sum(p["flows"][k] for p in ps) != j["flows"][k]: fail("flows.%s do not sum" % k)
+print(" ".join(str(p["packets_read"]) for p in ps))
+PY
+}
+
 # expect_fail STATUS PATTERN CMD...: CMD exits STATUS and its stderr has one line matching PATTERN.
 expect_fail() {
 	local want=$1 pat=$2 rc=0

@@ -223,5 +223,36 @@ test_loop_timing_options() {
 	[ "$(count)" = 1001 ] && [ "$(span)" = 0.999000000 ] || die "--duration 1: $(count) packets over $(span) s"
 }
 
-run_tests test_usage test_tool_command_lines test_loop_timing_options test_pcapng_replays test_input_errors test_warnings_are_not_errors test_nothing_half_done \
+# --stats-json's "passes": one object per loop pass, on a dry run.
+test_loop_passes_json() {
+	local o="$WORK/t.pcap" js="$WORK/passes.json" dns="$TRACES/dns.pcap"
+	jq1() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$js" "$1"; }
+	# dns.pcap: 8 records; 2 of each pass excluded.
+	"$REPLAY" -q -w "$o" --loop 3 --exclude P:2-3 --stats-json "$js" "$dns" || die "--loop 3 failed"
+	[ "$(check_passes "$js" 3)" = "8 8 8" ] || die "--loop 3: passes read $(check_passes "$js" 3)"
+	[ "$(jq1 '[p["packets_filtered"] for p in j["passes"]]')" = "[2, 2, 2]" ] || die "--loop 3: filtered per pass wrong"
+	# Sent in a pass, with what it left in flight (staged) and found so: its 6 (when a staged packet is kicked varies).
+	[ "$(jq1 '[p["packets_sent"] + p["in_flight_after"] - p["in_flight_before"] for p in j["passes"]]')" = "[6, 6, 6]" ] ||
+		die "--loop 3: sent per pass wrong"
+	# The flow table lives across passes, as tcpreplay's: the flows are new in the first pass only.
+	[ "$(jq1 '[p["flows"]["flows"] for p in j["passes"]]')" = "[$(jq1 'j["flows"]["flows"]'), 0, 0]" ] ||
+		die "--loop 3: flows per pass $(jq1 '[p["flows"]["flows"] for p in j["passes"]]')"
+	# One pass: one object, the run's.
+	"$REPLAY" -q -w "$o" --stats-json "$js" "$dns" || die "one pass failed"
+	[ "$(check_passes "$js" 1)" = 8 ] || die "one pass: passes wrong"
+	# --loop 0 ended by --duration: the last pass is cut short (udp-1ms.pcap: 1000 records 1 ms apart).
+	"$REPLAY" -q -w "$o" --loop 0 --duration 1 --stats-json "$js" "$TRACES/udp-1ms.pcap" || die "--duration failed"
+	[ "$(check_passes "$js" 2)" = "1000 1" ] || die "--duration 1: passes read $(check_passes "$js" 2)"
+	# Impairment: dns.pcap's last record delayed 5 ms outlasts the next two passes (0.73 ms each):
+	# in flight at the end of passes 1 and 2, sent in pass 3.
+	printf 'pass\npass\npass\npass\npass\npass\npass\ndelay 5ms\n' >"$WORK/d.txt"
+	"$REPLAY" -q -w "$o" --loop 3 --impair "$WORK/d.txt" --stats-json "$js" "$dns" || die "impaired --loop 3 failed"
+	[ "$(check_passes "$js" 3)" = "8 8 8" ] || die "impaired --loop 3: passes wrong"
+	[ "$(jq1 '[p["in_flight_after"] >= 1 for p in j["passes"]]')" = "[True, True, False]" ] ||
+		die "impaired --loop 3: in flight $(jq1 '[p["in_flight_after"] for p in j["passes"]]')"
+	[ "$(jq1 '[p["packets_sent"] + p["in_flight_after"] - p["in_flight_before"] for p in j["passes"]]')" = "[8, 8, 8]" ] ||
+		die "impaired --loop 3: sent $(jq1 '[p["packets_sent"] for p in j["passes"]]')"
+}
+
+run_tests test_usage test_tool_command_lines test_loop_timing_options test_loop_passes_json test_pcapng_replays test_input_errors test_warnings_are_not_errors test_nothing_half_done \
 	test_interface_errors test_frame_errors_counted

@@ -349,6 +349,52 @@ test_stopping() {
 	[ "$(json_get "$WORK/i.json" received)" = 8 ] || die "--idle: received $(json_get "$WORK/i.json" received)"
 }
 
+# SIGINT and SIGTERM alike: during set-up (here an open() of a FIFO reference
+# with no writer) nothing is captured or reported and the exit status says
+# which signal; during the capture it ends and the report follows.
+test_signals_consistent() {
+	local sig want rc
+	mkfifo "$WORK/ref.fifo"
+	for sig in TERM INT; do
+		want=$([ $sig = TERM ] && echo 143 || echo 130)
+		rm -f "$WORK/s.json"
+		ip netns exec "$NS_B" "$REPLAY_RX" -i "$IF_B" --reference "$WORK/ref.fifo" --json "$WORK/s.json" \
+			>"$WORK/s.out" 2>"$WORK/s.err" &
+		CAP_PID=$!
+		sleep 0.5
+		kill -0 "$CAP_PID" || die "set-up: replay-rx ended before the signal: $(cat "$WORK/s.err")"
+		kill -$sig "$CAP_PID"
+		rc=0
+		wait "$CAP_PID" || rc=$?
+		CAP_PID=""
+		[ "$rc" -eq "$want" ] || die "SIG$sig during set-up: exit $rc, expected $want: $(cat "$WORK/s.err")"
+		grep -q "stopped by SIG$sig during set-up, before capturing: no report" "$WORK/s.err" ||
+			die "SIG$sig during set-up: $(cat "$WORK/s.err")"
+		! grep -q "listening on" "$WORK/s.err" || die "SIG$sig during set-up: it listened"
+		[ ! -e "$WORK/s.json" ] || die "SIG$sig during set-up: a report was written"
+		# During the capture: it ends, and the report of what came follows.
+		ip netns exec "$NS_B" "$REPLAY_RX" -i "$IF_B" --json "$WORK/s.json" >"$WORK/s.out" 2>"$WORK/s.err" &
+		CAP_PID=$!
+		wait_listening "$CAP_PID" "$WORK/s.err" replay-rx
+		in_a "$REPLAY" -q -i "$IF_A" "$TRACES/dns.pcap"
+		sleep 0.3
+		kill -$sig "$CAP_PID"
+		rc=0
+		wait "$CAP_PID" || rc=$?
+		CAP_PID=""
+		[ "$rc" -eq 0 ] || die "SIG$sig during the capture: exit $rc: $(cat "$WORK/s.err")"
+		[ "$(json_get "$WORK/s.json" received)" = 8 ] || die "SIG$sig during the capture: received $(json_get "$WORK/s.json" received)"
+	done
+}
+
+# -B: the ring laid out by its size, on the listening line (man page: -B's rule).
+test_ring_layout() {
+	in_b "$REPLAY_RX" -i "$IF_B" -B 2048 -s 64 --timeout 0.2 -q 2>"$WORK/l.err" || die "-B 2048: exit $?"
+	grep -q "ring 8 x 256 KiB" "$WORK/l.err" || die "-B 2048: $(cat "$WORK/l.err")"
+	in_b "$REPLAY_RX" -i "$IF_B" --timeout 0.2 -q 2>"$WORK/l.err" || die "default ring: exit $?"
+	grep -q "ring 64 x 1024 KiB" "$WORK/l.err" || die "default ring: $(cat "$WORK/l.err")"
+}
+
 test_rx_errors() {
 	expect_fail 2 "^replay-rx: nothing to receive" "$REPLAY_RX"
 	expect_fail 2 "^replay-rx: unexpected argument 'udp'" "$REPLAY_RX" -i "$IF_B" udp
@@ -425,8 +471,7 @@ test_rx_offline_inputs() {
 }
 
 test_veth_check() {
-	local before after pid rc=0
-	before=$(ip netns list | grep -c "^vchk-" || true)
+	local pid rc=0 i
 	"$VETH_CHECK" "$TRACES/dns.pcap" >"$WORK/vc.out" 2>&1 || die "veth-check failed: $(cat "$WORK/vc.out")"
 	grep -q "^veth-check: PASS: 8 of 8 packets" "$WORK/vc.out" || die "veth-check: $(cat "$WORK/vc.out")"
 	# A timing limit no replay meets.
@@ -447,16 +492,23 @@ test_veth_check() {
 	rc=0
 	"$VETH_CHECK" --max-loss x a.pcap >"$WORK/vc.out" 2>&1 || rc=$?
 	[ $rc -eq 2 ] || die "usage error: exit $rc"
-	# Stopped half-way: its namespaces go with it.
+	# Stopped half-way: its namespaces go with it.  Only its own are counted
+	# (named by its PID, scripts/veth-check.sh), not other tests' running at once.
 	"$VETH_CHECK" -- --loop 5 "$TRACES/udp-1ms.pcap" >"$WORK/vc.out" 2>&1 &
 	pid=$!
-	sleep 1.5
+	own() { ip netns list | grep -cE "^vchk-[ab]-$pid( |\$)" || true; }
+	for i in $(seq 100); do
+		[ "$(own)" -eq 2 ] && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	[ "$(own)" -eq 2 ] || die "veth-check $pid: its two namespaces never appeared: $(ip netns list | tr '\n' ' '); $(cat "$WORK/vc.out")"
+	sleep 0.5
 	kill -TERM $pid
 	rc=0
 	wait $pid || rc=$?
 	[ $rc -eq 143 ] || die "veth-check stopped by SIGTERM: exit $rc"
-	after=$(ip netns list | grep -c "^vchk-" || true)
-	[ "$after" -eq "$before" ] || die "veth-check left network namespaces behind: $(ip netns list | grep vchk-)"
+	[ "$(own)" -eq 0 ] || die "veth-check left network namespaces behind: $(ip netns list | grep -E "^vchk-[ab]-$pid")"
 }
 
 require_root
@@ -464,6 +516,6 @@ for tool in xmllint rsvg-convert setpriv; do
 	command -v $tool >/dev/null || die "$tool is not installed (scripts/deps.sh installs it)"
 done
 init_ns
-run_tests test_agrees_with_tcpdump test_faults_caught_exactly test_reference_filter test_sequence_live test_vlan_tags_reinserted \
+run_tests test_signals_consistent test_ring_layout test_agrees_with_tcpdump test_faults_caught_exactly test_reference_filter test_sequence_live test_vlan_tags_reinserted \
 	test_kernel_filter test_kernel_drops_reported test_send_log_latency test_plots_render \
 	test_stopping test_rx_errors test_rx_offline_inputs test_veth_check

@@ -58,6 +58,11 @@ test_loop_and_limit() {
 	replay_and_compare http-loop3 "$TRACES/http.pcap" --topspeed --loop 3
 	replay_and_compare http-limit "$TRACES/http.pcap" --topspeed --loop 0 --limit 25
 	[ "$(json_get "$WORK/http-limit.json" packets_sent)" = 25 ] || die "limit not honoured"
+	# --stats-json: one object per pass (http.pcap: 40 frames), summing to the totals.
+	[ "$(check_passes "$WORK/http-loop3.json" 3)" = "40 40 40" ] || die "--loop 3: passes $(check_passes "$WORK/http-loop3.json" 3)"
+	[ "$(check_passes "$WORK/http-limit.json" 1)" = 25 ] || die "--limit 25: passes wrong"
+	replay_and_compare http-limit100 "$TRACES/http.pcap" --topspeed --loop 0 --limit 100
+	[ "$(check_passes "$WORK/http-limit100.json" 3)" = "40 40 20" ] || die "--loop 0 --limit 100: passes wrong"
 }
 
 test_encodings_identical() {

@@ -515,6 +515,46 @@ static void test_topspeed_batches(void **state)
 	assert_int_equal(jget(json, "packets_retried"), 0);
 }
 
+/*
+ * --stats-json's passes: a batch spans passes (no kick for a pass's sake),
+ * what is staged at a pass's end is in flight, carried to the next, and
+ * every pass's identity holds; they sum to the totals.
+ */
+static void test_passes_span_batches(void **state)
+{
+	static char json[32768];
+	const char *p = json;
+	uint64_t read = 0, sent = 0, carried = 0;
+	unsigned n = 0;
+
+	(void)state;
+	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8 }, "-t", "--loop", "10", NULL), 0);
+	/* The same kicks as without passes (test_topspeed_batches). */
+	assert_int_equal(m.flushes, (10 * NPKT + 7) / 8);
+	while ((p = strstr(p, "{\"pass\":"))) {
+		uint64_t r = jget(p, "packets_read"), sn = jget(p, "packets_sent");
+		uint64_t before = jget(p, "in_flight_before"), after = jget(p, "in_flight_after");
+
+		n++;
+		assert_int_equal(jget(p, "pass"), n);
+		assert_int_equal(r, NPKT);
+		assert_int_equal(before, carried);
+		assert_int_equal(r + before, sn + jget(p, "packets_filtered") + jget(p, "packets_failed") + after);
+		/* Kicked only when 8 are staged: 5n mod 8 are left after pass n (the last kicks the rest). */
+		assert_int_equal(after, n < 10 ? (n * NPKT) % 8 : 0);
+		carried = after;
+		read += r;
+		sent += sn;
+		p++;
+	}
+	assert_int_equal(n, 10);
+	assert_int_equal(read, jget(json, "packets_read"));
+	assert_int_equal(sent, jget(json, "packets_sent"));
+	assert_int_equal(sent, 10 * NPKT);
+}
+
 /* A kick that takes part of the batch is progress, not back-pressure: the rest follow in order. */
 static void test_partial_flush_keeps_order(void **state)
 {
@@ -1115,6 +1155,7 @@ int main(void)
 		cmocka_unit_test(test_edits_filtered),
 		cmocka_unit_test(test_bad_prep_sends_nothing),
 		cmocka_unit_test(test_topspeed_batches),
+		cmocka_unit_test(test_passes_span_batches),
 		cmocka_unit_test(test_partial_flush_keeps_order),
 		cmocka_unit_test(test_failure_mid_batch),
 		cmocka_unit_test(test_backpressure_mid_batch),

@@ -103,6 +103,15 @@ static void test_errors(void **state)
 			   "--block-size: 100000 is not a power of two");
 	expect_usage_error(PARSE(&o, "-i", "a", "--block-size", "8192", "-s", "9216"),
 			   "--block-size: 8192 bytes cannot hold a 9216-byte frame");
+	expect_usage_error(PARSE(&o, "-i", "a", "-B", "2048", "--blocks", "8"),
+			   "-B sets the ring's size and its blocks follow from it; --blocks and --block-size set them instead");
+	expect_usage_error(PARSE(&o, "-i", "a", "--buffer-size", "2048", "--block-size", "65536"),
+			   "-B sets the ring's size and its blocks follow from it; --blocks and --block-size set them instead");
+	expect_usage_error(PARSE(&o, "-r", "f.pcap", "-B", "2048"),
+			   "-r reads a file: --hw-timestamps, the ring's options, --timeout and --idle apply to live capture");
+	expect_usage_error(PARSE(&o, "-i", "a", "-B", "3"), "--buffer-size: 3 is out of range (4..16777216)");
+	assert_int_equal(PARSE(&o, "-i", "a", "-B", "2048"), 0);
+	assert_int_equal(o.ring_kib, 2048);
 	expect_usage_error(PARSE(&o, "-i", "a", "--blocks", "0"),
 			   "--blocks: 0 is out of range (1..65536)");
 	expect_usage_error(PARSE(&o, "-i", "a", "--timeout", "-1"),

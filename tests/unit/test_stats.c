@@ -166,6 +166,188 @@ static void test_summary_and_json(void **state)
 	free(json);
 }
 
+/* A run's totals after @n more packets read, @f of them filtered, @x failed, the rest sent at @b bytes each. */
+static void run_pkts(struct stats *s, struct stats_counts *c, uint64_t n, uint64_t f, uint64_t x, uint64_t b)
+{
+	c->read += n;
+	c->filtered += f;
+	c->failed += x;
+	c->sent += n - f - x;
+	c->bytes_sent += (n - f - x) * b;
+	s->read = c->read;
+	s->filtered = c->filtered;
+	s->failed = c->failed;
+	s->sent = c->sent;
+	s->bytes_sent = c->bytes_sent;
+	for (uint64_t i = 0; i < n - f - x; i++)
+		stats_add_err(s, (c->sent - (n - f - x) + i) * 100);
+	s->flows.flows += n ? 1 : 0;
+	s->flows.unique += n ? 1 : 0;
+	s->flows.flow_packets += n;
+}
+
+/* The integer after "@key": in @from. */
+static unsigned long long json_u(const char *from, const char *key)
+{
+	char k[64];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(from, k);
+	assert_non_null(p);
+	return strtoull(p + strlen(k), NULL, 10);
+}
+
+/* Three passes: each is its own difference of the totals, each identity holds, they sum to the totals. */
+static void test_passes(void **state)
+{
+	static const uint64_t n[3] = { 10, 7, 4 }, f[3] = { 1, 0, 2 }, x[3] = { 0, 2, 1 };
+	struct stats s;
+	struct stats_counts c = { 0 };
+	uint64_t sum_read = 0, sum_sent = 0, sum_f = 0, sum_x = 0, sum_b = 0, sum_ns = 0, sum_err = 0;
+	const char *p;
+	char *json;
+
+	(void)state;
+	stats_init(&s);
+	s.flows.enabled = true;
+	/* Off: nothing recorded, no "passes" key. */
+	stats_pass_begin(&s, 0, &c);
+	assert_int_equal(stats_pass_end(&s, 5, &c), 0);
+	assert_int_equal(s.npasses, 0);
+	json = render(json_fn, &s);
+	assert_null(strstr(json, "\"passes\""));
+	assert_non_null(strstr(json, "{\"schema_version\":2,"));
+	free(json);
+
+	s.passes_on = true;
+	s.start_ns = 1000;
+	for (unsigned i = 0; i < 3; i++) {
+		stats_pass_begin(&s, 1000 + i * 500, &c);
+		run_pkts(&s, &c, n[i], f[i], x[i], 60 + i);
+		assert_int_equal(stats_pass_end(&s, 1000 + (i + 1) * 500, &c), 0);
+		/* Ended twice: the second is nothing. */
+		assert_int_equal(stats_pass_end(&s, 9999, &c), 0);
+	}
+	s.end_ns = 2500;
+	assert_int_equal(s.npasses, 3);
+	for (unsigned i = 0; i < 3; i++) {
+		const struct stats_pass *q = &s.passes[i];
+
+		assert_int_equal(q->pass, i + 1);
+		assert_int_equal(q->npasses, 1);
+		assert_int_equal(q->c.read, n[i]);
+		assert_int_equal(q->c.filtered, f[i]);
+		assert_int_equal(q->c.failed, x[i]);
+		assert_int_equal(q->c.sent, n[i] - f[i] - x[i]);
+		assert_int_equal(q->c.bytes_sent, (n[i] - f[i] - x[i]) * (60 + i));
+		assert_int_equal(q->err_count, q->c.sent);
+		assert_int_equal(q->flows.flows, 1);
+		assert_int_equal(q->flows.flow_packets, n[i]);
+		assert_int_equal(q->end_ns - q->start_ns, 500);
+	}
+	/* Each pass's send errors are its own: pass 3's smallest is after pass 2's largest. */
+	assert_true(s.passes[2].err_p50 > s.passes[1].err_max);
+
+	json = render(json_fn, &s);
+	p = strstr(json, "\"passes\":[");
+	assert_non_null(p);
+	for (unsigned i = 0; i < 3; i++) {
+		char key[32];
+		uint64_t r, sn, fl, fa;
+
+		snprintf(key, sizeof(key), "{\"pass\":%u,", i + 1);
+		p = strstr(p, key);
+		assert_non_null(p);
+		r = json_u(p, "packets_read");
+		sn = json_u(p, "packets_sent");
+		fl = json_u(p, "packets_filtered");
+		fa = json_u(p, "packets_failed");
+		assert_int_equal(r, sn + fl + fa);
+		sum_read += r;
+		sum_sent += sn;
+		sum_f += fl;
+		sum_x += fa;
+		sum_b += json_u(p, "bytes_sent");
+		sum_ns += json_u(p, "elapsed_ns");
+		sum_err += json_u(p, "count");
+	}
+	assert_int_equal(sum_read, json_u(json, "packets_read"));
+	assert_int_equal(sum_sent, json_u(json, "packets_sent"));
+	assert_int_equal(sum_f, json_u(json, "packets_filtered"));
+	assert_int_equal(sum_x, json_u(json, "packets_failed"));
+	assert_int_equal(sum_b, json_u(json, "bytes_sent"));
+	assert_int_equal(sum_ns, json_u(json, "elapsed_ns"));
+	assert_int_equal(sum_err, s.send_err.count);
+	assert_null(strstr(json, "impair_copies"));
+	assert_non_null(strstr(json, "\"in_flight_before\":0,\"in_flight_after\":0,"));
+	free(json);
+	stats_free(&s);
+	assert_null(s.passes);
+}
+
+/* What is in flight (staged, held) at a pass's end is carried into the next, and the identity holds with it. */
+static void test_passes_impaired(void **state)
+{
+	struct stats s;
+	struct stats_counts c = { 0 };
+	char *json;
+
+	(void)state;
+	stats_init(&s);
+	s.passes_on = true;
+	s.impaired = true;
+	stats_pass_begin(&s, 0, &c);
+	c.read = 10, c.impair_copies = 2, c.sent = 6, c.impair_dropped = 1, c.in_flight = 5;
+	assert_int_equal(stats_pass_end(&s, 10, &c), 0);
+	stats_pass_begin(&s, 10, &c);
+	c.read = 20, c.impair_copies = 3, c.sent = 19, c.impair_dropped = 2, c.failed = 2, c.in_flight = 0;
+	assert_int_equal(stats_pass_end(&s, 20, &c), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		const struct stats_pass *q = &s.passes[i];
+
+		assert_int_equal(q->c.read + q->c.impair_copies + q->in_flight_before,
+				 q->c.sent + q->c.filtered + q->c.failed + q->c.impair_dropped + q->in_flight_after);
+	}
+	assert_int_equal(s.passes[0].in_flight_after, 5);
+	assert_int_equal(s.passes[1].in_flight_before, 5);
+	json = render(json_fn, &s);
+	assert_non_null(strstr(json, "\"in_flight_before\":5,\"in_flight_after\":0,"));
+	assert_non_null(strstr(json, "\"packets_impair_dropped\":1,\"impair_copies\":1}"));
+	free(json);
+	stats_free(&s);
+}
+
+/* Past STATS_PASSES_MAX records the last takes in every later pass, and the sums still hold. */
+static void test_passes_cap(void **state)
+{
+	struct stats s;
+	struct stats_counts c = { 0 };
+	uint64_t total = STATS_PASSES_MAX + 10, read = 0, sent = 0;
+
+	(void)state;
+	stats_init(&s);
+	s.passes_on = true;
+	for (uint64_t i = 0; i < total; i++) {
+		stats_pass_begin(&s, i, &c);
+		run_pkts(&s, &c, 2, 0, 1, 10);
+		assert_int_equal(stats_pass_end(&s, i + 1, &c), 0);
+	}
+	assert_int_equal(s.npasses, STATS_PASSES_MAX);
+	assert_int_equal(s.passes[STATS_PASSES_MAX - 1].pass, STATS_PASSES_MAX);
+	assert_int_equal(s.passes[STATS_PASSES_MAX - 1].npasses, 11);
+	assert_int_equal(s.passes[STATS_PASSES_MAX - 1].c.read, 22);
+	assert_int_equal(s.passes[STATS_PASSES_MAX - 1].err_count, 11);
+	assert_int_equal(s.passes[STATS_PASSES_MAX - 1].end_ns - s.passes[STATS_PASSES_MAX - 1].start_ns, 11);
+	for (size_t i = 0; i < s.npasses; i++) {
+		read += s.passes[i].c.read;
+		sent += s.passes[i].c.sent;
+	}
+	assert_int_equal(read, c.read);
+	assert_int_equal(sent, c.sent);
+	stats_free(&s);
+}
+
 static void test_timing_reported(void **state)
 {
 	struct stats s;
@@ -245,6 +427,9 @@ int main(void)
 		cmocka_unit_test(test_summary_and_json),
 		cmocka_unit_test(test_timing_reported),
 		cmocka_unit_test(test_zero_elapsed),
+		cmocka_unit_test(test_passes),
+		cmocka_unit_test(test_passes_impaired),
+		cmocka_unit_test(test_passes_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
