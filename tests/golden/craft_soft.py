@@ -49,7 +49,7 @@ frames = [
     eth(0x0800, b''),                                          # Ethernet header only, IPv4 type
     eth(0x0800, ip4(17, udp4(b'ihl'), ihl=4)),                 # IHL 4 (< 5)
     eth(0x0800, ip4(17, udp4(b'opts'), ihl=15, opts=b'\x01' * 40))[:14 + 30],  # options past the capture
-    eth(0x0800, ip4(6, b'\x00\x50'))[:14 + 22],                # TCP header cut short
+    (eth(0x0800, ip4(6, b'\x00\x50' + b'\x00' * 18))[:14 + 22], 54),  # TCP header cut short by the capture
     eth(0x86dd, ip6(17, udp6(b'cut6')))[:14 + 30],             # IPv6 header cut short
     eth(0x86dd, ip6(0, b'\x11\x05' + b'\x01' * 6))[:14 + 44],  # hop-by-hop claims 48 bytes, 4 captured
     eth(0x86dd, ip6(0, b'\x11\x00\x01\x04\x00\x00\x00\x00' + udp6(b'hbh'))),  # complete hop-by-hop
@@ -80,4 +80,5 @@ frames = [
 out = open(sys.argv[1], 'wb')
 out.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
 for i, f in enumerate(frames):
-    out.write(struct.pack('<IIII', 1700000000 + i, 0, len(f), len(f)) + f)
+    f, wire = f if isinstance(f, tuple) else (f, len(f))
+    out.write(struct.pack('<IIII', 1700000000 + i, 0, len(f), wire) + f)
