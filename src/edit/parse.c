@@ -295,6 +295,10 @@ int edit_parse_ttl(void *field, const char *arg, char *err, size_t errlen)
 	t->mode = EDIT_TTL_SET;
 	if (*s == '+' || *s == '-')
 		t->mode = *s++ == '+' ? EDIT_TTL_ADD : EDIT_TTL_SUB;
+	/* tcprewrite 4.6 reads --ttl with atoi(): 0x20 would be 0 there, so say so rather than differ. */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return opts_fail(err, errlen, "'%s': tcprewrite 4.6 reads --ttl in decimal (0x20 as 0); write it in decimal",
+				 arg);
 	v = number(&s, 255);
 	if (v < 0 || *s || (t->mode == EDIT_TTL_SET && v < 1))
 		return opts_fail(err, errlen, "'%s' is not N, +N or -N with N in 1..255", arg);
