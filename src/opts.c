@@ -269,6 +269,17 @@ static const struct opt_def table[] = {
 	     .help = "ask on standard input how many packets to send next (tcpreplay's; Enter: one)"),
 	FLAG(edit.skipl2broadcast, .name = "skipl2broadcast", .group = OPT_GRP_EDIT,
 	     .help = "--enet-dmac/--enet-smac leave broadcast and IPv4/IPv6 multicast MACs as they are"),
+	UINT(edit.mac_seed, .name = "enet-mac-seed", .min = 0, .max = UINT32_MAX, .metavar = "N",
+	     .group = OPT_GRP_EDIT, .help = "scramble unicast MAC addresses with seed N, as tcprewrite does"),
+	UINT(edit.mac_seed_keep, .name = "enet-mac-seed-keep-bytes", .min = 1, .max = 6, .metavar = "K",
+	     .group = OPT_GRP_EDIT, .help = "with --enet-mac-seed: keep the first K bytes of each MAC (1-6)"),
+	UINT(edit.fuzz_seed, .name = "fuzz-seed", .min = 0, .max = UINT32_MAX, .metavar = "N",
+	     .group = OPT_GRP_EDIT,
+	     .help = "fuzz 1 packet in 8 with seed N (bytes, length or a drop), as tcprewrite does"),
+	UINT(edit.fuzz_factor, .name = "fuzz-factor", .min = 1, .max = UINT32_MAX, .metavar = "F",
+	     .group = OPT_GRP_EDIT, .help = "with --fuzz-seed: fuzz 1 packet in F instead of 8"),
+	FLAG(edit.skip_soft, .name = "skip-soft-errors", .group = OPT_GRP_EDIT,
+	     .help = "drop the frames tcprewrite cannot edit (cut short, 802.3) instead of sending them"),
 	STR(stats_json, .name = "stats-json", .metavar = "FILE", .group = OPT_GRP_STATS,
 	    .help = "write the run's statistics as JSON to FILE ('-' = stdout)"),
 	STR(stats_json, .name = "json", .metavar = "FILE", .group = OPT_GRP_STATS,
@@ -315,17 +326,12 @@ static const struct opt_hint tool_hints[] = {
 	{ 0, "netmap", "tcpreplay's netmap injector; replay has no netmap: --xdp (AF_XDP, --method xdp) is its "
 		       "kernel-bypass path", true },
 	{ 0, "no-load-opts", "tcpreplay's --no-load-opts: replay reads no config file", true },
-	{ 0, "fuzz-seed", "tcprewrite's --fuzz-seed; " NOT_YET, true },
-	{ 0, "fuzz-factor", "tcprewrite's --fuzz-factor; " NOT_YET, true },
-	{ 0, "enet-mac-seed", "tcprewrite's --enet-mac-seed; " NOT_YET, true },
-	{ 0, "enet-mac-seed-keep-bytes", "tcprewrite's --enet-mac-seed-keep-bytes; " NOT_YET, true },
 	{ 0, "hdlc-control", "tcprewrite's --hdlc-control is for --dlt hdlc; replay sends Ethernet only", true },
 	{ 0, "hdlc-address", "tcprewrite's --hdlc-address is for --dlt hdlc; replay sends Ethernet only", true },
 	{ 0, "user-dlt", "tcprewrite's --user-dlt is for --dlt user; replay sends Ethernet only", true },
 	{ 0, "user-dlink", "tcprewrite's --user-dlink is for --dlt user; replay sends Ethernet only", true },
 	{ 0, "infile", "tcprewrite's -i/--infile: name the trace as an operand (replay -w OUT IN)", true },
 	{ 0, "outfile", "tcprewrite's -o/--outfile is -w/--write here (replay -w OUT IN)", true },
-	{ 0, "skip-soft-errors", "tcprewrite's --skip-soft-errors; " NOT_YET, true },
 	/* letters replay keeps with its own meaning: said when their argument looks wrong */
 	{ 'w', NULL, "tcprewrite's and tcpprep's -w (suppress warnings) is -W here", false },
 	{ 'i', NULL, "tcprewrite's -i IN is the trace operand here: replay -w OUT IN", false },
@@ -618,6 +624,8 @@ static int check(struct opts *o, char *err, size_t len)
 	if (o->prep_cmd) {
 		if (ifname || o->intf2 || wpath || o->prep_path || o->dualfile)
 			return opts_fail(err, len, "replay prep writes a sidecar: no -i, -I, -w, --prep or --dualfile");
+		if (o->edit.fuzz_seed != EDIT_UNSET)
+			return opts_fail(err, len, "replay prep: --fuzz-seed changes bytes and lengths a sidecar cannot hold");
 		if (!o->prep_out)
 			return opts_fail(err, len, "replay prep: give the sidecar's name with -o FILE");
 		if (o->nfiles != 1)
@@ -629,6 +637,8 @@ static int check(struct opts *o, char *err, size_t len)
 			    "(tcprewrite's -i IN -o OUT is replay -w OUT IN; tcpreplay's -o is --oneatatime here)");
 	if (o->prep_path && o->nfiles != 1)
 		return opts_fail(err, len, "--prep: a sidecar belongs to one trace; give exactly one file");
+	if (o->prep_path && o->edit.fuzz_seed != EDIT_UNSET)
+		return opts_fail(err, len, "--fuzz-seed changes bytes and lengths a prep sidecar cannot know: no --prep");
 	if (o->split_mode || o->cachefile) {
 		struct split *sp;
 

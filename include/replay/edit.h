@@ -111,6 +111,8 @@ struct edit_cfg {
 	uint64_t vlan_pri;            /* --enet-vlan-pri, 0..7; EDIT_UNSET if not given */
 	uint64_t vlan_cfi;            /* --enet-vlan-cfi, 0..1; EDIT_UNSET if not given */
 	uint16_t vlan_proto;          /* --enet-vlan-proto: 0x8100 or 0x88a8 */
+	uint64_t mac_seed;            /* --enet-mac-seed: scramble MACs with this seed; EDIT_UNSET if not given */
+	uint64_t mac_seed_keep;       /* --enet-mac-seed-keep-bytes: leading MAC bytes kept, 1..6; 0 = not given */
 
 	/* layer 3 and 4 */
 	struct edit_pnat pnat;        /* --pnat */
@@ -135,6 +137,11 @@ struct edit_cfg {
 	bool fixcsum;                 /* --fixcsum */
 	bool pad_payload;             /* --pad-payload: NetVCR's zero-filled payloads */
 
+	/* tcprewrite's fuzzing and soft errors (fuzz.c, soft.c) */
+	uint64_t fuzz_seed;           /* --fuzz-seed; EDIT_UNSET if not given */
+	uint64_t fuzz_factor;         /* --fuzz-factor: fuzz 1 packet in N (default 8); EDIT_UNSET if not given */
+	bool skip_soft;               /* --skip-soft-errors: drop what tcprewrite would stop editing */
+
 	/* per loop pass (edit_chain_set_pass()) */
 	bool unique_ip;               /* --unique-ip: other IP addresses in every pass */
 	uint64_t unique_ip_loops;     /* --unique-ip-loops N: passes per address set (0 = 1) */
@@ -148,6 +155,7 @@ struct edit_cfg {
 		.vlan_tag = EDIT_UNSET, .vlan_pri = EDIT_UNSET, .vlan_cfi = EDIT_UNSET,            \
 		.vlan_proto = 0x8100, .seed = EDIT_UNSET, .tos = EDIT_UNSET, .mtu = 1500,          \
 		.tcp_seq = EDIT_UNSET, .tclass = EDIT_UNSET, .flowlabel = EDIT_UNSET,               \
+		.mac_seed = EDIT_UNSET, .fuzz_seed = EDIT_UNSET, .fuzz_factor = EDIT_UNSET,         \
 	}
 
 /*

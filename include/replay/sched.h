@@ -116,8 +116,9 @@ struct sched_ratio {
 
 /*
  * sched_ratio_parse() - read a positive decimal ("2", "0.5", "1000.25", at
- * most 9 digits after the point) into @r, reduced.  0, or -EINVAL for
- * anything else (signs, exponents, zero, too many digits, overflow).
+ * most 9 digits after the point) or, as tcpreplay's strtod(), hexadecimal
+ * ("0x10", "0x1.8", "0x1p-3") number into @r, reduced.  0, or -EINVAL for
+ * anything else (signs, decimal exponents, zero, too many digits, overflow).
  */
 int sched_ratio_parse(const char *s, struct sched_ratio *r);
 

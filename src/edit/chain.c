@@ -19,8 +19,15 @@
 /* The order edits run in: selection first (on the packet as captured), then layer 2,
  * layer 3/4 rewrites, lengths, padding, and last the checksums. */
 static const struct edit_ops *const edit_order[] = {
-	&edit_select_ops, &edit_filter_ops, &edit_efcs_ops,  &edit_mac_ops,   &edit_vlan_ops,  &edit_seed_ops,
-	&edit_ipmap_ops,  &edit_endpoints_ops, &edit_portmap_ops, &edit_tcpseq_ops, &edit_ttl_ops,  &edit_tos_ops,   &edit_ip6class_ops, &edit_unique_ops,
+	&edit_select_ops, &edit_filter_ops, &edit_efcs_ops,
+	&edit_soft_ops,
+	&edit_mac_ops,
+	&edit_macseed_ops,
+	&edit_vlan_ops,  &edit_seed_ops,
+	&edit_ipmap_ops,  &edit_endpoints_ops, &edit_portmap_ops, &edit_tcpseq_ops, &edit_ttl_ops,  &edit_tos_ops,   &edit_ip6class_ops,
+	/* --fuzz-seed: the fuzzer, then the address maps after it (tcpedit 4.6's order, fuzz.c) */
+	&edit_fuzz_ops, &edit_ipmap_late_ops,
+	&edit_unique_ops,
 	&edit_mtu_ops,
 	&edit_fixlen_ops, &edit_fixhdrlen_ops, &edit_pad_ops,     &edit_fixcsum_ops,
 };
@@ -75,6 +82,9 @@ int edit_chain_new(struct edit_chain **cp, const struct edit_cfg *cfg)
 		struct edit *e = &c->edits[c->nedits];
 
 		if (!edit_order[i]->wanted(&c->cfg))
+			continue;
+		/* With --fuzz-seed the address maps run after the fuzzer (edit_ipmap_late_ops). */
+		if (edit_order[i] == &edit_ipmap_ops && cfg->fuzz_seed != EDIT_UNSET)
 			continue;
 		e->ops = edit_order[i];
 		e->cfg = &c->cfg;
@@ -290,6 +300,40 @@ static void put16(uint8_t *b, uint16_t v)
 	b[1] = (uint8_t)v;
 }
 
+/*
+ * After the fuzzer (edit @upto): tcpedit 4.6 runs its layer-2 edits and its
+ * header edits once more on the fuzzed frame, stopping at a soft error
+ * (fuzz.c).  The edits before layer 2 (selection, --efcs) and --unique-ip
+ * (tcpreplay's, not tcpedit's) are not run again.
+ */
+static int edit_chain_again(struct edit_chain *ch, unsigned upto)
+{
+	struct edit_ctx *c = &ch->ctx;
+	bool l3 = false;
+	int soft, rc;
+
+	if (!c->p->caplen)
+		return EDIT_DROP; /* the fuzzer's dropped packet */
+	soft = edit_soft_error(c->p->data, c->p->caplen);
+	for (unsigned i = 0; i < upto; i++) {
+		const struct edit_ops *o = ch->edits[i].ops;
+
+		if (o == &edit_select_ops || o == &edit_filter_ops || o == &edit_efcs_ops ||
+		    o == &edit_soft_ops || o == &edit_unique_ops)
+			continue;
+		if (soft == EDIT_SOFT_L2 || (!l3 && o != &edit_mac_ops && o != &edit_macseed_ops &&
+					     o != &edit_vlan_ops && soft == EDIT_SOFT_L3))
+			return ch->cfg.skip_soft ? EDIT_DROP : EDIT_STOP;
+		l3 = l3 || (o != &edit_mac_ops && o != &edit_macseed_ops && o != &edit_vlan_ops);
+		rc = ch->edits[i].ops->apply(&ch->edits[i], c);
+		if (rc != EDIT_KEEP)
+			return rc;
+	}
+	if (soft)
+		return ch->cfg.skip_soft ? EDIT_DROP : EDIT_STOP;
+	return EDIT_KEEP;
+}
+
 int edit_chain_apply(struct edit_chain *ch, struct pkt *p)
 {
 	struct edit_ctx *c = &ch->ctx;
@@ -318,6 +362,12 @@ int edit_chain_apply(struct edit_chain *ch, struct pkt *p)
 		edit_layers(c);
 	for (unsigned i = 0; i < ch->nedits; i++) {
 		rc = ch->edits[i].ops->apply(&ch->edits[i], c);
+		if (rc == EDIT_AGAIN)
+			rc = edit_chain_again(ch, i);
+		if (rc == EDIT_STOP) {
+			rc = EDIT_KEEP;
+			goto out;
+		}
 		if (rc != EDIT_KEEP)
 			goto out;
 	}

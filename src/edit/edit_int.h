@@ -112,6 +112,42 @@ extern const struct edit_ops edit_fixlen_ops;
 extern const struct edit_ops edit_fixhdrlen_ops;
 extern const struct edit_ops edit_pad_ops;
 extern const struct edit_ops edit_fixcsum_ops;
+extern const struct edit_ops edit_soft_ops;
+extern const struct edit_ops edit_macseed_ops;
+extern const struct edit_ops edit_fuzz_ops;
+extern const struct edit_ops edit_ipmap_late_ops;
+
+/*
+ * Internal apply() results besides EDIT_KEEP/EDIT_DROP (never leave the chain):
+ * EDIT_AGAIN - the fuzzer ran: run the edits before it once more, as tcpedit 4.6
+ * does (fuzz.c); EDIT_STOP - send the packet as it is now, with no further edit
+ * and no checksum repair (a tcpedit soft error).
+ */
+enum { EDIT_AGAIN = 2, EDIT_STOP = 3 };
+
+/* edit_macseed_mask() - --enet-mac-seed's six mask bytes for @seed, and the generator's state after. */
+void edit_macseed_mask(uint32_t seed, uint8_t mask[6], uint32_t *state);
+
+/* edit_cfg_check_tcpedit() - edit_cfg_check() for --enet-mac-seed*, --fuzz-* (fuzz.c). */
+int edit_cfg_check_tcpedit(const struct edit_cfg *c, char *err, size_t errlen);
+
+/* edit_fuzz_state() - --fuzz-seed's generator state before the first packet. */
+uint32_t edit_fuzz_state(uint32_t seed);
+/*
+ * edit_fuzz_packet() - fuzz the writable frame @d of @p (caplen/wirelen may shrink, to 0 for a
+ * drop) with the value @r drawn for it; 1 if tcpedit counts it changed (checksums to redo).
+ */
+int edit_fuzz_packet(struct pkt *p, uint8_t *d, uint32_t r);
+
+/* --- soft.c: tcpedit 4.6's own walk of a frame --- */
+
+/* edit_soft_error() - 0, or the layer at which tcpedit 4.6 stops editing the frame (soft error). */
+enum { EDIT_SOFT_L2 = 1, EDIT_SOFT_L3 = 2 };
+int edit_soft_error(const uint8_t *d, uint32_t caplen);
+/* edit_te_l2() - tcpedit's end of layer 2 (*@l3) and EtherType there (*@type); -1 on a soft error. */
+int edit_te_l2(const uint8_t *d, uint32_t caplen, uint32_t *l3, uint16_t *type);
+/* edit_te_l4() - tcpedit's layer-4 offset behind the IPv4/IPv6 header at @l3 (@type); 0 if none. */
+uint32_t edit_te_l4(const uint8_t *d, uint32_t caplen, uint32_t l3, uint16_t type);
 
 /*
  * edit_rand31() - the next value (0..2^31-1) of the linear congruential

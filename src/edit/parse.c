@@ -295,6 +295,10 @@ int edit_parse_ttl(void *field, const char *arg, char *err, size_t errlen)
 	t->mode = EDIT_TTL_SET;
 	if (*s == '+' || *s == '-')
 		t->mode = *s++ == '+' ? EDIT_TTL_ADD : EDIT_TTL_SUB;
+	/* tcprewrite 4.6 reads --ttl with atoi(): 0x20 would be 0 there, so say so rather than differ. */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return opts_fail(err, errlen, "'%s': tcprewrite 4.6 reads --ttl in decimal (0x20 as 0); write it in decimal",
+				 arg);
 	v = number(&s, 255);
 	if (v < 0 || *s || (t->mode == EDIT_TTL_SET && v < 1))
 		return opts_fail(err, errlen, "'%s' is not N, +N or -N with N in 1..255", arg);
@@ -369,7 +373,7 @@ int edit_cfg_check(const struct edit_cfg *c, char *err, size_t errlen)
 		return opts_fail(err, errlen, "--pad-payload and --fixhdrlen both set the length; give one");
 	if (c->pad_payload && (c->fixlen == EDIT_FIXLEN_PAD || c->fixlen == EDIT_FIXLEN_TRUNC))
 		return opts_fail(err, errlen, "--pad-payload and --fixlen pad/trunc both set the length; give one");
-	return 0;
+	return edit_cfg_check_tcpedit(c, err, errlen);
 }
 
 bool edit_cfg_any(const struct edit_cfg *c)
@@ -380,7 +384,8 @@ bool edit_cfg_any(const struct edit_cfg *c)
 	       c->vlan != EDIT_VLAN_NONE || c->pnat.n || c->srcipmap.n || c->dstipmap.n ||
 	       c->endpoints.family || c->portmap.n || c->seed != EDIT_UNSET || c->tcp_seq != EDIT_UNSET || c->ttl.mode != EDIT_TTL_NONE ||
 	       c->tos != EDIT_UNSET || c->tclass != EDIT_UNSET || c->flowlabel != EDIT_UNSET || c->mtu_trunc || c->fixlen != EDIT_FIXLEN_NONE || c->fixhdrlen || c->efcs || c->fixcsum ||
-	       c->pad_payload || c->skipbroadcast != d.skipbroadcast || c->unique_ip;
+	       c->pad_payload || c->skipbroadcast != d.skipbroadcast || c->unique_ip ||
+	       c->mac_seed != EDIT_UNSET || c->fuzz_seed != EDIT_UNSET || c->skip_soft;
 }
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -436,6 +441,7 @@ uint64_t edit_cfg_hash(const struct edit_cfg *c)
 	H(c->ttl.val), H(c->tos), H(c->tclass), H(c->flowlabel), H(c->mtu), H(c->mtu_trunc);
 	v = c->fixlen, H(v);
 	H(c->fixcsum), H(c->pad_payload), H(c->fixhdrlen), H(c->efcs);
+	H(c->mac_seed), H(c->mac_seed_keep), H(c->fuzz_seed), H(c->fuzz_factor), H(c->skip_soft);
 	if (c->skipl2broadcast) /* only when given: sidecars made before it keep their digest */
 		H(c->skipl2broadcast);
 	if (c->endpoints.family) /* the same */

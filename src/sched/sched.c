@@ -6,6 +6,7 @@
  * How a deadline is waited for is the waiter's (wait.c).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,11 +24,79 @@ static uint64_t gcd(uint64_t a, uint64_t b)
 	return a;
 }
 
+/*
+ * A hexadecimal number as tcpreplay 4.6 reads --pps and --mbps (strtod(3)):
+ * "0x10", "0x1.8", "0x1p-3": hex digits, an optional point and fraction, an
+ * optional binary exponent.  Exact, as a ratio with a power-of-two
+ * denominator of at most 2^40.
+ */
+static int ratio_parse_hex(const char *c, struct sched_ratio *r)
+{
+	uint64_t num = 0, den = 1;
+	bool point = false, digits = false;
+	long e = 0;
+
+	for (; *c && *c != 'p' && *c != 'P'; c++) {
+		unsigned v;
+
+		if (*c == '.' && !point) {
+			point = true;
+			continue;
+		}
+		if (*c >= '0' && *c <= '9')
+			v = (unsigned)(*c - '0');
+		else if ((*c | 0x20) >= 'a' && (*c | 0x20) <= 'f')
+			v = (unsigned)((*c | 0x20) - 'a' + 10);
+		else
+			return -EINVAL;
+		if (num > (1ull << 56) || (point && den > (1ull << 36)))
+			return -EINVAL;
+		num = num * 16 + v;
+		if (point)
+			den *= 16;
+		digits = true;
+	}
+	if (*c) {
+		char *end;
+
+		errno = 0;
+		e = strtol(c + 1, &end, 10);
+		if (end == c + 1 || *end || errno || e < -40 || e > 40)
+			return -EINVAL;
+	}
+	if (!digits || num == 0)
+		return -EINVAL;
+	for (; e > 0; e--) {
+		if (den > 1)
+			den /= 2;
+		else if (num > (1ull << 58))
+			return -EINVAL;
+		else
+			num *= 2;
+	}
+	for (; e < 0; e++) {
+		if (!(num & 1) && num > 1)
+			num /= 2;
+		else if (den > (1ull << 40))
+			return -EINVAL;
+		else
+			den *= 2;
+	}
+	if (num >= 1000000000000000000ull || den > (1ull << 40))
+		return -EINVAL;
+	r->num = num / gcd(num, den);
+	r->den = den / gcd(num, den);
+	return 0;
+}
+
 int sched_ratio_parse(const char *s, struct sched_ratio *r)
 {
 	uint64_t num = 0, den = 1;
 	bool point = false, digits = false;
 	unsigned frac = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return ratio_parse_hex(s + 2, r);
 
 	for (const char *c = s; *c; c++) {
 		if (*c == '.' && !point) {

@@ -63,7 +63,7 @@ static inline void fuzz_edit_cfg(uint64_t o, struct edit_cfg *cfg)
 	if (o & (1ull << 62))
 		edit_parse_pktlist(&c.exclude, "P:2-", err, sizeof(err));
 	/* Bit 63 turns on the edits added later (--tcp-sequence, --fixhdrlen, --efcs, --tclass,
-	 * --flowlabel, --enet-subsmac), chosen by a mix of the whole word so that inputs without it keep
+	 * --flowlabel, --enet-subsmac, --enet-mac-seed, --fuzz-seed, --skip-soft-errors), chosen by a mix of the whole word so that inputs without it keep
 	 * their meaning and the corpus stays useful. */
 	if (o & (1ull << 63)) {
 		uint64_t x = (o ^ (o >> 29)) * 0xbf58476d1ce4e5b9ull;
@@ -86,6 +86,18 @@ static inline void fuzz_edit_cfg(uint64_t o, struct edit_cfg *cfg)
 		if (x & 32)
 			edit_parse_subsmac(&c.subsmac, "02:00:00:00:00:01,00:00:00:00:00:0a,ff:ff:ff:ff:ff:ff,0:1:2:3:4:5",
 					   err, sizeof(err));
+		/* --enet-mac-seed (alone: it excludes the other MAC edits), --fuzz-seed (not with
+		 * --seed), --skip-soft-errors. */
+		if ((x & 64) && !c.dmac.n && !c.smac.n && !c.subsmac.n) {
+			c.mac_seed = (x >> 16) & 0xffff;
+			c.mac_seed_keep = (x >> 50) % 7;
+		}
+		if ((x & 128) && c.seed == EDIT_UNSET) {
+			c.fuzz_seed = (x >> 20) & 0xffff;
+			c.fuzz_factor = (x & 512) ? 1 + ((x >> 56) & 3) : EDIT_UNSET;
+		}
+		if (x & 256)
+			c.skip_soft = true;
 	}
 	*cfg = c;
 }

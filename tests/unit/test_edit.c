@@ -838,6 +838,162 @@ static void test_prep_split_sides(void **state)
 	rmdir(dir);
 }
 
+/* A 64-byte UDP frame (udp-1ms.pcap's first) in @b. */
+static const char udp64_hex[] =
+	"020000000002020000000001080045000032000040004011ae93c6120001c613000104000009001e5b68"
+	"00000000000000000000000000010203040506070809";
+
+static void from_hex(uint8_t *b, const char *h)
+{
+	for (size_t i = 0; h[2 * i]; i++) {
+		unsigned v;
+
+		assert_int_equal(sscanf(h + 2 * i, "%2x", &v), 1);
+		b[i] = (uint8_t)v;
+	}
+}
+
+/*
+ * --fuzz-seed 1 --fuzz-factor 1 on nine copies of one frame: what tcprewrite 4.6
+ * writes (tcprewrite --fuzz-seed=1 --fuzz-factor=1 on that frame nine times):
+ * xor, middle, end and start writes with recomputed UDP checksums, an
+ * unchanged 8th frame and the 9th dropped.
+ */
+static void test_fuzz_as_tcprewrite(void **state)
+{
+	static const char *const want[] = {
+		"020000000002020000000001080045000032000040004011ae93c6120001c613000104000009001e958dececececec0000000000000000010203040506070809",
+		"020000000002020000000001080045000032000040004011ae93c6120001c613000104000009001e5b6d00000000000000000000000000010203040006070809",
+		"020000000002020000000001080045000032000040004011ae93c6120001c613000104000009001e5ab200000000000000000000000000b70203040506070809",
+		"020000000002020000000001080045000032000040004011ae93c6120001c613000104000009001e5a9b00000000000000000000000000ce0203040506070809",
+		"020000000002020000000001080045000032000040004011ae93c6120001c613000104000009001e5c67ff000000000000000000000000010203040506070809",
+		"020000000002020000000001080045000032000040004011ae93c6120001c613000104000009001e647152525252525200000000000000010203040506070809",
+		"020000000002020000000001080045000032000040004011ae93c6120001c613000104000009001e4653b1b1b1b1b1b100000000000000010203040506070809",
+		"020000000002020000000001080045000032000040004011ae93c6120001c613000104000009001e5b6800000000000000000000000000010203040506070809",
+	};
+	struct edit_cfg c = EDIT_CFG_DEFAULTS;
+	struct edit_chain *ch;
+	uint8_t in[64], w[64];
+
+	(void)state;
+	c.fuzz_seed = 1;
+	c.fuzz_factor = 1;
+	from_hex(in, udp64_hex);
+	assert_int_equal(edit_chain_new(&ch, &c), 0);
+	for (int i = 0; i < 9; i++) {
+		struct pkt p = { .data = in, .caplen = 64, .wirelen = 64, .linktype = LINKTYPE_ETHERNET,
+				 .recno = (uint64_t)i + 1 };
+		int rc = edit_chain_apply(ch, &p);
+
+		if (i == 8) {
+			assert_int_equal(rc, EDIT_DROP);
+			break;
+		}
+		assert_int_equal(rc, EDIT_KEEP);
+		assert_int_equal(p.caplen, 64);
+		from_hex(w, want[i]);
+		assert_memory_equal(p.data, w, 64);
+	}
+	edit_chain_free(ch);
+}
+
+/* With --fuzz-seed, tcpedit runs its header edits twice: --ttl +1 adds 2 (as tcprewrite 4.6). */
+static void test_fuzz_edits_twice(void **state)
+{
+	struct edit_cfg c = cfg_with("ttl", "+1");
+	uint8_t b[200];
+	struct pkt p = { .data = b, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+
+	(void)state;
+	p.caplen = p.wirelen = (uint32_t)udp4(b, 50);
+	c.fuzz_seed = 3;
+	c.fuzz_factor = 1000000; /* fuzz no packet here: the second pass alone */
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_int_equal(p.data[22], 64 + 2);
+	assert_true(udp4_ok(p.data, p.caplen));
+}
+
+/* --enet-mac-seed 1 (and -keep-bytes 3): the MACs tcprewrite 4.6 writes; broadcast stays. */
+static void test_mac_seed_as_tcprewrite(void **state)
+{
+	static const uint8_t all[12] = { 0x82, 0xfb, 0x54, 0xdf, 0xe1, 0xbb, 0x82, 0xfb, 0x54, 0xdf, 0xe1, 0xbd };
+	static const uint8_t keep3[12] = { 0x02, 0x00, 0x00, 0xdf, 0xe1, 0xbb, 0x02, 0x00, 0x00, 0xdf, 0xe1, 0xbd };
+	static const uint8_t bc[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	struct edit_cfg c = EDIT_CFG_DEFAULTS;
+	uint8_t b[64];
+	struct pkt p;
+
+	(void)state;
+	c.mac_seed = 1;
+	from_hex(b, udp64_hex);
+	p = (struct pkt){ .data = b, .caplen = 64, .wirelen = 64, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_memory_equal(p.data, all, 12);
+	assert_memory_equal(p.data + 12, b + 12, 52);
+	c.mac_seed_keep = 3;
+	p = (struct pkt){ .data = b, .caplen = 64, .wirelen = 64, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_memory_equal(p.data, keep3, 12);
+	memset(b, 0xff, 6);
+	p = (struct pkt){ .data = b, .caplen = 64, .wirelen = 64, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_memory_equal(p.data, bc, 6);
+	assert_memory_equal(p.data + 6, keep3 + 6, 6);
+}
+
+/* --skip-soft-errors drops what tcprewrite 4.6 cannot edit, and only that. */
+static void test_skip_soft_errors(void **state)
+{
+	struct edit_cfg c = EDIT_CFG_DEFAULTS, none = EDIT_CFG_DEFAULTS;
+	uint8_t b[200];
+	struct pkt p;
+	uint32_t n;
+
+	(void)state;
+	c.skip_soft = true;
+	n = (uint32_t)udp4(b, 50);
+	p = (struct pkt){ .data = b, .caplen = n, .wirelen = n, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	/* The IPv4 header cut short by the capture. */
+	p = (struct pkt){ .data = b, .caplen = 30, .wirelen = n, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	assert_int_equal(run1(&c, &p), EDIT_DROP);
+	/* 18 bytes or less, whatever the EtherType. */
+	b[12] = 0x08, b[13] = 0x06;
+	p = (struct pkt){ .data = b, .caplen = 18, .wirelen = 18, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	assert_int_equal(run1(&c, &p), EDIT_DROP);
+	p = (struct pkt){ .data = b, .caplen = 19, .wirelen = 19, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	/* An 802.3 length. */
+	b[12] = 0x00, b[13] = 0x26;
+	p = (struct pkt){ .data = b, .caplen = n, .wirelen = n, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	assert_int_equal(run1(&c, &p), EDIT_DROP);
+	/* Without the option the chain is not even built for it: nothing to drop. */
+	assert_false(edit_cfg_any(&none));
+	assert_true(edit_cfg_any(&c));
+}
+
+static void test_tcpedit_option_checks(void **state)
+{
+	struct edit_cfg c = cfg_with("dmac", "00:11:22:33:44:55");
+	char err[256];
+
+	(void)state;
+	c.mac_seed = 1;
+	assert_int_equal(edit_cfg_check(&c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--enet-mac-seed excludes"));
+	c = (struct edit_cfg)EDIT_CFG_DEFAULTS;
+	c.mac_seed_keep = 2;
+	assert_int_equal(edit_cfg_check(&c, err, sizeof(err)), -EINVAL);
+	c = (struct edit_cfg)EDIT_CFG_DEFAULTS;
+	c.fuzz_factor = 2;
+	assert_int_equal(edit_cfg_check(&c, err, sizeof(err)), -EINVAL);
+	c.fuzz_seed = 0;
+	assert_int_equal(edit_cfg_check(&c, err, sizeof(err)), 0);
+	c.seed = 5;
+	assert_int_equal(edit_cfg_check(&c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--seed excludes --fuzz-seed"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -858,6 +1014,11 @@ int main(void)
 		cmocka_unit_test(test_frame_limit),
 		cmocka_unit_test(test_mtu_keeps_ip_header),
 		cmocka_unit_test(test_prep_content_bound),
+		cmocka_unit_test(test_fuzz_as_tcprewrite),
+		cmocka_unit_test(test_fuzz_edits_twice),
+		cmocka_unit_test(test_mac_seed_as_tcprewrite),
+		cmocka_unit_test(test_skip_soft_errors),
+		cmocka_unit_test(test_tcpedit_option_checks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

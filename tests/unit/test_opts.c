@@ -167,6 +167,25 @@ static void test_numbers_hex(void **state)
 	assert_int_equal(PARSE(&o, "--loop", "0x-1", "-w", "o", "a"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--limit", "0x0", "-w", "o", "a"), -EINVAL); /* its range still holds */
 	assert_non_null(strstr(err, "out of range"));
+	/* --pps and --mbps as tcpreplay 4.6 reads them (strtod): hex integers, fractions, exponents. */
+	assert_int_equal(PARSE(&o, "--pps", "0x10", "-w", "o", "a"), 0);
+	assert_int_equal(o.pps.num, 16);
+	assert_int_equal(o.pps.den, 1);
+	assert_int_equal(PARSE(&o, "--mbps", "0x1.8", "-w", "o", "a"), 0);
+	assert_int_equal(o.mbps.num, 3);
+	assert_int_equal(o.mbps.den, 2);
+	assert_int_equal(PARSE(&o, "--mbps", "0X1p-3", "-w", "o", "a"), 0);
+	assert_int_equal(o.mbps.num, 1);
+	assert_int_equal(o.mbps.den, 8);
+	assert_int_equal(PARSE(&o, "--pps", "0xAp1", "-w", "o", "a"), 0);
+	assert_int_equal(o.pps.num, 20);
+	assert_int_equal(PARSE(&o, "--pps", "0x0", "-w", "o", "a"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--pps", "0x1q", "-w", "o", "a"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--pps", "0x1p", "-w", "o", "a"), -EINVAL);
+	/* tcprewrite 4.6 reads --ttl with atoi (0x20 is 0 there): refused, not misread. */
+	assert_int_equal(PARSE(&o, "--ttl", "0x20", "-w", "o", "a"), -EINVAL);
+	assert_non_null(strstr(err, "reads --ttl in decimal"));
+	assert_int_equal(PARSE(&o, "--ttl", "+0x2", "-w", "o", "a"), -EINVAL);
 }
 
 static void test_timing(void **state)

@@ -237,7 +237,7 @@ static struct sched_ratio ratio(const char *str)
 static void test_ratio_parse(void **state)
 {
 	static const char *const bad[] = {
-		"", "0", "0.000", "-1", "+1", " 1", "1 ", "1e3", "1.2.3", ".", "abc", "0x10",
+		"", "0", "0.000", "-1", "+1", " 1", "1 ", "1e3", "1.2.3", ".", "abc", "0x", "0x0", "0xg", "0x1p", "0x1p99",
 		"0.0000000001", /* 10 digits after the point */
 		"1000000000000000000", "99999999999999999999999",
 	};
@@ -264,6 +264,13 @@ static void test_ratio_parse(void **state)
 	assert_int_equal(r.den, 1);
 	r = ratio(".25");
 	assert_int_equal(r.num, 1);
+	assert_int_equal(r.den, 4);
+	/* Hexadecimal, as tcpreplay 4.6 reads --pps/--mbps with strtod (issue 14). */
+	r = ratio("0x10");
+	assert_int_equal(r.num, 16);
+	assert_int_equal(r.den, 1);
+	r = ratio("0x1.8p-1");
+	assert_int_equal(r.num, 3);
 	assert_int_equal(r.den, 4);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (sched_ratio_parse(bad[i], &r) != -EINVAL)

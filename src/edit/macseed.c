@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * --enet-mac-seed N [--enet-mac-seed-keep-bytes K]: scramble the Ethernet
+ * addresses of every frame with a mask drawn from N, the bytes tcprewrite
+ * 4.6 writes.  The mask is six distinct bytes, each the low byte of the next
+ * value of the ISO C rand() example generator (edit_rand31()) seeded with N
+ * (a byte equal to an earlier one is drawn again).  Each address byte b from
+ * K on becomes (b ^ m) - (b & m) for its mask byte m, modulo 256; an address
+ * that is not unicast keeps its bytes (broadcast, 01:00:5e and 33:33
+ * multicast, and VRRP's 00:00:5e:00:01 and 00:00:5e:00:02, RFC 7042 and
+ * RFC 5798, 7.3), and without K a unicast address loses the group bit the
+ * scrambling may have set, so it stays unicast.  Frames tcprewrite does not
+ * decode (802.3 lengths, 18 bytes or less: soft.c) are left as they are, and
+ * as tcprewrite does, an IP packet whose source or destination is a
+ * multicast group then gets that group's MAC (RFC 1112, 6.4; RFC 2464, 7).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "edit_int.h"
+
+struct macseed {
+	uint8_t mask[6];
+	unsigned keep;
+	bool on;
+};
+
+static bool macseed_wanted(const struct edit_cfg *cfg)
+{
+	return cfg->mac_seed != EDIT_UNSET;
+}
+
+void edit_macseed_mask(uint32_t seed, uint8_t mask[6], uint32_t *state)
+{
+	for (int i = 0; i < 6; i++) {
+		mask[i] = (uint8_t)edit_rand31(&seed);
+		for (int j = 0; j < i; j++) {
+			if (mask[i] == mask[j]) {
+				i--;
+				break;
+			}
+		}
+	}
+	*state = seed;
+}
+
+static int macseed_init(struct edit *e, const struct edit_cfg *cfg, char *err, size_t errlen)
+{
+	struct macseed *m = calloc(1, sizeof(*m));
+	uint32_t state;
+
+	if (!m) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	edit_macseed_mask((uint32_t)cfg->mac_seed, m->mask, &state);
+	/* tcprewrite tests the generator's state after the draws, not the seed, to switch it on. */
+	m->on = state != 0;
+	m->keep = (unsigned)cfg->mac_seed_keep;
+	e->priv = m;
+	return 0;
+}
+
+static void macseed_free(struct edit *e)
+{
+	free(e->priv);
+}
+
+/* tcpedit 4.6's is_unicast_ethernet(). */
+static bool unicast(const uint8_t *a)
+{
+	static const uint8_t bc[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+	if (!memcmp(a, bc, 6) || (a[0] == 0x01 && a[1] == 0x00 && a[2] == 0x5e) ||
+	    (a[0] == 0x33 && a[1] == 0x33))
+		return false;
+	return !(a[0] == 0 && a[1] == 0 && a[2] == 0x5e && a[3] == 0 && (a[4] == 1 || a[4] == 2));
+}
+
+/* The group MAC of the IP address @ip (@v 4 or 6) into @g when it is multicast. */
+static bool group_of(const uint8_t *ip, int v, uint8_t g[6])
+{
+	if (v == 4 && (ip[0] & 0xf0) == 0xe0) {
+		memcpy(g, (const uint8_t[]){ 0x01, 0x00, 0x5e, (uint8_t)(ip[1] & 0x7f), ip[2], ip[3] }, 6);
+		return true;
+	}
+	if (v == 6 && ip[0] == 0xff) {
+		memcpy(g, (const uint8_t[]){ 0x33, 0x33, ip[12], ip[13], ip[14], ip[15] }, 6);
+		return true;
+	}
+	return false;
+}
+
+static int macseed_apply(struct edit *e, struct edit_ctx *c)
+{
+	const struct macseed *m = e->priv;
+	uint8_t *d, g[6];
+	uint32_t l3;
+	uint16_t t;
+	bool us, ud;
+	int soft;
+
+	if (!m->on || c->p->linktype != LINKTYPE_ETHERNET)
+		return EDIT_KEEP;
+	soft = edit_soft_error(c->p->data, c->p->caplen);
+	if (soft == EDIT_SOFT_L2)
+		return EDIT_KEEP;
+	d = edit_wr(c);
+	us = unicast(d + 6);
+	ud = unicast(d);
+	for (unsigned i = m->keep; i < 6; i++) {
+		unsigned ms = us ? m->mask[i] : 0, md = ud ? m->mask[i] : 0;
+
+		d[6 + i] = (uint8_t)((d[6 + i] ^ ms) - (d[6 + i] & ms));
+		d[i] = (uint8_t)((d[i] ^ md) - (d[i] & md));
+	}
+	if (!m->keep) {
+		d[6] &= (uint8_t)~(us ? 1u : 0u);
+		d[0] &= (uint8_t)~(ud ? 1u : 0u);
+	}
+	/* tcprewrite moves the MACs of an IP multicast packet to its groups after its edits. */
+	if (soft || edit_te_l2(d, c->p->caplen, &l3, &t) < 0)
+		return EDIT_KEEP;
+	if (t == 0x0800 && c->p->caplen >= 14 + 20) {
+		if (group_of(d + l3 + 12, 4, g))
+			memcpy(d + 6, g, 6);
+		if (group_of(d + l3 + 16, 4, g))
+			memcpy(d, g, 6);
+	} else if (t == 0x86dd && c->p->caplen >= 14 + 40) {
+		if (group_of(d + l3 + 8, 6, g))
+			memcpy(d + 6, g, 6);
+		if (group_of(d + l3 + 24, 6, g))
+			memcpy(d, g, 6);
+	}
+	return EDIT_KEEP;
+}
+
+const struct edit_ops edit_macseed_ops = {
+	.name = "enet-mac-seed",
+	.wanted = macseed_wanted,
+	.init = macseed_init,
+	.apply = macseed_apply,
+	.free = macseed_free,
+};

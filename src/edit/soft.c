@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * tcprewrite's soft errors: the frames tcpedit 4.6 gives up on before it
+ * edits their IP layer (its TCPEDIT_SOFT_ERROR), found with the same walk it
+ * makes, and --skip-soft-errors, which drops them instead of sending them as
+ * they are.  Measured against tcprewrite 4.6 (tests/golden/soft.pcap):
+ *
+ *  - layer 2: a frame of 18 bytes or less; a VLAN tag (8100, 88a8, 9100) or
+ *    MPLS label stack (8847, 8848) cut short; an MPLS stack whose last label
+ *    is 13 (GACH) or whose payload starts with a nibble other than 4, 6 or 0
+ *    (0: an Ethernet pseudowire, RFC 4448, behind a 4-byte control word); an
+ *    802.3 length (EtherType below 1536) at the end of the walk; a VLAN tag
+ *    in front of an Ethernet pseudowire;
+ *  - IPv4: the 20-byte header, or the header its IHL gives, not captured;
+ *  - IPv6: the 40-byte header not captured, or tcpedit's extension-header
+ *    walk failing (it gives up on ESP, on "no next header" behind an
+ *    extension header, on IPv6-in-IPv6, and on headers past the capture).
+ *
+ * The same walk gives the fuzzer (fuzz.c) its offsets, so both use 4.6's
+ * idea of where layer 3 and layer 4 start.
+ */
+#include <string.h>
+
+#include "edit_int.h"
+
+static uint16_t be16(const uint8_t *b)
+{
+	return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+int edit_te_l2(const uint8_t *d, uint32_t caplen, uint32_t *l3, uint16_t *type)
+{
+	uint32_t off = 14, vlan_off = 0, l2off = 0;
+	uint16_t t;
+
+	if (caplen <= 18)
+		return -1;
+	t = be16(d + 12);
+	for (;;) {
+		if (t == 0x8100 || t == 0x88a8 || t == 0x9100) {
+			if (!vlan_off)
+				vlan_off = off;
+			if (caplen < off + 4)
+				return -1;
+			t = be16(d + off + 2);
+			off += 4;
+		} else if (t == 0x8847 || t == 0x8848) {
+			uint32_t e;
+
+			do {
+				if (off + 4 > caplen)
+					return -1;
+				e = (uint32_t)be16(d + off) << 16 | be16(d + off + 2);
+				off += 4;
+				if (e >> 12 == 13)
+					return -1;
+			} while (!(e & 0x100));
+			if (off + 1 > caplen)
+				return -1;
+			switch (d[off] >> 4) {
+			case 4:
+				t = 0x0800;
+				break;
+			case 6:
+				t = 0x86dd;
+				break;
+			case 0:
+				if (off + 4 + 14 > caplen)
+					return -1;
+				off += 4;
+				l2off = off;
+				t = be16(d + off + 12);
+				off += 14;
+				break;
+			default:
+				return -1;
+			}
+		} else {
+			break;
+		}
+	}
+	if (t < 1536)
+		return -1;
+	/* tcpedit's decoder takes no VLAN tag but one right behind the (inner) Ethernet header. */
+	if (vlan_off && vlan_off != l2off + 14)
+		return -1;
+	*l3 = off;
+	*type = t;
+	return 0;
+}
+
+/* The length tcpedit gives an extension header: (len + 1) * 8, in a byte (so 256 is 0). */
+static uint8_t ext_bytes(uint8_t len)
+{
+	return (uint8_t)((len + 1u) << 3);
+}
+
+/* tcpedit's step over one IPv6 extension header at @x (its get_ipv6_next); 0 = none. */
+static uint32_t ip6_next(const uint8_t *d, uint32_t caplen, uint32_t x)
+{
+	uint8_t n;
+
+	if (x + 2 > caplen)
+		return 0;
+	switch (d[x]) {
+	case 59:
+	case 50:
+		return 0;
+	case 44:
+		return x + 8 > caplen ? 0 : x + 8;
+	case 41:
+	case 43:
+	case 60:
+	case 0:
+	case 51:
+		n = ext_bytes(d[x + 1]);
+		if (!n || x + n > caplen)
+			return 0;
+		return x + n;
+	default:
+		return x;
+	}
+}
+
+/* A byte of the frame, or 0 past the capture (tcpedit reads its buffer there). */
+static uint8_t at(const uint8_t *d, uint32_t caplen, uint32_t i)
+{
+	return i < caplen ? d[i] : 0;
+}
+
+/* tcpedit's get_layer4_v6 on the IPv6 header at @l3: the offset it calls layer 4, or 0. */
+static uint32_t ip6_l4(const uint8_t *d, uint32_t caplen, uint32_t l3)
+{
+	uint32_t next = l3 + 40, x;
+	uint8_t proto;
+
+	if (next > caplen)
+		return 0;
+	proto = d[l3 + 6];
+	for (;;) {
+		switch (proto) {
+		case 41:
+			/* tcpedit walks IPv6-in-IPv6 again and again until it runs off the capture. */
+			return 0;
+		case 51:
+		case 43:
+		case 60:
+		case 0:
+		case 44:
+			x = ip6_next(d, caplen, next);
+			if (!x)
+				return 0;
+			proto = at(d, caplen, x);
+			next = x;
+			break;
+		case 50:
+			return 0;
+		default:
+			if (proto != d[l3 + 6]) {
+				next += ext_bytes(at(d, caplen, next + 1));
+				if (next > caplen)
+					return 0;
+			}
+			return next;
+		}
+	}
+}
+
+uint32_t edit_te_l4(const uint8_t *d, uint32_t caplen, uint32_t l3, uint16_t type)
+{
+	if (type == 0x0800) {
+		uint32_t e = l3 + (uint32_t)(d[l3] & 0x0f) * 4;
+
+		return e > caplen ? 0 : e;
+	}
+	return ip6_l4(d, caplen, l3);
+}
+
+int edit_soft_error(const uint8_t *d, uint32_t caplen)
+{
+	uint32_t l3;
+	uint16_t t;
+
+	if (edit_te_l2(d, caplen, &l3, &t) < 0)
+		return EDIT_SOFT_L2;
+	if (t == 0x0800 && (caplen < l3 + 20 || !edit_te_l4(d, caplen, l3, t)))
+		return EDIT_SOFT_L3;
+	if (t == 0x86dd && (caplen < l3 + 40 || !edit_te_l4(d, caplen, l3, t)))
+		return EDIT_SOFT_L3;
+	return 0;
+}
+
+static bool soft_wanted(const struct edit_cfg *cfg)
+{
+	return cfg->skip_soft;
+}
+
+static int soft_apply(struct edit *e, struct edit_ctx *c)
+{
+	(void)e;
+	return edit_soft_error(c->p->data, c->p->caplen) ? EDIT_DROP : EDIT_KEEP;
+}
+
+const struct edit_ops edit_soft_ops = {
+	.name = "skip-soft-errors",
+	.wanted = soft_wanted,
+	.apply = soft_apply,
+};
