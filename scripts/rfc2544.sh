@@ -228,7 +228,7 @@ build_bench() {
 	TX_NS=$NS_S TX_IF=s0 RX_NS=$NS_R RX_IF=r0
 }
 
-get() { grep -o "\"$2\":[-0-9.]*" "$1" | head -n1 | cut -d: -f2; }
+get() { grep -o "\"$2\":[-0-9.]*" "$1" | awk -F: 'NR == 1 { print $2 }'; }
 calc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
 
 # trial SIZE FPS [latency]: one trial of DURATION seconds at FPS frames/s of SIZE-byte

@@ -128,7 +128,7 @@ cat "$WORK/rx.out"
 [ -s "$WORK/rx.json" ] || die "replay-rx failed ($rx_rc): $(cat "$WORK/rx.err")"
 [ -z "$JSON_OUT" ] || cp "$WORK/rx.json" "$JSON_OUT"
 
-get() { grep -o "\"$1\":[-0-9.]*" "$WORK/rx.json" | head -n1 | cut -d: -f2; }
+get() { grep -o "\"$1\":[-0-9.]*" "$WORK/rx.json" | awk -F: 'NR == 1 { print $2 }'; }
 # over VALUE LIMIT: VALUE > LIMIT, as decimals
 over() { awk -v v="$1" -v l="$2" 'BEGIN { exit !(v > l) }'; }
 abs() { echo "${1#-}"; }

@@ -188,7 +188,9 @@ softnet_drops() {
 
 # json_get FILE KEY: a numeric value from replay's --stats-json or replay-rx's --json output.
 json_get() {
-	grep -o "\"$2\":[-0-9.]*" "$1" | head -n1 | cut -d: -f2
+	# awk reads every match (head -n1 would close the pipe early: grep's SIGPIPE, under
+	# pipefail, then ended the test with 141 when "passes" held thousands of matches).
+	grep -o "\"$2\":[-0-9.]*" "$1" | awk -F: 'NR == 1 { print $2 }'
 }
 
 # check_invariant FILE: read = sent + filtered + failed.
