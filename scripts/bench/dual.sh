@@ -83,6 +83,7 @@ NA=dl-a-$ID NB=dl-b-$ID
 A1=dla1$ID A2=dla2$ID B1=dlb1$ID B2=dlb2$ID
 CAP_PIDS=()
 cleanup() {
+	local p
 	for p in "${CAP_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
 	ip netns del "$NA" 2>/dev/null || true
 	ip netns del "$NB" 2>/dev/null || true
@@ -136,6 +137,7 @@ rx_start() {
 	die "receivers did not start: $(cat "$WORK/rx1.err" "$WORK/rx2.err")"
 }
 rx_stop() {
+	local p
 	sleep 0.3
 	for p in "${CAP_PIDS[@]}"; do kill -TERM "$p"; done
 	for p in "${CAP_PIDS[@]}"; do wait "$p" || true; done
