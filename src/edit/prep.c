@@ -264,10 +264,18 @@ static int trace_identity(const char *path, uint64_t *size, uint64_t *hash, char
 int edit_prep_create(struct edit_prep_writer **wp, const char *out_path, const char *trace_path,
 		     struct edit_chain *c, const struct edit_cfg *cfg, char *err, size_t errlen)
 {
-	struct edit_prep_writer *w = calloc(1, sizeof(*w));
+	struct edit_prep_writer *w;
 	uint64_t size, hash;
 	int rc;
 
+	*wp = NULL;
+	/* The fuzzer draws its changes at random: no sidecar can hold their checksums or
+	 * layers (the command line refuses it too; this keeps every caller to the rule). */
+	if (cfg->fuzz_seed != EDIT_UNSET) {
+		snprintf(err, errlen, "--fuzz-seed changes bytes and lengths a prep sidecar cannot hold");
+		return -EINVAL;
+	}
+	w = calloc(1, sizeof(*w));
 	*wp = w;
 	if (w)
 		w->of.fd = w->of.dirfd = -1;
@@ -436,6 +444,11 @@ int edit_prep_open(struct edit_prep **pp, const char *path, const char *trace_pa
 	if (!p) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
+	}
+	if (cfg->fuzz_seed != EDIT_UNSET) {
+		snprintf(err, errlen, "--fuzz-seed changes bytes and lengths a prep sidecar cannot know: no --prep");
+		free(p);
+		return -EINVAL;
 	}
 	/* The trace first: a sidecar is checked against a file's whole content, which a pipe has not. */
 	if (!strcmp(trace_path, "-") ||

@@ -436,6 +436,21 @@ static void test_prep_stale_and_foreign(void **state)
 	fclose(f);
 	assert_int_equal(edit_prep_open(&prep, side, trace, &c, err, sizeof(err)), -ESTALE);
 	assert_non_null(strstr(err, "stale"));
+	/* --fuzz-seed: neither made nor used, whoever calls (the fuzz harness found a caller
+	 * that did not go through the command line's refusal). */
+	{
+		struct edit_cfg fz = c;
+
+		fz.fuzz_seed = 7;
+		w = (void *)1;
+		assert_int_equal(edit_chain_new(&ch, &fz), 0);
+		assert_int_equal(edit_prep_create(&w, side, trace, ch, &fz, err, sizeof(err)), -EINVAL);
+		assert_null(w);
+		assert_non_null(strstr(err, "--fuzz-seed"));
+		edit_chain_free(ch);
+		assert_int_equal(edit_prep_open(&prep, side, trace, &fz, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "--fuzz-seed"));
+	}
 	unlink(trace);
 	unlink(side);
 	rmdir(dir);
