@@ -767,7 +767,9 @@ static void test_prep_ip6_ext_past_capture(void **state)
 		assert_int_equal(edit_prep_add(w, ch, 1, err, sizeof(err)), 0);
 		assert_int_equal(p.caplen, sizeof(b));
 		memcpy(direct, p.data, sizeof(direct));
-		assert_int_equal(direct[21], 71); /* the hop limit was raised */
+		/* Headers past the capture are a tcpedit soft error: tcprewrite 4.6 writes the frame
+		 * unedited, and so does the chain, with a sidecar or without. */
+		assert_int_equal(direct[21], 7);
 	}
 	assert_int_equal(edit_prep_commit(w, err, sizeof(err)), 0);
 	edit_chain_free(ch);
