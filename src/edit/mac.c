@@ -40,6 +40,7 @@ static const uint8_t *pick(struct edit_ctx *c, const struct edit_macs *m)
 static int mac_apply(struct edit *e, struct edit_ctx *c)
 {
 	const struct edit_cfg *cfg = e->cfg;
+	const uint8_t *d = NULL, *s = NULL;
 	uint8_t a[12];
 
 	if (c->p->linktype != LINKTYPE_ETHERNET || c->p->caplen < ETH_HDR_BYTES)
@@ -49,11 +50,16 @@ static int mac_apply(struct edit *e, struct edit_ctx *c)
 	if (edit_layers(c)->ethertype == 0)
 		return EDIT_KEEP;
 	memcpy(a, c->p->data, 12);
-	/* --enet-dmac/--enet-smac first (--skipl2broadcast looks at the address as captured)... */
-	if (cfg->dmac.n && !(cfg->skipl2broadcast && l2_group(c->p->data)))
-		memcpy(a, pick(c, &cfg->dmac), 6);
-	if (cfg->smac.n && !(cfg->skipl2broadcast && l2_group(c->p->data + 6)))
-		memcpy(a + 6, pick(c, &cfg->smac), 6);
+	/* --enet-dmac/--enet-smac first (--skipl2broadcast looks at the address as captured)...
+	 * pick() on every frame: the pair forms learn the sides from each frame they see. */
+	if (cfg->dmac.n)
+		d = pick(c, &cfg->dmac);
+	if (cfg->smac.n)
+		s = pick(c, &cfg->smac);
+	if (d && !(cfg->skipl2broadcast && l2_group(c->p->data)))
+		memcpy(a, d, 6);
+	if (s && !(cfg->skipl2broadcast && l2_group(c->p->data + 6)))
+		memcpy(a + 6, s, 6);
 	/* ...then every --enet-subsmac pair in turn on what they left, as tcprewrite 4.6 does: a
 	 * pair can rewrite what an earlier pair wrote. */
 	for (unsigned i = 0; i < cfg->subsmac.n; i++) {
@@ -82,8 +88,8 @@ const struct edit_ops edit_mac_ops = {
  * from the address the edits left (--seed, --pnat, -e...), over whatever
  * --enet-dmac, --enet-subsmac or --enet-mac-seed wrote and even under
  * --skipl2broadcast.  The source MAC is left as it is, as tcprewrite 4.6
- * leaves it.  Under MPLS the header
- * is the one tcpedit edits: the inner one of an Ethernet pseudowire.
+ * leaves it.  Under MPLS the header is the one tcpedit edits: the inner one
+ * of an Ethernet pseudowire.
  * Frames with a soft error are skipped by the chain (soft.c).
  */
 static bool group_wanted(const struct edit_cfg *cfg)
