@@ -27,6 +27,8 @@ static const struct edit_ops *const edit_order[] = {
 	&edit_ipmap_ops,  &edit_endpoints_ops, &edit_portmap_ops, &edit_tcpseq_ops, &edit_ttl_ops,  &edit_tos_ops,   &edit_ip6class_ops,
 	/* --fuzz-seed: the fuzzer, then the address maps after it (tcpedit 4.6's order, fuzz.c) */
 	&edit_fuzz_ops, &edit_ipmap_late_ops,
+	/* tcpedit 4.6's last layer-2 step: an IP multicast destination's group MAC (mac.c) */
+	&edit_group_ops,
 	&edit_unique_ops,
 	&edit_mtu_ops,
 	&edit_fixlen_ops, &edit_fixhdrlen_ops, &edit_pad_ops,     &edit_fixcsum_ops,
@@ -346,6 +348,7 @@ int edit_chain_apply(struct edit_chain *ch, struct pkt *p)
 	c->writable = c->parsed = c->csum_full = c->from_prep = c->zero_payload = false;
 	c->zero_from = UINT32_MAX;
 	c->dir = -1;
+	c->soft = 0;
 	c->err[0] = '\0';
 	ch->orig_valid = false;
 	ch->in_caplen = p->caplen;
@@ -361,6 +364,9 @@ int edit_chain_apply(struct edit_chain *ch, struct pkt *p)
 	if (ch->recording)
 		edit_layers(c);
 	for (unsigned i = 0; i < ch->nedits; i++) {
+		/* A tcpedit soft error (soft.c): tcpedit's edits leave the frame as it is. */
+		if (c->soft && edit_soft_skips(ch->edits[i].ops, c->soft))
+			continue;
 		rc = ch->edits[i].ops->apply(&ch->edits[i], c);
 		if (rc == EDIT_AGAIN)
 			rc = edit_chain_again(ch, i);

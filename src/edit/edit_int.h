@@ -66,6 +66,7 @@ struct edit_ctx {
 	struct layers l;
 	int dir;                 /* enum edit_dir, or -1 until asked for */
 	uint32_t unique_step;    /* --unique-ip: this pass's step (0 = the addresses as they are) */
+	int soft;                /* EDIT_SOFT_* of the frame as read (soft.c), 0 = none */
 	char err[256];           /* this packet's error, when an edit fails */
 };
 
@@ -116,6 +117,7 @@ extern const struct edit_ops edit_soft_ops;
 extern const struct edit_ops edit_macseed_ops;
 extern const struct edit_ops edit_fuzz_ops;
 extern const struct edit_ops edit_ipmap_late_ops;
+extern const struct edit_ops edit_group_ops;
 
 /*
  * Internal apply() results besides EDIT_KEEP/EDIT_DROP (never leave the chain):
@@ -146,6 +148,13 @@ enum { EDIT_SOFT_L2 = 1, EDIT_SOFT_L3 = 2 };
 int edit_soft_error(const uint8_t *d, uint32_t caplen);
 /* edit_te_l2() - tcpedit's end of layer 2 (*@l3) and EtherType there (*@type); -1 on a soft error. */
 int edit_te_l2(const uint8_t *d, uint32_t caplen, uint32_t *l3, uint16_t *type);
+/* edit_te_l2off() - the same, and where the Ethernet header tcpedit edits starts (*@l2: 0, or
+ * the inner header of an Ethernet pseudowire under MPLS). */
+int edit_te_l2off(const uint8_t *d, uint32_t caplen, uint32_t *l2, uint32_t *l3, uint16_t *type);
+/* edit_soft_skips() - does the chain skip edit @o on a frame with soft error @soft? */
+bool edit_soft_skips(const struct edit_ops *o, int soft);
+/* edit_tcpedit_wanted() - does @cfg ask for any edit tcpedit 4.6 makes (tcprewrite's run)? */
+bool edit_tcpedit_wanted(const struct edit_cfg *cfg);
 /* edit_te_l4() - tcpedit's layer-4 offset behind the IPv4/IPv6 header at @l3 (@type); 0 if none. */
 uint32_t edit_te_l4(const uint8_t *d, uint32_t caplen, uint32_t l3, uint16_t type);
 

@@ -11,8 +11,8 @@
  * RFC 5798, 7.3), and without K a unicast address loses the group bit the
  * scrambling may have set, so it stays unicast.  Frames tcprewrite does not
  * decode (802.3 lengths, 18 bytes or less: soft.c) are left as they are, and
- * as tcprewrite does, an IP packet whose source or destination is a
- * multicast group then gets that group's MAC (RFC 1112, 6.4; RFC 2464, 7).
+ * as tcprewrite does, an IP packet whose destination is a multicast group
+ * then gets that group's MAC (mac.c's edit_group_ops, after this edit).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -79,33 +79,16 @@ static bool unicast(const uint8_t *a)
 	return !(a[0] == 0 && a[1] == 0 && a[2] == 0x5e && a[3] == 0 && (a[4] == 1 || a[4] == 2));
 }
 
-/* The group MAC of the IP address @ip (@v 4 or 6) into @g when it is multicast. */
-static bool group_of(const uint8_t *ip, int v, uint8_t g[6])
-{
-	if (v == 4 && (ip[0] & 0xf0) == 0xe0) {
-		memcpy(g, (const uint8_t[]){ 0x01, 0x00, 0x5e, (uint8_t)(ip[1] & 0x7f), ip[2], ip[3] }, 6);
-		return true;
-	}
-	if (v == 6 && ip[0] == 0xff) {
-		memcpy(g, (const uint8_t[]){ 0x33, 0x33, ip[12], ip[13], ip[14], ip[15] }, 6);
-		return true;
-	}
-	return false;
-}
-
 static int macseed_apply(struct edit *e, struct edit_ctx *c)
 {
 	const struct macseed *m = e->priv;
-	uint8_t *d, g[6];
-	uint32_t l3;
-	uint16_t t;
+	uint8_t *d;
 	bool us, ud;
-	int soft;
 
 	if (!m->on || c->p->linktype != LINKTYPE_ETHERNET)
 		return EDIT_KEEP;
-	soft = edit_soft_error(c->p->data, c->p->caplen);
-	if (soft == EDIT_SOFT_L2)
+	/* Frames tcprewrite does not decode keep their addresses (the chain skips them too). */
+	if (edit_soft_error(c->p->data, c->p->caplen) == EDIT_SOFT_L2)
 		return EDIT_KEEP;
 	d = edit_wr(c);
 	us = unicast(d + 6);
@@ -119,20 +102,6 @@ static int macseed_apply(struct edit *e, struct edit_ctx *c)
 	if (!m->keep) {
 		d[6] &= (uint8_t)~(us ? 1u : 0u);
 		d[0] &= (uint8_t)~(ud ? 1u : 0u);
-	}
-	/* tcprewrite moves the MACs of an IP multicast packet to its groups after its edits. */
-	if (soft || edit_te_l2(d, c->p->caplen, &l3, &t) < 0)
-		return EDIT_KEEP;
-	if (t == 0x0800 && c->p->caplen >= 14 + 20) {
-		if (group_of(d + l3 + 12, 4, g))
-			memcpy(d + 6, g, 6);
-		if (group_of(d + l3 + 16, 4, g))
-			memcpy(d, g, 6);
-	} else if (t == 0x86dd && c->p->caplen >= 14 + 40) {
-		if (group_of(d + l3 + 8, 6, g))
-			memcpy(d + 6, g, 6);
-		if (group_of(d + l3 + 24, 6, g))
-			memcpy(d, g, 6);
 	}
 	return EDIT_KEEP;
 }

@@ -16,8 +16,10 @@
  *    walk failing (it gives up on ESP, on "no next header" behind an
  *    extension header, on IPv6-in-IPv6, and on headers past the capture).
  *
- * The same walk gives the fuzzer (fuzz.c) its offsets, so both use 4.6's
- * idea of where layer 3 and layer 4 start.
+ * Such a frame is written as it is (or with the layer-2 edits only, when the
+ * error is in layer 3): every edit tcpedit makes is skipped on it, checksum
+ * repair included.  The same walk gives the fuzzer (fuzz.c) its offsets, so
+ * both use 4.6's idea of where layer 3 and layer 4 start.
  */
 #include <string.h>
 
@@ -28,7 +30,7 @@ static uint16_t be16(const uint8_t *b)
 	return (uint16_t)(b[0] << 8 | b[1]);
 }
 
-int edit_te_l2(const uint8_t *d, uint32_t caplen, uint32_t *l3, uint16_t *type)
+int edit_te_l2off(const uint8_t *d, uint32_t caplen, uint32_t *l2, uint32_t *l3, uint16_t *type)
 {
 	uint32_t off = 14, vlan_off = 0, l2off = 0;
 	uint16_t t;
@@ -84,9 +86,17 @@ int edit_te_l2(const uint8_t *d, uint32_t caplen, uint32_t *l3, uint16_t *type)
 	/* tcpedit's decoder takes no VLAN tag but one right behind the (inner) Ethernet header. */
 	if (vlan_off && vlan_off != l2off + 14)
 		return -1;
+	*l2 = l2off;
 	*l3 = off;
 	*type = t;
 	return 0;
+}
+
+int edit_te_l2(const uint8_t *d, uint32_t caplen, uint32_t *l3, uint16_t *type)
+{
+	uint32_t l2;
+
+	return edit_te_l2off(d, caplen, &l2, l3, type);
 }
 
 /* The length tcpedit gives an extension header: (len + 1) * 8, in a byte (so 256 is 0). */
@@ -190,15 +200,57 @@ int edit_soft_error(const uint8_t *d, uint32_t caplen)
 	return 0;
 }
 
+/*
+ * The edits tcpedit 4.6 makes (tcprewrite runs every frame through them):
+ * each is skipped on a frame with a soft error, as tcpedit gives up on it;
+ * the layer-2 ones (MACs, VLAN) only when the soft error is in layer 2, since
+ * tcpedit rewrites layer 2 before it looks at layer 3.  --efcs runs before
+ * tcpedit's walk; selection, --pad-payload and --unique-ip are not tcpedit's.
+ */
+static const struct edit_ops *const tcpedit_l2[] = { &edit_mac_ops, &edit_macseed_ops, &edit_vlan_ops };
+static const struct edit_ops *const tcpedit_l3[] = {
+	&edit_seed_ops,	    &edit_ipmap_ops, &edit_endpoints_ops, &edit_portmap_ops,
+	&edit_tcpseq_ops,   &edit_ttl_ops,   &edit_tos_ops,	  &edit_ip6class_ops,
+	&edit_fuzz_ops,	    &edit_ipmap_late_ops, &edit_group_ops, &edit_mtu_ops,
+	&edit_fixlen_ops,   &edit_fixhdrlen_ops, &edit_fixcsum_ops,
+};
+
+bool edit_soft_skips(const struct edit_ops *o, int soft)
+{
+	if (!soft)
+		return false;
+	for (size_t i = 0; i < sizeof(tcpedit_l2) / sizeof(tcpedit_l2[0]); i++)
+		if (o == tcpedit_l2[i])
+			return soft == EDIT_SOFT_L2;
+	for (size_t i = 0; i < sizeof(tcpedit_l3) / sizeof(tcpedit_l3[0]); i++)
+		if (o == tcpedit_l3[i])
+			return true;
+	return false;
+}
+
+bool edit_tcpedit_wanted(const struct edit_cfg *cfg)
+{
+	if (cfg->skip_soft || edit_efcs_ops.wanted(cfg))
+		return true;
+	for (size_t i = 0; i < sizeof(tcpedit_l2) / sizeof(tcpedit_l2[0]); i++)
+		if (tcpedit_l2[i]->wanted(cfg))
+			return true;
+	for (size_t i = 0; i < sizeof(tcpedit_l3) / sizeof(tcpedit_l3[0]); i++)
+		if (tcpedit_l3[i] != &edit_group_ops && tcpedit_l3[i]->wanted(cfg))
+			return true;
+	return false;
+}
+
+/* Found with any tcpedit edit: the chain then skips what edit_soft_skips() says. */
 static bool soft_wanted(const struct edit_cfg *cfg)
 {
-	return cfg->skip_soft;
+	return edit_tcpedit_wanted(cfg);
 }
 
 static int soft_apply(struct edit *e, struct edit_ctx *c)
 {
-	(void)e;
-	return edit_soft_error(c->p->data, c->p->caplen) ? EDIT_DROP : EDIT_KEEP;
+	c->soft = edit_soft_error(c->p->data, c->p->caplen);
+	return c->soft && e->cfg->skip_soft ? EDIT_DROP : EDIT_KEEP;
 }
 
 const struct edit_ops edit_soft_ops = {

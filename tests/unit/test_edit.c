@@ -767,7 +767,9 @@ static void test_prep_ip6_ext_past_capture(void **state)
 		assert_int_equal(edit_prep_add(w, ch, 1, err, sizeof(err)), 0);
 		assert_int_equal(p.caplen, sizeof(b));
 		memcpy(direct, p.data, sizeof(direct));
-		assert_int_equal(direct[21], 71); /* the hop limit was raised */
+		/* Headers past the capture are a tcpedit soft error: tcprewrite 4.6 writes the frame
+		 * unedited, and so does the chain, with a sidecar or without. */
+		assert_int_equal(direct[21], 7);
 	}
 	assert_int_equal(edit_prep_commit(w, err, sizeof(err)), 0);
 	edit_chain_free(ch);
@@ -987,6 +989,63 @@ static void test_skip_soft_errors(void **state)
 	assert_true(edit_cfg_any(&c));
 }
 
+/* Soft errors without --skip-soft-errors: tcprewrite 4.6 writes such frames unedited -- only the
+ * MAC and VLAN edits reach a frame whose layer 2 it decoded -- and moves an IP multicast
+ * destination to its group MAC after any edit; --enet-subsmac runs pair after pair. */
+static void test_soft_errors_unedited(void **state)
+{
+	struct edit_cfg c = cfg_with("ttl", "3");
+	uint8_t b[200], orig[200];
+	struct pkt p;
+	uint32_t n;
+
+	(void)state;
+	{
+		char e[128];
+
+		assert_int_equal(edit_parse_macs(&c.dmac, "00:11:22:33:44:55", e, sizeof(e)), 0);
+	}
+	c.vlan = EDIT_VLAN_ADD;
+	c.vlan_tag = 7;
+	n = (uint32_t)udp4(b, 50);
+	/* The IPv4 header cut short: a layer-3 soft error.  Tagged, new MAC, TTL as it was. */
+	memcpy(orig, b, n);
+	p = (struct pkt){ .data = b, .caplen = 30, .wirelen = n, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_int_equal(p.caplen, 34);
+	assert_memory_equal(p.data, "\x00\x11\x22\x33\x44\x55", 6);
+	assert_int_equal(p.data[12], 0x81);
+	assert_memory_equal(p.data + 16, orig + 12, 14);
+	/* An 802.3 length: a layer-2 soft error, not even tagged. */
+	b[12] = 0x00, b[13] = 0x26;
+	memcpy(orig, b, n);
+	p = (struct pkt){ .data = b, .caplen = n, .wirelen = n, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_int_equal(p.caplen, n);
+	assert_memory_equal(p.data, orig, n);
+	/* A whole IPv4 datagram to 239.129.2.3: the TTL alone moves the MAC to the group's. */
+	c = cfg_with("ttl", "3");
+	n = (uint32_t)udp4(b, 50);
+	b[30] = 239, b[31] = 129, b[32] = 2, b[33] = 3;
+	p = (struct pkt){ .data = b, .caplen = n, .wirelen = n, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_memory_equal(p.data, "\x01\x00\x5e\x01\x02\x03", 6);
+	assert_memory_equal(p.data + 6, "\x02\x00\x00\x00\x00\x01", 6);
+	assert_int_equal(p.data[22], 3);
+	/* --enet-subsmac: 02:..:01 -> 02:..:09, then 02:..:09 -> 02:..:0a. */
+	c = (struct edit_cfg)EDIT_CFG_DEFAULTS;
+	{
+		char e[128];
+
+		assert_int_equal(edit_parse_subsmac(&c.subsmac, "02:00:00:00:00:01,02:00:00:00:00:09,"
+						    "02:00:00:00:00:09,02:00:00:00:00:0a", e, sizeof(e)), 0);
+	}
+	n = (uint32_t)udp4(b, 50);
+	p = (struct pkt){ .data = b, .caplen = n, .wirelen = n, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_memory_equal(p.data + 6, "\x02\x00\x00\x00\x00\x0a", 6);
+}
+
 static void test_tcpedit_option_checks(void **state)
 {
 	struct edit_cfg c = cfg_with("dmac", "00:11:22:33:44:55");
@@ -1033,6 +1092,7 @@ int main(void)
 		cmocka_unit_test(test_fuzz_edits_twice),
 		cmocka_unit_test(test_mac_seed_as_tcprewrite),
 		cmocka_unit_test(test_skip_soft_errors),
+		cmocka_unit_test(test_soft_errors_unedited),
 		cmocka_unit_test(test_tcpedit_option_checks),
 	};
 
