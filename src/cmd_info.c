@@ -291,6 +291,8 @@ static int info_split(FILE *f, const struct opts *o, const char *path)
 			log_err("%s: %s", o->cachefile, err);
 			goto out;
 		}
+		if (split_cache_warning(cache, err, sizeof(err)))
+			log_warn("%s: %s", o->cachefile, err);
 	} else {
 		if (split_open(&sp, o->split_mode, err, sizeof(err)) < 0) {
 			log_err("%s", err);

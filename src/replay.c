@@ -797,8 +797,13 @@ static struct lane *route2(struct replay *r, const struct pkt *p)
 static inline struct lane *route(struct replay *r, const struct pkt *p)
 {
 	if (likely(r->nlanes == 1)) {
-		/* -w or one -i with -c/--split: the side only steers -e and the pair forms. */
-		if (unlikely(r->sides1) && (r->side = side_of(r, p)) == SPLIT_NOSEND)
+		/*
+		 * -w or one -i with -c/--split: the side only steers -e and the pair
+		 * forms.  A cache's "don't send": -i skips it (tcpreplay-edit); -w
+		 * writes it as read (tcprewrite 4.6: the file keeps the cache's
+		 * numbering), the loop leaving it unedited.
+		 */
+		if (unlikely(r->sides1) && (r->side = side_of(r, p)) == SPLIT_NOSEND && !r->o->tx.path)
 			return NULL;
 		return &r->lane[0];
 	}
@@ -878,7 +883,7 @@ static enum step source_next(struct replay *r, const struct trace **tp, struct p
 				return STEP_STOP;
 			continue;
 		}
-		if (r->chain) {
+		if (r->chain && likely(!(r->sides1 && r->side == SPLIT_NOSEND))) {
 			int er;
 
 			edit_chain_set_side(r->chain, r->side);

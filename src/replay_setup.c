@@ -235,6 +235,8 @@ static int open_split(struct replay *r)
 			log_err("%s: %s", o->cachefile, err);
 			return -EINVAL;
 		}
+		if (split_cache_warning(r->cache, err, sizeof(err)))
+			log_warn("%s: %s", o->cachefile, err);
 		return 0;
 	}
 	if (split_open(&r->split, mode, err, sizeof(err)) < 0) {

@@ -108,9 +108,10 @@ struct split_cache;
  * split_cache_load() - parse a cache file image of @len bytes at @buf (copied:
  * the caller may free @buf).  split_cache_read() - the same from the file at
  * @path.  Return 0 and *@cp, or -EINVAL (not a tcpprep cache, another
- * version, truncated or with bytes after its data: @err says which, with the
- * byte offset) or -errno of the read, with the reason in @err.  *@cp is NULL
- * on failure.
+ * version, truncated or with more data than tcpprep 4.6 writes: @err says
+ * which, with the byte offset) or -errno of the read, with the reason in
+ * @err.  *@cp is NULL on failure.  Data longer than the header's count needs
+ * is read as tcpreplay 4.6 reads it (see split_cache_extra()).
  */
 int split_cache_load(struct split_cache **cp, const uint8_t *buf, size_t len, char *err,
 		     size_t errlen);
@@ -121,6 +122,18 @@ void split_cache_free(struct split_cache *c);
 
 /* split_cache_count() - how many packets the cache describes. */
 uint64_t split_cache_count(const struct split_cache *c);
+
+/*
+ * split_cache_extra() - data bytes after the ceil(count / 4) that the packets
+ * use: 0 for a plain cache; more for one made by tcpprep 4.6 -a with -x/-X,
+ * whose first pass left "don't send" entries for its excluded packets ahead
+ * of the classification.  As tcpreplay 4.6 does, split_cache_side() still
+ * reads the first entries, so the sides are shifted by them: callers warn.
+ */
+uint64_t split_cache_extra(const struct split_cache *c);
+
+/* split_cache_warning() - that warning in @buf (one line); false if none is due. */
+bool split_cache_warning(const struct split_cache *c, char *buf, size_t len);
 
 /* split_cache_comment() - its comment (tcpprep's arguments), NUL-terminated. */
 const char *split_cache_comment(const struct split_cache *c);

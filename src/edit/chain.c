@@ -25,8 +25,9 @@ static const struct edit_ops *const edit_order[] = {
 	&edit_macseed_ops,
 	&edit_vlan_ops,  &edit_seed_ops,
 	&edit_ipmap_ops,  &edit_endpoints_ops, &edit_portmap_ops, &edit_tcpseq_ops, &edit_ttl_ops,  &edit_tos_ops,   &edit_ip6class_ops,
-	/* --fuzz-seed: the fuzzer, then the address maps after it (tcpedit 4.6's order, fuzz.c) */
-	&edit_fuzz_ops, &edit_ipmap_late_ops,
+	/* --fuzz-seed: the fuzzer, then the address maps and -e after it (tcpedit 4.6's
+	 * rewrite_ip, which holds both, comes after its fuzzer: fuzz.c, endpoints.c) */
+	&edit_fuzz_ops, &edit_ipmap_late_ops, &edit_endpoints_late_ops,
 	/* tcpedit 4.6's last layer-2 step: an IP multicast destination's group MAC (mac.c) */
 	&edit_group_ops,
 	&edit_unique_ops,
@@ -85,8 +86,9 @@ int edit_chain_new(struct edit_chain **cp, const struct edit_cfg *cfg)
 
 		if (!edit_order[i]->wanted(&c->cfg))
 			continue;
-		/* With --fuzz-seed the address maps run after the fuzzer (edit_ipmap_late_ops). */
-		if (edit_order[i] == &edit_ipmap_ops && cfg->fuzz_seed != EDIT_UNSET)
+		/* With --fuzz-seed the address maps and -e run after the fuzzer (the _late_ops). */
+		if ((edit_order[i] == &edit_ipmap_ops || edit_order[i] == &edit_endpoints_ops) &&
+		    cfg->fuzz_seed != EDIT_UNSET)
 			continue;
 		e->ops = edit_order[i];
 		e->cfg = &c->cfg;
@@ -367,6 +369,13 @@ int edit_chain_apply(struct edit_chain *ch, struct pkt *p)
 		/* A tcpedit soft error (soft.c): tcpedit's edits leave the frame as it is. */
 		if (c->soft && edit_soft_skips(ch->edits[i].ops, c->soft))
 			continue;
+		/*
+		 * The direction is the packet's as read, as a tcpprep cache gives
+		 * it to tcpedit: --split first decides it before the fuzzer, for
+		 * the pair forms and -e that run after it.
+		 */
+		if (ch->edits[i].ops == &edit_fuzz_ops && ch->dir)
+			(void)edit_direction(c);
 		rc = ch->edits[i].ops->apply(&ch->edits[i], c);
 		if (rc == EDIT_AGAIN)
 			rc = edit_chain_again(ch, i);

@@ -118,6 +118,7 @@ extern const struct edit_ops edit_macseed_ops;
 extern const struct edit_ops edit_fuzz_ops;
 extern const struct edit_ops edit_ipmap_late_ops;
 extern const struct edit_ops edit_group_ops;
+extern const struct edit_ops edit_endpoints_late_ops;
 
 /*
  * Internal apply() results besides EDIT_KEEP/EDIT_DROP (never leave the chain):

@@ -135,3 +135,22 @@ const struct edit_ops edit_endpoints_ops = {
 	.wanted = endpoints_wanted,
 	.apply = endpoints_apply,
 };
+
+/*
+ * With --fuzz-seed, -e runs after the fuzzer, as tcpedit 4.6 does it: its -e
+ * is two --pnat maps, and its address rewrites (rewrite_ip) come after its
+ * fuzzing and second header pass.  So a fuzzed frame is rewritten as fuzzed:
+ * an ARP frame whose types the fuzzer zeroed keeps its addresses, an IPv4
+ * header the fuzzer cut short is left alone.  The direction is still the
+ * packet's as read (the chain fixes it before the fuzzer).
+ */
+static bool endpoints_late_wanted(const struct edit_cfg *cfg)
+{
+	return cfg->fuzz_seed != EDIT_UNSET && endpoints_wanted(cfg);
+}
+
+const struct edit_ops edit_endpoints_late_ops = {
+	.name = "endpoints",
+	.wanted = endpoints_late_wanted,
+	.apply = endpoints_apply,
+};

@@ -211,7 +211,7 @@ static const struct edit_ops *const tcpedit_l2[] = { &edit_mac_ops, &edit_macsee
 static const struct edit_ops *const tcpedit_l3[] = {
 	&edit_seed_ops,	    &edit_ipmap_ops, &edit_endpoints_ops, &edit_portmap_ops,
 	&edit_tcpseq_ops,   &edit_ttl_ops,   &edit_tos_ops,	  &edit_ip6class_ops,
-	&edit_fuzz_ops,	    &edit_ipmap_late_ops, &edit_group_ops, &edit_mtu_ops,
+	&edit_fuzz_ops,	    &edit_ipmap_late_ops, &edit_endpoints_late_ops, &edit_group_ops, &edit_mtu_ops,
 	&edit_fixlen_ops,   &edit_fixhdrlen_ops, &edit_fixcsum_ops,
 };
 

@@ -9,11 +9,23 @@
  *  20  packets_per_byte u16 (always 4)
  *  22  comment_len  u16
  *  24  comment      comment_len bytes, not NUL-terminated
- *      data         ceil(num_packets / 4) bytes
+ *      data         ceil(num_packets / 4) bytes, or more (below)
  *
  * Packet n (from 1) owns bits 2k+1 (send) and 2k (primary interface) of data
  * byte (n-1)/4, where k = (n-1)%4.  Everything is checked against the file's
  * real size before anything is allocated from a header field.
+ *
+ * Longer data: tcpprep 4.6's auto modes (-a) read the trace twice, and its
+ * include/exclude test (-x/-X P:, S:, D:, B:) runs before the mode is looked
+ * at, so the first pass (which only learns hosts) already appends a "don't
+ * send" entry for every packet it leaves out; the second pass then appends
+ * all num_packets entries.  The data is thus ceil((E + num_packets) / 4)
+ * bytes, E <= num_packets excluded packets, its first E entries zero, while
+ * the header counts num_packets.  tcpreplay 4.6 (read_cache) reads only the
+ * first ceil(num_packets / 4) bytes and sends by those entries -- the first
+ * pass's zeros, then the start of the second pass -- and so does replay
+ * (split_cache_extra() lets the caller warn).  A longer file, or one whose
+ * leading entries are not the zeros that E must have written, is refused.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +47,7 @@
 struct split_cache {
 	uint64_t npkts;      /* packets described */
 	uint8_t *data;       /* ceil(npkts / 4) bytes */
+	uint64_t extra;      /* data bytes after those (tcpprep -a with -x/-X) */
 	char *comment;       /* NUL-terminated */
 };
 
@@ -54,6 +67,7 @@ int split_cache_load(struct split_cache **cp, const uint8_t *b, size_t len, char
 	struct split_cache *c;
 	uint64_t n, nbytes;
 	unsigned ppb, clen;
+	size_t have;
 
 	*cp = NULL;
 	if (len < 8 || memcmp(b, magic, 8))
@@ -79,11 +93,28 @@ int split_cache_load(struct split_cache **cp, const uint8_t *b, size_t len, char
 		return opts_fail(err, errlen, "tcpprep cache truncated in its %u-byte comment at offset %u",
 			    clen, CACHE_HDR_BYTES);
 	nbytes = n / CACHE_PPB + (n % CACHE_PPB != 0);
-	if (len - CACHE_HDR_BYTES - clen != nbytes)
+	have = len - CACHE_HDR_BYTES - clen;
+	if (have < nbytes || have > n / 2 + (n % 2 != 0))
 		return opts_fail(err, errlen,
-			    "tcpprep cache says %llu packets (%llu data bytes at offset %u) but holds %zu data bytes",
+			    "tcpprep cache says %llu packets (%llu data bytes at offset %u%s) but holds %zu data bytes",
 			    (unsigned long long)n, (unsigned long long)nbytes, CACHE_HDR_BYTES + clen,
-			    len - CACHE_HDR_BYTES - clen);
+			    have < nbytes ? "" : "; tcpprep -a with -x/-X writes at most twice that many entries",
+			    have);
+	if (have > nbytes) {
+		/*
+		 * E excluded first-pass entries with ceil((E + n) / 4) = have: at
+		 * least 4 * (have - 1) + 1 - n of them, all zero, lead the data.
+		 */
+		uint64_t lead = 4 * ((uint64_t)have - 1) + 1 - n;
+		const uint8_t *d = b + CACHE_HDR_BYTES + clen;
+
+		for (uint64_t i = 0; i < lead; i++)
+			if (d[i / CACHE_PPB] & (3u << (i % CACHE_PPB * 2)))
+				return opts_fail(err, errlen,
+					    "tcpprep cache: %zu data bytes for %llu packets, but entry %llu (byte %llu) is not the \"don't send\" that tcpprep -a with -x/-X writes there",
+					    have, (unsigned long long)n, (unsigned long long)i + 1,
+					    (unsigned long long)(CACHE_HDR_BYTES + clen + i / CACHE_PPB));
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c || !(c->data = malloc(nbytes)) || !(c->comment = malloc(clen + 1u))) {
 		split_cache_free(c);
@@ -92,6 +123,7 @@ int split_cache_load(struct split_cache **cp, const uint8_t *b, size_t len, char
 		return -ENOMEM;
 	}
 	c->npkts = n;
+	c->extra = have - nbytes;
 	memcpy(c->comment, b + CACHE_HDR_BYTES, clen);
 	c->comment[clen] = '\0';
 	memcpy(c->data, b + CACHE_HDR_BYTES + clen, nbytes);
@@ -160,6 +192,23 @@ uint64_t split_cache_count(const struct split_cache *c)
 	return c->npkts;
 }
 
+uint64_t split_cache_extra(const struct split_cache *c)
+{
+	return c->extra;
+}
+
+bool split_cache_warning(const struct split_cache *c, char *buf, size_t len)
+{
+	if (!c->extra)
+		return false;
+	snprintf(buf, len,
+		 "the tcpprep cache holds %llu data bytes more than its %llu packets need: tcpprep 4.6 -a with -x/-X "
+		 "put its first pass's excluded packets ahead of the sides; like tcpreplay 4.6, packet N takes entry N, "
+		 "so the sides are shifted and the first packets are not sent (--split MODE classifies without it)",
+		 (unsigned long long)c->extra, (unsigned long long)c->npkts);
+	return true;
+}
+
 const char *split_cache_comment(const struct split_cache *c)
 {
 	return c->comment;
@@ -170,8 +219,9 @@ int split_cache_check(const struct split_cache *c, uint64_t npkts, char *err, si
 	if (c->npkts == npkts)
 		return 0;
 	return opts_fail(err, errlen,
-		    "the tcpprep cache describes %llu packets, the trace has %llu: it belongs to another trace",
-		    (unsigned long long)c->npkts, (unsigned long long)npkts);
+		    "the tcpprep cache describes %llu packets, the trace has %llu: it belongs to another trace%s",
+		    (unsigned long long)c->npkts, (unsigned long long)npkts,
+		    c->npkts < npkts ? " (or tcpprep read it through a filter, -x/-X F:, which counts only the packets that pass)" : "");
 }
 
 int split_cache_side(const struct split_cache *c, uint64_t recno)

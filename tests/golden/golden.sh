@@ -91,7 +91,14 @@ prep)
 	eval "set -- $replay_args"
 	"$REPLAY" prep -q "$trace" -o "$WORK/s.prep" "$@" || die "replay prep failed"
 	"$REPLAY" -q -w "$WORK/ref.pcap" "$@" "$trace" || die "replay failed"
-	replay_args="$replay_args --prep $WORK/s.prep" ;;
+	replay_args="$replay_args --prep $WORK/s.prep"
+	# With --split the one-output run must take the sides from the sidecar, not compute them again.
+	if [[ $replay_args == *--split* ]]; then
+		"$REPLAY" -v -w "$WORK/sides.pcap" "$@" --prep "$WORK/s.prep" "$trace" >/dev/null 2>"$WORK/sides.err" ||
+			die "replay with the sidecar failed: $(cat "$WORK/sides.err")"
+		grep -q "the sides come from $WORK/s.prep" "$WORK/sides.err" ||
+			die "the sides were not taken from the sidecar: $(cat "$WORK/sides.err")"
+	fi ;;
 editcap) # REF_ARGS: [-r] RANGES; -r keeps the ranges, without it they are deleted
 	opt=() ranges=$ref_args
 	[[ $ranges == "-r "* ]] && opt=(-r) ranges=${ranges#-r }

@@ -384,6 +384,63 @@ static void test_cache_good(void **state)
 	split_cache_free(c);
 }
 
+/*
+ * tcpprep 4.6 -a with -x/-X: its first pass leaves a "don't send" entry for
+ * every excluded packet ahead of the second pass's entries, and tcpreplay 4.6
+ * reads the header's count of entries from the start (tcpprep --print-info
+ * prints the sides below).  The data bytes are tcpprep 4.6's own for dns.pcap.
+ */
+static void expect_shifted(const char *comment, const uint8_t *data, size_t dlen,
+			   const int *side, uint64_t extra)
+{
+	uint8_t b[128];
+	size_t len = cache_image(b, comment, 8, side), clen = strlen(comment);
+	struct split_cache *c;
+	char err[512];
+
+	memcpy(b + 24 + clen, data, dlen);
+	len = 24 + clen + dlen;
+	assert_int_equal(split_cache_load(&c, b, len, err, sizeof(err)), 0);
+	assert_int_equal(split_cache_count(c), 8);
+	assert_int_equal(split_cache_extra(c), extra);
+	for (int i = 0; i < 8; i++)
+		if (split_cache_side(c, (uint64_t)i + 1) != side[i])
+			fail_msg("%s: packet %d: side %d, tcpreplay 4.6 uses %d", comment, i + 1,
+				 split_cache_side(c, (uint64_t)i + 1), side[i]);
+	assert_int_equal(split_cache_side(c, 9), -ERANGE);
+	assert_int_equal(split_cache_check(c, 8, err, sizeof(err)), 0);
+	assert_true(split_cache_warning(c, err, sizeof(err)));
+	assert_non_null(strstr(err, "-x/-X"));
+	split_cache_free(c);
+}
+
+static void test_cache_exclude(void **state)
+{
+	/* tcpprep -a first -X P:5,7 -i dns.pcap: 2 + 8 entries in 3 bytes. */
+	static const uint8_t first_x[] = { 0xa0, 0x8b, 0x08 };
+	static const int first_side[8] = { 0, 0, 2, 2, 1, 2, 0, 2 };
+	/* tcpprep -a client -x P:2-3 -i dns.pcap: 6 + 8 entries in 4 bytes. */
+	static const uint8_t client_x[] = { 0x00, 0x80, 0x03, 0x00 };
+	static const int client_side[8] = { 0, 0, 0, 0, 0, 0, 0, 2 };
+	int plain[8] = { 2, 2, 1, 2, 1, 2, 1, 2 };
+	uint8_t b[128];
+	struct split_cache *c;
+	char err[512];
+
+	(void)state;
+	expect_shifted("-a first -X P:5,7 -i dns.pcap -o d.cache", first_x, sizeof(first_x), first_side, 1);
+	expect_shifted("-a client -x P:2-3 -i dns.pcap -o d.cache", client_x, sizeof(client_x), client_side, 2);
+	/* A plain cache warns of nothing. */
+	assert_int_equal(split_cache_load(&c, b, cache_image(b, "-a client", 8, plain), err, sizeof(err)), 0);
+	assert_int_equal(split_cache_extra(c), 0);
+	assert_false(split_cache_warning(c, err, sizeof(err)));
+	/* A cache tcpprep made through a BPF filter (-x F:) counts fewer packets: both counts named. */
+	assert_int_equal(split_cache_check(c, 9, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "describes 8 packets, the trace has 9"));
+	assert_non_null(strstr(err, "F:"));
+	split_cache_free(c);
+}
+
 static void expect_refused(const uint8_t *b, size_t len, const char *why)
 {
 	struct split_cache *c = (struct split_cache *)1;
@@ -423,9 +480,18 @@ static void test_cache_bad(void **state)
 	memset(bad + 12, 0xff, 8); /* a count far beyond the data: nothing allocated from it */
 	expect_refused(bad, len, "holds 2 data bytes");
 	expect_refused(b, len - 1, "holds 1 data bytes");
+	/*
+	 * A third data byte fits tcpprep -a with -x/-X (up to 4 bytes for 8
+	 * packets), but then entry 1 must be a first-pass "don't send": here it
+	 * is sent, so the file is not what tcpprep writes.  (The old reader
+	 * refused every byte past ceil(count / 4); issue 13 accepts those.)
+	 */
 	memcpy(bad, b, len);
 	bad[len] = 0;
-	expect_refused(bad, len + 1, "holds 3 data bytes");
+	expect_refused(bad, len + 1, "entry 1 (byte 26) is not the \"don't send\"");
+	/* Past twice the count's entries tcpprep cannot have written it. */
+	memset(bad + len, 0, 3);
+	expect_refused(bad, len + 3, "holds 5 data bytes");
 	assert_int_equal(split_cache_read(&c, "/nonexistent/x.cache", err, sizeof(err)), -ENOENT);
 	assert_null(c);
 	assert_non_null(strstr(err, "/nonexistent/x.cache"));
@@ -447,6 +513,7 @@ int main(void)
 		cmocka_unit_test(test_auto_truncated),
 		cmocka_unit_test(test_cache_good),
 		cmocka_unit_test(test_cache_bad),
+		cmocka_unit_test(test_cache_exclude),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
