@@ -180,6 +180,29 @@ test_split_first() {
 	threads_dual split-first4 4 --topspeed --split first "${INPUTS[@]}"
 }
 
+test_split_client() {
+	# client learns the whole trace before sending: each thread's classifier learns it too.
+	threads_dual split-client 2 --topspeed --split client "$WORK/cross.pcap" "$TRACES/http.pcap"
+}
+
+# Is method $1 built in?
+built() { ! "$REPLAY" --method "$1" -i lo /dev/null 2>&1 | grep -q "is not one of"; }
+
+test_xdp() {
+	if ! built xdp; then
+		info "SKIP xdp: not built in"
+		return 0
+	fi
+	# AF_XDP: thread i binds queue i of each interface.
+	threads_dual split-xdp 2 --topspeed --method xdp --split first "$WORK/cross.pcap" "$WORK/pingpong.pcap"
+	python3 - "$WORK/split-xdp.threads.json" <<'EOF' || die "xdp: a thread not on its queue of each interface"
+import json, sys
+for t in json.load(open(sys.argv[1]))["threads"]:
+    for side in ("intf1", "intf2"):
+        assert t[side]["method_mode"].startswith("copy mode, queue %d" % t["thread"]), (side, t)
+EOF
+}
+
 test_split_first_timed() {
 	# At recorded timing (10x): one schedule across both ports and both threads.
 	threads_dual split-first-timed 2 --speed 10 --split first "$WORK/cross.pcap" "$TRACES/dns.pcap"
@@ -223,5 +246,5 @@ test_summary_lines() {
 	grep -q '^Packets: read 48, sent 48' "$out" || die "merged totals wrong: $(cat "$out")"
 }
 
-run_tests test_split_first test_split_first_timed test_split_edits_by_side test_cachefile test_dualfile \
+run_tests test_split_first test_split_client test_xdp test_split_first_timed test_split_edits_by_side test_cachefile test_dualfile \
 	test_summary_lines
