@@ -105,7 +105,7 @@ static const struct opt_def table[] = {
 	UINT(tx.batch, .name = "batch", .min = 1, .max = 1024, .metavar = "N", .group = OPT_GRP_TX,
 	     .help = "hand at most N due packets to the kernel per kick (default 64)"),
 	FLAG(tx.qdisc_bypass, .name = "qdisc-bypass", .group = OPT_GRP_TX,
-	     .help = "skip the interface's qdisc (no tc shaping); lets auto choose xdp"),
+	     .help = "skip the interface's qdisc (no tc shaping); auto then tries xdp even past a shaping qdisc or a capture"),
 	FUNC(xdp_queues, struct opts_list, opts_parse_queues, .name = "xdp-queue", .metavar = "LIST",
 	     .group = OPT_GRP_TX,
 	     .help = "xdp: bind the AF_XDP socket to device queue N (default 0); with --threads one per thread (default 0..N-1)"),

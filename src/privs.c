@@ -54,7 +54,7 @@ int privs_acquire(const struct opts *o, char *err, size_t len)
 	return caps_require(want & perm, "replay", why, err, len);
 }
 
-int privs_release(const char *method, bool outputs)
+int privs_release(bool outputs)
 {
 	/*
 	 * Output files are written unnamed and linked in at the end of the run
@@ -64,12 +64,5 @@ int privs_release(const char *method, bool outputs)
 	 */
 	uint64_t keep = outputs ? CAPS_FILES : 0;
 
-	/*
-	 * AF_XDP: closing the socket detaches the XDP program libxdp attached (netlink and
-	 * bpf(), cap_net_admin and cap_bpf, or cap_sys_admin before Linux 5.8).  Only these
-	 * are kept, and only where they are held already.
-	 */
-	if (method && !strcmp(method, "xdp"))
-		keep |= CAPS_NET_ADMIN | CAPS_BPF | CAPS_BIT(21);
 	return caps_drop(keep);
 }

@@ -48,7 +48,7 @@ struct lane {
 	uint64_t settle_ns;          /* run clock when the last kick returned (timed runs) */
 	struct stats_lane st;        /* its counters (the run's totals are their sums: replay_collect()) */
 	struct ifcheck ifc;          /* an interface's own TX counters around the run */
-	char mode[160];              /* the method's details for the summary */
+	char mode[320];              /* the method's details for the summary */
 };
 
 /* Where the source is in passes x files (src/replay.c, source_read()). */

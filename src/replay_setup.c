@@ -294,6 +294,15 @@ static void note_fallback(const char *method, const char *why)
 	log_warn("method %s not used: %s; trying the next", method, why);
 }
 
+/* AF_XDP tried unasked: its failure is no news (the summary says "not xdp"), the others' are. */
+static void note_fallback_unasked(const char *method, const char *why)
+{
+	if (strcmp(method, "xdp"))
+		note_fallback(method, why);
+	else
+		log_info("method xdp not used: %s; trying the next", why);
+}
+
 /*
  * Output lane @i: the method (@ops from a test, -w, --method auto's
  * fallback, or the one named) on interface @ifname (NULL with -w).
@@ -305,7 +314,8 @@ static int open_lane(struct replay *r, unsigned i, const char *ifname, const str
 	struct lane *l = &r->lane[i];
 	struct tx_cfg cfg = o->tx;
 	enum tx_method method = i ? o->method2 : o->method; /* --method2: -I's own */
-	bool chosen = method == TX_METHOD_AUTO && !r->method_name[i];
+	bool chosen = method == TX_METHOD_AUTO && !r->method_name[i], auto_said;
+	char why[200] = "";
 	int rc;
 
 	r->nlanes = i + 1;
@@ -320,8 +330,23 @@ static int open_lane(struct replay *r, unsigned i, const char *ifname, const str
 		rc = tx_open(&l->tx, "file", &cfg);
 	else if (r->method_name[i]) /* a --threads worker: the method thread 0 has on this side */
 		rc = tx_open(&l->tx, r->method_name[i], &cfg);
-	else if (chosen)
-		rc = tx_open_auto(&l->tx, &cfg, note_fallback);
+	else if (chosen) {
+		/* AF_XDP unasked only where passing the qdisc and the taps by loses nothing, with a
+		 * queue for every thread (the highest one it binds). */
+		unsigned queues = 1;
+
+		if (!cfg.qdisc_bypass && tx_method_known("xdp")) { /* built in */
+			if (r->nshards > 1)
+				for (unsigned k = 0; k < r->nshards; k++)
+					queues = MAX(queues, 1 + (o->xdp_queues.n ? o->xdp_queues.v[k] : k));
+			else
+				queues = 1 + cfg.xdp_queue;
+			cfg.auto_xdp = tx_bypass_harmless(ifname, queues, why, sizeof(why)) == 1;
+		}
+		rc = tx_open_auto(&l->tx, &cfg, cfg.auto_xdp ? note_fallback_unasked : note_fallback);
+		if (rc == 0 && cfg.auto_xdp && strcmp(tx_name(l->tx), "xdp"))
+			snprintf(why, sizeof(why), "%s", "AF_XDP could not be opened (see --method xdp)");
+	}
 	else
 		rc = tx_open(&l->tx, opt_enum_name(tx_method_choices, (int)method), &cfg);
 	if (rc < 0) {
@@ -333,9 +358,12 @@ static int open_lane(struct replay *r, unsigned i, const char *ifname, const str
 			log_err("%s", l->tx ? tx_strerror(l->tx) : "out of memory");
 		return rc;
 	}
-	snprintf(l->mode, sizeof(l->mode), "%s%s%s", tx_mode(l->tx),
-		 chosen && !o->tx.path && !ops ? (tx_mode(l->tx)[0] ? ", " : "") : "",
-		 chosen && !o->tx.path && !ops ? "chosen by --method auto" : "");
+	auto_said = chosen && !o->tx.path && !ops;
+	/* The summary says why auto took AF_XDP, or why not when it looked at it. */
+	snprintf(l->mode, sizeof(l->mode), "%s%s%s%s%s", tx_mode(l->tx),
+		 auto_said ? (tx_mode(l->tx)[0] ? ", " : "") : "", auto_said ? "chosen by --method auto" : "",
+		 auto_said && why[0] ? (strcmp(tx_name(l->tx), "xdp") ? "; not xdp: " : ": ") : "",
+		 auto_said && why[0] ? (strcmp(tx_name(l->tx), "xdp") ? why : "nothing to bypass") : "");
 	l->qcap = l->tx->batch ? l->tx->batch : 1;
 	l->q = calloc(l->qcap, sizeof(*l->q));
 	if (!l->q) {
@@ -645,15 +673,6 @@ static int check_paths(const struct opts *o)
 	return rc;
 }
 
-/* The method whose needs decide what privs_release() keeps: xdp if any lane uses it. */
-static const char *release_method(const struct replay *r)
-{
-	for (unsigned i = 0; i < r->nlanes; i++)
-		if (!strcmp(tx_name(r->lane[i].tx), "xdp"))
-			return "xdp";
-	return tx_name(r->lane[0].tx);
-}
-
 int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *stop,
 		const struct replay_hooks *hooks)
 {
@@ -740,7 +759,7 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 			}
 	}
 	/* Set-up is over: sending on open sockets needs no capability (privs.h says what xdp keeps). */
-	if (real && privs_release(release_method(r), o->tx.path || o->stats_json || o->send_log) < 0) {
+	if (real && privs_release(o->tx.path || o->stats_json || o->send_log) < 0) {
 		log_err("cannot drop capabilities: %s", strerror(errno));
 		goto fail;
 	}

@@ -80,6 +80,7 @@ struct tx_cfg {
 	int64_t clock_to_real_ns;  /* add to a run-clock time to get CLOCK_REALTIME, ns */
 	unsigned batch;            /* most packets staged at once; 0 = the method's default */
 	bool qdisc_bypass;         /* AF_PACKET methods: PACKET_QDISC_BYPASS (no qdisc, no shaping) */
+	bool auto_xdp;             /* tx_open_auto(): try xdp first, unasked (tx_bypass_harmless() said 1) */
 	unsigned xdp_queue;        /* xdp: the device TX queue to bind */
 	enum tx_xdp_mode xdp_mode; /* xdp: copy or zero-copy */
 	bool uring_sqpoll;         /* uring: a kernel thread polls the submission queue */
@@ -140,6 +141,23 @@ int tx_open(struct tx **txp, const char *method, const struct tx_cfg *cfg);
  */
 int tx_open_auto(struct tx **txp, const struct tx_cfg *cfg,
 		 void (*note)(const char *method, const char *why));
+
+/*
+ * tx_bypass_harmless() - would AF_XDP, which passes the qdisc and the packet
+ * taps by, lose anything on @ifname, binding queues up to @queues - 1?  1 if
+ * not (every qdisc on it is a kernel default, no ETH_P_ALL capture listens on
+ * it or on all interfaces, its MTU fits an AF_XDP frame, it has @queues TX
+ * queues); else 0.  Either way the reason, one phrase, is in @why.  Never
+ * fails: what cannot be read counts against AF_XDP.  (src/tx/bypass.c)
+ */
+int tx_bypass_harmless(const char *ifname, unsigned queues, char *why, size_t len);
+
+/* tx_qdisc_is_default() - is a qdisc of @kind one the kernel puts there itself? */
+bool tx_qdisc_is_default(const char *kind, const char *default_qdisc);
+
+/* tx_packet_taps() - ETH_P_ALL packet sockets listening on @ifindex or on all, in /proc/net/packet's text. */
+int tx_packet_taps(const char *proc_net_packet, int ifindex);
+
 
 /* tx_method_known() - true if @method names a method built into this program (or is "auto"). */
 bool tx_method_known(const char *method);

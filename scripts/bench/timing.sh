@@ -19,7 +19,8 @@
 #               mbpsN (default: d10 d20 d70 d100 d1000 d2500 pps10k pps100k pps500k
 #               mbps100 mbps1000)
 #
-# Senders: replay (defaults), replay-rt (--rt-priority 50), tcpreplay
+# Senders: replay (defaults), replay-rt (--rt-priority 50), replay-b (the
+# defaults of another build, $REPLAY_B: an A/B of two versions), tcpreplay
 # (Debian's 4.4.3), tcpreplay46 (4.6 from ../shared/anchors, or $TCPREPLAY46;
 # skipped with a note when absent), and cyclictest (rt-tests; at the dN
 # points only: the machine's floor -- cyclictest -p 50 on the sender's CPU at
@@ -228,6 +229,9 @@ measure() {
 	replay-rt-shift) cmd=("$REPLAY" -q -i "$IF_A" --stats-json "$js" --rt-priority 50 --late shift $(replay_opts "$point") "$trace") ;;
 	replay-rt-spin) cmd=("$REPLAY" -q -i "$IF_A" --stats-json "$js" --rt-priority 50 --timer spin $(replay_opts "$point") "$trace") ;;
 	replay-chrt) cmd=(chrt -f 50 "$REPLAY" -q -i "$IF_A" --stats-json "$js" $(replay_opts "$point") "$trace") ;;
+	# A/B of two builds in the same run: replay-b is $REPLAY_B (another build's replay) with the defaults.
+	replay-b) [ -x "${REPLAY_B:-}" ] || die "replay-b: set REPLAY_B to another build's replay"
+		cmd=("$REPLAY_B" -q -i "$IF_A" --stats-json "$js" $(replay_opts "$point") "$trace") ;;
 	*) die "unknown sender $sender" ;;
 	esac
 	exec 9>"$LOCK"

@@ -55,8 +55,10 @@ const struct opt_enum tx_xdp_mode_choices[] = {
  *   xdp    AF_XDP, copy mode here (zero-copy where the driver has it): the
  *          fastest, but it bypasses the qdisc (tc shaping would be ignored
  *          silently), holds frames of at most 4 KiB and takes over a device
- *          queue -- so auto uses it only when the user asked for
- *          --qdisc-bypass;
+ *          queue -- so auto uses it when the user asked for
+ *          --qdisc-bypass, or when bypassing loses nothing
+ *          (tx_bypass_harmless(): default qdiscs, no capture listening, the
+ *          MTU fits; src/tx/bypass.c);
  *   mmsg   sendmmsg() per batch: the fastest that honours the qdisc, and
  *          it works wherever an AF_PACKET socket does;
  *   ring   PACKET_TX_RING: a little slower than mmsg on every size
@@ -137,8 +139,9 @@ const char *tx_methods(void)
 int tx_open_auto(struct tx **txp, const struct tx_cfg *cfg,
 		 void (*note)(const char *method, const char *why))
 {
-	const char *const *order = cfg->qdisc_bypass ? auto_bypass : auto_plain;
-	size_t n = cfg->qdisc_bypass ? ARRAY_SIZE(auto_bypass) : ARRAY_SIZE(auto_plain);
+	bool xdp = cfg->qdisc_bypass || cfg->auto_xdp;
+	const char *const *order = xdp ? auto_bypass : auto_plain;
+	size_t n = xdp ? ARRAY_SIZE(auto_bypass) : ARRAY_SIZE(auto_plain);
 	int rc = -ENOENT;
 
 	*txp = NULL;
@@ -151,8 +154,10 @@ int tx_open_auto(struct tx **txp, const struct tx_cfg *cfg,
 		rc = tx_open_ops(txp, ops, cfg);
 		if (rc == 0 || !*txp)
 			return rc;
-		/* Reasons that no other method would get past: say it once, stop trying. */
-		if (rc == -ENODEV || rc == -ENETDOWN || rc == -EPERM || rc == -ENOTSUP)
+		/* Reasons that no other method would get past: say it once, stop trying.  Not a
+		 * refused AF_XDP socket: it needs more privilege than an AF_PACKET one. */
+		if (rc == -ENODEV || rc == -ENETDOWN || rc == -ENOTSUP ||
+		    (rc == -EPERM && strcmp(order[i], "xdp")))
 			return rc;
 		if (note && i + 1 < n)
 			note(order[i], tx_strerror(*txp));

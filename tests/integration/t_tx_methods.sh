@@ -245,9 +245,41 @@ test_raw_layer3() {
 }
 
 test_auto_choice() {
+	local tap
+	# Issue 17: auto takes AF_XDP unasked where bypassing loses nothing -- veth's noqueue
+	# qdisc, no capture on the interface -- and says so; it took mmsg here before.
+	in_a "$REPLAY" -i "$IF_A" --topspeed --stats-json "$WORK/auto.json" "$TRACES/dns.pcap" >"$WORK/auto.out"
+	if have xdp; then
+		grep -q "^Method: xdp (copy mode, queue 0, chosen by --method auto: nothing to bypass) on $IF_A" \
+			"$WORK/auto.out" || die "auto did not pick xdp on a plain veth: $(cat "$WORK/auto.out")"
+	else
+		grep -q "^Method: mmsg (chosen by --method auto) on $IF_A" "$WORK/auto.out" ||
+			die "auto did not pick mmsg: $(cat "$WORK/auto.out")"
+	fi
+	[ "$(json_get "$WORK/auto.json" packets_sent)" = "$(tcpdump -r "$TRACES/dns.pcap" 2>/dev/null | wc -l)" ] ||
+		die "auto: not every packet sent: $(cat "$WORK/auto.out")"
+	# A qdisc the user put there (shaping): AF_XDP would pass it by, so auto keeps to mmsg and says why.
+	in_a tc qdisc add dev "$IF_A" root tbf rate 10gbit burst 64kb latency 10ms
 	in_a "$REPLAY" -i "$IF_A" --topspeed "$TRACES/dns.pcap" >"$WORK/auto.out"
-	grep -q "^Method: mmsg (chosen by --method auto) on $IF_A" "$WORK/auto.out" ||
-		die "auto did not pick mmsg: $(cat "$WORK/auto.out")"
+	in_a tc qdisc del dev "$IF_A" root
+	have xdp || grep -q "^Method: mmsg (chosen by --method auto) on $IF_A" "$WORK/auto.out" ||
+		die "auto without xdp built in: $(cat "$WORK/auto.out")"
+	have xdp && { grep -q "^Method: mmsg (chosen by --method auto; not xdp: $IF_A has a tbf qdisc, which AF_XDP would bypass) on $IF_A" \
+		"$WORK/auto.out" || die "auto with a tbf qdisc: $(cat "$WORK/auto.out")"; }
+	# A capture on the sending interface would not see AF_XDP's frames: mmsg, and why.
+	ip netns exec "$NS_A" tcpdump -i "$IF_A" -w /dev/null 2>/dev/null &
+	tap=$!
+	for _ in $(seq 50); do in_a grep -q ' 0003 ' /proc/net/packet && break; sleep 0.1; done
+	in_a "$REPLAY" -i "$IF_A" --topspeed "$TRACES/dns.pcap" >"$WORK/auto.out"
+	kill "$tap"
+	wait "$tap" 2>/dev/null || true
+	have xdp && { grep -q "^Method: mmsg (chosen by --method auto; not xdp: 1 packet capture listens on $IF_A (AF_XDP frames pass no tap)) on $IF_A" \
+		"$WORK/auto.out" || die "auto with a capture on the interface: $(cat "$WORK/auto.out")"; }
+	# Unasked, AF_XDP needs the queue it would bind; without it, mmsg and no warning.
+	in_a "$REPLAY" -i "$IF_A" --topspeed --xdp-queue 5 "$TRACES/dns.pcap" >"$WORK/auto.out" 2>"$WORK/auto.err"
+	[ ! -s "$WORK/auto.err" ] || die "auto warned about an AF_XDP it was not asked for: $(cat "$WORK/auto.err")"
+	have xdp && { grep -q "^Method: mmsg (chosen by --method auto; not xdp: $IF_A has [0-9]* TX queues*; AF_XDP would bind queue 5) on $IF_A" \
+		"$WORK/auto.out" || die "auto with --xdp-queue 5: $(cat "$WORK/auto.out")"; }
 	if have xdp; then
 		in_a "$REPLAY" -i "$IF_A" --topspeed --qdisc-bypass "$TRACES/dns.pcap" >"$WORK/auto.out"
 		grep -q "^Method: xdp (copy mode, queue 0, chosen by --method auto)" "$WORK/auto.out" ||

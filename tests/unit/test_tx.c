@@ -240,6 +240,41 @@ static void test_sock_skeleton(void **state)
 	}
 }
 
+/* --method auto's AF_XDP check: which qdiscs are the kernel's own, which sockets are taps. */
+static void test_bypass_facts(void **state)
+{
+	/* As /proc/net/packet prints them: sk RefCnt Type Proto Iface R Rmem User Inode. */
+	static const char packet[] =
+		"sk               RefCnt Type Proto  Iface R Rmem   User   Inode\n"
+		"ffff8d4a01a2c000 3      3    0003   7     1 0      0      1001\n"  /* tcpdump -i if7 */
+		"ffff8d4a01a2c800 3      3    0003   0     1 0      0      1002\n"  /* tcpdump -i any */
+		"ffff8d4a01a2d000 3      3    88cc   7     1 0      0      1003\n"  /* LLDP only: no tap */
+		"ffff8d4a01a2d800 3      3    0003   9     1 0      0      1004\n"  /* another interface */
+		"ffff8d4a01a2e000 3      3    0003   7     0 0      0      1005\n"  /* not running */
+		"ffff8d4a01a2e800 3      3    0000   7     1 0      0      1006\n"; /* a sender's socket */
+
+	(void)state;
+	assert_true(tx_qdisc_is_default("noqueue", "pfifo_fast"));
+	assert_true(tx_qdisc_is_default("pfifo_fast", "fq_codel"));
+	assert_true(tx_qdisc_is_default("mq", ""));
+	assert_true(tx_qdisc_is_default("fq_codel", "fq_codel")); /* net.core.default_qdisc */
+	assert_false(tx_qdisc_is_default("fq_codel", "pfifo_fast"));
+	assert_false(tx_qdisc_is_default("tbf", "pfifo_fast"));
+	assert_false(tx_qdisc_is_default("clsact", "pfifo_fast")); /* egress hooks */
+	assert_false(tx_qdisc_is_default("htb", NULL));
+	assert_int_equal(tx_packet_taps(packet, 7), 2);
+	assert_int_equal(tx_packet_taps(packet, 9), 2);
+	assert_int_equal(tx_packet_taps(packet, 3), 1); /* only "any" */
+	assert_int_equal(tx_packet_taps("sk RefCnt Type Proto Iface R Rmem User Inode\n", 7), 0);
+	assert_int_equal(tx_packet_taps("", 7), 0);
+	{
+		char why[200];
+
+		assert_int_equal(tx_bypass_harmless("nosuchif0", 1, why, sizeof(why)), 0);
+		assert_non_null(strstr(why, "nosuchif0: no such interface"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_file_unwritable),
 		cmocka_unit_test(test_packet_missing_interface),
 		cmocka_unit_test(test_sock_skeleton),
+		cmocka_unit_test(test_bypass_facts),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
