@@ -523,9 +523,10 @@ static void warn(struct opts *o, const char *msg)
 /*
  * --threads, --cpu LIST and --xdp-queue LIST.  What several threads cannot
  * do is refused, naming the option: each thread reads the traces itself
- * (so no standard input), sends on its own socket of one interface (no -w,
- * -I, --dualfile), and counts only its own packets (no --limit, --stats N,
- * --send-log, --oneatatime, impairment).
+ * (so no standard input), sends on its own sockets of the interfaces (no
+ * -w), and counts only its own packets (no --limit, --stats N, --send-log,
+ * --oneatatime, impairment).  -I, --dualfile, -c, --split and the edits by
+ * direction are each thread's: it places every packet (src/replay.c).
  */
 static int threads_check(struct opts *o, char *err, size_t len)
 {
@@ -546,8 +547,6 @@ static int threads_check(struct opts *o, char *err, size_t len)
 				 o->xdp_queues.n, o->threads);
 	if (o->tx.path)
 		no = "-w (a dry run writes one file)";
-	else if (o->intf2 || o->dualfile)
-		no = o->dualfile ? "--dualfile" : "-I";
 	else if (o->impair.n || o->impair.stat_given)
 		no = "impairment (--impair, --loss, --delay, ...)";
 	else if (o->oneatatime)
@@ -560,8 +559,6 @@ static int threads_check(struct opts *o, char *err, size_t len)
 		no = "--stats";
 	else if (o->sched.mode == SCHED_MODE_MBPS && edit_cfg_any(&o->edit))
 		no = "--mbps with edits (each thread counts the bytes of every frame as read)";
-	else if (o->split_mode || o->cachefile || edit_cfg_wants_side(&o->edit))
-		no = "-c, --split or edits by direction (a thread sees only its own flows, the split all of them)";
 	if (no)
 		return opts_fail(err, len, "--threads %u does not support %s: use one thread", o->threads, no);
 	for (int i = 0; i < o->nfiles; i++)

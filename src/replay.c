@@ -61,7 +61,8 @@
  *            packet goes straight from the source to its lane.
  *   lanes    struct lane: a method's handle, its staged FIFO and its
  *            counters.  route() picks the lane before the packet is edited
- *            (--split, -c); a sender thread per lane would own one each.
+ *            (--split, -c).  With --threads each thread has its own lanes,
+ *            one per interface (src/replay_threads.c).
  *   fates    a packet dropped by impairment is FATE_IMPAIRED, counted in
  *            account() like every other end; a copy an action adds is
  *            counted when it is made (impair_copies), so that
@@ -729,8 +730,8 @@ static enum step source_read_dual(struct replay *r, const struct trace **tp, str
 				continue;
 			}
 			s->done[k] = true;
-			if (!s->pass)
-				report_warnings(t);
+			if (!s->pass && !r->shard)
+				report_warnings(t); /* --threads: thread 0 says it, once */
 			if (rc == -EINTR && *r->stop)
 				return STEP_STOP;
 			if (rc < 0) {
@@ -819,8 +820,11 @@ static inline struct lane *route(struct replay *r, const struct pkt *p)
  * symmetric hash picks the thread (replay/flowhash.h), so both directions
  * of a flow go by one thread, in order.  A packet of another thread's
  * still takes its place in the schedule every thread keeps (a PPS count,
- * a segment's first timestamp), so all threads work to one schedule; it is
- * neither read nor counted here.
+ * a segment's first timestamp), so all threads work to one schedule, and
+ * has been routed (route(): the --split classifier's state); it is
+ * neither read nor counted here.  With -I or --dualfile a thread sends on
+ * both interfaces, so a flow's two directions keep their order across
+ * the two ports by send_one()'s kick of the other lane, as in one thread.
  */
 static bool in_shard(struct replay *r, struct pkt *p)
 {
@@ -860,12 +864,18 @@ static enum step source_next(struct replay *r, const struct trace **tp, struct p
 		/* A read this slow took a page fault from disk or waited for a pipe: a late packet is its. */
 		if (r->timed && sched_now(&r->sched) - t0 > READ_SLOW_NS)
 			sched_note(&r->sched, WAIT_CAUSE_READ);
+		/*
+		 * Routed first, every packet, in every thread: --split first learns
+		 * as it reads (an address first seen as a source is a client), so
+		 * each thread feeds its own classifier every packet, in order, and
+		 * all place each packet on the side one thread would.
+		 */
+		l = route(r, p);
 		if (unlikely(r->nshards > 1) && !in_shard(r, p)) {
 			if (*r->stop)
 				return STEP_STOP;
 			continue;
 		}
-		l = route(r, p);
 		if (unlikely(!l)) {
 			/* A tcpprep cache entry without the send bit: tcpreplay skips it, so do we. */
 			l = &r->lane[0];

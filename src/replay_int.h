@@ -132,7 +132,7 @@ struct replay {
 	unsigned shard, nshards;
 	struct replay *workers;      /* thread 0's: nshards runs, [0] unused (thread 0 is this one) */
 	struct rt_cfg rt_cfg;        /* a worker's real-time set-up, applied on its own thread */
-	const char *method_name;     /* a worker's method: thread 0's, by name */
+	const char *method_name[STATS_LANES_MAX]; /* a worker's methods: thread 0's lanes', by name */
 	struct stats_thread *thread_st; /* thread 0's: each thread's line of the summary */
 	bool origin_given;           /* st.start_ns is the origin the threads share: run_start() keeps it */
 	int status;                  /* a thread's exit status (replay_run()) */
@@ -176,8 +176,9 @@ int replay_run(struct replay *r);
 
 /*
  * replay_open_worker() - thread @idx's own run beside @main's (--threads):
- * its own traces, edit chain, flow table and socket (for xdp its queue), and
- * a scheduler like main's.  Called by replay_open() while capabilities are
+ * its own traces, edit chain, flow table, --split classifier (or -c cache)
+ * and socket on each interface (for xdp its queue of each), and a
+ * scheduler like main's.  Called by replay_open() while capabilities are
  * still held.  0, or -1 logged (and undone).
  */
 int replay_open_worker(struct replay *w, const struct replay *main, unsigned idx,

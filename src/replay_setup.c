@@ -251,7 +251,8 @@ static int open_split(struct replay *r)
 				mode);
 			return -EINVAL;
 		}
-		log_info("--split %s: reading %s to place its addresses before sending", mode, o->files[i]);
+		if (!r->shard) /* --threads: each thread learns for its own classifier; thread 0 says it */
+			log_info("--split %s: reading %s to place its addresses before sending", mode, o->files[i]);
 		if (split_learn_trace(o->files[i], r->split, &n) < 0)
 			return -EINVAL;
 	}
@@ -315,7 +316,7 @@ static int open_lane(struct replay *r, unsigned i, const char *ifname, const str
 	struct lane *l = &r->lane[i];
 	struct tx_cfg cfg = o->tx;
 	enum tx_method method = i ? o->method2 : o->method; /* --method2: -I's own */
-	bool chosen = method == TX_METHOD_AUTO && !r->method_name, auto_said;
+	bool chosen = method == TX_METHOD_AUTO && !r->method_name[i], auto_said;
 	char why[200] = "";
 	int rc;
 
@@ -329,8 +330,8 @@ static int open_lane(struct replay *r, unsigned i, const char *ifname, const str
 		rc = tx_open_ops(&l->tx, ops, &cfg);
 	else if (o->tx.path)
 		rc = tx_open(&l->tx, "file", &cfg);
-	else if (r->method_name) /* a --threads worker: the method thread 0 has */
-		rc = tx_open(&l->tx, r->method_name, &cfg);
+	else if (r->method_name[i]) /* a --threads worker: the method thread 0 has on this side */
+		rc = tx_open(&l->tx, r->method_name[i], &cfg);
 	else if (chosen) {
 		/* AF_XDP unasked only where passing the qdisc and the taps by loses nothing, with a
 		 * queue for every thread (the highest one it binds). */
@@ -790,7 +791,9 @@ int replay_open_worker(struct replay *w, const struct replay *main, unsigned idx
 	const struct opts *o = main->o;
 
 	*w = (struct replay){ .o = o, .stop = main->stop, .json_out = OUTFILE_INIT, .shard = idx,
-			      .nshards = main->nshards, .method_name = tx_name(main->lane[0].tx),
+			      .nshards = main->nshards,
+			      .method_name = { tx_name(main->lane[0].tx),
+					       main->nlanes > 1 ? tx_name(main->lane[1].tx) : NULL },
 			      .summary = main->summary, .progress_mode = PROGRESS_OFF,
 			      .timed = main->timed };
 	/* Thread 0 says what the traces hold: the others would only say it again. */
@@ -799,8 +802,14 @@ int replay_open_worker(struct replay *w, const struct replay *main, unsigned idx
 	w->rt_cfg = o->rt;
 	w->rt_cfg.cpu = o->cpus.n ? (int)o->cpus.v[idx % o->cpus.n] : -1;
 	stats_init(&w->st);
-	if (open_inputs(w) < 0 || open_edits(w) < 0 || open_flows(w) < 0 ||
-	    open_lane(w, 0, o->tx.ifname, NULL) < 0)
+	/*
+	 * -I (or --dualfile): a socket on each interface.  -c, --split and the
+	 * sidecar's sides: a classifier of its own, which the loop feeds every
+	 * packet (not only this thread's), so every thread places each packet
+	 * on the side thread 0 would (src/replay.c, source_next()).
+	 */
+	if (open_inputs(w) < 0 || open_edits(w) < 0 || open_flows(w) < 0 || open_split(w) < 0 ||
+	    open_lane(w, 0, o->tx.ifname, NULL) < 0 || (o->intf2 && open_lane(w, 1, o->intf2, NULL) < 0))
 		goto fail;
 	sched_init(&w->sched, scfg, main->sched.clk);
 	/* The timer as thread 0 measured it: the same clock, the same machine. */

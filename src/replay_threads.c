@@ -3,7 +3,8 @@
  * --threads N: N sender threads under one clock.  Each thread is a whole
  * run of its own (struct replay, opened by replay_open() and
  * replay_open_worker()): its own readers over the same trace files, its
- * own edit chain and flow table, its own socket (for xdp its own queue).
+ * own edit chain, flow table and --split classifier, its own socket on
+ * each interface (for xdp its own queue of each).
  * Each takes only its shard of the packets -- the flows whose symmetric
  * hash picks it (replay/flowhash.h, src/replay.c in_shard()) -- so a flow,
  * both its directions, goes by one thread in its recorded order, and
@@ -17,6 +18,14 @@
  * pages already in the page cache and one hash per packet, and there is
  * nothing to hand between threads (no ring, no copy, no reader to keep up
  * with N senders).  Standard input can be read once: refused (src/opts.c).
+ *
+ * Two interfaces (-I, --dualfile): every thread has a socket on each and
+ * places every packet it reads (its own and the others') on its side, so a
+ * stateful classifier (--split first remembers which address was seen
+ * first as a source) is fed the whole trace in order in every thread, and
+ * all agree; the thread then sends its own packets by the side given.  A
+ * flow's two directions hash alike, so they go by one thread, whose two
+ * lanes keep their order across the ports (src/replay.c, send_one()).
  *
  * Signals: SIGINT and SIGTERM are blocked in the sender threads, so they
  * reach the calling thread (thread 0), whose handler sets the stop flag all
@@ -144,6 +153,7 @@ static void flows_merge(struct flow_counts *into, const struct flow_counts *c)
 	into->untracked += c->untracked;
 }
 
+/* Thread @x's line of the summary: its totals, and with two interfaces its account on each. */
 static void thread_line(struct stats_thread *t, const struct replay *x)
 {
 	const struct stats *s = &x->st;
@@ -151,14 +161,27 @@ static void thread_line(struct stats_thread *t, const struct replay *x)
 	*t = (struct stats_thread){ .cpu = x->o->cpus.n ? (int)x->o->cpus.v[x->shard % x->o->cpus.n] : -1,
 				    .method_mode = x->lane[0].mode, .read = s->read, .sent = s->sent,
 				    .failed = s->failed, .retried = s->retried, .filtered = s->filtered,
-				    .bytes_sent = s->bytes_sent, .late_packets = s->sched.late_packets };
+				    .bytes_sent = s->bytes_sent, .late_packets = s->sched.late_packets,
+				    .nlanes = x->nlanes };
+	for (unsigned i = 0; i < x->nlanes; i++)
+		t->lane[i] = s->lane[i];
+}
+
+/* Lane @from's counters added into @into (the same side of another thread). */
+static void lane_add(struct stats_lane *into, const struct stats_lane *from)
+{
+	into->read += from->read;
+	into->sent += from->sent;
+	into->failed += from->failed;
+	into->retried += from->retried;
+	into->filtered += from->filtered;
+	into->bytes_sent += from->bytes_sent;
 }
 
 /* Thread 0's account (r->st) becomes the run's: the other threads' added in. */
 static int merge(struct replay *r, struct replay *w, unsigned n)
 {
 	struct stats *st = &r->st;
-	struct stats_lane *l0 = &st->lane[0];
 
 	r->thread_st = calloc(n, sizeof(*r->thread_st));
 	if (!r->thread_st) {
@@ -177,12 +200,9 @@ static int merge(struct replay *r, struct replay *w, unsigned n)
 		st->filtered += s->filtered;
 		st->bytes_sent += s->bytes_sent;
 		st->early += s->early;
-		l0->read += s->lane[0].read;
-		l0->sent += s->lane[0].sent;
-		l0->failed += s->lane[0].failed;
-		l0->retried += s->lane[0].retried;
-		l0->filtered += s->lane[0].filtered;
-		l0->bytes_sent += s->lane[0].bytes_sent;
+		/* Each side's account: every thread has the same interfaces, in the same order. */
+		for (unsigned l = 0; l < st->nlanes && l < s->nlanes; l++)
+			lane_add(&st->lane[l], &s->lane[l]);
 		if (s->end_ns > st->end_ns)
 			st->end_ns = s->end_ns;
 		hist_merge(&st->send_err, &s->send_err);

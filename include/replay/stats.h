@@ -95,6 +95,8 @@ struct stats_thread {
 	const char *method_mode; /* its method's details ("copy mode, queue 1") */
 	uint64_t read, sent, failed, retried, filtered, bytes_sent;
 	uint64_t late_packets;   /* timed runs: packets it found late beyond the threshold */
+	unsigned nlanes;         /* its interfaces: 2 with -I (or --dualfile), each account in lane[] */
+	struct stats_lane lane[STATS_LANES_MAX]; /* its account per interface (if_* unused) */
 };
 
 /*

@@ -272,6 +272,18 @@ void stats_print(const struct stats *s, FILE *f)
 		if (s->sched.timer)
 			fprintf(f, ", %llu late", (unsigned long long)t->late_packets);
 		fputc('\n', f);
+		/* Two interfaces: its account on each, indented under it. */
+		for (unsigned k = 0; t->nlanes > 1 && k < t->nlanes; k++) {
+			const struct stats_lane *l = &t->lane[k];
+
+			fprintf(f, "  %s", l->name ? l->name : "-");
+			if (l->method_mode && l->method_mode[0])
+				fprintf(f, " [%s]", l->method_mode);
+			fprintf(f, " on %s: read %llu, sent %llu (%llu bytes), filtered %llu, failed %llu, retried %llu\n",
+				l->dev ? l->dev : "-", (unsigned long long)l->read, (unsigned long long)l->sent,
+				(unsigned long long)l->bytes_sent, (unsigned long long)l->filtered,
+				(unsigned long long)l->failed, (unsigned long long)l->retried);
+		}
 	}
 	for (unsigned i = 0; i < s->nlanes; i++) {
 		const struct stats_lane *l = &s->lane[i];
@@ -451,11 +463,29 @@ int stats_write_json(const struct stats *s, FILE *f)
 			fprintf(f,
 				",\"packets_read\":%llu,\"packets_sent\":%llu,\"packets_failed\":%llu,"
 				"\"packets_retried\":%llu,\"packets_filtered\":%llu,\"bytes_sent\":%llu,"
-				"\"late_packets\":%llu}",
+				"\"late_packets\":%llu",
 				(unsigned long long)t->read, (unsigned long long)t->sent,
 				(unsigned long long)t->failed, (unsigned long long)t->retried,
 				(unsigned long long)t->filtered, (unsigned long long)t->bytes_sent,
 				(unsigned long long)t->late_packets);
+			/* Two interfaces: "intf1" and "intf2", its account on each. */
+			for (unsigned k = 0; t->nlanes > 1 && k < t->nlanes; k++) {
+				const struct stats_lane *l = &t->lane[k];
+
+				fprintf(f, ",");
+				stats_json_str(f, l->name);
+				fprintf(f, ":{\"interface\":");
+				stats_json_str(f, l->dev);
+				fprintf(f, ",\"method_mode\":");
+				stats_json_str(f, l->method_mode);
+				fprintf(f,
+					",\"packets_read\":%llu,\"packets_sent\":%llu,\"packets_failed\":%llu,"
+					"\"packets_retried\":%llu,\"packets_filtered\":%llu,\"bytes_sent\":%llu}",
+					(unsigned long long)l->read, (unsigned long long)l->sent,
+					(unsigned long long)l->failed, (unsigned long long)l->retried,
+					(unsigned long long)l->filtered, (unsigned long long)l->bytes_sent);
+			}
+			fprintf(f, "}");
 		}
 		fprintf(f, "]");
 	}

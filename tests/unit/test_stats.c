@@ -418,6 +418,53 @@ static void test_zero_elapsed(void **state)
 	free(txt);
 }
 
+/* --threads with -I: each thread's line, then its account on each interface, in the summary and the JSON. */
+static void test_threads_two_lanes(void **state)
+{
+	struct stats s;
+	struct stats_thread t[2] = {
+		{ .cpu = 0, .method_mode = "m0", .read = 7, .sent = 6, .failed = 1, .bytes_sent = 600, .nlanes = 2,
+		  .lane = { { .name = "intf1", .dev = "ethA", .method_mode = "qa", .read = 4, .sent = 4, .bytes_sent = 400 },
+			    { .name = "intf2", .dev = "ethB", .read = 3, .sent = 2, .failed = 1, .bytes_sent = 200 } } },
+		{ .cpu = -1, .read = 5, .sent = 5, .bytes_sent = 500, .nlanes = 2,
+		  .lane = { { .name = "intf1", .dev = "ethA", .read = 1, .sent = 1, .bytes_sent = 100 },
+			    { .name = "intf2", .dev = "ethB", .read = 4, .sent = 4, .bytes_sent = 400, .retried = 9 } } },
+	};
+	char *txt, *json;
+
+	(void)state;
+	stats_init(&s);
+	s.read = 12;
+	s.sent = 11;
+	s.failed = 1;
+	s.bytes_sent = 1100;
+	s.nthreads = 2;
+	s.thread = t;
+	txt = render(stats_print, &s);
+	assert_non_null(strstr(txt, "Thread 0 (CPU 0) [m0]: read 7, sent 6 (600 bytes), filtered 0, failed 1, retried 0\n"
+				    "  intf1 [qa] on ethA: read 4, sent 4 (400 bytes), filtered 0, failed 0, retried 0\n"
+				    "  intf2 on ethB: read 3, sent 2 (200 bytes), filtered 0, failed 1, retried 0\n"
+				    "Thread 1: read 5, sent 5 (500 bytes), filtered 0, failed 0, retried 0\n"
+				    "  intf1 on ethA: read 1, sent 1 (100 bytes), filtered 0, failed 0, retried 0\n"
+				    "  intf2 on ethB: read 4, sent 4 (400 bytes), filtered 0, failed 0, retried 9\n"));
+	json = render(json_fn, &s);
+	assert_non_null(strstr(json, "\"late_packets\":0,\"intf1\":{\"interface\":\"ethA\",\"method_mode\":\"qa\","
+				     "\"packets_read\":4,\"packets_sent\":4,\"packets_failed\":0,\"packets_retried\":0,"
+				     "\"packets_filtered\":0,\"bytes_sent\":400},\"intf2\":{\"interface\":\"ethB\","
+				     "\"method_mode\":\"\",\"packets_read\":3,\"packets_sent\":2,\"packets_failed\":1,"));
+	assert_non_null(strstr(json, "\"packets_retried\":9,\"packets_filtered\":0,\"bytes_sent\":400}}]"));
+	/* One interface: no lines, no objects per side. */
+	t[0].nlanes = t[1].nlanes = 1;
+	free(txt);
+	free(json);
+	txt = render(stats_print, &s);
+	json = render(json_fn, &s);
+	assert_null(strstr(txt, "  intf1"));
+	assert_null(strstr(json, "\"intf1\""));
+	free(txt);
+	free(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -430,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_passes),
 		cmocka_unit_test(test_passes_impaired),
 		cmocka_unit_test(test_passes_cap),
+		cmocka_unit_test(test_threads_two_lanes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
