@@ -32,35 +32,12 @@ PY
 }
 
 FWD_PID=""
-teardown3() {
-	local rc=$?
+# lib.sh's teardown calls it first: the forwarder, if still running.
+teardown_extra() {
 	if [ -n "$FWD_PID" ] && kill -0 "$FWD_PID" 2>/dev/null; then
 		kill -TERM "$FWD_PID" 2>/dev/null || true
 		wait "$FWD_PID" 2>/dev/null || true
 	fi
-	ip netns del "$NS_C" 2>/dev/null || true
-	(exit $rc)
-	teardown
-}
-
-# The generator's namespace and its pair into the forwarder: quiet, as lib.sh's.
-third_ns() {
-	trap teardown3 EXIT
-	ip netns add "$NS_C"
-	ip link add name "$IF_C" netns "$NS_C" type veth peer name "$IF_F" netns "$NS_A"
-	ip netns exec "$NS_C" sysctl -qw "net.ipv6.conf.all.disable_ipv6=1"
-	ip netns exec "$NS_C" sysctl -qw "net.ipv6.conf.default.disable_ipv6=1"
-	ip netns exec "$NS_A" sysctl -qw "net.ipv6.conf.$IF_F.disable_ipv6=1"
-	for side in "$NS_C $IF_C" "$NS_A $IF_F"; do
-		set -- $side
-		ip -n "$1" link set dev "$2" multicast off
-		ip -n "$1" link set dev "$2" up
-	done
-	ip -n "$NS_C" link set dev lo up
-	for _ in $(seq 50); do
-		ip -n "$NS_C" link show "$IF_C" | grep -q LOWER_UP && break
-		sleep 0.1
-	done
 }
 
 # fwd_start NAME OPTIONS...: the forwarder, IF_F -> IF_A, in the background; returns once it listens.
@@ -244,6 +221,8 @@ test_refusals() {
 
 require_root
 init_ns
-third_ns
+# The generator's namespace and its pair into the forwarder.
+add_ns "$NS_C"
+add_pair "$NS_C" "$IF_C" "$NS_A" "$IF_F"
 "$GENTRACE" udp -o "$WORK/t.pcap" --count 10 --gap-us 20000 --flows 2
 run_tests test_plain test_trace test_model test_overflow test_limit test_sigint_held test_refusals
