@@ -11,8 +11,21 @@
 
 struct live;
 
+/* --buffer-size's default, KiB: tcpdump's -B and replay-rx's unit and default. */
+#define LIVE_BUFFER_KIB_DEFAULT 65536u
+
+/* What the capture saw, final once the thread has ended (live_stats()). */
+struct live_stats {
+	uint64_t captured;       /* frames handed to the loop */
+	uint64_t kernel_dropped; /* pcap_stats() ps_drop: the ring was full, the kernel dropped them */
+	uint64_t if_dropped;     /* ps_ifdrop: dropped by the interface (its rx_dropped) meanwhile */
+	uint64_t too_long;       /* longer than the snapshot length: not forwarded */
+	uint32_t snaplen;        /* the MTU plus an Ethernet header and two VLAN tags */
+	uint64_t buffer_bytes;   /* the ring asked for (--buffer-size) */
+};
+
 /* live_open() - capture on @ifname (refused, named, if it cannot be) and a pipe with the pcap header in it. */
-int live_open(struct live **lp, const char *ifname, char *err, size_t errlen);
+int live_open(struct live **lp, const char *ifname, unsigned buffer_kib, char *err, size_t errlen);
 /* live_start() - the capture thread; it ends at live_stop(), after @duration_ns (0: never), or on an error. */
 int live_start(struct live *lv, uint64_t duration_ns, char *err, size_t errlen);
 /* live_fd() - the pipe's read end: readable when a frame is waiting. */
@@ -21,8 +34,8 @@ int live_fd(const struct live *lv);
 void live_stop(struct live *lv);
 /* live_error() - the capture's error, if it ended on one; NULL if not. */
 const char *live_error(const struct live *lv);
-/* live_stats() - stop and join the thread, then: frames captured and frames the kernel dropped. */
-void live_stats(struct live *lv, uint64_t *captured, uint64_t *dropped);
+/* live_stats() - stop and join the thread, then what it captured and what the kernel dropped. */
+void live_stats(struct live *lv, struct live_stats *st);
 const char *live_name(const struct live *lv);
 void live_close(struct live *lv);
 

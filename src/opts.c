@@ -42,6 +42,9 @@ static const struct opt_def table[] = {
 	     .help = "with -I: transmit on the second interface with method NAME (default: --method's)"),
 	STR(source_if, .name = "source-interface", .metavar = "IF", .group = OPT_GRP_INPUT,
 	    .help = "forward the frames arriving on IF (instead of trace files) out -i, impaired as asked"),
+	UINT(live_buffer_kib, .name = "buffer-size", .key = 'B', .min = 64, .max = 1u << 20, .metavar = "KIB",
+	     .group = OPT_GRP_INPUT,
+	     .help = "with --source-interface: a capture ring of KIB KiB (tcpdump's -B, replay-rx's; default 65536)"),
 	FLAG(trace.preload, .name = "preload", .key = 'K', .group = OPT_GRP_INPUT,
 	     .help = "read each trace into memory before sending (for loops); refused if it will not fit"),
 	FLAG(trace.preload, .name = "preload-pcap", .group = OPT_GRP_INPUT,
@@ -678,6 +681,8 @@ static int check(struct opts *o, char *err, size_t len)
 			return opts_fail(err, len, "no trace file given");
 		return 0;
 	}
+	if (o->live_buffer_kib && !o->source_if)
+		return opts_fail(err, len, "--buffer-size is the capture ring of --source-interface: give that too");
 	if (o->source_if) {
 		/* The live forwarder (src/live.c): frames as they arrive, one source, at their arrival times. */
 		if (o->nfiles)

@@ -1145,6 +1145,7 @@ static enum step hold(struct replay *r, const struct trace *t, const struct pkt 
 	if (unlikely(!ip->nfree)) {
 		/* No room: netem's "limit" -- dropped, counted apart from the actions' drops. */
 		impair_count_queue_drop(ip->im);
+		impair_note_held(ip->im, ip->limit, ip->limit, p->sched_ns, false);
 		account(r, l, FATE_IMPAIRED, NULL, NULL);
 		return STEP_NEXT;
 	}
@@ -1167,6 +1168,7 @@ static enum step hold(struct replay *r, const struct trace *t, const struct pkt 
 	h->l = l;
 	h->slot = slot;
 	(void)dq_push(&ip->dq, key, h); /* never full: as many entries as slots */
+	impair_note_held(ip->im, ip->limit - ip->nfree, ip->limit, p->sched_ns, true);
 	return STEP_NEXT;
 }
 

@@ -18,6 +18,7 @@
 #include "replay/edit.h"
 #include "replay/impair.h"
 #include "replay/flows.h"
+#include "live.h"
 #include "replay/outfile.h"
 #include "replay/progress.h"
 #include "replay/sched.h"
@@ -99,6 +100,7 @@ struct replay {
 	/* sources */
 	struct trace **traces;       /* one per input file, all opened before sending */
 	struct live *live;           /* --source-interface: the capture behind traces[0]; NULL if none */
+	struct live_stats live_st;   /* its counts, once it has ended (replay_close()) */
 	struct source src;           /* the position in passes x files */
 	bool stopped;                /* a signal came while an input was opened: nothing is sent */
 	/* edits */

@@ -52,7 +52,7 @@ static int open_inputs(struct replay *r)
 		char err[1024];
 
 		/* The capture, then its stream as the one trace (src/live.c). */
-		if (live_open(&r->live, o->source_if, err, sizeof(err)) < 0) {
+		if (live_open(&r->live, o->source_if, o->live_buffer_kib, err, sizeof(err)) < 0) {
 			log_err("%s", err);
 			return -ENODEV;
 		}
@@ -825,15 +825,74 @@ void replay_close_worker(struct replay *w)
 	cleanup(w);
 }
 
-/* The impairment module's account in the summary and as "impairment" in --stats-json. */
-static void imp_print(const void *st, FILE *f)
+/*
+ * The impairment module's account in the summary and as "impairment" in
+ * --stats-json; when its queue overflowed, what to do about it.  By
+ * Little's law (J. D. C. Little, "A proof for the queuing formula L =
+ * lambda W", 1961) the queue holds on average the rate of delayed frames
+ * times their mean delay: the limit must be above that, and above the
+ * bursts around it.
+ */
+static void imp_print(const void *arg, FILE *f)
 {
+	const struct replay *r = arg;
+	const struct impair_stats *st = impair_stats(r->imp.im);
+
 	impair_stats_print(st, f);
+	if (st->queue_dropped) {
+		/* The rate at which frames came to be held, over the span they came in. */
+		uint64_t span = st->queue_last_ns - st->queue_first_ns;
+		double rate = span ? (double)(st->queue_offered - 1) * 1e9 / (double)span : 0.0;
+		double mean = hist_mean(&st->delay);
+		uint64_t held = (uint64_t)(rate * mean / 1e9 + 0.5);
+		uint64_t want = 2 * (held > st->queue_limit ? held : st->queue_limit);
+
+		fprintf(f, "Impairment: queue limit %llu reached %llu times (peak held %llu): %llu frames dropped for "
+			"want of room; at %.0f frames/s delayed %.2f ms on average, about %llu frames are held: "
+			"raise --impair-limit (to %llu, say)\n",
+			(unsigned long long)st->queue_limit, (unsigned long long)st->queue_full,
+			(unsigned long long)st->queue_peak, (unsigned long long)st->queue_dropped, rate, mean / 1e6,
+			(unsigned long long)held, (unsigned long long)want);
+	}
 }
 
-static int imp_json(const void *st, FILE *f)
+static int imp_json(const void *arg, FILE *f)
 {
-	return impair_stats_write_json(st, f);
+	const struct replay *r = arg;
+
+	return impair_stats_write_json(impair_stats(r->imp.im), f);
+}
+
+/* The live source's account: what it captured, and what was lost before it, each on its own line. */
+static void live_print(const void *arg, FILE *f)
+{
+	const struct replay *r = arg;
+	const struct live_stats *ls = &r->live_st;
+	const char *name = live_name(r->live);
+
+	fprintf(f, "Live source: %s: %llu frames captured (snap length %u, ring %llu KiB), %llu forwarded\n", name,
+		(unsigned long long)ls->captured, ls->snaplen, (unsigned long long)(ls->buffer_bytes / 1024),
+		(unsigned long long)r->st.sent);
+	fprintf(f, "Live source: %s: %llu frames dropped by the kernel before capture, %llu by the interface\n", name,
+		(unsigned long long)ls->kernel_dropped, (unsigned long long)ls->if_dropped);
+	if (ls->too_long)
+		fprintf(f, "Live source: %s: %llu frames longer than the snap length %u not forwarded\n", name,
+			(unsigned long long)ls->too_long, ls->snaplen);
+}
+
+static int live_json(const void *arg, FILE *f)
+{
+	const struct replay *r = arg;
+	const struct live_stats *ls = &r->live_st;
+
+	fprintf(f, "{\"interface\":");
+	stats_json_str(f, live_name(r->live));
+	fprintf(f, ",\"captured\":%llu,\"kernel_dropped\":%llu,\"interface_dropped\":%llu,\"too_long\":%llu,"
+		"\"forwarded\":%llu,\"snaplen\":%u,\"buffer_bytes\":%llu}",
+		(unsigned long long)ls->captured, (unsigned long long)ls->kernel_dropped,
+		(unsigned long long)ls->if_dropped, (unsigned long long)ls->too_long,
+		(unsigned long long)r->st.sent, ls->snaplen, (unsigned long long)ls->buffer_bytes);
+	return ferror(f) ? -EIO : 0;
 }
 
 int replay_close(struct replay *r, int status)
@@ -858,29 +917,34 @@ int replay_close(struct replay *r, int status)
 
 	if (r->imp.im) {
 		r->st.impaired = true;
-		r->st.extra_print = imp_print;
-		r->st.extra_json = imp_json;
-		r->st.extra_key = "impairment";
-		r->st.extra_arg = impair_stats(r->imp.im);
+		r->st.extra[r->st.nextra++] = (struct stats_extra){ .print = imp_print, .json = imp_json,
+								    .key = "impairment", .arg = r };
+	}
+	if (r->live) {
+		/* The capture ends here; what it took and what the kernel could not give it. */
+		live_stats(r->live, &r->live_st);
+		r->st.extra[r->st.nextra++] = (struct stats_extra){ .print = live_print, .json = live_json,
+								    .key = "live", .arg = r };
 	}
 	summary = r->summary;
 	if (!o->quiet)
 		stats_print(&r->st, summary);
 	if (r->live) {
-		uint64_t captured, dropped;
+		const struct live_stats *ls = &r->live_st;
 
-		/* The capture ends here; what it took and what the kernel could not give it. */
-		live_stats(r->live, &captured, &dropped);
-		if (!o->quiet)
-			fprintf(summary, "Live source: %s: %llu frames captured, %llu dropped by the kernel\n",
-				live_name(r->live), (unsigned long long)captured, (unsigned long long)dropped);
 		if (live_error(r->live)) {
 			log_err("%s", live_error(r->live));
 			status = EXIT_FAIL;
 		}
-		if (dropped) {
-			log_err("--source-interface %s: the kernel dropped %llu arriving frames: the forwarder fell behind",
-				live_name(r->live), (unsigned long long)dropped);
+		if (ls->kernel_dropped) {
+			log_err("--source-interface %s: the kernel dropped %llu arriving frames before capture: the forwarder "
+				"fell behind (a larger -B/--buffer-size gives it more time)",
+				live_name(r->live), (unsigned long long)ls->kernel_dropped);
+			status = EXIT_FAIL;
+		}
+		if (ls->too_long) {
+			log_err("--source-interface %s: %llu frames longer than the snap length %u (MTU + 22) not forwarded",
+				live_name(r->live), (unsigned long long)ls->too_long, ls->snaplen);
 			status = EXIT_FAIL;
 		}
 	}

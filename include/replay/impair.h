@@ -233,7 +233,9 @@ struct impair_cfg {
  * Statistics.  from_default counts the seed thesis' "no valid data" (the
  * trace ran out and the default was used), kept apart from the actions
  * taken from the trace.  queue_dropped and late are the send loop's counts,
- * handed in through impair_count_queue_drop() and impair_count_late().
+ * handed in through impair_count_queue_drop() and impair_count_late(),
+ * and the queue's occupancy (limit, peak, times full) through
+ * impair_note_held().
  */
 struct impair_stats {
 	uint64_t packets;      /* packets impair_next() saw */
@@ -251,6 +253,11 @@ struct impair_stats {
 	uint64_t bits_flipped; /* bits it inverted in all */
 	uint64_t corrupt_outside; /* corruptions beyond the frame's end, skipped */
 	uint64_t queue_dropped;   /* send loop: dropped because its queue was full */
+	uint64_t queue_limit;     /* send loop: the queue's room (--impair-limit), 0 if it never held a frame */
+	uint64_t queue_peak;      /* send loop: the most frames it held at once */
+	uint64_t queue_full;      /* send loop: times a frame filled it to the limit */
+	uint64_t queue_offered;   /* send loop: frames it was asked to hold (taken or dropped) */
+	uint64_t queue_first_ns, queue_last_ns; /* the first and last such frame's undelayed deadline */
 	uint64_t late;            /* send loop: sent after the impaired deadline */
 	struct hist delay;     /* delays handed out (delayed actions and their copies), ns */
 };
@@ -294,6 +301,12 @@ uint64_t impair_corrupt_apply(struct impair *im, const struct impair_action *a, 
 
 /* The send loop's own counts: a packet its queue had no room for; one sent late. */
 void impair_count_queue_drop(struct impair *im);
+/*
+ * impair_note_held() - the send loop was asked to hold a frame due at
+ * @at_ns before its delay, and holds @held frames of @limit now (@took:
+ * this one among them; if not, it was dropped for want of room).
+ */
+void impair_note_held(struct impair *im, uint64_t held, uint64_t limit, uint64_t at_ns, bool took);
 void impair_count_late(struct impair *im);
 
 const struct impair_stats *impair_stats(const struct impair *im);

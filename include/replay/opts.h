@@ -113,6 +113,7 @@ struct opts {
 	const char *cachefile;     /* -c, --cachefile: a tcpprep cache instead of --split */
 	bool dualfile;             /* -2, --dualfile: files in pairs, one per interface, merged by timestamp */
 	const char *source_if;     /* --source-interface IF: forward frames arriving on IF (no files) */
+	unsigned live_buffer_kib;  /* -B/--buffer-size: its capture ring, KiB; 0 = the default (src/live.h) */
 
 	/* timing */
 	struct sched_cfg sched;    /* mode, speed, rate, timer, late policy (filled from the options) */

@@ -136,6 +136,8 @@ struct stats_pass {
 /* Pass records kept; beyond, the last one takes in the rest (64 Ki x ~200 bytes). */
 #define STATS_PASSES_MAX 65536u
 
+#define STATS_EXTRA_MAX 2
+
 struct stats {
 	uint64_t read;       /* records read from the traces (not counting one interrupted by a signal) */
 	uint64_t sent;       /* packets the method accepted */
@@ -163,10 +165,18 @@ struct stats {
 	 */
 	bool impaired;
 	uint64_t impair_dropped, impair_qdropped, impair_copies;
-	void (*extra_print)(const void *arg, FILE *f);
-	int (*extra_json)(const void *arg, FILE *f); /* one JSON value, the value of extra_key */
-	const char *extra_key;
-	const void *extra_arg;
+	/*
+	 * Other modules' accounts (the impairment's, the live source's): each
+	 * printed after the packet lines and written as "key": value in the
+	 * JSON, in order.  print may be NULL (the caller prints it elsewhere).
+	 */
+	struct stats_extra {
+		void (*print)(const void *arg, FILE *f);
+		int (*json)(const void *arg, FILE *f); /* one JSON value, the value of key */
+		const char *key;
+		const void *arg;
+	} extra[STATS_EXTRA_MAX];
+	unsigned nextra;
 	/*
 	 * The lanes: one (-i or -w), or two (-i and -I).  With one, the summary
 	 * and the JSON are the lane's without naming it; with two, each side

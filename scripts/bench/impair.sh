@@ -161,7 +161,8 @@ one() {
 	recv=$(jget "$rx" received || echo 0)
 	lost=$(jget "$rx" lost || echo "?")
 	qd=$(jget "$js" packets_impair_queue_dropped || echo 0)
-	kd=$(sed -n 's/^Live source: .* \([0-9]*\) dropped by the kernel.*/\1/p' "$WORK/emu.out" | head -n1)
+	# The live source's kernel drops (its "live" object; none in replay mode).
+	kd=$(grep -o '"kernel_dropped":[0-9]*' "$js" 2>/dev/null | cut -d: -f2 | head -n1)
 	printf '%-7s %-5s %-6s %-4s sent %-8s recv %-8s loss %-9s queue-drop %-6s kernel-drop %-6s ' \
 		"$mode" "$rate" "$emu" "${d}ms" "$n" "$recv" \
 		"$(awk -v l="${lost:-0}" -v n="$n" 'BEGIN { printf "%.2e", n ? l / n : 0 }')" "${qd:-0}" "${kd:--}"

@@ -299,6 +299,21 @@ void impair_count_queue_drop(struct impair *im)
 	im->st.queue_dropped++;
 }
 
+void impair_note_held(struct impair *im, uint64_t held, uint64_t limit, uint64_t at_ns, bool took)
+{
+	struct impair_stats *st = &im->st;
+
+	if (!st->queue_offered++)
+		st->queue_first_ns = at_ns;
+	if (at_ns > st->queue_last_ns)
+		st->queue_last_ns = at_ns;
+	st->queue_limit = limit;
+	if (held > st->queue_peak)
+		st->queue_peak = held;
+	if (took && held >= limit)
+		st->queue_full++;
+}
+
 void impair_count_late(struct impair *im)
 {
 	im->st.late++;

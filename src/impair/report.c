@@ -57,12 +57,14 @@ int impair_stats_write_json(const struct impair_stats *st, FILE *f)
 		"\"from_default\":%llu,\"from_model\":%llu,\"passes\":%llu,\"passed\":%llu,"
 		"\"dropped\":%llu,\"queue_dropped\":%llu,\"delayed\":%llu,\"duplicated\":%llu,"
 		"\"copies\":%llu,\"reordered\":%llu,\"corrupted\":%llu,\"bits_flipped\":%llu,"
-		"\"corrupt_outside\":%llu,\"late\":%llu,",
+		"\"corrupt_outside\":%llu,\"late\":%llu,\"queue_limit\":%llu,\"queue_peak\":%llu,"
+		"\"queue_full\":%llu,",
 		ULL(st->packets), ULL(st->unmatched), ULL(st->actions), ULL(st->from_trace),
 		ULL(st->from_default), ULL(st->from_model), ULL(st->passes), ULL(st->passed),
 		ULL(st->dropped), ULL(st->queue_dropped), ULL(st->delayed), ULL(st->duplicated),
 		ULL(st->copies), ULL(st->reordered), ULL(st->corrupted), ULL(st->bits_flipped),
-		ULL(st->corrupt_outside), ULL(st->late));
+		ULL(st->corrupt_outside), ULL(st->late), ULL(st->queue_limit), ULL(st->queue_peak),
+		ULL(st->queue_full));
 	fprintf(f,
 		"\"delay_ns\":{\"count\":%llu,\"p50\":%llu,\"p99\":%llu,\"max\":%llu,\"mean\":%.1f}}",
 		ULL(h->count), ULL(hist_pct(h, 0.5)), ULL(hist_pct(h, 0.99)), ULL(h->max),

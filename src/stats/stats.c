@@ -179,8 +179,9 @@ void stats_print(const struct stats *s, FILE *f)
 			(unsigned long long)s->sent, (unsigned long long)s->filtered,
 			(unsigned long long)s->failed, (unsigned long long)s->impair_dropped,
 			(unsigned long long)s->impair_qdropped);
-	if (s->extra_print)
-		s->extra_print(s->extra_arg, f);
+	for (unsigned i = 0; i < s->nextra; i++)
+		if (s->extra[i].print)
+			s->extra[i].print(s->extra[i].arg, f);
 	if (s->send_err.count) {
 		static const struct {
 			const char *name;
@@ -496,13 +497,13 @@ int stats_write_json(const struct stats *s, FILE *f)
 			(unsigned long long)s->impair_copies);
 	if (s->passes_on)
 		json_passes(s, f);
-	if (s->extra_json) {
+	for (unsigned i = 0; i < s->nextra; i++) {
 		int rc;
 
 		fprintf(f, ",");
-		stats_json_str(f, s->extra_key);
+		stats_json_str(f, s->extra[i].key);
 		fprintf(f, ":");
-		if ((rc = s->extra_json(s->extra_arg, f)) < 0)
+		if ((rc = s->extra[i].json(s->extra[i].arg, f)) < 0)
 			return rc;
 	}
 	fprintf(f, "}\n");

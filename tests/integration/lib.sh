@@ -41,15 +41,22 @@ TD_PID=""
 RX_RC=""
 RX_JSON=""
 
+EXTRA_NS=""
+
 teardown() {
 	local rc=$?
-	local pid
+	local pid ns
+	# A test's own processes first (its teardown_extra, if it defines one).
+	if declare -F teardown_extra >/dev/null; then
+		teardown_extra || true
+	fi
 	for pid in $CAP_PID $TD_PID; do
 		if kill -0 "$pid" 2>/dev/null; then
 			kill -TERM "$pid" 2>/dev/null || true
 			wait "$pid" 2>/dev/null || true
 		fi
 	done
+	for ns in $EXTRA_NS; do ip netns del "$ns" 2>/dev/null || true; done
 	ip netns del "$NS_A" 2>/dev/null || true
 	ip netns del "$NS_B" 2>/dev/null || true
 	if [ -n "$WORK" ] && [ "${KEEP:-0}" != 1 ]; then
@@ -83,6 +90,32 @@ init_ns() {
 	# Wait for carrier on both ends.
 	for _ in $(seq 50); do
 		ip -n "$NS_A" link show "$IF_A" | grep -q LOWER_UP && break
+		sleep 0.1
+	done
+}
+
+# add_ns NS: one more namespace, lo up, IPv6 off; teardown deletes it.
+add_ns() {
+	ip netns add "$1"
+	EXTRA_NS="$EXTRA_NS $1"
+	ip netns exec "$1" sysctl -qw "net.ipv6.conf.all.disable_ipv6=1"
+	ip netns exec "$1" sysctl -qw "net.ipv6.conf.default.disable_ipv6=1"
+	ip -n "$1" link set dev lo up
+}
+
+# add_pair NS1 IF1 NS2 IF2: one more veth pair, IF1 in NS1 to IF2 in NS2, quiet as
+# init_ns's (IPv6 off on both ends, multicast off), up, and its carrier waited for.
+# Deleting either namespace deletes it.
+add_pair() {
+	local nss=("$1" "$3") devs=("$2" "$4") i
+	ip link add name "$2" netns "$1" type veth peer name "$4" netns "$3"
+	for i in 0 1; do
+		ip netns exec "${nss[i]}" sysctl -qw "net.ipv6.conf.${devs[i]}.disable_ipv6=1"
+		ip -n "${nss[i]}" link set dev "${devs[i]}" multicast off
+		ip -n "${nss[i]}" link set dev "${devs[i]}" up
+	done
+	for _ in $(seq 50); do
+		ip -n "$1" link show "$2" | grep -q LOWER_UP && break
 		sleep 0.1
 	done
 }

@@ -19,28 +19,15 @@ require_root
 init_ns
 IF_A2="rqa$ID"
 IF_B2="rqb$ID"
-ip link add name "$IF_A2" netns "$NS_A" type veth peer name "$IF_B2" netns "$NS_B"
-for side in "$NS_A $IF_A2" "$NS_B $IF_B2"; do
-	set -- $side
-	ip -n "$1" link set dev "$2" multicast off
-	ip -n "$1" link set dev "$2" up
-done
-for _ in $(seq 50); do
-	ip -n "$NS_A" link show "$IF_A2" | grep -q LOWER_UP && break
-	sleep 0.1
-done
+add_pair "$NS_A" "$IF_A2" "$NS_B" "$IF_B2"
 RX2_PID=""
-# lib.sh's teardown, after stopping the second port's receiver; the exit status is kept.
-teardown2() {
-	local rc=$?
+# lib.sh's teardown calls it first: the second port's receiver.
+teardown_extra() {
 	if [ -n "$RX2_PID" ]; then
 		kill -TERM "$RX2_PID" 2>/dev/null || true
 		wait "$RX2_PID" 2>/dev/null || true
 	fi
-	(exit $rc)
-	teardown
 }
-trap teardown2 EXIT
 
 # half SIDES SIDE TRACE OUT: the frames of TRACE whose line in SIDES is SIDE, to OUT; prints their count.
 half() {

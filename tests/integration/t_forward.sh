@@ -32,35 +32,12 @@ PY
 }
 
 FWD_PID=""
-teardown3() {
-	local rc=$?
+# lib.sh's teardown calls it first: the forwarder, if still running.
+teardown_extra() {
 	if [ -n "$FWD_PID" ] && kill -0 "$FWD_PID" 2>/dev/null; then
 		kill -TERM "$FWD_PID" 2>/dev/null || true
 		wait "$FWD_PID" 2>/dev/null || true
 	fi
-	ip netns del "$NS_C" 2>/dev/null || true
-	(exit $rc)
-	teardown
-}
-
-# The generator's namespace and its pair into the forwarder: quiet, as lib.sh's.
-third_ns() {
-	trap teardown3 EXIT
-	ip netns add "$NS_C"
-	ip link add name "$IF_C" netns "$NS_C" type veth peer name "$IF_F" netns "$NS_A"
-	ip netns exec "$NS_C" sysctl -qw "net.ipv6.conf.all.disable_ipv6=1"
-	ip netns exec "$NS_C" sysctl -qw "net.ipv6.conf.default.disable_ipv6=1"
-	ip netns exec "$NS_A" sysctl -qw "net.ipv6.conf.$IF_F.disable_ipv6=1"
-	for side in "$NS_C $IF_C" "$NS_A $IF_F"; do
-		set -- $side
-		ip -n "$1" link set dev "$2" multicast off
-		ip -n "$1" link set dev "$2" up
-	done
-	ip -n "$NS_C" link set dev lo up
-	for _ in $(seq 50); do
-		ip -n "$NS_C" link show "$IF_C" | grep -q LOWER_UP && break
-		sleep 0.1
-	done
 }
 
 # fwd_start NAME OPTIONS...: the forwarder, IF_F -> IF_A, in the background; returns once it listens.
@@ -68,6 +45,7 @@ fwd_start() {
 	local name=$1
 	shift
 	: >"$WORK/$name.err"
+	FWD_T0=$(date +%s%N)
 	# $! must be replay itself (ip netns exec execs it), not a subshell.
 	ip netns exec "$NS_A" "$REPLAY" --source-interface "$IF_F" -i "$IF_A" --stats-json "$WORK/$name.json" \
 		"$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
@@ -117,9 +95,33 @@ forwarded() {
 	[ "$(json_get "$js" packets_sent)" -eq "$(seqs "$got" | wc -l)" ] ||
 		die "$name: $(json_get "$js" packets_sent) sent, $(seqs "$got" | wc -l) arrived"
 	identity "$js"
-	grep -q "^Live source: $IF_F: 10 frames captured, 0 dropped by the kernel" "$WORK/$name.out" ||
-		die "$name: no (or a wrong) live source line: $(cat "$WORK/$name.out")"
+	live_counts "$name" 10 "$(seqs "$got" | wc -l)"
 	info "$name: $(json_get "$js" packets_sent) frames, as expected"
+}
+
+# live_counts NAME CAPTURED FORWARDED: the live source's account, in --stats-json's "live"
+# object and in the summary, each loss on its own line: CAPTURED frames captured, none
+# dropped before capture, FORWARDED sent; the snap length the MTU's (1500 + 22), the ring
+# the default 64 MiB; the run's elapsed time within the forwarder's own lifetime.
+live_counts() {
+	local name=$1 js="$WORK/$1.json" out="$WORK/$1.out"
+	python3 - "$js" "$IF_F" "$2" "$3" "${FWD_T0:?}" "$(date +%s%N)" <<'PY2' || die "$name: the live account is wrong (above)"
+import json, sys
+j = json.load(open(sys.argv[1]))
+lv = j.get("live")
+want = {"interface": sys.argv[2], "captured": int(sys.argv[3]), "kernel_dropped": 0, "interface_dropped": 0,
+        "too_long": 0, "forwarded": int(sys.argv[4]), "snaplen": 1522, "buffer_bytes": 64 << 20}
+if lv != want:
+    sys.exit("live: %r, expected %r" % (lv, want))
+if lv["forwarded"] != j["packets_sent"]:
+    sys.exit("live.forwarded %d != packets_sent %d" % (lv["forwarded"], j["packets_sent"]))
+lifetime = int(sys.argv[6]) - int(sys.argv[5])
+if not 0 < j["elapsed_ns"] <= lifetime:
+    sys.exit("elapsed_ns %d, but the forwarder lived %d ns" % (j["elapsed_ns"], lifetime))
+PY2
+	grep -q "^Live source: $IF_F: $2 frames captured (snap length 1522, ring 65536 KiB), $3 forwarded$" "$out" &&
+		grep -q "^Live source: $IF_F: 0 frames dropped by the kernel before capture, 0 by the interface$" "$out" ||
+		die "$name: no (or a wrong) live source line: $(cat "$out")"
 }
 
 test_plain() {
@@ -146,6 +148,27 @@ test_model() {
 	forwarded model "$("$REPLAY" -q -w "$WORK/m.pcap" --loss 30% --duplicate 10% --impair-seed 42 \
 		"$WORK/t.pcap" && seqs "$WORK/m.pcap" | tr '\n' ' ' | sed 's/ $//')" \
 		--loss 30% --duplicate 10% --impair-seed 42
+}
+
+test_overflow() {
+	# --impair-limit 3 with a delay of 1 s: the ten frames (180 ms) all arrive before the first
+	# is due, so the queue fills at the third and the other seven find no room -- every run,
+	# whatever the load.  The summary says so plainly, with the limit's peak and a remedy.
+	local js="$WORK/over.json" out="$WORK/over.out"
+	forwarded over "0 1 2" --delay 1s --impair-limit 3
+	[ "$(json_get "$js" packets_impair_queue_dropped)" -eq 7 ] || die "over: not 7 dropped for want of room"
+	python3 - "$js" <<'PY2' || die "over: the queue's account is wrong (above)"
+import json, sys
+i = json.load(open(sys.argv[1]))["impairment"]
+want = {"queue_limit": 3, "queue_peak": 3, "queue_full": 1, "queue_dropped": 7, "dropped": 0, "delayed": 10}
+got = {k: i[k] for k in want}
+if got != want:
+    sys.exit("impairment: %r, expected %r" % (got, want))
+PY2
+	grep -Eq "^Impairment: queue limit 3 reached 1 times \(peak held 3\): 7 frames dropped for want of room; at [0-9]+ frames/s delayed 1000.00 ms on average, about [0-9]+ frames are held: raise --impair-limit \(to [0-9]+, say\)$" "$out" ||
+		die "over: the summary does not say the queue overflowed: $(cat "$out")"
+	# No overflow, no such line.
+	! grep -q "queue limit" "$WORK/trace.out" || die "trace: a queue line without an overflow"
 }
 
 test_limit() {
@@ -198,6 +221,8 @@ test_refusals() {
 
 require_root
 init_ns
-third_ns
+# The generator's namespace and its pair into the forwarder.
+add_ns "$NS_C"
+add_pair "$NS_C" "$IF_C" "$NS_A" "$IF_F"
 "$GENTRACE" udp -o "$WORK/t.pcap" --count 10 --gap-us 20000 --flows 2
-run_tests test_plain test_trace test_model test_limit test_sigint_held test_refusals
+run_tests test_plain test_trace test_model test_overflow test_limit test_sigint_held test_refusals

@@ -167,30 +167,16 @@ test_sigint_held() {
 		die "sigint: accounting: read $r + copies $c != sent $s + filtered $f + failed $x + impaired-dropped $d"
 }
 
-# A second veth pair, A2 -> B2, for -I (made once, by the test that needs it).
+# A second veth pair, A2 -> B2, for -I (made by the test that needs it).
 IF_A2="rqa$ID"
 IF_B2="rqb$ID"
 TD2_PID=""
-second_pair() {
-	ip link add name "$IF_A2" netns "$NS_A" type veth peer name "$IF_B2" netns "$NS_B"
-	for side in "$NS_A $IF_A2" "$NS_B $IF_B2"; do
-		set -- $side
-		ip -n "$1" link set dev "$2" multicast off
-		ip -n "$1" link set dev "$2" up
-	done
-	for _ in $(seq 50); do
-		ip -n "$NS_A" link show "$IF_A2" | grep -q LOWER_UP && break
-		sleep 0.1
-	done
-}
-teardown2() {
-	local rc=$?
+# lib.sh's teardown calls it first: the second tcpdump.
+teardown_extra() {
 	if [ -n "$TD2_PID" ]; then
 		kill -TERM "$TD2_PID" 2>/dev/null || true
 		wait "$TD2_PID" 2>/dev/null || true
 	fi
-	(exit $rc)
-	teardown
 }
 
 test_two_interfaces() {
@@ -199,8 +185,7 @@ test_two_interfaces() {
 	# 4th (B1) dropped, 5th (A2) duplicated, 6th (B2) delayed 3.5 ms (after B5 at 5 ms).
 	printf 'drop\npass\npass\ndrop\ndup 1\ndelay 3500us\n' >"$WORK/two.txt"
 	local js="$WORK/two.json" g1="$WORK/two.1.pcap" g2="$WORK/two.2.pcap" r s f x d c
-	second_pair
-	trap teardown2 EXIT
+	add_pair "$NS_A" "$IF_A2" "$NS_B" "$IF_B2"
 	tcpdump_start "$g1" 256
 	: >"$WORK/tcpdump2.err"
 	ip netns exec "$NS_B" tcpdump -i "$IF_B2" -Q in -s 256 -B 65536 -U --immediate-mode -Z root \

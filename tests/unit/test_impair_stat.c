@@ -415,7 +415,14 @@ static void test_report(void **state)
 	(void)state;
 	for (int i = 0; i < 3; i++)
 		impair_next(im, NULL, 0, &act);
+	/* A queue of 2: the first held, the second fills it, the third finds no room. */
+	impair_note_held(im, 1, 2, 100, true);
+	impair_note_held(im, 2, 2, 200, true);
 	impair_count_queue_drop(im);
+	impair_note_held(im, 2, 2, 300, false);
+	assert_int_equal(impair_stats(im)->queue_offered, 3);
+	assert_int_equal(impair_stats(im)->queue_first_ns, 100);
+	assert_int_equal(impair_stats(im)->queue_last_ns, 300);
 	impair_count_late(im);
 	impair_count_late(im);
 	f = open_memstream(&buf, &len);
@@ -437,7 +444,8 @@ static void test_report(void **state)
 			    "\"from_default\":0,\"from_model\":3,\"passes\":0,\"passed\":0,"
 			    "\"dropped\":0,\"queue_dropped\":1,\"delayed\":3,\"duplicated\":0,"
 			    "\"copies\":0,\"reordered\":0,\"corrupted\":0,\"bits_flipped\":0,"
-			    "\"corrupt_outside\":0,\"late\":2,\"delay_ns\":{\"count\":3,"
+			    "\"corrupt_outside\":0,\"late\":2,\"queue_limit\":2,\"queue_peak\":2,"
+			    "\"queue_full\":1,\"delay_ns\":{\"count\":3,"
 			    "\"p50\":2000000,\"p99\":2000000,\"max\":2000000,\"mean\":2000000.0}}");
 	free(buf);
 	impair_close(im);

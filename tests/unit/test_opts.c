@@ -609,6 +609,15 @@ static void test_source_interface(void **state)
 	assert_string_equal(o.source_if, "in0");
 	assert_int_equal(o.nfiles, 1);
 	assert_string_equal(o.files[0], "in0");
+	assert_int_equal(o.live_buffer_kib, 0); /* the default: src/live.h */
+	/* -B/--buffer-size: the capture ring, in KiB as tcpdump's -B and replay-rx's. */
+	assert_int_equal(PARSE(&o, "--source-interface", "in0", "-i", "out0", "-B", "131072"), 0);
+	assert_int_equal(o.live_buffer_kib, 131072);
+	assert_int_equal(PARSE(&o, "--source-interface", "in0", "-i", "out0", "--buffer-size", "1024"), 0);
+	assert_int_equal(o.live_buffer_kib, 1024);
+	expect_usage_error(PARSE(&o, "-i", "out0", "-B", "1024", "a.pcap"),
+			   "--buffer-size is the capture ring of --source-interface: give that too");
+	assert_int_not_equal(PARSE(&o, "--source-interface", "in0", "-i", "out0", "-B", "16"), 0);
 	assert_int_equal(PARSE(&o, "--source-interface", "in0", "-i", "out0", "--impair", "t.txt",
 			       "--impair-repeat", "0", "--loss", "1%", "--limit", "5", "--duration", "3"),
 			 0);
