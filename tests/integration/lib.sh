@@ -104,11 +104,12 @@ add_ns() {
 }
 
 # add_pair NS1 IF1 NS2 IF2: one more veth pair, IF1 in NS1 to IF2 in NS2, quiet as
-# init_ns's (IPv6 off on both ends, multicast off), up, and its carrier waited for.
-# Deleting either namespace deletes it.
+# init_ns's (IPv6 off on both ends, multicast off; VETH_QUEUES queues a side, as
+# init_ns), up, and its carrier waited for.  Deleting either namespace deletes it.
 add_pair() {
 	local nss=("$1" "$3") devs=("$2" "$4") i
-	ip link add name "$2" netns "$1" type veth peer name "$4" netns "$3"
+	ip link add name "$2" netns "$1" ${VETH_QUEUES:+numrxqueues $VETH_QUEUES numtxqueues $VETH_QUEUES} \
+		type veth peer name "$4" netns "$3" ${VETH_QUEUES:+numrxqueues $VETH_QUEUES numtxqueues $VETH_QUEUES}
 	for i in 0 1; do
 		ip netns exec "${nss[i]}" sysctl -qw "net.ipv6.conf.${devs[i]}.disable_ipv6=1"
 		ip -n "${nss[i]}" link set dev "${devs[i]}" multicast off

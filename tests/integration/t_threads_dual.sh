@@ -20,32 +20,18 @@ require_root
 command -v python3 >/dev/null || die "python3 is not installed"
 VETH_QUEUES=2
 init_ns
-# The second pair, two queues a side, as lib.sh builds the first.
+# The second pair, two queues a side (VETH_QUEUES), as lib.sh builds the first.
 IF_A2="rta$ID"
 IF_B2="rtb$ID"
-ip link add name "$IF_A2" netns "$NS_A" numrxqueues 2 numtxqueues 2 type veth peer name "$IF_B2" netns "$NS_B" \
-	numrxqueues 2 numtxqueues 2
-for side in "$NS_A $IF_A2" "$NS_B $IF_B2"; do
-	set -- $side
-	ip -n "$1" link set dev "$2" multicast off
-	ip -n "$1" link set dev "$2" up
-done
-for _ in $(seq 50); do
-	ip -n "$NS_A" link show "$IF_A2" | grep -q LOWER_UP && break
-	sleep 0.1
-done
+add_pair "$NS_A" "$IF_A2" "$NS_B" "$IF_B2"
 RX2_PID=""
-# lib.sh's teardown, after stopping the second port's receiver; the exit status is kept.
-teardown2() {
-	local rc=$?
+# Called by lib.sh's teardown: the second port's receiver.
+teardown_extra() {
 	if [ -n "$RX2_PID" ]; then
 		kill -TERM "$RX2_PID" 2>/dev/null || true
 		wait "$RX2_PID" 2>/dev/null || true
 	fi
-	(exit $rc)
-	teardown
 }
-trap teardown2 EXIT
 
 # rx2_start FILE: replay-rx on the second far port, every frame to FILE.
 rx2_start() {
