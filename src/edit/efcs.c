@@ -6,7 +6,9 @@
  * check that the last 4 bytes are an FCS: give it for traces captured with
  * the FCS only (replay's readers already strip it where the file says it is
  * there: pcap's FCS flag, pcapng's if_fcslen, ERF).  Runs first, so every
- * other edit sees the frame without it.
+ * other edit sees the frame without it.  As in tcprewrite 4.6, any frame
+ * longer than 4 bytes loses them, even one shorter than a header plus FCS;
+ * a frame of 4 bytes or less is left alone.
  */
 #include "edit_int.h"
 
@@ -20,7 +22,7 @@ static int efcs_apply(struct edit *e, struct edit_ctx *c)
 	struct pkt *p = c->p;
 
 	(void)e;
-	if (p->linktype != LINKTYPE_ETHERNET || p->wirelen < ETH_HDR_BYTES + 4u)
+	if (p->linktype != LINKTYPE_ETHERNET || p->wirelen <= 4u)
 		return EDIT_KEEP;
 	p->wirelen -= 4;
 	if (p->caplen > p->wirelen)

@@ -7,6 +7,10 @@
  * key is the state of the C standard's rand() LCG after 15 steps from N, and
  * each 32-bit word w, read as tcprewrite reads it on x86 (little-endian),
  * becomes (w ^ k) - (w & k), k being the key byte-swapped (htonl).
+ * As in tcprewrite 4.6, the project's reference, multicast stays multicast
+ * and nothing else becomes multicast: an IPv4 multicast address (224/4)
+ * keeps 0xe in its top nibble, any other IPv4 address landing in 224/4
+ * loses its top bit; IPv6 keeps or avoids 0xff in its first byte.
  */
 #include <stdint.h>
 #include <string.h>
@@ -49,6 +53,20 @@ static void scramble(uint32_t k, const uint8_t *in, uint8_t *out, unsigned n)
 	}
 }
 
+static bool v4_multicast(const uint8_t *a)
+{
+	return (a[0] & 0xf0) == 0xe0;
+}
+
+/* IPv4 multicast stays multicast and nothing else becomes multicast (tcprewrite 4.6's rule). */
+static void v4_keep_class(bool was_mcast, uint8_t *nw)
+{
+	if (was_mcast)
+		nw[0] = (uint8_t)(0xe0 | (nw[0] & 0x0f));
+	else if (v4_multicast(nw))
+		nw[0] &= 0x7f;
+}
+
 static void one_addr(struct edit *e, struct edit_ctx *c, uint32_t off, unsigned n)
 {
 	const uint8_t *a = c->p->data + off;
@@ -57,8 +75,10 @@ static void one_addr(struct edit *e, struct edit_ctx *c, uint32_t off, unsigned 
 
 	if (e->cfg->skipbroadcast && (n == 4 ? edit_v4_special(a) : edit_v6_multicast(a)))
 		return;
-	mcast = n == 16 && edit_v6_multicast(a);
+	mcast = n == 16 ? edit_v6_multicast(a) : v4_multicast(a);
 	scramble(key_of(e), a, nw, n);
+	if (n == 4)
+		v4_keep_class(mcast, nw);
 	/* IPv6: multicast stays multicast and nothing else becomes multicast (tcprewrite's rule). */
 	if (n == 16) {
 		if (mcast)
@@ -92,6 +112,7 @@ static int seed_apply(struct edit *e, struct edit_ctx *c)
 			if (e->cfg->skipbroadcast && edit_v4_special(d + off))
 				continue;
 			scramble(key_of(e), c->p->data + off, nw, 4);
+			v4_keep_class(v4_multicast(d + off), nw);
 			memcpy(edit_wr(c) + off, nw, 4);
 		}
 	}
