@@ -315,6 +315,17 @@ void stats_json_str(FILE *f, const char *str)
 	fputc('"', f);
 }
 
+/* One interface's account: its six counters, each after a comma. */
+static void json_lane_counts(FILE *f, const struct stats_lane *l)
+{
+	fprintf(f,
+		",\"packets_read\":%llu,\"packets_sent\":%llu,\"packets_failed\":%llu,"
+		"\"packets_retried\":%llu,\"packets_filtered\":%llu,\"bytes_sent\":%llu",
+		(unsigned long long)l->read, (unsigned long long)l->sent, (unsigned long long)l->failed,
+		(unsigned long long)l->retried, (unsigned long long)l->filtered,
+		(unsigned long long)l->bytes_sent);
+}
+
 /* The interface's own counters of lane @l, when they could be read. */
 static void json_if(FILE *f, const struct stats_lane *l)
 {
@@ -445,12 +456,7 @@ int stats_write_json(const struct stats *s, FILE *f)
 		stats_json_str(f, l->method);
 		fprintf(f, ",\"interface\":");
 		stats_json_str(f, l->dev);
-		fprintf(f,
-			",\"packets_read\":%llu,\"packets_sent\":%llu,\"packets_failed\":%llu,"
-			"\"packets_retried\":%llu,\"packets_filtered\":%llu,\"bytes_sent\":%llu",
-			(unsigned long long)l->read, (unsigned long long)l->sent,
-			(unsigned long long)l->failed, (unsigned long long)l->retried,
-			(unsigned long long)l->filtered, (unsigned long long)l->bytes_sent);
+		json_lane_counts(f, l);
 		json_if(f, l);
 		fprintf(f, "}");
 	}
@@ -479,12 +485,8 @@ int stats_write_json(const struct stats *s, FILE *f)
 				stats_json_str(f, l->dev);
 				fprintf(f, ",\"method_mode\":");
 				stats_json_str(f, l->method_mode);
-				fprintf(f,
-					",\"packets_read\":%llu,\"packets_sent\":%llu,\"packets_failed\":%llu,"
-					"\"packets_retried\":%llu,\"packets_filtered\":%llu,\"bytes_sent\":%llu}",
-					(unsigned long long)l->read, (unsigned long long)l->sent,
-					(unsigned long long)l->failed, (unsigned long long)l->retried,
-					(unsigned long long)l->filtered, (unsigned long long)l->bytes_sent);
+				json_lane_counts(f, l);
+				fprintf(f, "}");
 			}
 			fprintf(f, "}");
 		}
