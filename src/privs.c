@@ -3,27 +3,57 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "privs.h"
 #include "replay/caps.h"
 #include "replay/optparse.h"
 #include "replay/tx.h"
 
+/*
+ * xdp_lock_bytes() - the memory the run's AF_XDP sockets lock: each socket
+ * registers its own UMEM (one per sender thread and interface), charged to
+ * the user's locked memory unless the process holds cap_ipc_lock.
+ */
+static uint64_t xdp_lock_bytes(const struct opts *o, bool any_auto)
+{
+	unsigned per_thread = 0;
+
+	if (o->method == TX_METHOD_XDP || (any_auto && o->method == TX_METHOD_AUTO))
+		per_thread++;
+	if (o->intf2 && (o->method2 == TX_METHOD_XDP || (any_auto && o->method2 == TX_METHOD_AUTO)))
+		per_thread++;
+	return (uint64_t)per_thread * (o->threads ? o->threads : 1) * TX_XDP_UMEM_BYTES;
+}
+
+/* memlock_short() - is RLIMIT_MEMLOCK (soft) below @bytes?  The limit in *@limit. */
+static bool memlock_short(uint64_t bytes, uint64_t *limit)
+{
+	struct rlimit rl;
+
+	if (!bytes || getrlimit(RLIMIT_MEMLOCK, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY) {
+		*limit = UINT64_MAX;
+		return false;
+	}
+	*limit = rl.rlim_cur;
+	return rl.rlim_cur < bytes;
+}
+
 void privs_needed(const struct opts *o, uint64_t *need, uint64_t *want)
 {
-	/* -I may use its own method (--method2): what either side needs. */
-	bool xdp = o->method == TX_METHOD_XDP || (o->intf2 && o->method2 == TX_METHOD_XDP);
-	bool autom = o->method == TX_METHOD_AUTO || (o->intf2 && o->method2 == TX_METHOD_AUTO);
+	uint64_t limit;
 
 	*need = 0;
 	*want = 0;
 	if (o->tx.path || o->info || o->prep_cmd || !o->tx.ifname)
 		return;
+	/* socket(AF_PACKET) and socket(AF_XDP) alike; AF_XDP loads no program here. */
 	*need |= CAPS_NET_RAW;
-	if (xdp)
-		*need |= CAPS_NET_ADMIN | CAPS_BPF;
-	if (autom && o->tx.qdisc_bypass)
-		*want |= CAPS_NET_ADMIN | CAPS_BPF;
+	/* AF_XDP's UMEM is locked memory: beyond RLIMIT_MEMLOCK only with cap_ipc_lock. */
+	if (memlock_short(xdp_lock_bytes(o, false), &limit))
+		*need |= CAPS_IPC_LOCK;
+	else if (memlock_short(xdp_lock_bytes(o, true), &limit))
+		*want |= CAPS_IPC_LOCK; /* lets auto take xdp */
 	if (o->rt.priority)
 		*want |= CAPS_SYS_NICE | CAPS_IPC_LOCK;
 }
@@ -31,16 +61,23 @@ void privs_needed(const struct opts *o, uint64_t *need, uint64_t *want)
 int privs_acquire(const struct opts *o, char *err, size_t len)
 {
 	uint64_t need, want, eff, perm;
-	char why[128];
+	char why[256];
 	int rc;
 
 	privs_needed(o, &need, &want);
-	if (o->tx.ifname && !o->tx.path)
-		snprintf(why, sizeof(why), "sending on %s%s%s", o->tx.ifname,
-			 o->method == TX_METHOD_AUTO ? "" : " with --method ",
-			 o->method == TX_METHOD_AUTO ? "" : opt_enum_name(tx_method_choices, (int)o->method));
-	else
+	if (o->tx.ifname && !o->tx.path) {
+		uint64_t bytes = xdp_lock_bytes(o, false), limit;
+		int n = snprintf(why, sizeof(why), "sending on %s%s%s", o->tx.ifname,
+				 o->method == TX_METHOD_AUTO ? "" : " with --method ",
+				 o->method == TX_METHOD_AUTO ? "" : opt_enum_name(tx_method_choices, (int)o->method));
+
+		if (memlock_short(bytes, &limit) && n > 0 && (size_t)n < sizeof(why))
+			snprintf(why + n, sizeof(why) - (size_t)n,
+				 " (%llu MiB of AF_XDP memory to lock, over RLIMIT_MEMLOCK's %llu KiB: or raise it, ulimit -l)",
+				 (unsigned long long)(bytes >> 20), (unsigned long long)(limit >> 10));
+	} else {
 		snprintf(why, sizeof(why), "this run");
+	}
 	if ((rc = caps_require(need, "replay", why, err, len)) < 0)
 		return rc;
 	if ((rc = caps_get(&eff, &perm)) < 0) {

@@ -5,8 +5,11 @@
  * anything and privs_release() once, just before the first packet.
  *
  *   -i IF (any method)          cap_net_raw   socket(AF_PACKET) or socket(AF_XDP)
- *   --method xdp                cap_net_admin, cap_bpf: attach the XDP program
- *   --qdisc-bypass, auto        cap_net_admin, cap_bpf if granted: lets auto try xdp
+ *   --method xdp                cap_ipc_lock, unless RLIMIT_MEMLOCK holds every
+ *                               socket's UMEM (TX_XDP_UMEM_BYTES each); no program
+ *                               is loaded, so no cap_net_admin or cap_bpf
+ *   --method auto               cap_ipc_lock if granted and the limit is short:
+ *                               lets auto take xdp
  *   --rt-priority N             cap_sys_nice (SCHED_FIFO), cap_ipc_lock (mlockall);
  *                               or RLIMIT_RTPRIO / RLIMIT_MEMLOCK high enough
  *   --cpu N, -w FILE, --info    none

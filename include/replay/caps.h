@@ -10,7 +10,7 @@
  * effective and permitted set, whoever started the program.
  *
  * A user grants them once to the installed binary, as wireshark's dumpcap is
- * granted its own:  setcap cap_net_raw,cap_net_admin,cap_sys_nice,cap_ipc_lock,cap_bpf=ep PROG
+ * granted its own:  setcap cap_net_raw,cap_sys_nice,cap_ipc_lock=ep PROG
  */
 #ifndef REPLAY_CAPS_H
 #define REPLAY_CAPS_H

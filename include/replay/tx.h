@@ -74,6 +74,9 @@ enum tx_method {
 extern const struct opt_enum tx_method_choices[];
 extern const struct opt_enum tx_xdp_mode_choices[];
 
+/* The memory each AF_XDP socket registers as its UMEM (locked: RLIMIT_MEMLOCK or cap_ipc_lock). */
+#define TX_XDP_UMEM_BYTES (4096u * 4096u)
+
 struct tx_cfg {
 	const char *ifname;        /* interface, for wire methods */
 	const char *path;          /* output file ("-" = stdout), for the file method */

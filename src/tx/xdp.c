@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <xdp/xsk.h>
@@ -38,6 +39,7 @@
 #define COMP_DESCS 4096u
 #define FILL_DESCS 64u /* required by the UMEM, never used: nothing is received */
 #define BACKOFF_NS 10000
+_Static_assert((uint64_t)NFRAMES * FRAME_BYTES == TX_XDP_UMEM_BYTES, "privs.c counts UMEM bytes");
 
 struct xdp_state {
 	struct xsk_umem *umem;
@@ -78,9 +80,16 @@ static int make_socket(struct tx *tx, struct xdp_state *s, const struct tx_cfg *
 	rc = xsk_umem__create(&s->umem, s->area, (uint64_t)NFRAMES * FRAME_BYTES, &s->fill, &s->comp,
 			      &ucfg);
 	if (rc) {
+		struct rlimit rl;
+
 		s->umem = NULL;
-		return tx_err(tx, rc < 0 ? rc : -rc, "%s: cannot register AF_XDP memory: %s", tx->dev,
-			      strerror(rc < 0 ? -rc : rc));
+		rc = rc < 0 ? rc : -rc;
+		/* The kernel charges UMEM to the user's locked memory: ENOBUFS when over the limit. */
+		if (rc == -ENOBUFS && getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+			return tx_err(tx, rc,
+				      "%s: cannot register AF_XDP memory: its %u MiB would pass the locked-memory limit (RLIMIT_MEMLOCK %llu KiB, counted with the user's other locked memory): raise it (ulimit -l) or grant cap_ipc_lock",
+				      tx->dev, TX_XDP_UMEM_BYTES >> 20, (unsigned long long)(rl.rlim_cur >> 10));
+		return tx_err(tx, rc, "%s: cannot register AF_XDP memory: %s", tx->dev, strerror(-rc));
 	}
 	rc = xsk_socket__create(&s->xsk, cfg->ifname, cfg->xdp_queue, s->umem, NULL, &s->tx, &xcfg);
 	if (rc) {

@@ -28,6 +28,9 @@ setup_bins() {
 	cp "$REPLAY" "$REPLAY_RX" "$WORK/plain/"
 	cp "$REPLAY" "$REPLAY_RX" "$WORK/cap/"
 	setcap cap_net_raw=ep "$WORK/cap/replay"
+	mkdir -p "$WORK/xdp"
+	cp "$REPLAY" "$WORK/xdp/"
+	setcap cap_net_raw,cap_ipc_lock=ep "$WORK/xdp/replay"
 	setcap cap_net_raw=ep "$WORK/cap/replay-rx"
 	getcap "$WORK/cap/replay" | grep -q cap_net_raw || die "setcap did not take on $WORK (no xattrs?)"
 	"$GENTRACE" udp -o "$WORK/t.pcap" --count 400 --gap-us 5000 >/dev/null
@@ -46,9 +49,11 @@ test_refusal_without_caps() {
 		as_user_in "$NS_A" "$WORK/plain/replay" -i "$IF_A" "$WORK/t.pcap"
 	expect_fail 1 "^replay-rx: capturing on $IF_B needs cap_net_raw, which this process does not have: .*setcap cap_net_raw=ep $WORK/plain/replay-rx$" \
 		as_user_in "$NS_B" "$WORK/plain/replay-rx" -i "$IF_B" --count 1
-	# XDP attaches a program: it needs more than cap_net_raw, and says which.
-	expect_fail 1 "needs cap_net_admin,cap_bpf, which this process does not have: .*setcap cap_net_raw,cap_net_admin,cap_bpf=ep $WORK/cap/replay$" \
-		as_user_in "$NS_A" "$WORK/cap/replay" -i "$IF_A" --method xdp "$WORK/t.pcap"
+	# AF_XDP loads no program, but locks 16 MiB of UMEM per socket: over an 8 MiB
+	# RLIMIT_MEMLOCK it needs cap_ipc_lock, and says so, with the limit and the setcap line.
+	expect_fail 1 "^replay: sending on $IF_A with --method xdp \(32 MiB of AF_XDP memory to lock, over RLIMIT_MEMLOCK's 8192 KiB: or raise it, ulimit -l\) needs cap_ipc_lock, which this process does not have: .*setcap cap_net_raw,cap_ipc_lock=ep $WORK/cap/replay$" \
+		ip netns exec "$NS_A" prlimit --memlock=8388608:8388608 setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
+		"$WORK/cap/replay" -i "$IF_A" --method xdp --threads 2 "$WORK/t.pcap"
 	# Nothing went out.
 	[ "$(ifstat "$NS_B" "$IF_B" rx_packets)" = 0 ] || die "frames crossed although replay refused"
 	# A dry run needs nothing.
@@ -68,7 +73,14 @@ check_dropped() {
 # run_as_user WHO: replay-rx and replay as WHO ("user" or "root"), the capabilities of
 # both checked mid-run, every frame accounted for on the far side.
 run_as() {
-	local who=$1 rx=("$WORK/cap/replay-rx") tx=("$WORK/cap/replay") pid before kept
+	local who=$1 rx=("$WORK/cap/replay-rx") tx=("$WORK/cap/replay") pid before kept method=
+	# user-xdp: the user's replay granted cap_net_raw,cap_ipc_lock (nothing else) sends
+	# with AF_XDP, under an 8 MiB RLIMIT_MEMLOCK its 16 MiB UMEM could not fit in.
+	if [ "$who" = user-xdp ]; then
+		tx=(prlimit --memlock=8388608:8388608 "$WORK/xdp/replay" --method xdp)
+		method=xdp
+		who=user
+	fi
 	# Both write an output file into $WORK/user, a directory root does not own: root keeps
 	# cap_dac_override and cap_fowner (bits 1 and 3) to put it in place at the end, and
 	# nothing else; a user never had them.
@@ -77,6 +89,7 @@ run_as() {
 		kept=0000000000000000
 		rx=(setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "${rx[@]}")
 		tx=(setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "${tx[@]}")
+		[ -n "$method" ] && who=user-xdp
 	fi
 	: >"$WORK/rx.err"
 	ip netns exec "$NS_B" "${rx[@]}" -i "$IF_B" --json "$WORK/user/rx-$who.json" \
@@ -100,10 +113,19 @@ run_as() {
 	rx_stop
 	[ "$(json_get "$WORK/user/st-$who.json" packets_sent)" = 400 ] || die "replay ($who) sent $(json_get "$WORK/user/st-$who.json" packets_sent) of 400"
 	[ "$(json_get "$RX_JSON" received)" = 400 ] || die "replay-rx ($who) received $(json_get "$RX_JSON" received) of 400"
+	if [ -n "$method" ]; then
+		grep -q "\"method\": *\"$method\"" "$WORK/user/st-$who.json" ||
+			die "replay ($who) did not send with $method: $(grep -o '"method": *"[a-z]*"' "$WORK/user/st-$who.json")"
+	fi
 }
 
 test_user_with_file_caps() {
 	run_as user
+}
+
+# AF_XDP as a user: cap_net_raw and cap_ipc_lock are all it needs (no program is loaded).
+test_user_xdp() {
+	run_as user-xdp
 }
 
 # Root drops its capabilities as well: it needs them no more than a user does.
@@ -124,4 +146,4 @@ test_rt_priority_hint() {
 require_root
 init_ns
 setup_bins
-run_tests test_refusal_without_caps test_user_with_file_caps test_root_drops_too test_rt_priority_hint
+run_tests test_refusal_without_caps test_user_with_file_caps test_user_xdp test_root_drops_too test_rt_priority_hint

@@ -21,27 +21,32 @@ limit_fps() { awk -v s="$1" -v r="$RATE_BPS" 'BEGIN { printf "%.1f", r / (8 * (s
 py() { python3 -c "import json, sys; r = json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 test_throughput_found_within_2pct() {
-	local out="$WORK/tp.json" size found want
-	"$RFC2544" -q --sizes 1518 --tests throughput,latency --duration 2 --resolution 1 --retries 1 \
-		--max-mbps 25 --dut-rate 20mbit --dut-latency 20ms --json "$out" >"$WORK/tp.out" ||
-		die "rfc2544.sh failed"
-	cat "$WORK/tp.out"
-	for size in 1518; do
+	local out="$WORK/tp.json" size=1518 found want try
+	want=$(limit_fps $size)
+	# As in test_routed_dut: a stall of the loaded test machine loses frames below the
+	# limit and sends the search lower, so a miss searches again (up to 3 times); the
+	# check is the same every time.
+	for try in 1 2 3; do
+		"$RFC2544" -q --sizes $size --tests throughput,latency --duration 2 --resolution 1 --retries 1 \
+			--max-mbps 25 --dut-rate 20mbit --dut-latency 20ms --json "$out" >"$WORK/tp.out" ||
+			die "rfc2544.sh failed"
+		cat "$WORK/tp.out"
 		found=$(py "$out" "[x for x in r['results'] if x['frame_size'] == $size][0]['throughput_fps']")
-		want=$(limit_fps $size)
-		awk -v f="$found" -v w="$want" 'BEGIN { d = f - w; if (d < 0) d = -d; exit !(d <= 0.02 * w) }' ||
-			die "$size bytes: found $found frames/s, the DUT's limit is $want"
-		grep -Eq "^$size +$found " "$WORK/tp.out" || die "$size bytes: not in the table"
-		# The first trial, at the highest rate (25 > 20 Mbit/s), lost frames; the rate found lost none.
-		[ "$(py "$out" "[x for x in r['results'] if x['frame_size'] == $size][0]['trials'][0]['loss_pct'] > 5")" = True ] ||
-			die "$size bytes: the first trial at 25 Mbit/s lost nothing"
-		[ "$(py "$out" "min(t['loss_pct'] for t in [x for x in r['results'] if x['frame_size'] == $size][0]['trials'] if t['fps'] == $found)")" = 0.0 ] ||
-			die "$size bytes: the rate found lost frames"
-		# Latency at that rate: every frame received got one, and it is positive.
-		[ "$(py "$out" "(lambda l: l['count'] > 0 and l['count'] == round($found * 2 * (1 - l['loss_pct'] / 100)) and 0 < l['min_ns'] <= l['p50_ns'] <= l['max_ns'])([x for x in r['results'] if x['frame_size'] == $size][0]['latency'])")" = True ] ||
-			die "$size bytes: latency: $(py "$out" "[x for x in r['results'] if x['frame_size'] == $size][0]['latency']")"
-		info "$size bytes: found $found frames/s, limit $want"
+		awk -v f="$found" -v w="$want" 'BEGIN { d = f - w; if (d < 0) d = -d; exit !(d <= 0.02 * w) }' &&
+			break
+		[ "$try" -lt 3 ] || die "$size bytes: found $found frames/s, the DUT's limit is $want (3 tries)"
+		info "$size bytes: found $found frames/s against $want: searching again (try $((try + 1)) of 3)"
 	done
+	grep -Eq "^$size +$found " "$WORK/tp.out" || die "$size bytes: not in the table"
+	# The first trial, at the highest rate (25 > 20 Mbit/s), lost frames; the rate found lost none.
+	[ "$(py "$out" "[x for x in r['results'] if x['frame_size'] == $size][0]['trials'][0]['loss_pct'] > 5")" = True ] ||
+		die "$size bytes: the first trial at 25 Mbit/s lost nothing"
+	[ "$(py "$out" "min(t['loss_pct'] for t in [x for x in r['results'] if x['frame_size'] == $size][0]['trials'] if t['fps'] == $found)")" = 0.0 ] ||
+		die "$size bytes: the rate found lost frames"
+	# Latency at that rate: every frame received got one, and it is positive.
+	[ "$(py "$out" "(lambda l: l['count'] > 0 and l['count'] == round($found * 2 * (1 - l['loss_pct'] / 100)) and 0 < l['min_ns'] <= l['p50_ns'] <= l['max_ns'])([x for x in r['results'] if x['frame_size'] == $size][0]['latency'])")" = True ] ||
+		die "$size bytes: latency: $(py "$out" "[x for x in r['results'] if x['frame_size'] == $size][0]['latency']")"
+	info "$size bytes: found $found frames/s, limit $want"
 	[ "$(ip netns list | grep -c "^r2544-" || true)" -eq 0 ] || die "rfc2544.sh left namespaces behind"
 }
 
