@@ -43,14 +43,20 @@ RX_JSON=""
 
 EXTRA_NS=""
 
+# TEARDOWN_PIDS: names of a test's own variables holding background PIDs (a second
+# receiver, a forwarder), stopped at teardown like CAP_PID and TD_PID; e.g.
+# TEARDOWN_PIDS="RX2_PID".
+TEARDOWN_PIDS=""
+
 teardown() {
 	local rc=$?
-	local pid ns
+	local pid ns v pids=""
 	# A test's own processes first (its teardown_extra, if it defines one).
 	if declare -F teardown_extra >/dev/null; then
 		teardown_extra || true
 	fi
-	for pid in $CAP_PID $TD_PID; do
+	for v in $TEARDOWN_PIDS; do pids="$pids ${!v:-}"; done
+	for pid in $pids $CAP_PID $TD_PID; do
 		if kill -0 "$pid" 2>/dev/null; then
 			kill -TERM "$pid" 2>/dev/null || true
 			wait "$pid" 2>/dev/null || true

@@ -21,13 +21,7 @@ IF_A2="rqa$ID"
 IF_B2="rqb$ID"
 add_pair "$NS_A" "$IF_A2" "$NS_B" "$IF_B2"
 RX2_PID=""
-# lib.sh's teardown calls it first: the second port's receiver.
-teardown_extra() {
-	if [ -n "$RX2_PID" ]; then
-		kill -TERM "$RX2_PID" 2>/dev/null || true
-		wait "$RX2_PID" 2>/dev/null || true
-	fi
-}
+TEARDOWN_PIDS="RX2_PID"
 
 # half SIDES SIDE TRACE OUT: the frames of TRACE whose line in SIDES is SIDE, to OUT; prints their count.
 half() {

@@ -32,13 +32,7 @@ PY
 }
 
 FWD_PID=""
-# lib.sh's teardown calls it first: the forwarder, if still running.
-teardown_extra() {
-	if [ -n "$FWD_PID" ] && kill -0 "$FWD_PID" 2>/dev/null; then
-		kill -TERM "$FWD_PID" 2>/dev/null || true
-		wait "$FWD_PID" 2>/dev/null || true
-	fi
-}
+TEARDOWN_PIDS="FWD_PID"
 
 # fwd_start NAME OPTIONS...: the forwarder, IF_F -> IF_A, in the background; returns once it listens.
 fwd_start() {

@@ -171,13 +171,7 @@ test_sigint_held() {
 IF_A2="rqa$ID"
 IF_B2="rqb$ID"
 TD2_PID=""
-# lib.sh's teardown calls it first: the second tcpdump.
-teardown_extra() {
-	if [ -n "$TD2_PID" ]; then
-		kill -TERM "$TD2_PID" 2>/dev/null || true
-		wait "$TD2_PID" 2>/dev/null || true
-	fi
-}
+TEARDOWN_PIDS="TD2_PID"
 
 test_two_interfaces() {
 	# --dualfile t.pcap t.pcap: the merged order is A0 B0 A1 B1 ... (a tie goes to file 1,

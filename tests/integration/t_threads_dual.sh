@@ -25,13 +25,7 @@ IF_A2="rta$ID"
 IF_B2="rtb$ID"
 add_pair "$NS_A" "$IF_A2" "$NS_B" "$IF_B2"
 RX2_PID=""
-# Called by lib.sh's teardown: the second port's receiver.
-teardown_extra() {
-	if [ -n "$RX2_PID" ]; then
-		kill -TERM "$RX2_PID" 2>/dev/null || true
-		wait "$RX2_PID" 2>/dev/null || true
-	fi
-}
+TEARDOWN_PIDS="RX2_PID"
 
 # rx2_start FILE: replay-rx on the second far port, every frame to FILE.
 rx2_start() {
