@@ -35,171 +35,9 @@
 #include "replay/compiler.h"
 #include "replay/outfile.h"
 #include "rx.h"
+#include "svg.h"
 
-#define W 760.0
-#define H 560.0
-#define LEFT 90.0
-#define RIGHT 30.0
-#define TOP 64.0
-#define BOTTOM 70.0
 #define CELL 3.0 /* px: scatter bin */
-
-struct axis {
-	double lo, hi; /* value range (ns, or a fraction) */
-	bool log;
-	double px0, px1; /* pixel range */
-};
-
-static double map(const struct axis *a, double v)
-{
-	double t;
-
-	if (a->log) {
-		v = MAX(v, a->lo);
-		t = (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo));
-	} else {
-		t = (v - a->lo) / (a->hi - a->lo);
-	}
-	t = MIN(MAX(t, 0.0), 1.0);
-	return a->px0 + t * (a->px1 - a->px0);
-}
-
-/* A time in ns as a tick label: "1 us", "250 ms"... */
-static void fmt_time(char *buf, size_t len, double ns)
-{
-	static const struct {
-		double div;
-		const char *unit;
-	} u[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "\xc2\xb5s" }, { 1, "ns" } };
-	double a = fabs(ns);
-
-	if (a == 0) {
-		snprintf(buf, len, "0");
-		return;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(u); i++) {
-		if (a >= u[i].div || i == ARRAY_SIZE(u) - 1) {
-			snprintf(buf, len, "%.4g %s", ns / u[i].div, u[i].unit);
-			return;
-		}
-	}
-}
-
-static void begin(FILE *f, const char *title, const char *subtitle)
-{
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		   "viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Arial, sans-serif\" "
-		   "font-size=\"12\">\n",
-		W, H, W, H);
-	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-	fprintf(f, "<text x=\"%.0f\" y=\"24\" font-size=\"16\" font-weight=\"bold\">%s</text>\n",
-		LEFT, title);
-	fprintf(f, "<text x=\"%.0f\" y=\"44\" fill=\"#444\">%s</text>\n", LEFT, subtitle);
-}
-
-static int end(FILE *f)
-{
-	fprintf(f, "</svg>\n");
-	if (fflush(f) != 0 || ferror(f))
-		return -(errno ? errno : EIO);
-	return 0;
-}
-
-/* Nice linear step for about @n ticks over @range: 1, 2 or 5 times a power of ten. */
-static double nice_step(double range, int n)
-{
-	double raw = range / n, p = pow(10, floor(log10(raw))), m = raw / p;
-
-	return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
-}
-
-/* Ticks, grid lines and (unless @nolabels) labels; @time: values are ns, else shown as they are. */
-static void axis_draw_opt(FILE *f, const struct axis *a, bool x, bool time, const struct axis *other,
-			  bool nolabels)
-{
-	char lab[32];
-	double v, step;
-
-	if (a->log) {
-		for (double d = a->lo; d <= a->hi * 1.0001; d *= 10) {
-			double p = map(a, d);
-
-			for (int m = 2; m < 10 && d * m < a->hi; m++) {
-				double q = map(a, d * m);
-
-				if (x)
-					fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#f0f0f0\"/>\n",
-						q, other->px0, q, other->px1);
-				else
-					fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#f0f0f0\"/>\n",
-						other->px0, q, other->px1, q);
-			}
-			if (time)
-				fmt_time(lab, sizeof(lab), d);
-			else
-				snprintf(lab, sizeof(lab), "%g", d);
-			if (nolabels)
-				*lab = '\0';
-			if (x)
-				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
-					   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-					p, other->px0, p, other->px1, p, other->px0 + 18, lab);
-			else
-				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
-					   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-					other->px0, p, other->px1, p, other->px0 - 6, p + 4, lab);
-		}
-		return;
-	}
-	step = nice_step(a->hi - a->lo, 6);
-	for (v = ceil(a->lo / step) * step; v <= a->hi + step * 1e-9; v += step) {
-		double p = map(a, v);
-
-		if (fabs(v) < step * 1e-9)
-			v = 0;
-		if (time)
-			fmt_time(lab, sizeof(lab), v);
-		else
-			snprintf(lab, sizeof(lab), "%g", v);
-		if (nolabels)
-			*lab = '\0';
-		if (x)
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
-				   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-				p, other->px0, p, other->px1, p, other->px0 + 18, lab);
-		else
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n"
-				   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-				other->px0, p, other->px1, p, v == 0 ? "#999" : "#ddd", other->px0 - 6,
-				p + 4, lab);
-	}
-}
-
-static void axis_draw(FILE *f, const struct axis *a, bool x, bool time, const struct axis *other)
-{
-	axis_draw_opt(f, a, x, time, other, false);
-}
-
-static void frame_and_labels(FILE *f, const struct axis *x, const struct axis *y, const char *xl,
-			     const char *yl)
-{
-	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#333\"/>\n",
-		x->px0, y->px1, x->px1 - x->px0, y->px0 - y->px1);
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-		(x->px0 + x->px1) / 2, H - 24, xl);
-	fprintf(f, "<text transform=\"translate(20 %.1f) rotate(-90)\" text-anchor=\"middle\">%s</text>\n",
-		(y->px0 + y->px1) / 2, yl);
-}
-
-/* Decade range covering [lo, hi] (both > 0). */
-static void decades(double lo, double hi, double *a, double *b)
-{
-	*a = pow(10, floor(log10(lo)));
-	*b = pow(10, ceil(log10(hi)));
-	if (*b <= *a)
-		*b = *a * 10;
-}
 
 /* The pairs behind the inter-arrival figures: consecutive in-order frames. */
 struct pairs {
@@ -241,12 +79,6 @@ static void free_pairs(struct pairs *p)
 	free(p->got);
 }
 
-static void no_data(FILE *f, const char *why)
-{
-	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\" font-size=\"16\" fill=\"#a00\">%s</text>\n",
-		W / 2, H / 2, why);
-}
-
 /*
  * The interval-interval scatter, on log-log axes (@log: decades covering
  * every gap above 0) or linear ones (from 0 to a round value above the
@@ -257,8 +89,8 @@ static int interval_scatter(FILE *f, const struct rx_result *res, const struct r
 			    const struct rx_ref *ref, bool log)
 {
 	/* Square, so the diagonal is at 45 degrees; notes go in the room on the right. */
-	struct axis x = { .log = log, .px0 = LEFT, .px1 = LEFT + (H - TOP - BOTTOM) };
-	struct axis y = { .log = log, .px0 = H - BOTTOM, .px1 = TOP };
+	struct axis x = { .log = log, .px0 = SVG_LEFT, .px1 = SVG_LEFT + (SVG_H - SVG_TOP - SVG_BOTTOM) };
+	struct axis y = { .log = log, .px0 = SVG_H - SVG_BOTTOM, .px1 = SVG_TOP };
 	double lo = DBL_MAX, hi = 0, cmax = 0;
 	size_t nx, ny, clamped = 0, above = 0, below = 0;
 	uint32_t *cell;
@@ -281,26 +113,26 @@ static int interval_scatter(FILE *f, const struct rx_result *res, const struct r
 	snprintf(sub, sizeof(sub),
 		 "%zu pairs of consecutive in-order frames; above the diagonal: a gap longer than intended",
 		 p.n);
-	begin(f, log ? "Inter-arrival: received gap against intended gap"
+	svg_begin(f, log ? "Inter-arrival: received gap against intended gap"
 		     : "Inter-arrival: received gap against intended gap (linear)",
 	      sub);
 	if (hi == 0) {
-		no_data(f, "no pair of consecutive in-order frames with a gap");
+		svg_no_data(f, "no pair of consecutive in-order frames with a gap");
 		free_pairs(&p);
-		return end(f);
+		return svg_end(f);
 	}
 	if (log) {
-		decades(lo, hi, &x.lo, &x.hi);
+		svg_decades(lo, hi, &x.lo, &x.hi);
 	} else {
-		double step = nice_step(hi, 5);
+		double step = svg_nice_step(hi, 5);
 
 		x.lo = 0;
 		x.hi = ceil(hi / step) * step;
 	}
 	y.lo = x.lo;
 	y.hi = x.hi;
-	axis_draw(f, &x, true, true, &y);
-	axis_draw(f, &y, false, true, &x);
+	svg_axis(f, &x, true, true, &y);
+	svg_axis(f, &y, false, true, &x);
 
 	/* Bin the points: bounded output for any number of frames. */
 	nx = (size_t)ceil((x.px1 - x.px0) / CELL) + 1;
@@ -320,8 +152,8 @@ static int interval_scatter(FILE *f, const struct rx_result *res, const struct r
 			above++;
 		else if (p.got[i] < p.want[i] * 0.99 - 0.5)
 			below++;
-		cx = (size_t)((map(&x, p.want[i]) - x.px0) / CELL);
-		cy = (size_t)((y.px0 - map(&y, p.got[i])) / CELL);
+		cx = (size_t)((svg_map(&x, p.want[i]) - x.px0) / CELL);
+		cy = (size_t)((y.px0 - svg_map(&y, p.got[i])) / CELL);
 		cell[cy * nx + cx]++;
 		cmax = MAX(cmax, (double)cell[cy * nx + cx]);
 	}
@@ -339,7 +171,7 @@ static int interval_scatter(FILE *f, const struct rx_result *res, const struct r
 	fprintf(f, "</g>\n");
 	free(cell);
 	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c00\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
-		map(&x, x.lo), map(&y, y.lo), map(&x, x.hi), map(&y, y.hi));
+		svg_map(&x, x.lo), svg_map(&y, y.lo), svg_map(&x, x.hi), svg_map(&y, y.hi));
 	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#c00\" text-anchor=\"end\">received = intended</text>\n",
 		x.px1 - 8, y.px1 + 18);
 	fprintf(f, "<g font-size=\"13\">\n"
@@ -354,9 +186,9 @@ static int interval_scatter(FILE *f, const struct rx_result *res, const struct r
 	if (clamped)
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#444\">%zu with a gap of 0</text>\n",
 			x.px1 + 20, y.px1 + 100, clamped);
-	frame_and_labels(f, &x, &y, "intended gap (reference)", "received gap");
+	svg_frame(f, &x, &y, "intended gap (reference)", "received gap");
 	free_pairs(&p);
-	return end(f);
+	return svg_end(f);
 }
 
 int rx_plot_interval(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
@@ -387,22 +219,22 @@ static void hist_curve(FILE *f, const struct axis *x, const struct axis *y, cons
 		       size_t nbins, const char *colour, double width)
 {
 	fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\" points=\"%.1f,%.1f", colour,
-		width, map(x, x->lo), map(y, 0));
+		width, svg_map(x, x->lo), svg_map(y, 0));
 	for (size_t b = 0; b < nbins; b++) {
 		double a = x->lo * pow(10, (double)b / HIST_PER_DECADE);
 		double c = x->lo * pow(10, (double)(b + 1) / HIST_PER_DECADE);
 
-		fprintf(f, " %.1f,%.1f %.1f,%.1f", map(x, a), map(y, share[b]), map(x, c),
-			map(y, share[b]));
+		fprintf(f, " %.1f,%.1f %.1f,%.1f", svg_map(x, a), svg_map(y, share[b]), svg_map(x, c),
+			svg_map(y, share[b]));
 	}
-	fprintf(f, " %.1f,%.1f\"/>\n", map(x, x->hi), map(y, 0));
+	fprintf(f, " %.1f,%.1f\"/>\n", svg_map(x, x->hi), svg_map(y, 0));
 }
 
 int rx_plot_interval_hist(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
 			  const struct rx_ref *ref)
 {
-	struct axis x = { .log = true, .px0 = LEFT, .px1 = W - RIGHT };
-	struct axis y = { .log = false, .lo = 0, .px0 = H - BOTTOM, .px1 = TOP };
+	struct axis x = { .log = true, .px0 = SVG_LEFT, .px1 = SVG_W - SVG_RIGHT };
+	struct axis y = { .log = false, .lo = 0, .px0 = SVG_H - SVG_BOTTOM, .px1 = SVG_TOP };
 	double lo = DBL_MAX, hi = 0, top = 0, overlap = 0, *want, *got;
 	size_t nbins, nw = 0, ng = 0;
 	struct pairs p;
@@ -423,13 +255,13 @@ int rx_plot_interval_hist(FILE *f, const struct rx_result *res, const struct rx_
 	snprintf(sub, sizeof(sub),
 		 "%zu gaps between consecutive in-order frames, %d logarithmic bins a decade",
 		 p.n, HIST_PER_DECADE);
-	begin(f, "Inter-arrival gaps: original (intended) against replica (received)", sub);
+	svg_begin(f, "Inter-arrival gaps: original (intended) against replica (received)", sub);
 	if (hi == 0) {
-		no_data(f, "no pair of consecutive in-order frames with a gap");
+		svg_no_data(f, "no pair of consecutive in-order frames with a gap");
 		free_pairs(&p);
-		return end(f);
+		return svg_end(f);
 	}
-	decades(lo, hi, &x.lo, &x.hi);
+	svg_decades(lo, hi, &x.lo, &x.hi);
 	nbins = (size_t)lround(log10(x.hi / x.lo) * HIST_PER_DECADE);
 	want = calloc(nbins, sizeof(*want));
 	got = calloc(nbins, sizeof(*got));
@@ -456,8 +288,8 @@ int rx_plot_interval_hist(FILE *f, const struct rx_result *res, const struct rx_
 		overlap += MIN(want[b], got[b]);
 	}
 	y.hi = MIN(1.0, top * 1.1);
-	axis_draw(f, &x, true, true, &y);
-	axis_draw(f, &y, false, false, &x);
+	svg_axis(f, &x, true, true, &y);
+	svg_axis(f, &y, false, false, &x);
 	hist_curve(f, &x, &y, want, nbins, "#555", 3.0);
 	hist_curve(f, &x, &y, got, nbins, "#1f5fbf", 1.5);
 	fprintf(f, "<g font-size=\"13\">\n"
@@ -472,11 +304,11 @@ int rx_plot_interval_hist(FILE *f, const struct rx_result *res, const struct rx_
 	if (p.n > nw || p.n > ng)
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#444\">gaps of 0 left out: %zu intended, %zu received</text>\n",
 			x.px1 - 220, y.px1 + 80, p.n - nw, p.n - ng);
-	frame_and_labels(f, &x, &y, "gap between consecutive in-order frames", "share of the gaps in the bin");
+	svg_frame(f, &x, &y, "gap between consecutive in-order frames", "share of the gaps in the bin");
 	free(want);
 	free(got);
 	free_pairs(&p);
-	return end(f);
+	return svg_end(f);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -489,8 +321,8 @@ static int cmp_double(const void *a, const void *b)
 int rx_plot_error_cdf(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
 		      const struct rx_ref *ref)
 {
-	struct axis x = { .log = true, .px0 = LEFT, .px1 = W - RIGHT };
-	struct axis y = { .log = false, .lo = 0, .hi = 1, .px0 = H - BOTTOM, .px1 = TOP };
+	struct axis x = { .log = true, .px0 = SVG_LEFT, .px1 = SVG_W - SVG_RIGHT };
+	struct axis y = { .log = false, .lo = 0, .hi = 1, .px0 = SVG_H - SVG_BOTTOM, .px1 = SVG_TOP };
 	static const struct {
 		double q;
 		const char *name;
@@ -519,125 +351,44 @@ int rx_plot_error_cdf(FILE *f, const struct rx_result *res, const struct rx_recs
 	snprintf(sub, sizeof(sub), "%zu gaps: %.1f %% longer than intended (late), %.1f %% shorter, %zu exact",
 		 p.n, p.n ? 100.0 * (double)late / (double)p.n : 0.0,
 		 p.n ? 100.0 * (double)(p.n - late - zero) / (double)p.n : 0.0, zero);
-	begin(f, "Inter-arrival error |received gap - intended gap|: cumulative distribution", sub);
+	svg_begin(f, "Inter-arrival error |received gap - intended gap|: cumulative distribution", sub);
 	if (hi == 0) {
-		no_data(f, p.n ? "every gap exactly as intended" : "no pair of consecutive in-order frames");
+		svg_no_data(f, p.n ? "every gap exactly as intended" : "no pair of consecutive in-order frames");
 		free_pairs(&p);
-		return end(f);
+		return svg_end(f);
 	}
-	decades(lo, hi, &x.lo, &x.hi);
-	axis_draw(f, &x, true, true, &y);
-	axis_draw(f, &y, false, false, &x);
+	svg_decades(lo, hi, &x.lo, &x.hi);
+	svg_axis(f, &x, true, true, &y);
+	svg_axis(f, &y, false, false, &x);
 	/* A step curve through at most ~1000 quantiles and both ends. */
 	fprintf(f, "<polyline fill=\"none\" stroke=\"#1f5fbf\" stroke-width=\"2\" points=\"");
-	fprintf(f, "%.1f,%.1f", map(&x, x.lo), map(&y, 0));
+	fprintf(f, "%.1f,%.1f", svg_map(&x, x.lo), svg_map(&y, 0));
 	for (size_t k = 0, last = SIZE_MAX; k <= 1000; k++) {
 		size_t i = (size_t)((double)k / 1000.0 * (double)(p.n - 1));
 
 		if (i == last)
 			continue;
 		last = i;
-		fprintf(f, " %.1f,%.1f", map(&x, p.got[i]), map(&y, (double)(i + 1) / (double)p.n));
+		fprintf(f, " %.1f,%.1f", svg_map(&x, p.got[i]), svg_map(&y, (double)(i + 1) / (double)p.n));
 	}
-	fprintf(f, " %.1f,%.1f\"/>\n", map(&x, x.hi), map(&y, 1));
+	fprintf(f, " %.1f,%.1f\"/>\n", svg_map(&x, x.hi), svg_map(&y, 1));
 	for (size_t m = 0; m < ARRAY_SIZE(marks); m++) {
 		size_t r = (size_t)ceil(marks[m].q * (double)p.n);
-		double v = p.got[r ? r - 1 : 0], px = map(&x, v);
+		double v = p.got[r ? r - 1 : 0], px = svg_map(&x, v);
 
 		bool right = px > x.px0 + 0.7 * (x.px1 - x.px0); /* label left of the line */
 
-		fmt_time(lab, sizeof(lab), v);
+		svg_fmt_time(lab, sizeof(lab), v);
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c00\" stroke-dasharray=\"4 3\"/>\n"
 			   "<text x=\"%.1f\" y=\"%.1f\" fill=\"#c00\" text-anchor=\"%s\">%s %s</text>\n",
-			px, y.px0, px, map(&y, marks[m].q), right ? px - 4 : px + 4,
-			map(&y, marks[m].q) + 16 + 16.0 * (double)m, right ? "end" : "start",
+			px, y.px0, px, svg_map(&y, marks[m].q), right ? px - 4 : px + 4,
+			svg_map(&y, marks[m].q) + 16 + 16.0 * (double)m, right ? "end" : "start",
 			marks[m].name, lab);
 	}
-	frame_and_labels(f, &x, &y, "|error| of the gap between consecutive in-order frames",
+	svg_frame(f, &x, &y, "|error| of the gap between consecutive in-order frames",
 			 "fraction of gaps with at most this error");
 	free_pairs(&p);
-	return end(f);
-}
-
-/* One series of the timeline: per pixel column, the lowest and highest value. */
-struct band {
-	double *lo, *hi;
-	bool *any;
-};
-
-static int band_new(struct band *b, size_t cols)
-{
-	b->lo = malloc(cols * sizeof(double));
-	b->hi = malloc(cols * sizeof(double));
-	b->any = calloc(cols, sizeof(bool));
-	return b->lo && b->hi && b->any ? 0 : -ENOMEM;
-}
-
-static void band_free(struct band *b)
-{
-	free(b->lo);
-	free(b->hi);
-	free(b->any);
-}
-
-static void band_add(struct band *b, size_t col, double v)
-{
-	if (!b->any[col]) {
-		b->lo[col] = b->hi[col] = v;
-		b->any[col] = true;
-		return;
-	}
-	b->lo[col] = MIN(b->lo[col], v);
-	b->hi[col] = MAX(b->hi[col], v);
-}
-
-/* The band as one closed polygon per run of filled columns (tops left to right, bottoms back). */
-static void band_draw(FILE *f, const struct band *b, size_t cols, const struct axis *y, double x0,
-		      const char *color, bool filled)
-{
-	for (size_t s = 0; s < cols;) {
-		size_t e;
-
-		if (!b->any[s]) {
-			s++;
-			continue;
-		}
-		for (e = s; e < cols && b->any[e]; e++)
-			;
-		fprintf(f, "<polygon fill=\"%s\" fill-opacity=\"%s\" stroke=\"%s\" stroke-width=\"1\" points=\"",
-			color, filled ? "0.55" : "0", color);
-		for (size_t c = s; c < e; c++)
-			fprintf(f, "%.1f,%.1f %.1f,%.1f ", x0 + (double)c, map(y, b->hi[c]),
-				x0 + (double)c + 1, map(y, b->hi[c]));
-		for (size_t c = e; c-- > s;)
-			fprintf(f, "%.1f,%.1f %.1f,%.1f ", x0 + (double)c + 1, map(y, b->lo[c]),
-				x0 + (double)c, map(y, b->lo[c]));
-		fprintf(f, "\"/>\n");
-		s = e;
-	}
-}
-
-/* y range of the bands, padded; at least a microsecond tall. */
-static void band_range(struct axis *y, const struct band *a, const struct band *b, size_t cols)
-{
-	double lo = 0, hi = 0;
-
-	for (size_t c = 0; c < cols; c++) {
-		if (a->any[c]) {
-			lo = MIN(lo, a->lo[c]);
-			hi = MAX(hi, a->hi[c]);
-		}
-		if (b && b->any[c]) {
-			lo = MIN(lo, b->lo[c]);
-			hi = MAX(hi, b->hi[c]);
-		}
-	}
-	if (hi - lo < 1000) {
-		hi += 500;
-		lo -= 500;
-	}
-	y->lo = lo - (hi - lo) * 0.05;
-	y->hi = hi + (hi - lo) * 0.05;
+	return svg_end(f);
 }
 
 /*
@@ -649,13 +400,13 @@ static void band_range(struct axis *y, const struct band *a, const struct band *
 int rx_plot_timeline(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
 		     const struct rx_ref *ref)
 {
-	struct axis x = { .log = false, .px0 = LEFT, .px1 = W - RIGHT };
-	struct axis y = { .log = false, .px0 = H - BOTTOM, .px1 = TOP };
-	struct axis yl = { .log = false, .px0 = H - BOTTOM, .px1 = TOP };
+	struct axis x = { .log = false, .px0 = SVG_LEFT, .px1 = SVG_W - SVG_RIGHT };
+	struct axis y = { .log = false, .px0 = SVG_H - SVG_BOTTOM, .px1 = SVG_TOP };
+	struct axis yl = { .log = false, .px0 = SVG_H - SVG_BOTTOM, .px1 = SVG_TOP };
 	size_t cols = (size_t)(x.px1 - x.px0), first = RX_NONE, nlost = 0;
 	double s0 = 0, r0 = 0, t0 = 0;
 	bool have_send = false;
-	struct band rb = { 0 }, sb = { 0 }, lb = { 0 };
+	struct svg_band rb = { 0 }, sb = { 0 }, lb = { 0 };
 	bool *lost = NULL;
 	char sub[240];
 	int rc = -ENOMEM;
@@ -664,9 +415,9 @@ int rx_plot_timeline(FILE *f, const struct rx_result *res, const struct rx_recs 
 		if (res->kind[k] == RX_K_IN_ORDER)
 			first = k;
 	if (first == RX_NONE) {
-		begin(f, "Timeline: arrival time minus schedule", "no frame of the reference arrived");
-		no_data(f, "nothing to draw");
-		return end(f);
+		svg_begin(f, "Timeline: arrival time minus schedule", "no frame of the reference arrived");
+		svg_no_data(f, "nothing to draw");
+		return svg_end(f);
 	}
 	s0 = (double)ref->ts_ns[res->pos[first]];
 	r0 = (double)rx_recs_at(recs, first)->ts_ns;
@@ -683,7 +434,7 @@ int rx_plot_timeline(FILE *f, const struct rx_result *res, const struct rx_recs 
 	}
 	if (x.hi <= x.lo)
 		x.hi = x.lo + 1;
-	if (band_new(&rb, cols) < 0 || band_new(&sb, cols) < 0 || band_new(&lb, cols) < 0 ||
+	if (svg_band_new(&rb, cols) < 0 || svg_band_new(&sb, cols) < 0 || svg_band_new(&lb, cols) < 0 ||
 	    !(lost = calloc(cols, sizeof(bool))))
 		goto out;
 	for (size_t k = 0; k < recs->n; k++) {
@@ -693,12 +444,12 @@ int rx_plot_timeline(FILE *f, const struct rx_result *res, const struct rx_recs 
 		if (res->kind[k] != RX_K_IN_ORDER && res->kind[k] != RX_K_REORDERED)
 			continue;
 		s = (double)ref->ts_ns[res->pos[k]] - s0;
-		col = (size_t)((map(&x, s) - x.px0) * (double)(cols - 1) / (x.px1 - x.px0));
+		col = (size_t)((svg_map(&x, s) - x.px0) * (double)(cols - 1) / (x.px1 - x.px0));
 		r = (double)rx_recs_at(recs, k)->ts_ns;
-		band_add(&rb, col, (r - r0) - s);
+		svg_band_add(&rb, col, (r - r0) - s);
 		if (have_send && res->send_ns[k] >= 0) {
-			band_add(&sb, col, ((double)res->send_ns[k] - t0) - s);
-			band_add(&lb, col, r - (double)res->send_ns[k]);
+			svg_band_add(&sb, col, ((double)res->send_ns[k] - t0) - s);
+			svg_band_add(&lb, col, r - (double)res->send_ns[k]);
 		}
 	}
 	if (res->lost) {
@@ -713,28 +464,28 @@ int rx_plot_timeline(FILE *f, const struct rx_result *res, const struct rx_recs 
 		for (size_t i = 0; i < ref->n; i++) {
 			if (taken[i])
 				continue;
-			lost[(size_t)((map(&x, (double)ref->ts_ns[i] - s0) - x.px0) * (double)(cols - 1) /
+			lost[(size_t)((svg_map(&x, (double)ref->ts_ns[i] - s0) - x.px0) * (double)(cols - 1) /
 				      (x.px1 - x.px0))] = true;
 			nlost++;
 		}
 		free(taken);
 	}
 	if (have_send) {
-		double ph = H - BOTTOM - TOP;
+		double ph = SVG_H - SVG_BOTTOM - SVG_TOP;
 
-		y.px0 = TOP + 0.58 * ph;
-		yl.px1 = TOP + 0.70 * ph;
-		band_range(&yl, &lb, NULL, cols);
+		y.px0 = SVG_TOP + 0.58 * ph;
+		yl.px1 = SVG_TOP + 0.70 * ph;
+		svg_band_range(&yl, &lb, NULL, cols);
 	}
-	band_range(&y, &rb, have_send ? &sb : NULL, cols);
+	svg_band_range(&y, &rb, have_send ? &sb : NULL, cols);
 	snprintf(sub, sizeof(sub), "relative to the first in-order frame; blue: arrival%s; red ticks: %zu lost",
 		 have_send ? ", orange: send (send log)" : "", nlost);
-	begin(f, "Timeline: how late each packet was against the schedule", sub);
-	axis_draw_opt(f, &x, true, true, &y, have_send);
-	axis_draw(f, &y, false, true, &x);
-	band_draw(f, &rb, cols, &y, x.px0, "#1f5fbf", true);
+	svg_begin(f, "Timeline: how late each packet was against the schedule", sub);
+	svg_axis_opt(f, &x, true, true, &y, have_send);
+	svg_axis(f, &y, false, true, &x);
+	svg_band_draw(f, &rb, cols, &y, x.px0, "#1f5fbf", true);
 	if (have_send)
-		band_draw(f, &sb, cols, &y, x.px0, "#e08000", false);
+		svg_band_draw(f, &sb, cols, &y, x.px0, "#e08000", false);
 	for (size_t c = 0; c < cols; c++)
 		if (lost[c])
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d00\" stroke-width=\"1.5\"/>\n",
@@ -744,22 +495,22 @@ int rx_plot_timeline(FILE *f, const struct rx_result *res, const struct rx_recs 
 			x.px0, y.px1, x.px1 - x.px0, y.px0 - y.px1);
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">One-way latency (arrival minus send)</text>\n",
 			x.px0, yl.px1 - 8);
-		axis_draw(f, &x, true, true, &yl);
-		axis_draw(f, &yl, false, true, &x);
-		band_draw(f, &lb, cols, &yl, x.px0, "#2a9d5c", true);
+		svg_axis(f, &x, true, true, &yl);
+		svg_axis(f, &yl, false, true, &x);
+		svg_band_draw(f, &lb, cols, &yl, x.px0, "#2a9d5c", true);
 		fprintf(f, "<text transform=\"translate(20 %.1f) rotate(-90)\" text-anchor=\"middle\">actual minus intended</text>\n",
 			(y.px0 + y.px1) / 2);
-		frame_and_labels(f, &x, &yl, "intended time since the first packet (reference)",
+		svg_frame(f, &x, &yl, "intended time since the first packet (reference)",
 				 "latency");
 	} else {
-		frame_and_labels(f, &x, &y, "intended time since the first packet (reference)",
+		svg_frame(f, &x, &y, "intended time since the first packet (reference)",
 				 "actual minus intended time");
 	}
-	rc = end(f);
+	rc = svg_end(f);
 out:
-	band_free(&rb);
-	band_free(&sb);
-	band_free(&lb);
+	svg_band_free(&rb);
+	svg_band_free(&sb);
+	svg_band_free(&lb);
 	free(lost);
 	return rc;
 }
@@ -773,11 +524,11 @@ out:
 int rx_plot_send_series(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
 			const struct rx_ref *ref)
 {
-	struct axis x = { .log = false, .px0 = LEFT, .px1 = W - RIGHT };
-	struct axis y = { .log = false, .px0 = TOP + 0.58 * (H - BOTTOM - TOP), .px1 = TOP };
-	struct axis yl = { .log = false, .px0 = H - BOTTOM, .px1 = TOP + 0.70 * (H - BOTTOM - TOP) };
+	struct axis x = { .log = false, .px0 = SVG_LEFT, .px1 = SVG_W - SVG_RIGHT };
+	struct axis y = { .log = false, .px0 = SVG_TOP + 0.58 * (SVG_H - SVG_BOTTOM - SVG_TOP), .px1 = SVG_TOP };
+	struct axis yl = { .log = false, .px0 = SVG_H - SVG_BOTTOM, .px1 = SVG_TOP + 0.70 * (SVG_H - SVG_BOTTOM - SVG_TOP) };
 	size_t cols = (size_t)(x.px1 - x.px0), n;
-	struct band sb = { 0 }, ab = { 0 }, lb = { 0 };
+	struct svg_band sb = { 0 }, ab = { 0 }, lb = { 0 };
 	struct rx_send_point *p;
 	char sub[240];
 	int rc = rx_send_series(&p, &n, res, recs, ref);
@@ -787,48 +538,48 @@ int rx_plot_send_series(FILE *f, const struct rx_result *res, const struct rx_re
 	snprintf(sub, sizeof(sub),
 		 "%zu packets in the send log and received; orange: send, blue: arrival, each minus the schedule",
 		 n);
-	begin(f, "Send series: each packet's send error and latency", sub);
+	svg_begin(f, "Send series: each packet's send error and latency", sub);
 	if (!n) {
-		no_data(f, res->send_ns ? "no frame of the send log arrived in order"
+		svg_no_data(f, res->send_ns ? "no frame of the send log arrived in order"
 					: "no send log (--send-log)");
-		return end(f);
+		return svg_end(f);
 	}
 	rc = -ENOMEM;
-	if (band_new(&sb, cols) < 0 || band_new(&ab, cols) < 0 || band_new(&lb, cols) < 0)
+	if (svg_band_new(&sb, cols) < 0 || svg_band_new(&ab, cols) < 0 || svg_band_new(&lb, cols) < 0)
 		goto out;
 	x.lo = (double)p[0].recno;
 	x.hi = (double)p[n - 1].recno;
 	if (x.hi <= x.lo)
 		x.hi = x.lo + 1;
 	for (size_t i = 0; i < n; i++) {
-		size_t col = (size_t)((map(&x, (double)p[i].recno) - x.px0) * (double)(cols - 1) /
+		size_t col = (size_t)((svg_map(&x, (double)p[i].recno) - x.px0) * (double)(cols - 1) /
 				      (x.px1 - x.px0));
 
-		band_add(&sb, col, (double)p[i].send_err_ns);
-		band_add(&ab, col, (double)p[i].arrival_err_ns);
-		band_add(&lb, col, (double)p[i].latency_ns);
+		svg_band_add(&sb, col, (double)p[i].send_err_ns);
+		svg_band_add(&ab, col, (double)p[i].arrival_err_ns);
+		svg_band_add(&lb, col, (double)p[i].latency_ns);
 	}
-	band_range(&y, &sb, &ab, cols);
-	band_range(&yl, &lb, NULL, cols);
-	axis_draw_opt(f, &x, true, false, &y, true);
-	axis_draw(f, &y, false, true, &x);
-	band_draw(f, &ab, cols, &y, x.px0, "#1f5fbf", true);
-	band_draw(f, &sb, cols, &y, x.px0, "#e08000", true);
+	svg_band_range(&y, &sb, &ab, cols);
+	svg_band_range(&yl, &lb, NULL, cols);
+	svg_axis_opt(f, &x, true, false, &y, true);
+	svg_axis(f, &y, false, true, &x);
+	svg_band_draw(f, &ab, cols, &y, x.px0, "#1f5fbf", true);
+	svg_band_draw(f, &sb, cols, &y, x.px0, "#e08000", true);
 	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#333\"/>\n",
 		x.px0, y.px1, x.px1 - x.px0, y.px0 - y.px1);
 	fprintf(f, "<text transform=\"translate(20 %.1f) rotate(-90)\" text-anchor=\"middle\">actual minus intended</text>\n",
 		(y.px0 + y.px1) / 2);
 	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">One-way latency (arrival minus send)</text>\n",
 		x.px0, yl.px1 - 8);
-	axis_draw(f, &x, true, false, &yl);
-	axis_draw(f, &yl, false, true, &x);
-	band_draw(f, &lb, cols, &yl, x.px0, "#2a9d5c", true);
-	frame_and_labels(f, &x, &yl, "packet number in the reference", "latency");
-	rc = end(f);
+	svg_axis(f, &x, true, false, &yl);
+	svg_axis(f, &yl, false, true, &x);
+	svg_band_draw(f, &lb, cols, &yl, x.px0, "#2a9d5c", true);
+	svg_frame(f, &x, &yl, "packet number in the reference", "latency");
+	rc = svg_end(f);
 out:
-	band_free(&sb);
-	band_free(&ab);
-	band_free(&lb);
+	svg_band_free(&sb);
+	svg_band_free(&ab);
+	svg_band_free(&lb);
 	free(p);
 	return rc;
 }
