@@ -152,6 +152,9 @@ int edit_te_l2(const uint8_t *d, uint32_t caplen, uint32_t *l3, uint16_t *type);
 /* edit_te_l2off() - the same, and where the Ethernet header tcpedit edits starts (*@l2: 0, or
  * the inner header of an Ethernet pseudowire under MPLS). */
 int edit_te_l2off(const uint8_t *d, uint32_t caplen, uint32_t *l2, uint32_t *l3, uint16_t *type);
+/* edit_te_l2hdr() - where the Ethernet header tcpedit 4.6 rewrites starts: that of an Ethernet
+ * pseudowire under MPLS (RFC 4448), else the frame's own (0, also on a soft error). */
+uint32_t edit_te_l2hdr(const uint8_t *d, uint32_t caplen);
 /* edit_soft_skips() - does the chain skip edit @o on a frame with soft error @soft? */
 bool edit_soft_skips(const struct edit_ops *o, int soft);
 /* edit_tcpedit_wanted() - does @cfg ask for any edit tcpedit 4.6 makes (tcprewrite's run)? */

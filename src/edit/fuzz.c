@@ -175,6 +175,73 @@ static bool tcpedit_sums(const uint8_t *d, uint32_t caplen)
 	return false;
 }
 
+/*
+ * What tcpedit 4.6's checksum repair writes into a fuzzed IPv6 packet whose
+ * next header is a Fragment header: it takes the bytes behind that header
+ * (its layer 4, edit_te_l4()) for TCP, sums them up to the end of the
+ * datagram with a TCP pseudo-header (RFC 8200, 8.1) and writes the result
+ * 16 bytes in, where a TCP checksum would be -- in the first fragment that
+ * is inside the UDP payload, in a later one inside the data.  A fuzzed frame
+ * is wrong on purpose, so it gets these bytes too: the same seed writes the
+ * same file as tcprewrite 4.6.  (--fixcsum and the other edits never do
+ * this to a fragment: replay(1), DIFFERENCES.)  Returns true if it wrote.
+ */
+static bool tcpedit_frag6_sum(const struct pkt *p, uint8_t *d)
+{
+	uint32_t caplen = p->caplen, l3, l4, len, sum;
+	uint16_t t;
+	uint8_t ph[8];
+
+	if (p->wirelen != caplen || edit_te_l2(d, caplen, &l3, &t) < 0 || t != 0x86dd ||
+	    caplen < l3 + 40 || d[l3 + 6] != 44)
+		return false;
+	l4 = edit_te_l4(d, caplen, l3, t);
+	len = (uint32_t)(d[l3 + 4] << 8 | d[l3 + 5]);
+	if (!l4 || l4 < l3 + 40 || len < l4 - l3 - 40)
+		return false;
+	len -= l4 - l3 - 40;
+	/* tcpedit wants a whole TCP header's worth; the sum never reads past the capture. */
+	if (len < 20 || l4 + len > caplen)
+		return false;
+	d[l4 + 16] = d[l4 + 17] = 0;
+	ph[0] = (uint8_t)(len >> 24);
+	ph[1] = (uint8_t)(len >> 16);
+	ph[2] = (uint8_t)(len >> 8);
+	ph[3] = (uint8_t)len;
+	ph[4] = ph[5] = ph[6] = 0;
+	ph[7] = 6;
+	sum = csum_add(0, d + l3 + 8, 32);
+	sum = csum_add(sum, ph, 8);
+	sum = csum_add(sum, d + l4, len);
+	sum = (uint16_t)~csum_fold(sum);
+	d[l4 + 16] = (uint8_t)(sum >> 8);
+	d[l4 + 17] = (uint8_t)sum;
+	return true;
+}
+
+/*
+ * tcpedit 4.6 leaves the checksum of an ICMP message shorter than 28 bytes
+ * (its ICMP header structure) as it is, warning "insufficient L4 data", and
+ * recomputes only the IPv4 header's.  For a fuzzed frame the same here (the
+ * edits' repair computes it for any length, RFC 792).  True if it applies.
+ */
+static bool tcpedit_short_icmp(const struct pkt *p, uint8_t *d)
+{
+	uint32_t caplen = p->caplen, l3, ihl, sum;
+	uint16_t t;
+
+	if (edit_te_l2(d, caplen, &l3, &t) < 0 || t != 0x0800 || caplen < l3 + 20 || d[l3 + 9] != 1)
+		return false;
+	ihl = (uint32_t)(d[l3] & 0x0f) * 4;
+	if (ihl < 20 || l3 + ihl > caplen || (uint32_t)(d[l3 + 2] << 8 | d[l3 + 3]) >= ihl + 28)
+		return false;
+	d[l3 + 10] = d[l3 + 11] = 0;
+	sum = (uint16_t)~csum_fold(csum_add(0, d + l3, ihl));
+	d[l3 + 10] = (uint8_t)(sum >> 8);
+	d[l3 + 11] = (uint8_t)sum;
+	return true;
+}
+
 static int fuzz_apply(struct edit *e, struct edit_ctx *c)
 {
 	struct fuzz *f = e->priv;
@@ -189,7 +256,8 @@ static int fuzz_apply(struct edit *e, struct edit_ctx *c)
 	if (r % f->factor == 0) {
 		if (c->from_prep)
 			return edit_fail(c, "--fuzz-seed cannot take its checksums from a prep sidecar");
-		if (edit_fuzz_packet(c->p, edit_wr(c), r) && tcpedit_sums(c->p->data, c->p->caplen))
+		if (edit_fuzz_packet(c->p, edit_wr(c), r) && tcpedit_sums(c->p->data, c->p->caplen) &&
+		    !tcpedit_frag6_sum(c->p, edit_wr(c)) && !tcpedit_short_icmp(c->p, edit_wr(c)))
 			c->csum_full = true;
 	}
 	c->parsed = false;

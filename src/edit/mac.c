@@ -12,7 +12,8 @@
  * --skipl2broadcast an address that is broadcast (ff:ff:ff:ff:ff:ff) or in
  * the IPv4 or IPv6 multicast MAC ranges (01:00:5e, 33:33) is left as it is;
  * other group addresses (01:80:c2, LLDP's and STP's) are rewritten, as
- * tcprewrite 4.6 does.  802.3 length frames are left whole.
+ * tcprewrite 4.6 does.  802.3 length frames are left whole.  Under MPLS the
+ * header rewritten is a pseudowire's (RFC 4448), as tcprewrite 4.6 rewrites it.
  */
 #include <string.h>
 
@@ -40,7 +41,8 @@ static const uint8_t *pick(struct edit_ctx *c, const struct edit_macs *m)
 static int mac_apply(struct edit *e, struct edit_ctx *c)
 {
 	const struct edit_cfg *cfg = e->cfg;
-	const uint8_t *d = NULL, *s = NULL;
+	const uint8_t *d = NULL, *s = NULL, *h;
+	uint32_t l2;
 	uint8_t a[12];
 
 	if (c->p->linktype != LINKTYPE_ETHERNET || c->p->caplen < ETH_HDR_BYTES)
@@ -49,16 +51,20 @@ static int mac_apply(struct edit *e, struct edit_ctx *c)
 	 * decodes no such frame (a soft error, soft.c), so none of its MAC edits reaches one. */
 	if (edit_layers(c)->ethertype == 0)
 		return EDIT_KEEP;
-	memcpy(a, c->p->data, 12);
+	/* Under MPLS, tcpedit 4.6 rewrites the Ethernet header of a pseudowire (RFC 4448), not
+	 * the frame's own: the one the label stack carries from end to end. */
+	l2 = edit_te_l2hdr(c->p->data, c->p->caplen);
+	h = c->p->data + l2;
+	memcpy(a, h, 12);
 	/* --enet-dmac/--enet-smac first (--skipl2broadcast looks at the address as captured)...
 	 * pick() on every frame: the pair forms learn the sides from each frame they see. */
 	if (cfg->dmac.n)
 		d = pick(c, &cfg->dmac);
 	if (cfg->smac.n)
 		s = pick(c, &cfg->smac);
-	if (d && !(cfg->skipl2broadcast && l2_group(c->p->data)))
+	if (d && !(cfg->skipl2broadcast && l2_group(h)))
 		memcpy(a, d, 6);
-	if (s && !(cfg->skipl2broadcast && l2_group(c->p->data + 6)))
+	if (s && !(cfg->skipl2broadcast && l2_group(h + 6)))
 		memcpy(a + 6, s, 6);
 	/* ...then every --enet-subsmac pair in turn on what they left, as tcprewrite 4.6 does: a
 	 * pair can rewrite what an earlier pair wrote. */
@@ -69,8 +75,8 @@ static int mac_apply(struct edit *e, struct edit_ctx *c)
 			memcpy(a + 6, cfg->subsmac.e[i].to, 6);
 	}
 	/* Already right: no copy. */
-	if (memcmp(c->p->data, a, 12))
-		memcpy(edit_wr(c), a, 12);
+	if (memcmp(h, a, 12))
+		memcpy(edit_wr(c) + l2, a, 12);
 	return EDIT_KEEP;
 }
 

@@ -82,6 +82,7 @@ static bool unicast(const uint8_t *a)
 static int macseed_apply(struct edit *e, struct edit_ctx *c)
 {
 	const struct macseed *m = e->priv;
+	uint32_t l2;
 	uint8_t *d;
 	bool us, ud;
 
@@ -90,7 +91,9 @@ static int macseed_apply(struct edit *e, struct edit_ctx *c)
 	/* Frames tcprewrite does not decode keep their addresses (the chain skips them too). */
 	if (edit_soft_error(c->p->data, c->p->caplen) == EDIT_SOFT_L2)
 		return EDIT_KEEP;
-	d = edit_wr(c);
+	/* Under MPLS: the pseudowire's Ethernet header (RFC 4448), as in mac.c. */
+	l2 = edit_te_l2hdr(c->p->data, c->p->caplen);
+	d = edit_wr(c) + l2;
 	us = unicast(d + 6);
 	ud = unicast(d);
 	for (unsigned i = m->keep; i < 6; i++) {

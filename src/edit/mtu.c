@@ -40,6 +40,14 @@ static int mtu_apply(struct edit *e, struct edit_ctx *c)
 	const struct layers *l = edit_layers(c);
 	uint64_t max = (uint64_t)l->l3off + e->cfg->mtu;
 
+	/* tcprewrite 4.6 says "no checksum" (RFC 768 allows it over IPv4) in the first fragment of
+	 * every UDP datagram, cut or not: a cut one could never match its checksum again. */
+	if (l->ipver == 4 && (l->flags & L_FRAG) && !(l->flags & L_NONFIRST) &&
+	    l->l4proto == IPPROTO_UDP && (l->flags & L_L4) && (c->p->data[l->l4off + 6] || c->p->data[l->l4off + 7])) {
+		uint8_t *d = edit_wr(c);
+
+		d[l->l4off + 6] = d[l->l4off + 7] = 0;
+	}
 	if (c->p->wirelen <= max && c->p->caplen <= max)
 		return EDIT_KEEP;
 	/* Never into the IP header (options included): its length field could not say so. */
@@ -56,14 +64,6 @@ static int mtu_apply(struct edit *e, struct edit_ctx *c)
 		c->p->caplen = (uint32_t)max;
 	if ((l->flags & L_IP) && l->l3len > e->cfg->mtu) {
 		set_lengths(c, (uint32_t)e->cfg->mtu);
-		/* A cut first fragment of a UDP datagram can never match its checksum again: say
-		 * "no checksum" (IPv4 allows it), as tcprewrite does. */
-		if (l->ipver == 4 && (l->flags & L_FRAG) && !(l->flags & L_NONFIRST) &&
-		    l->l4proto == IPPROTO_UDP && (l->flags & L_L4)) {
-			uint8_t *d = edit_wr(c);
-
-			d[l->l4off + 6] = d[l->l4off + 7] = 0;
-		}
 	}
 	return EDIT_KEEP;
 }

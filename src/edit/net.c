@@ -136,22 +136,94 @@ static void parse_ip6(const uint8_t *d, uint32_t caplen, struct layers *l)
 		l->flags |= L_L4;
 }
 
+/*
+ * An MPLS label stack at @off (RFC 3032 2.1): walk it to the bottom label and decide what
+ * its payload is as tcpedit 4.6 does, which has no signalling to ask: the first nibble 4 is
+ * IPv4, 6 is IPv6, 0 is the control word of an Ethernet pseudowire (RFC 4448 4.6, RFC 4385
+ * 3), followed by the pseudowire's Ethernet header.  Returns MPLS_IP with *@type 0x0800 or
+ * 0x86dd and *@off at the IP header, or MPLS_PW with *@off at the EtherType field of the
+ * pseudowire's Ethernet header and *@type that EtherType; MPLS_NONE when there is nothing to
+ * follow: the stack cut short, label 13 (GAL, RFC 5586: an associated channel, not data) at
+ * any depth, or another nibble.
+ */
+enum { MPLS_NONE, MPLS_IP, MPLS_PW };
+
+static int mpls_walk(const uint8_t *d, uint32_t caplen, uint32_t *off, uint16_t *type)
+{
+	uint32_t o = *off, e;
+
+	do {
+		if (!have(caplen, o, 4))
+			return MPLS_NONE;
+		e = (uint32_t)be16(d + o) << 16 | be16(d + o + 2);
+		o += 4;
+		if (e >> 12 == 13)
+			return MPLS_NONE;
+	} while (!(e & 0x100));
+	if (!have(caplen, o, 1))
+		return MPLS_NONE;
+	switch (d[o] >> 4) {
+	case 4:
+	case 6:
+		*off = o;
+		*type = d[o] >> 4 == 4 ? 0x0800 : 0x86dd;
+		return MPLS_IP;
+	case 0:
+		if (!have(caplen, o + 4, ETH_HDR_BYTES))
+			return MPLS_NONE;
+		*off = o + 4 + 12;
+		*type = be16(d + *off);
+		return MPLS_PW;
+	default:
+		return MPLS_NONE;
+	}
+}
+
 void layers_parse(const uint8_t *d, uint32_t caplen, struct layers *l)
 {
 	uint32_t off = 12;
-	uint16_t type;
+	uint16_t type, mpls;
+	int got;
 
 	memset(l, 0, sizeof(*l));
 	if (!have(caplen, 0, ETH_HDR_BYTES))
 		return;
 	type = be16(d + off);
-	/* 802.1Q, 802.1ad and the old 0x9100 QinQ tag, up to EDIT_VLAN_MAX deep. */
-	while ((type == 0x8100 || type == 0x88a8 || type == 0x9100) && l->nvlan < EDIT_VLAN_MAX) {
-		if (!have(caplen, off + 4, 2))
+	for (;;) {
+		/* 802.1Q, 802.1ad and the old 0x9100 QinQ tag, up to EDIT_VLAN_MAX deep. */
+		if ((type == 0x8100 || type == 0x88a8 || type == 0x9100) && l->nvlan < EDIT_VLAN_MAX) {
+			if (!have(caplen, off + 4, 2))
+				return;
+			off += 4;
+			l->nvlan++;
+			type = be16(d + off);
+			continue;
+		}
+		if (type != 0x8847 && type != 0x8848)
+			break;
+		/* MPLS, unicast or multicast (RFC 5332): tcpedit 4.6 edits the IP packet or the
+		 * pseudowire's frame under the labels.  Each round moves on by at least 4 bytes. */
+		mpls = type;
+		got = MPLS_NONE;
+		off += 2;
+		/* Offsets are 16 bits: a stack that long is left unwalked (no frame has one). */
+		if (off <= 0xffff - 64)
+			got = mpls_walk(d, caplen, &off, &type);
+		if (got == MPLS_NONE || off > 0xffff - 64) {
+			/* Nothing tcpedit follows: as any other EtherType it does not know. */
+			l->l3off = (uint16_t)MIN(off, 0xffffu);
+			l->ethertype = mpls;
 			return;
-		off += 4;
-		l->nvlan++;
-		type = be16(d + off);
+		}
+		if (got == MPLS_IP) {
+			l->l3off = (uint16_t)off;
+			l->ethertype = type;
+			if (type == 0x0800)
+				parse_ip4(d, caplen, l);
+			else
+				parse_ip6(d, caplen, l);
+			return;
+		}
 	}
 	l->l3off = (uint16_t)(off + 2);
 	l->ethertype = type >= 0x0600 ? type : 0;

@@ -92,6 +92,14 @@ int edit_te_l2off(const uint8_t *d, uint32_t caplen, uint32_t *l2, uint32_t *l3,
 	return 0;
 }
 
+uint32_t edit_te_l2hdr(const uint8_t *d, uint32_t caplen)
+{
+	uint32_t l2, l3;
+	uint16_t t;
+
+	return edit_te_l2off(d, caplen, &l2, &l3, &t) < 0 ? 0 : l2;
+}
+
 int edit_te_l2(const uint8_t *d, uint32_t caplen, uint32_t *l3, uint16_t *type)
 {
 	uint32_t l2;

@@ -1046,6 +1046,112 @@ static void test_soft_errors_unedited(void **state)
 	assert_memory_equal(p.data + 6, "\x02\x00\x00\x00\x00\x0a", 6);
 }
 
+/*
+ * Put @nl MPLS labels (the last with the bottom-of-stack bit) between the Ethernet header of
+ * the frame in @b (@n bytes) and its payload, under EtherType @type; with @pw the frame becomes
+ * an Ethernet pseudowire (RFC 4448): labels, a zero control word, then the whole old frame.
+ */
+static size_t mpls_wrap(uint8_t *b, size_t n, uint16_t type, int nl, bool pw)
+{
+	uint8_t old[512];
+	size_t off = 12;
+
+	memcpy(old, b, n);
+	b[12] = (uint8_t)(type >> 8), b[13] = (uint8_t)type;
+	off = 14;
+	for (int i = 0; i < nl; i++, off += 4) {
+		uint32_t e = (uint32_t)(100 + i) << 12 | (i == nl - 1 ? 0x100u : 0) | 255;
+
+		b[off] = (uint8_t)(e >> 24), b[off + 1] = (uint8_t)(e >> 16);
+		b[off + 2] = (uint8_t)(e >> 8), b[off + 3] = (uint8_t)e;
+	}
+	if (pw) {
+		memset(b + off, 0, 4);
+		memcpy(b + off + 4, old, n);
+		return off + 4 + n;
+	}
+	memcpy(b + off, old + 14, n - 14);
+	return off + n - 14;
+}
+
+/* An IPv4/UDP frame of udp4() moved to @l3: are both its checksums right? */
+static int udp4_ok_at(const uint8_t *b, size_t n, size_t l3)
+{
+	uint8_t t[512];
+
+	memcpy(t, b + l3 - 14, n - (l3 - 14));
+	return udp4_ok(t, n - (l3 - 14));
+}
+
+/* tcpedit 4.6 edits the IP packet under an MPLS label stack, unicast or multicast EtherType. */
+static void test_mpls_ip_edits(void **state)
+{
+	struct edit_cfg c = cfg_with("ttl", "3");
+	uint8_t b[256];
+	struct pkt p = { .data = b, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	size_t n;
+
+	(void)state;
+	n = mpls_wrap(b, udp4(b, 20), 0x8847, 1, false);
+	p.caplen = p.wirelen = (uint32_t)n;
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_int_equal(p.data[18 + 8], 3);
+	assert_true(udp4_ok_at(p.data, n, 18));
+	/* Three labels, multicast MPLS (RFC 5332): --pnat reaches the addresses. */
+	c = cfg_with("pnat", "1.2.3.0/24:10.0.0.0/24");
+	n = mpls_wrap(b, udp4(b, 20), 0x8848, 3, false);
+	p.data = b;
+	p.caplen = p.wirelen = (uint32_t)n;
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_int_equal(get32(p.data + 26 + 12), 0x0a000004);
+	assert_true(udp4_ok_at(p.data, n, 26));
+	/* Label 13 (GAL, RFC 5586) carries no IP packet: left alone. */
+	c = cfg_with("ttl", "3");
+	n = mpls_wrap(b, udp4(b, 20), 0x8847, 1, false);
+	b[14] = b[15] = 0, b[16] = (uint8_t)(0xd0 | (b[16] & 0x01));
+	p.data = b;
+	p.caplen = p.wirelen = (uint32_t)n;
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_int_equal(p.data[18 + 8], 64);
+	/* The stack cut short: nothing is edited, nothing is read past the capture. */
+	p.data = b;
+	p.caplen = p.wirelen = 16;
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+}
+
+/* An Ethernet pseudowire with a control word: its IP packet and its Ethernet header are edited. */
+static void test_mpls_pseudowire(void **state)
+{
+	struct edit_cfg c = cfg_with("dmac", "00:11:22:33:44:55");
+	uint8_t b[256], in[256];
+	struct pkt p = { .data = b, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	size_t n;
+
+	(void)state;
+	n = mpls_wrap(b, udp4(b, 20), 0x8847, 2, true);
+	memcpy(in, b, n);
+	assert_int_equal(edit_parse_ttl(&c.ttl, "9", (char[64]){ 0 }, 64), 0);
+	p.caplen = p.wirelen = (uint32_t)n;
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	/* The outer header stays; the pseudowire's (after 2 labels and the control word) changes. */
+	assert_memory_equal(p.data, in, 12);
+	assert_memory_equal(p.data + 26, "\x00\x11\x22\x33\x44\x55", 6);
+	assert_int_equal(p.data[26 + 14 + 8], 9);
+	assert_true(udp4_ok_at(p.data, n, 40));
+	/* --enet-vlan add tags the pseudowire's header, behind the labels. */
+	c = (struct edit_cfg)EDIT_CFG_DEFAULTS;
+	c.vlan = EDIT_VLAN_ADD;
+	c.vlan_tag = 7;
+	p.data = in;
+	p.caplen = p.wirelen = (uint32_t)n;
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_int_equal(p.caplen, n + 4);
+	assert_memory_equal(p.data, in, 26 + 12);
+	assert_int_equal(p.data[26 + 12] << 8 | p.data[26 + 13], 0x8100);
+	assert_int_equal(p.data[26 + 15], 7);
+	assert_memory_equal(p.data + 26 + 16, in + 26 + 12, n - 26 - 12);
+}
+
 static void test_tcpedit_option_checks(void **state)
 {
 	struct edit_cfg c = cfg_with("dmac", "00:11:22:33:44:55");
@@ -1094,6 +1200,8 @@ int main(void)
 		cmocka_unit_test(test_skip_soft_errors),
 		cmocka_unit_test(test_soft_errors_unedited),
 		cmocka_unit_test(test_tcpedit_option_checks),
+		cmocka_unit_test(test_mpls_ip_edits),
+		cmocka_unit_test(test_mpls_pseudowire),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
