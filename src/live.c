@@ -32,6 +32,15 @@
  * (64 MiB by default: about 32 000 slots of 2 KiB, a third of a second at
  * 90 000 frames/s).  A frame the ring cut short anyway (GRO on the input)
  * is not forwarded cut: it is counted apart (too_long).
+ *
+ * Batches.  Each wake-up takes what the ring holds, LIVE_BATCH_FRAMES at a
+ * time (pcap_dispatch() with a count, so a busy ring cannot keep the
+ * thread from its pipe), gathers their records in one buffer
+ * (src/live_batch.c) and writes it into the pipe at once: one write() per
+ * batch, where two per frame (header, frame) kept a 2-vCPU machine from
+ * forwarding 90 000 frames/s.  After a full batch the thread looks at the
+ * ring again without waiting.  A frame counts as captured once its batch
+ * is in the pipe.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,6 +62,7 @@
 #include <pcap/pcap.h>
 
 #include "live.h"
+#include "replay/compiler.h"
 #include "replay/log.h"
 
 #define LIVE_SNAPLEN_MAX 262144
@@ -72,6 +82,7 @@ struct live {
 	atomic_ullong too_long;   /* cut short by the snapshot length: not forwarded */
 	uint32_t snaplen;
 	uint64_t buffer_bytes;
+	struct live_batch batch; /* the records of one pcap_dispatch(), written at once */
 	char err[PCAP_ERRBUF_SIZE + 128];
 };
 
@@ -114,32 +125,50 @@ static int write_all(struct live *lv, const void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * The batch into the pipe, in one write() (two, or more, only when the
+ * pipe has less room): its frames are then the loop's, counted captured.
+ * false when the write failed or was stopped (write_all()).
+ */
+static bool flush_batch(struct live *lv)
+{
+	struct live_batch *b = &lv->batch;
+
+	if (!b->n)
+		return true;
+	if (write_all(lv, b->buf, b->len) < 0) {
+		atomic_store(&lv->failed, true);
+		return false;
+	}
+	atomic_fetch_add(&lv->captured, b->n);
+	live_batch_reset(b);
+	return true;
+}
+
 static void on_frame(u_char *arg, const struct pcap_pkthdr *h, const u_char *data)
 {
 	struct live *lv = (struct live *)arg;
 	uint64_t real = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec; /* ns precision */
-	uint64_t mono = (int64_t)real > lv->real_minus_mono ? real - (uint64_t)lv->real_minus_mono : 0;
-	uint32_t rec[4] = { (uint32_t)(mono / 1000000000ull), (uint32_t)(mono % 1000000000ull), h->caplen,
-			    h->len };
 
-	if (atomic_load(&lv->failed))
+	if (atomic_load_explicit(&lv->failed, memory_order_relaxed))
 		return;
 	if (h->caplen < h->len) {
 		/* Forwarded cut, it would be a different frame: counted, and said in the summary. */
 		atomic_fetch_add(&lv->too_long, 1);
 		return;
 	}
-	if (write_all(lv, rec, sizeof(rec)) < 0 || write_all(lv, data, h->caplen) < 0) {
-		atomic_store(&lv->failed, true);
+	/* Sized for LIVE_BATCH_FRAMES of the snapshot length: full only if pcap_dispatch() gave more. */
+	if (!live_batch_fits(&lv->batch, h->caplen) && !flush_batch(lv)) {
 		pcap_breakloop(lv->pc);
 		return;
 	}
-	atomic_fetch_add(&lv->captured, 1);
+	(void)live_batch_add(&lv->batch, live_mono_ns(real, lv->real_minus_mono), data, h->caplen, h->len);
 }
 
 static void *capture_thread(void *arg)
 {
 	struct live *lv = arg;
+	bool more = false; /* the last pcap_dispatch() was a full batch */
 	sigset_t all;
 
 	/* Signals are the main thread's; a reader gone makes write() fail with EPIPE, not kill. */
@@ -148,29 +177,33 @@ static void *capture_thread(void *arg)
 	for (;;) {
 		struct pollfd pfd[2] = { { .fd = pcap_get_selectable_fd(lv->pc), .events = POLLIN },
 					 { .fd = lv->evfd, .events = POLLIN } };
-		int timeout = -1, n;
+		int timeout = more ? 0 : -1, n;
 
 		if (lv->end_ns) {
 			uint64_t now = now_ns(CLOCK_MONOTONIC);
 
 			if (now >= lv->end_ns)
 				break;
-			timeout = (int)((lv->end_ns - now + 999999) / 1000000);
+			if (!more)
+				timeout = (int)((lv->end_ns - now + 999999) / 1000000);
 		}
+		/* After a full batch the ring may hold more: look without waiting (and see a stop). */
 		n = poll(pfd, 2, timeout);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 || pfd[1].revents)
 			break;
-		if (!pfd[0].revents)
+		if (!pfd[0].revents && !more)
 			continue;
-		n = pcap_dispatch(lv->pc, -1, on_frame, (u_char *)lv);
+		n = pcap_dispatch(lv->pc, (int)LIVE_BATCH_FRAMES, on_frame, (u_char *)lv);
 		if (n == PCAP_ERROR) {
 			snprintf(lv->err, sizeof(lv->err), "--source-interface %s: %s", lv->ifname,
 				 pcap_geterr(lv->pc));
 			atomic_store(&lv->failed, true);
 		}
-		if (atomic_load(&lv->failed))
+		more = n >= (int)LIVE_BATCH_FRAMES;
+		/* What it gave crosses the pipe now, in one write: the loop sees it at once. */
+		if (atomic_load(&lv->failed) || !flush_batch(lv))
 			break;
 	}
 	close(lv->wfd); /* the reader sees the end of its input */
@@ -225,6 +258,13 @@ int live_open(struct live **lp, const char *ifname, unsigned buffer_kib, char *e
 	lv->buffer_bytes = (uint64_t)(buffer_kib ? buffer_kib : LIVE_BUFFER_KIB_DEFAULT) * 1024;
 	if (lv->buffer_bytes > INT32_MAX)
 		lv->buffer_bytes = INT32_MAX; /* pcap_set_buffer_size() takes an int; the option's maximum is below */
+	/* A batch of snapshot-length frames, no larger than the pipe (one record always fits). */
+	if (live_batch_init(&lv->batch, MAX((size_t)LIVE_REC_BYTES + lv->snaplen,
+					    MIN((size_t)LIVE_BATCH_FRAMES * (LIVE_REC_BYTES + lv->snaplen),
+						(size_t)LIVE_PIPE_BYTES))) < 0) {
+		snprintf(err, errlen, "--source-interface %s: out of memory", ifname);
+		goto fail;
+	}
 	pcap_set_snaplen(lv->pc, (int)lv->snaplen);
 	pcap_set_promisc(lv->pc, 1);
 	pcap_set_immediate_mode(lv->pc, 1);
@@ -349,5 +389,6 @@ void live_close(struct live *lv)
 		close(lv->evfd);
 	if (lv->pc)
 		pcap_close(lv->pc);
+	live_batch_free(&lv->batch);
 	free(lv);
 }

@@ -65,6 +65,19 @@ int main(int argc, char **argv)
 	struct opts o;
 	char err[512];
 
+	/*
+	 * SIGINT and SIGTERM back to their defaults, first: a non-interactive
+	 * shell starts a background job with SIGINT (and SIGQUIT) ignored, and
+	 * that is inherited, so a SIGINT during the set-up -- before on_signal()
+	 * is installed below -- was thrown away and the run (a forwarder that
+	 * never ends by itself) went on.  Now it ends the process, as it would
+	 * have from a terminal; from the handler on, it stops the run.
+	 */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	log_init("replay", LOG_LVL_WARN);
 	/* A tool for impairment traces with its own arguments (src/cmd_impair.c). */
 	if (argc > 1 && !strcmp(argv[1], "impair"))

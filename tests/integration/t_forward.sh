@@ -198,6 +198,56 @@ test_sigint_held() {
 	identity "$WORK/sig.json"
 }
 
+test_sigint_ignored() {
+	# A non-interactive shell starts a background job with SIGINT ignored, and replay inherits
+	# that.  (1) A SIGINT during the set-up, before the handler is installed, ends it (it used
+	# to be thrown away, and the forwarder ran on): the set-up is held in reading --load-opts
+	# from a FIFO until the signal has been sent.  (2) Once listening, a SIGINT stops it with
+	# its summary, exit 130.
+	local fifo="$WORK/opts.fifo" rc=0 pid exe i
+	mkfifo "$fifo"
+	: >"$WORK/ign.err"
+	( trap '' INT; exec ip netns exec "$NS_A" "$REPLAY" --load-opts "$fifo" --source-interface "$IF_F" \
+		-i "$IF_A" --duration 3 >"$WORK/ign.out" 2>"$WORK/ign.err" ) &
+	pid=$!
+	FWD_PID=$pid
+	exe=$(realpath "$REPLAY")
+	for i in $(seq 200); do
+		# replay itself (ip has exec'd it), waiting in open() for the FIFO's writer.
+		if [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$exe" ] &&
+			{ grep -qx wait_for_partner "/proc/$pid/wchan" 2>/dev/null ||
+				grep -Eq "^(2|257) " "/proc/$pid/syscall" 2>/dev/null; }; then
+			break
+		fi
+		[ "$i" -lt 200 ] || die "ignored: replay never waited for its --load-opts FIFO"
+		sleep 0.05
+	done
+	kill -INT "$pid"
+	sleep 0.2
+	# The options it waits for (O_RDWR: no wait for a reader that may be gone).
+	exec 3<>"$fifo"
+	printf '# nothing more\n' >&3
+	exec 3>&-
+	wait "$pid" || rc=$?
+	FWD_PID=""
+	[ "$rc" -eq 130 ] || die "ignored: a SIGINT during the set-up was lost: exit $rc: $(cat "$WORK/ign.out" "$WORK/ign.err")"
+	! grep -q "listening on" "$WORK/ign.err" || die "ignored: it went on to listen after a SIGINT"
+
+	# (2) From the same kind of shell, listening: stopped by SIGINT, with its summary.
+	: >"$WORK/ign2.err"
+	( trap '' INT; exec ip netns exec "$NS_A" "$REPLAY" --source-interface "$IF_F" -i "$IF_A" \
+		--stats-json "$WORK/ign2.json" >"$WORK/ign2.out" 2>"$WORK/ign2.err" ) &
+	FWD_PID=$!
+	wait_listening "$FWD_PID" "$WORK/ign2.err" "the forwarder"
+	ip netns exec "$NS_C" "$REPLAY" -q -i "$IF_C" --limit 3 "$WORK/t.pcap" || die "ignored: the generator exited $?"
+	sleep 0.3
+	kill -INT "$FWD_PID"
+	fwd_wait ign2 130
+	grep -q "^Packets: read 3, sent 3, filtered 0, failed 0" "$WORK/ign2.out" ||
+		die "ignored: no summary after SIGINT: $(cat "$WORK/ign2.out" "$WORK/ign2.err")"
+	[ "$(json_get "$WORK/ign2.json" packets_sent)" -eq 3 ] || die "ignored: not 3 sent"
+}
+
 test_refusals() {
 	expect_fail 2 "^replay: --source-interface $IF_F is the input: give no trace file" \
 		in_a "$REPLAY" --source-interface "$IF_F" -i "$IF_A" "$WORK/t.pcap"
@@ -219,4 +269,5 @@ init_ns
 add_ns "$NS_C"
 add_pair "$NS_C" "$IF_C" "$NS_A" "$IF_F"
 "$GENTRACE" udp -o "$WORK/t.pcap" --count 10 --gap-us 20000 --flows 2
-run_tests test_plain test_trace test_model test_overflow test_limit test_sigint_held test_refusals
+run_tests test_plain test_trace test_model test_overflow test_limit test_sigint_held test_sigint_ignored \
+	test_refusals
