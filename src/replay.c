@@ -239,7 +239,9 @@ static bool wait_for_room(struct replay *r, struct lane *l, int rc)
 /* The oldest staged packet leaves the lane's FIFO. */
 static inline void unstage(struct lane *l)
 {
-	l->qhead = (l->qhead + 1) % l->qcap;
+	/* A compare, not a modulo: qcap is not a constant, and a division costs tens of cycles. */
+	if (++l->qhead == l->qcap)
+		l->qhead = 0;
 	l->qn--;
 }
 
@@ -248,6 +250,18 @@ static void settle_sent(struct replay *r, struct lane *l, unsigned k)
 {
 	struct sched_start_report *sr = &r->st.start;
 
+	if (likely(!r->timed && !r->slog && !sr->set)) {
+		/* Top speed, nothing measured per packet: account()'s FATE_SENT for @k at once. */
+		uint64_t bytes = 0;
+
+		for (unsigned i = 0; i < k; i++) {
+			bytes += l->q[l->qhead].caplen;
+			unstage(l);
+		}
+		l->st.sent += k;
+		l->st.bytes_sent += bytes;
+		return;
+	}
 	if (r->timed || unlikely(sr->set && !sr->sent))
 		l->settle_ns = sched_now(&r->sched);
 	/* --start-at: the first kick to return is the start error's end. */
@@ -370,7 +384,9 @@ static enum step stage_one(struct replay *r, struct lane *l, const struct trace 
 		int rc = tx_send(l->tx, p, 1);
 
 		if (rc == 1) {
-			l->q[(l->qhead + l->qn) % l->qcap] = e;
+			unsigned i = l->qhead + l->qn;
+
+			l->q[i < l->qcap ? i : i - l->qcap] = e;
 			l->qn++;
 			return STEP_NEXT;
 		}

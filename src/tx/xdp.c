@@ -173,6 +173,7 @@ static int xdp_send(struct tx *tx, const struct pkt *v, unsigned n)
 	for (i = 0; i < n; i++) {
 		int rc = netdev_frame_check(tx, &v[i]);
 		uint64_t addr;
+		unsigned slot;
 
 		if (rc == 0 && v[i].caplen > FRAME_BYTES)
 			rc = tx_err(tx, -EMSGSIZE, "frame of %u bytes does not fit an AF_XDP frame (%u bytes)",
@@ -187,8 +188,11 @@ static int xdp_send(struct tx *tx, const struct pkt *v, unsigned n)
 			return i ? (int)i : rc;
 		addr = s->free[--s->nfree];
 		memcpy(s->area + addr, v[i].data, v[i].caplen);
-		s->saddr[(s->shead + s->sn) % s->scap] = addr;
-		s->slen[(s->shead + s->sn) % s->scap] = v[i].caplen;
+		slot = s->shead + s->sn;
+		if (slot >= s->scap)
+			slot -= s->scap; /* a compare, not a modulo: scap is not a constant */
+		s->saddr[slot] = addr;
+		s->slen[slot] = v[i].caplen;
 		s->sn++;
 	}
 	return (int)n;
@@ -205,7 +209,8 @@ static void submit(struct xdp_state *s)
 		d->addr = s->saddr[s->shead];
 		d->len = s->slen[s->shead];
 		d->options = 0;
-		s->shead = (s->shead + 1) % s->scap;
+		if (++s->shead == s->scap)
+			s->shead = 0;
 	}
 	if (k) {
 		xsk_ring_prod__submit(&s->tx, k);
@@ -272,7 +277,8 @@ static void xdp_discard(struct xdp_state *s)
 {
 	while (s->sn) {
 		s->free[s->nfree++] = s->saddr[s->shead];
-		s->shead = (s->shead + 1) % s->scap;
+		if (++s->shead == s->scap)
+			s->shead = 0;
 		s->sn--;
 	}
 	/* What is on the ring cannot be taken back; in copy mode it stays there unless kicked. */
