@@ -578,6 +578,12 @@ static int start_check(const struct opts *o, const struct replay_hooks *hooks)
 
 /* The last stretch of the wait for --start-at is spun: this much, plus the timer's margin, ns. */
 #define START_SPIN_NS (500 * NSEC_PER_USEC)
+/*
+ * At top speed, packets stamped with one reading of the run clock
+ * (sched_top_clock_every()): a batch's worth, tens of microseconds, far
+ * below what --duration or a progress line resolves.
+ */
+#define TOP_CLOCK_EVERY 64u
 
 /*
  * --start-at: wait for the instant, then start the schedule from it
@@ -739,6 +745,9 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 		sched_init(&r->sched, &scfg, clock_monotonic());
 		if (o->sched.mode != SCHED_MODE_TOPSPEED)
 			calibrate(r);
+		else if (!r->imp.im)
+			/* Impairment keys its delays to each packet's stamp: a reading each. */
+			sched_top_clock_every(&r->sched, TOP_CLOCK_EVERY);
 	}
 	r->timed = o->sched.mode != SCHED_MODE_TOPSPEED;
 	if (open_send_log(r) < 0)
@@ -812,6 +821,7 @@ int replay_open_worker(struct replay *w, const struct replay *main, unsigned idx
 	    open_lane(w, 0, o->tx.ifname, NULL) < 0 || (o->intf2 && open_lane(w, 1, o->intf2, NULL) < 0))
 		goto fail;
 	sched_init(&w->sched, scfg, main->sched.clk);
+	sched_top_clock_every(&w->sched, main->sched.top_every);
 	/* The timer as thread 0 measured it: the same clock, the same machine. */
 	w->sched.waiter = main->sched.waiter;
 	return 0;

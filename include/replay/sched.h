@@ -327,6 +327,10 @@ struct sched {
 	uint64_t shifted_ns;           /* SHIFT: total the schedule moved back by, ns */
 	uint64_t late_cause[WAIT_CAUSE_MAX]; /* late_packets by the cause the waiter saw */
 	enum wait_cause stall_cause;   /* the cause of the current run of late packets */
+	/* TOPSPEED: p->sched_ns is one clock reading shared by this many packets (sched_top_clock_every()) */
+	unsigned top_every;            /* packets per clock reading; 0 or 1 = a reading per packet */
+	unsigned top_left;             /* packets still to stamp with top_now_ns */
+	uint64_t top_now_ns;           /* the last reading, ns */
 };
 
 /* sched_init() - configure @s from @cfg to use @clk; nothing is due until sched_start(). */
@@ -397,9 +401,12 @@ void sched_segment(struct sched *s, uint64_t gap_ns);
  * p->sched_ns.  Call exactly once per packet, in send order: PPS and MBPS
  * count packets and bytes here.  Timestamps earlier than the segment's first
  * are due at its origin (sent at once, in file order).  0 in topspeed mode:
- * never wait.
+ * never wait; p->sched_ns is then the run clock's time (read once per
+ * sched_top_clock_every() packets).
  */
-uint64_t sched_deadline(struct sched *s, struct pkt *p);
+static inline uint64_t sched_deadline(struct sched *s, struct pkt *p);
+/* sched_deadline_timed() - sched_deadline()'s work for every mode but the top-speed one it inlines. */
+uint64_t sched_deadline_timed(struct sched *s, struct pkt *p);
 
 /*
  * sched_wait() - wait for @deadline_ns with the waiter, then apply the late
@@ -439,10 +446,41 @@ static inline void sched_note(struct sched *s, enum wait_cause cause)
  */
 void sched_report(const struct sched *s, struct sched_report *rep);
 
+/*
+ * sched_top_clock_every() - in TOPSPEED mode, stamp @n packets in a row
+ * with one reading of the clock (p->sched_ns), instead of reading it for
+ * each: a reading is ~20 instructions (vDSO) a packet, and at top speed
+ * sched_ns only places a packet for --duration, the progress lines and the
+ * loop passes, where a few dozen packets' worth of time (tens of us) is
+ * below what they resolve.  Not for a method that writes sched_ns out (the
+ * file method's timestamps): it keeps the default, 1.
+ */
+static inline void sched_top_clock_every(struct sched *s, unsigned n)
+{
+	s->top_every = n;
+	s->top_left = 0;
+}
+
 /* sched_now() - the run clock's time, ns. */
 static inline uint64_t sched_now(struct sched *s)
 {
 	return s->clk->now_ns(s->clk);
+}
+
+static inline uint64_t sched_deadline(struct sched *s, struct pkt *p)
+{
+	/* Top speed inline: it is every packet's, and a call's frame was most of its cost. */
+	if (s->mode == SCHED_MODE_TOPSPEED) {
+		if (s->top_left) {
+			s->top_left--;
+		} else {
+			s->top_now_ns = sched_now(s);
+			s->top_left = s->top_every > 1 ? s->top_every - 1 : 0;
+		}
+		p->sched_ns = s->top_now_ns;
+		return 0;
+	}
+	return sched_deadline_timed(s, p);
 }
 
 /* sched_timer_name() / sched_late_name() - "hybrid", "catchup", ...; "?" if out of range. */

@@ -197,6 +197,7 @@ void sched_start_from(struct sched *s, uint64_t origin_ns, uint64_t now)
 	s->gap_ns = 0;
 	s->new_segment = true;
 	s->count = 0;
+	s->top_left = 0; /* the first packet reads the clock */
 	s->bytes = 0;
 	s->in_stall = false;
 	waiter_start(&s->waiter, now);
@@ -218,14 +219,13 @@ static uint64_t rate_bytes(const struct sched *s, const struct pkt *p)
 	return MAX(len, (uint64_t)SCHED_ETH_MIN_FRAME_BYTES) + SCHED_ETH_OVERHEAD_BYTES;
 }
 
-uint64_t sched_deadline(struct sched *s, struct pkt *p)
+uint64_t sched_deadline_timed(struct sched *s, struct pkt *p)
 {
 	uint64_t d;
 
 	switch (s->mode) {
 	case SCHED_MODE_TOPSPEED:
-		p->sched_ns = sched_now(s);
-		return 0;
+		return sched_deadline(s, p); /* inline in replay/sched.h */
 	case SCHED_MODE_PPS:
 		/* The rate runs on across segments; a segment's gap only delays it. */
 		if (s->new_segment) {

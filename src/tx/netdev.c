@@ -80,7 +80,7 @@ int netdev_open_check(struct tx *tx, const char *ifname, struct netdev *nd)
 	return rc;
 }
 
-int netdev_frame_check(struct tx *tx, const struct pkt *p)
+int netdev_frame_check_slow(struct tx *tx, const struct pkt *p)
 {
 	uint32_t max = tx->mtu + ETH_HDR_BYTES;
 	uint16_t type;

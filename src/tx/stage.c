@@ -51,7 +51,7 @@ int stage_push(struct stage *s, const uint8_t *data, uint32_t len)
 
 	if (s->n == s->slots)
 		return -EAGAIN;
-	i = (s->head + s->n) % s->slots;
+	i = stage_slot(s, s->n);
 	memcpy(s->buf + (size_t)i * s->slot_bytes, data, len);
 	s->len[i] = len;
 	s->n++;

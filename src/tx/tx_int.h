@@ -55,7 +55,15 @@ int netdev_query(struct tx *tx, const char *ifname, struct netdev *nd);
  * 4 more for an 802.1Q-tagged frame.  0, -EINVAL (shorter than an Ethernet
  * header) or -EMSGSIZE, with the reason in tx->err.
  */
-int netdev_frame_check(struct tx *tx, const struct pkt *p);
+int netdev_frame_check_slow(struct tx *tx, const struct pkt *p);
+
+static inline int netdev_frame_check(struct tx *tx, const struct pkt *p)
+{
+	/* Inline, for every frame: the common case (no longer than MTU + header) is one range check. */
+	if (likely(p->caplen >= ETH_HDR_BYTES && p->caplen <= tx->mtu + ETH_HDR_BYTES))
+		return 0;
+	return netdev_frame_check_slow(tx, p);
+}
 
 /* netdev_sock_err() - the message for a failed AF_PACKET socket() or bind(), naming the capability. */
 int netdev_sock_err(struct tx *tx, int err, const char *what);
@@ -130,16 +138,24 @@ void stage_free(struct stage *s);
 /* stage_push() - copy @len bytes at @data in; 0, or -EAGAIN when full.  The caller checked @len. */
 int stage_push(struct stage *s, const uint8_t *data, uint32_t len);
 
+/* stage_slot() - the slot index of the @i-th oldest staged frame (i < slots), wrapped without a division. */
+static inline unsigned stage_slot(const struct stage *s, unsigned i)
+{
+	unsigned k = s->head + i;
+
+	return k < s->slots ? k : k - s->slots;
+}
+
 /* stage_at() - the @i-th oldest staged frame (i < n). */
 static inline uint8_t *stage_at(const struct stage *s, unsigned i)
 {
-	return s->buf + (size_t)((s->head + i) % s->slots) * s->slot_bytes;
+	return s->buf + (size_t)stage_slot(s, i) * s->slot_bytes;
 }
 
 /* stage_len() - its length, bytes. */
 static inline uint32_t stage_len(const struct stage *s, unsigned i)
 {
-	return s->len[(s->head + i) % s->slots];
+	return s->len[stage_slot(s, i)];
 }
 
 /* stage_contig() - how many staged frames lie in one run from the oldest, before the wrap. */
@@ -153,7 +169,7 @@ static inline unsigned stage_contig(const struct stage *s)
 /* stage_pop() - forget the @k oldest frames (k <= n). */
 static inline void stage_pop(struct stage *s, unsigned k)
 {
-	s->head = (s->head + k) % s->slots;
+	s->head = stage_slot(s, k);
 	s->n -= k;
 }
 

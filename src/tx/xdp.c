@@ -8,11 +8,15 @@
  * No XDP program is loaded: this socket only sends.
  *
  * A UMEM frame belongs to
- *   us           on the free list, or staged (filled, not yet on the ring);
- *   the kernel   from the moment its descriptor is submitted on the TX ring
- *                until its address comes back on the completion ring.
- * send() fills free frames; flush() puts them on the TX ring, kicks, and
- * reports how many descriptors the kernel consumed (its consumer index).
+ *   us           on the free list, or staged: filled, its descriptor
+ *                written in a TX ring slot we reserved but have not
+ *                published (the producer index does not cover it yet);
+ *   the kernel   from the moment the producer index is published past its
+ *                descriptor until its address comes back on the completion
+ *                ring.
+ * send() fills free frames and writes their descriptors straight into the
+ * ring; flush() publishes them, kicks, and reports how many descriptors the
+ * kernel consumed (its consumer index).
  * In copy mode the kernel consumes at most 32 per kick, so flush() reports
  * a prefix and the loop kicks again.  A descriptor the driver refused with
  * NET_XMIT_DROP (veth: its peer's backlog was full) is consumed but not
@@ -49,9 +53,8 @@ struct xdp_state {
 	uint8_t *area;      /* NFRAMES * FRAME_BYTES */
 	uint64_t *free;     /* free frame addresses, a stack */
 	unsigned nfree;
-	uint64_t *saddr;    /* staged (not yet on the ring): address, FIFO */
-	uint32_t *slen;     /*   and length */
-	unsigned shead, sn, scap;
+	unsigned sn;        /* staged: reserved TX ring slots before tx.cached_prod, not published */
+	unsigned scap;      /* most staged at once: the batch */
 	uint32_t submitted; /* descriptors put on the TX ring, ever (mod 2^32) */
 	uint32_t seen_cons; /* the kernel's consumer index when we last looked */
 	bool drop_pending;  /* the oldest staged packet was consumed but dropped */
@@ -140,9 +143,7 @@ static int xdp_open(struct tx *tx, const struct tx_cfg *cfg)
 	s->free = calloc(NFRAMES, sizeof(*s->free));
 	tx->batch = tx_batch(cfg);
 	s->scap = tx->batch;
-	s->saddr = calloc(s->scap, sizeof(*s->saddr));
-	s->slen = calloc(s->scap, sizeof(*s->slen));
-	if (s->area == MAP_FAILED || !s->free || !s->saddr || !s->slen)
+	if (s->area == MAP_FAILED || !s->free)
 		return tx_err(tx, -ENOMEM, "out of memory");
 	for (unsigned i = 0; i < NFRAMES; i++)
 		s->free[s->nfree++] = (uint64_t)i * FRAME_BYTES;
@@ -181,7 +182,9 @@ static int xdp_send(struct tx *tx, const struct pkt *v, unsigned n)
 
 	for (i = 0; i < n; i++) {
 		int rc = netdev_frame_check(tx, &v[i]);
+		struct xdp_desc *d;
 		uint64_t addr;
+		uint32_t idx = 0;
 
 		if (rc == 0 && v[i].caplen > FRAME_BYTES)
 			rc = tx_err(tx, -EMSGSIZE, "frame of %u bytes does not fit an AF_XDP frame (%u bytes)",
@@ -192,34 +195,29 @@ static int xdp_send(struct tx *tx, const struct pkt *v, unsigned n)
 			reap(s);
 		if (rc == 0 && !s->nfree)
 			rc = -EAGAIN; /* every frame is with the kernel */
+		/* Full only of descriptors given up on a dead interface (TX_DESCS > TX_BATCH_MAX). */
+		if (rc == 0 && xsk_ring_prod__reserve(&s->tx, 1, &idx) != 1)
+			rc = -EAGAIN;
 		if (rc < 0)
 			return i ? (int)i : rc;
 		addr = s->free[--s->nfree];
 		memcpy(s->area + addr, v[i].data, v[i].caplen);
-		s->saddr[(s->shead + s->sn) % s->scap] = addr;
-		s->slen[(s->shead + s->sn) % s->scap] = v[i].caplen;
+		d = xsk_ring_prod__tx_desc(&s->tx, idx);
+		d->addr = addr;
+		d->len = v[i].caplen;
+		d->options = 0;
 		s->sn++;
 	}
 	return (int)n;
 }
 
-/* Put staged frames on the TX ring, as many as it has room for. */
+/* Publish the staged descriptors: from here on they are the kernel's. */
 static void submit(struct xdp_state *s)
 {
-	uint32_t idx, k = s->sn ? xsk_ring_prod__reserve(&s->tx, s->sn, &idx) : 0;
-
-	for (uint32_t i = 0; i < k; i++) {
-		struct xdp_desc *d = xsk_ring_prod__tx_desc(&s->tx, idx + i);
-
-		d->addr = s->saddr[s->shead];
-		d->len = s->slen[s->shead];
-		d->options = 0;
-		s->shead = (s->shead + 1) % s->scap;
-	}
-	if (k) {
-		xsk_ring_prod__submit(&s->tx, k);
-		s->sn -= k;
-		s->submitted += k;
+	if (s->sn) {
+		xsk_ring_prod__submit(&s->tx, s->sn);
+		s->submitted += s->sn;
+		s->sn = 0;
 	}
 }
 
@@ -279,11 +277,13 @@ static int xdp_flush(struct tx *tx)
 
 static void xdp_discard(struct xdp_state *s)
 {
-	while (s->sn) {
-		s->free[s->nfree++] = s->saddr[s->shead];
-		s->shead = (s->shead + 1) % s->scap;
-		s->sn--;
-	}
+	/* Staged descriptors were never published: their slots are taken back, their frames freed. */
+	uint32_t first = s->tx.cached_prod - s->sn;
+
+	for (uint32_t i = 0; i < s->sn; i++)
+		s->free[s->nfree++] = xsk_ring_prod__tx_desc(&s->tx, first + i)->addr;
+	s->tx.cached_prod = first;
+	s->sn = 0;
 	/* What is on the ring cannot be taken back; in copy mode it stays there unless kicked. */
 	if (s->submitted != s->seen_cons)
 		s->discarded = true;
@@ -338,8 +338,6 @@ static void xdp_close(struct tx *tx)
 	if (s->area != MAP_FAILED)
 		munmap(s->area, (size_t)NFRAMES * FRAME_BYTES);
 	free(s->free);
-	free(s->saddr);
-	free(s->slen);
 	free(s);
 	tx->priv = NULL;
 }

@@ -201,6 +201,38 @@ static void test_expiry(void **state)
 	flow_table_free(b);
 }
 
+/*
+ * Trains and interleavings of two flows: a packet of the previous packet's
+ * flow (found without a probe) and one of the other (found by its hash)
+ * take the same kinds, expiry included.
+ */
+static void test_trains(void **state)
+{
+	static const struct {
+		int flow;
+		double t;
+		enum flow_kind kind;
+	} seq[] = {
+		{ 0, 0.0, FLOW_NEW },      { 0, 1.0, FLOW_EXISTING }, { 1, 1.0, FLOW_NEW },
+		{ 1, 1.5, FLOW_EXISTING }, { 0, 5.0, FLOW_EXPIRED },  /* 5 > 1 + 2, after the other flow */
+		{ 0, 6.0, FLOW_EXISTING }, { 0, 9.0, FLOW_EXPIRED },  /* 9 > 6 + 2, right after itself */
+		{ 1, 9.0, FLOW_EXPIRED },  { 1, 9.5, FLOW_EXISTING }, { 0, 9.5, FLOW_EXISTING },
+	};
+	struct flow_table *ft = flow_table_new(10, 2);
+	struct flow_counts c = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++)
+		assert_int_equal(add(ft, &c, seq[i].flow ? udp4(12, 13, 7, 8, 0) : udp4(10, 11, 1, 2, 0),
+				     1704067200 + seq[i].t),
+				 seq[i].kind);
+	assert_int_equal(c.unique, 2);
+	assert_int_equal(c.expired, 3);
+	assert_int_equal(c.flows, 5);
+	assert_int_equal(c.flow_packets, 10);
+	flow_table_free(ft);
+}
+
 /* A full table: keys it holds are still found; packets of others are untracked, not new flows. */
 static void test_full(void **state)
 {
@@ -279,6 +311,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sequence),
 		cmocka_unit_test(test_expiry),
+		cmocka_unit_test(test_trains),
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_print),
 	};

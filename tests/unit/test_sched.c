@@ -178,6 +178,34 @@ static void test_topspeed(void **state)
 	assert_int_equal(fc.sleeps, 0);
 }
 
+/* sched_top_clock_every(): one reading stamps that many packets, then the clock is read again. */
+static void test_topspeed_clock_every(void **state)
+{
+	struct fakeclock fc;
+	struct sched s;
+	struct pkt p;
+
+	(void)state;
+	fakeclock_init(&fc, T0);
+	sched_init(&s, &(struct sched_cfg){ .mode = SCHED_MODE_TOPSPEED }, &fc.clk);
+	sched_top_clock_every(&s, 3);
+	sched_start(&s);
+	for (unsigned i = 0; i < 7; i++) {
+		fc.now = T0 + 10 * (i + 1);
+		p = at(TS0 + i);
+		assert_int_equal(sched_deadline(&s, &p), 0);
+		/* packets 0-2 read at 10, 3-5 at 40, 6 at 70 */
+		assert_int_equal(p.sched_ns, T0 + 10 * (i / 3 * 3 + 1));
+	}
+	/* A new start reads the clock for its first packet. */
+	fc.now = T0 + 1000;
+	sched_start(&s);
+	fc.now = T0 + 1001;
+	p = at(TS0);
+	sched_deadline(&s, &p);
+	assert_int_equal(p.sched_ns, T0 + 1001);
+}
+
 static void test_wait_interrupted(void **state)
 {
 	struct fakeclock fc;
@@ -1478,6 +1506,7 @@ int main(void)
 		cmocka_unit_test(test_max_gap),
 		cmocka_unit_test(test_no_drift_over_1e9_packets),
 		cmocka_unit_test(test_topspeed),
+		cmocka_unit_test(test_topspeed_clock_every),
 		cmocka_unit_test(test_wait_interrupted),
 		cmocka_unit_test(test_virtual_clock),
 		cmocka_unit_test(test_ratio_parse),

@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# User-space instructions and syscalls per packet of a top-speed replay over
+# a veth pair (the send loop, the reader, the method's staging, its kicks and
+# completion reaping), for the wire methods: callgrind's count, deterministic
+# and unaffected by other load on the machine, so it can be taken on a busy
+# machine where timing cannot.  As scripts/bench/instr.sh: the difference
+# between a run of N and one of 3N packets (--loop 3), divided by 2N, so that
+# start-up does not count.  Syscalls per packet likewise from strace -c -f
+# (strace slows the sender, which makes it meet back-pressure more often: read
+# it as an upper bound on the kicks per packet).  What the kernel does per
+# frame (in copy mode it builds an skb per frame) is not counted here.
+#
+# Usage: sudo scripts/bench/instr-tx.sh [OLD_BUILD_DIR] NEW_BUILD_DIR
+#   N=20000 METHODS="xdp mmsg" SIZES="64 1514"
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+[ "$(id -u)" = 0 ] || { echo "instr-tx: needs root (network namespaces)" >&2; exit 1; }
+if [ $# -eq 1 ]; then builds=("$1"); else builds=("$@"); fi
+N=${N:-20000}
+METHODS=${METHODS:-"xdp mmsg"}
+SIZES=${SIZES:-"64 1514"}
+W=$(mktemp -d /tmp/bench-instr-tx.XXXXXX)
+ID=$$
+NA=it-a-$ID NB=it-b-$ID IA=ita$ID IB=itb$ID
+cleanup() { ip netns del "$NA" 2>/dev/null || true; ip netns del "$NB" 2>/dev/null || true; rm -rf "$W"; }
+trap cleanup EXIT
+ip netns add "$NA"
+ip netns add "$NB"
+ip link add "$IA" netns "$NA" type veth peer name "$IB" netns "$NB"
+for s in "$NA $IA" "$NB $IB"; do
+	set -- $s
+	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip -n "$1" link set "$2" multicast off up
+done
+for _ in $(seq 50); do ip -n "$NA" link show "$IA" | grep -q LOWER_UP && break; sleep 0.1; done
+G=${builds[-1]}
+for s in $SIZES; do
+	"$G/gentrace" udp -o "$W/u$s.pcap" --count "$N" --size "$s" --gap-us 10 >/dev/null
+done
+
+# ir BUILD ARGS...: total user-space instructions of one run
+ir() {
+	local b=$1
+	shift
+	ip netns exec "$NA" valgrind --tool=callgrind --callgrind-out-file="$W/cg.out" \
+		"$b/replay" -q -i "$IA" -t "$@" >/dev/null 2>"$W/cg.err" </dev/null ||
+		{ cat "$W/cg.err" >&2; return 1; }
+	sed -n 's/^summary: \([0-9]*\).*/\1/p' "$W/cg.out"
+}
+# sc BUILD ARGS...: syscalls of one run
+sc() {
+	local b=$1
+	shift
+	ip netns exec "$NA" strace -c -f -o "$W/sc.out" "$b/replay" -q -i "$IA" -t "$@" \
+		>/dev/null 2>"$W/sc.err" </dev/null || { cat "$W/sc.err" >&2; return 1; }
+	awk '$NF == "total" { print $4 }' "$W/sc.out"
+}
+# per_pkt FUNC BUILD ARGS...: (FUNC(--loop 3) - FUNC(--loop 1)) / 2N
+per_pkt() {
+	local fn=$1 b=$2 one three
+	shift 2
+	one=$($fn "$b" "$@")
+	three=$($fn "$b" --loop 3 "$@")
+	echo "scale=2; ($three - $one) / (2 * $N)" | bc
+}
+
+printf "%-30s" "per packet, top speed"
+for b in "${builds[@]}"; do printf " %16s" "$(basename "$(dirname "$(realpath "$b")")")/$(basename "$b")"; done
+echo
+for m in $METHODS; do
+	for s in $SIZES; do
+		for what in ir sc; do
+			printf "%-30s" "$m $s B, $([ $what = ir ] && echo instructions || echo syscalls)"
+			for b in "${builds[@]}"; do
+				printf " %16s" "$(per_pkt $what "$b" --method "$m" "$W/u$s.pcap")"
+			done
+			echo
+		done
+	done
+done
