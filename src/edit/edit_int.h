@@ -36,9 +36,9 @@ enum {
 
 /* Where the headers are, found by layers_parse(); offsets in bytes from the frame start. */
 struct layers {
-	uint16_t l3off;      /* first byte after Ethernet and VLAN tags */
-	uint16_t ethertype;  /* innermost EtherType; 0 for 802.3 length frames */
-	uint8_t nvlan;       /* VLAN tags walked */
+	uint16_t l3off;      /* first byte after Ethernet, VLAN tags and MPLS labels */
+	uint16_t ethertype;  /* innermost EtherType (0x0800/0x86dd for IP under MPLS); 0 for 802.3 */
+	uint8_t nvlan;       /* VLAN tags walked (a pseudowire's too) */
 	uint8_t ipver;       /* 4, 6, or 0 */
 	uint8_t l4proto;     /* IPPROTO_* of the L4 header (after IPv6 extensions) */
 	uint8_t flags;       /* L_* */
@@ -247,9 +247,11 @@ void edit_zero_tail(struct edit_ctx *c, uint8_t *start, uint32_t from, uint32_t 
 /* --- net.c: header walks and checksums --- */
 
 /*
- * layers_parse() - walk Ethernet, VLAN/QinQ tags, IPv4 (with options) or IPv6
- * (with up to EDIT_IP6_EXT_MAX extension headers) and find the L4 header, never
- * reading past @caplen.  Anything it cannot follow is left as "no more layers".
+ * layers_parse() - walk Ethernet, VLAN/QinQ tags, MPLS label stacks (and the
+ * Ethernet pseudowires under them, as tcpedit 4.6 finds them), IPv4 (with
+ * options) or IPv6 (with up to EDIT_IP6_EXT_MAX extension headers) and find the
+ * L4 header, never reading past @caplen.  Anything it cannot follow is left as
+ * "no more layers".
  */
 void layers_parse(const uint8_t *d, uint32_t caplen, struct layers *l);
 
