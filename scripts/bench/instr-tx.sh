@@ -62,7 +62,7 @@ per_pkt() {
 	shift 2
 	one=$($fn "$b" "$@")
 	three=$($fn "$b" --loop 3 "$@")
-	echo "scale=2; ($three - $one) / (2 * $N)" | bc
+	echo "scale=4; ($three - $one) / (2 * $N)" | bc
 }
 
 printf "%-30s" "per packet, top speed"
