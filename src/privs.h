@@ -37,10 +37,12 @@ int privs_acquire(const struct opts *o, char *err, size_t len);
  * privs_release() - set-up is over and sending on an open socket needs no
  * capability: drop them all, except, with @outputs (files to be put in place
  * at the end of the run), cap_dac_override and cap_fowner, which root may need
- * for that.  Only capabilities already held are kept.  0 or -errno.  (AF_XDP
- * needs none either: replay's socket loads no XDP program, so closing it
- * detaches nothing.)
+ * for that; with @fifo_switch (--rt-priority's waiter switches between
+ * SCHED_FIFO and normal priority), cap_sys_nice, to switch back.  Only
+ * capabilities already held are kept.  0 or -errno.  (AF_XDP needs none
+ * either: replay's socket loads no XDP program, so closing it detaches
+ * nothing.)
  */
-int privs_release(bool outputs);
+int privs_release(bool outputs, bool fifo_switch);
 
 #endif

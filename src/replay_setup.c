@@ -770,7 +770,7 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 			}
 	}
 	/* Set-up is over: sending on open sockets needs no capability (privs.h says what xdp keeps). */
-	if (real && privs_release(o->tx.path || o->stats_json || o->send_log) < 0) {
+	if (real && privs_release(o->tx.path || o->stats_json || o->send_log, r->rt.fifo && r->rt.busy_max_permille) < 0) {
 		log_err("cannot drop capabilities: %s", strerror(errno));
 		goto fail;
 	}

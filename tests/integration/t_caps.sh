@@ -133,6 +133,27 @@ test_root_drops_too() {
 	run_as root
 }
 
+# --rt-priority as root: where the kernel throttles real-time threads the waiter
+# pays that at normal priority and returns to SCHED_FIFO after, so cap_sys_nice
+# (bit 23) is the one capability kept; nothing else.
+test_rt_priority_keeps_sys_nice() {
+	local pid before want=0000000000800000 c
+	[ "$(cat /proc/sys/kernel/sched_rt_runtime_us)" = -1 ] && want=0000000000000000
+	before=$(ifstat "$NS_B" "$IF_B" rx_packets)
+	ip netns exec "$NS_A" "$REPLAY" -q --rt-priority 10 -i "$IF_A" "$WORK/t.pcap" 2>"$WORK/rt.err" &
+	pid=$!
+	for _ in $(seq 100); do
+		[ "$(ifstat "$NS_B" "$IF_B" rx_packets)" -gt "$before" ] && break
+		sleep 0.02
+	done
+	[ "$(ifstat "$NS_B" "$IF_B" rx_packets)" -gt "$before" ] || die "replay --rt-priority sent nothing: $(cat "$WORK/rt.err")"
+	c=$(status_caps "$pid")
+	wait "$pid" || die "replay --rt-priority failed: $(cat "$WORK/rt.err")"
+	[ "$c" = "$want $want" ] || die "replay --rt-priority holds CapEff CapPrm = $c mid-run, expected $want $want"
+	[ $(( $(ifstat "$NS_B" "$IF_B" rx_packets) - before )) -eq 400 ] || die "replay --rt-priority: not 400 frames across"
+	info "replay --rt-priority (pid $pid) while running: CapEff CapPrm = $c"
+}
+
 # --rt-priority without cap_sys_nice (and no RLIMIT_RTPRIO): a warning naming it and the command.
 test_rt_priority_hint() {
 	as_user_in "$NS_A" "$WORK/cap/replay" -q -w /dev/null "$WORK/t.pcap" 2>/dev/null ||
@@ -146,4 +167,4 @@ test_rt_priority_hint() {
 require_root
 init_ns
 setup_bins
-run_tests test_refusal_without_caps test_user_with_file_caps test_user_xdp test_root_drops_too test_rt_priority_hint
+run_tests test_refusal_without_caps test_user_with_file_caps test_user_xdp test_root_drops_too test_rt_priority_keeps_sys_nice test_rt_priority_hint

@@ -1123,6 +1123,36 @@ static void test_plan_demotes(void **state)
 			fail_msg("%llu us gaps: the throttle's budget was exceeded", (unsigned long long)gaps[k] / 1000);
 	}
 
+	/*
+	 * Demoted, then late on every packet (a loaded machine at normal
+	 * priority): back to SCHED_FIFO once the credit is full, not stuck at
+	 * normal priority for want of room before a deadline already passed.
+	 */
+	{
+		struct demote_log dl = { .fc = &fc };
+		uint64_t d = T0;
+
+		init(&s, &fc, (struct sched_cfg){ .spin_fixed = true, .spin_ns = 150000,
+						  .busy_max_permille = RT_BUSY_MAX,
+						  .set_fifo = fake_set_fifo, .set_fifo_ctx = &dl });
+		log_sleeps(&fc);
+		fc.oversleep_ns = 40000;
+		while (!dl.demoted && d < T0 + 3 * RT_PERIOD) {
+			d += 10000;
+			sched_wait(&s, d);
+		}
+		assert_true(dl.demoted);
+		for (unsigned i = 0; i < 100 && dl.demoted; i++) {
+			d += 1000000;
+			fc.now = d + 100000; /* 100 us late: the CPU was someone else's */
+			sched_wait(&s, d);
+		}
+		assert_false(dl.demoted);
+		sched_report(&s, &rep);
+		assert_int_equal(rep.plan_demotions, 1);
+		assert_true(rep.plan_demoted_ns < 100 * 1000000ull);
+	}
+
 	/* The switch refused: chunks as before, and no spell counted. */
 	{
 		struct demote_log dl = { .fc = &fc, .fail = -EPERM };
