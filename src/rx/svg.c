@@ -73,40 +73,48 @@ double svg_nice_step(double range, int n)
 	return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
 }
 
-void svg_axis_opt(FILE *f, const struct axis *a, bool x, bool time, const struct axis *other,
-			  bool nolabels)
+/* A grid line across @other at pixel @p of a horizontal (@x) or vertical axis. */
+static void grid(FILE *f, bool x, double p, const struct axis *other, const char *stroke)
+{
+	if (x)
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n", p,
+			other->px0, p, other->px1, stroke);
+	else
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
+			other->px0, p, other->px1, p, stroke);
+}
+
+/* A tick at value @v (pixel @p): its grid line and, unless @nolabels, its label. */
+static void tick(FILE *f, bool x, double p, const struct axis *other, const char *stroke, double v,
+		 bool time, bool nolabels)
 {
 	char lab[32];
+
+	if (time)
+		svg_fmt_time(lab, sizeof(lab), v);
+	else
+		snprintf(lab, sizeof(lab), "%g", v);
+	if (nolabels)
+		*lab = '\0';
+	grid(f, x, p, other, stroke);
+	if (x)
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", p,
+			other->px0 + 18, lab);
+	else
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", other->px0 - 6,
+			p + 4, lab);
+}
+
+void svg_axis_opt(FILE *f, const struct axis *a, bool x, bool time, const struct axis *other,
+		  bool nolabels)
+{
 	double v, step;
 
 	if (a->log) {
 		for (double d = a->lo; d <= a->hi * 1.0001; d *= 10) {
-			double p = svg_map(a, d);
-
-			for (int m = 2; m < 10 && d * m < a->hi; m++) {
-				double q = svg_map(a, d * m);
-
-				if (x)
-					fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#f0f0f0\"/>\n",
-						q, other->px0, q, other->px1);
-				else
-					fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#f0f0f0\"/>\n",
-						other->px0, q, other->px1, q);
-			}
-			if (time)
-				svg_fmt_time(lab, sizeof(lab), d);
-			else
-				snprintf(lab, sizeof(lab), "%g", d);
-			if (nolabels)
-				*lab = '\0';
-			if (x)
-				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
-					   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-					p, other->px0, p, other->px1, p, other->px0 + 18, lab);
-			else
-				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
-					   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-					other->px0, p, other->px1, p, other->px0 - 6, p + 4, lab);
+			for (int m = 2; m < 10 && d * m < a->hi; m++)
+				grid(f, x, svg_map(a, d * m), other, "#f0f0f0");
+			tick(f, x, svg_map(a, d), other, "#ddd", d, time, nolabels);
 		}
 		return;
 	}
@@ -116,21 +124,8 @@ void svg_axis_opt(FILE *f, const struct axis *a, bool x, bool time, const struct
 
 		if (fabs(v) < step * 1e-9)
 			v = 0;
-		if (time)
-			svg_fmt_time(lab, sizeof(lab), v);
-		else
-			snprintf(lab, sizeof(lab), "%g", v);
-		if (nolabels)
-			*lab = '\0';
-		if (x)
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
-				   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-				p, other->px0, p, other->px1, p, other->px0 + 18, lab);
-		else
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n"
-				   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-				other->px0, p, other->px1, p, v == 0 ? "#999" : "#ddd", other->px0 - 6,
-				p + 4, lab);
+		/* The zero line of a vertical axis stands out. */
+		tick(f, x, p, other, !x && v == 0 ? "#999" : "#ddd", v, time, nolabels);
 	}
 }
 
