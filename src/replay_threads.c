@@ -132,6 +132,8 @@ static void sched_merge(struct sched_report *into, const struct sched_report *s)
 	into->plan_chunks += s->plan_chunks;
 	into->plan_demotions += s->plan_demotions;
 	into->plan_demoted_ns += s->plan_demoted_ns;
+	into->plan_costly += s->plan_costly;
+	into->plan_contested += s->plan_contested;
 	into->late_timer += s->late_timer;
 	into->late_plan += s->late_plan;
 	into->late_spin += s->late_spin;

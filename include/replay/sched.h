@@ -66,6 +66,13 @@ struct clock {
 	 * CPU).  May be NULL: unknown.
 	 */
 	uint64_t (*run_delay_ns)(struct clock *c);
+	/*
+	 * cpu_pressure_ns() - the machine's total time with some task
+	 * runnable but waiting for a CPU (PSI's cpu "some" total), ns, or
+	 * UINT64_MAX if unknown.  Tells whether a thread leaving SCHED_FIFO
+	 * would have to share its CPU.  May be NULL: unknown.
+	 */
+	uint64_t (*cpu_pressure_ns)(struct clock *c);
 };
 
 /* clock_monotonic() - CLOCK_MONOTONIC with clock_nanosleep(TIMER_ABSTIME); a shared instance. */
@@ -258,6 +265,14 @@ struct waiter {
 	uint64_t demoted_at_ns;        /* since when, ns */
 	uint64_t demotions;            /* switches to normal priority */
 	uint64_t demoted_ns;           /* time spent at normal priority, ns (closed spells) */
+	uint64_t demote_rq0_ns;        /* the run-queue wait when the spell began, ns (UINT64_MAX: unknown) */
+	uint64_t demote_costly;        /* spells that waited in the run queue (the CPU was contested) */
+	uint64_t demote_backoff_ns;    /* after a costly spell, no demotion for this long (doubles), ns */
+	uint64_t demote_block_until_ns; /* until then, the debt is paid by naps and chunks, ns */
+	uint64_t press_ns;             /* the CPU pressure when last read (UINT64_MAX: unknown), ns */
+	uint64_t press_at_ns;          /* when, ns */
+	bool contested;                /* it grew by more than 1/8 of the time since: others wait for CPUs */
+	uint64_t contested_skips;      /* demotions not made because the CPUs were contested */
 	/* wake-up stalls: sleeps that woke far later than any margin, with the CPU free (wait.c) */
 	uint64_t wake_stalls;          /* such sleeps */
 	uint64_t hold_until_ns;        /* until then no sleeps: spin through the gaps, ns */

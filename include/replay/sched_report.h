@@ -21,6 +21,8 @@ struct sched_report {
 	uint64_t plan_chunks;       /* of them, sleeps with no gap to go in (packets waited) */
 	uint64_t plan_demotions;    /* spells at normal priority instead of chunks */
 	uint64_t plan_demoted_ns;   /* their total length, ns */
+	uint64_t plan_costly;       /* of them, spells that waited in the run queue (naps and chunks followed) */
+	uint64_t plan_contested;    /* debts paid by naps and chunks instead: the CPUs were contested */
 	/* late_packets by cause, as the waiter saw it (they add up to late_packets) */
 	uint64_t late_timer;        /* a sleep woke later than the spin margin covered */
 	uint64_t late_plan;         /* a planned sleep (for the real-time throttle) */

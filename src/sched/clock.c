@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -91,11 +92,40 @@ static uint64_t mono_run_delay_ns(struct clock *c)
 	return (uint64_t)wait;
 }
 
+/*
+ * The machine's CPU pressure: the "some" line's total (us) of
+ * /proc/pressure/cpu (CONFIG_PSI, kernel 4.20 and later).  Read like
+ * run_delay_ns(), through an fd kept open per thread.
+ */
+static uint64_t mono_cpu_pressure_ns(struct clock *c)
+{
+	static __thread int fd = -2;
+	char buf[160];
+	const char *p;
+	unsigned long long us;
+	ssize_t n;
+
+	(void)c;
+	if (fd == -2)
+		fd = open("/proc/pressure/cpu", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return UINT64_MAX;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return UINT64_MAX;
+	buf[n] = '\0';
+	p = strstr(buf, "total=");
+	if (strncmp(buf, "some ", 5) || !p || sscanf(p, "total=%llu", &us) != 1)
+		return UINT64_MAX;
+	return (uint64_t)us * 1000;
+}
+
 static struct clock mono = {
 	.now_ns = mono_now_ns,
 	.sleep_until_ns = mono_sleep_until_ns,
 	.spin_until_ns = mono_spin_until_ns,
 	.run_delay_ns = mono_run_delay_ns,
+	.cpu_pressure_ns = mono_cpu_pressure_ns,
 };
 
 struct clock *clock_monotonic(void)

@@ -396,6 +396,8 @@ void sched_report(const struct sched *s, struct sched_report *rep)
 		.guard_sleeps = w->guard_sleeps,
 		.plan_chunks = w->plan_chunks,
 		.plan_demotions = w->demotions,
+		.plan_costly = w->demote_costly,
+		.plan_contested = w->contested_skips,
 		/* a spell still open counts to the last time the waiter saw */
 		.plan_demoted_ns = w->demoted_ns + (w->demoted && w->owed_at_ns > w->demoted_at_ns ?
 						    w->owed_at_ns - w->demoted_at_ns : 0),

@@ -74,7 +74,17 @@
  *     SCHED_FIFO.  For those spells the sender is exactly what it is
  *     without --rt-priority -- a normal task spinning across short gaps --
  *     so --rt-priority can only improve on the default, never add a late
- *     chunk.
+ *     chunk -- on a CPU nobody else wants.  On a contested one (measured:
+ *     stress-ng --cpu 2 --io 1 --vm 1 on the 2-CPU VM) a normal task gets
+ *     its fair share, a third of the CPU, and a 20 ms spell sends a few
+ *     dozen packets milliseconds late: send error p99 5.6 ms at 100 us
+ *     gaps, 11.7 ms at 1 ms.  So the waiter demotes only while the
+ *     machine's CPU pressure (PSI: time some task waited for a CPU) grew
+ *     by less than an eighth of the time over the last 50 ms or more, and
+ *     reads each spell's own run-queue wait at its end: one that waited
+ *     more than an eighth of its length was costly, and for a second
+ *     (doubling while spells stay costly, up to 16 s) no spell follows.
+ *     Meanwhile the debt at the limit is paid by naps and chunks.
  *
  * The plan predicts from the schedule seen so far: a trace whose long gaps
  * recur within about a second is planned exactly after the first one.
@@ -132,6 +142,15 @@
  * packets late by ~130 us (the p99) and 300 us chunks 0.5 %.
  */
 #define PLAN_NAP_MIN_NS  20000ull
+/*
+ * A spell at normal priority that waited in the run queue for more than
+ * 1/DEMOTE_COSTLY_DIV of its length was costly (see plan_policy()): the
+ * next demotions wait HOLD_MIN_NS, doubling up to HOLD_MAX_NS while spells
+ * stay costly.
+ */
+#define DEMOTE_COSTLY_DIV 8u
+/* The CPU pressure is judged over at least this much time (a read costs a few us). */
+#define PRESS_WINDOW_NS 50000000ull
 /* Time before a deadline that a switch back to SCHED_FIFO (one system call) needs. */
 #define PROMOTE_ROOM_NS  10000ull
 #define PLAN_CHUNK_NS    300000ll
@@ -291,6 +310,10 @@ void waiter_start(struct waiter *w, uint64_t now_ns)
 {
 	w->owed_ns = 0;
 	w->owed_at_ns = now_ns;
+	w->press_ns = w->busy_max_permille && w->set_fifo && w->clk->cpu_pressure_ns ?
+		      w->clk->cpu_pressure_ns(w->clk) : UINT64_MAX;
+	w->press_at_ns = now_ns;
+	w->contested = false;
 	w->prev_deadline_ns = now_ns;
 	w->gap_tick_ns = now_ns;
 	w->cause = WAIT_CAUSE_NONE;
@@ -432,18 +455,60 @@ static int64_t spin_to(struct waiter *w, uint64_t deadline_ns)
  */
 static void plan_policy(struct waiter *w, bool fifo, uint64_t now)
 {
+	uint64_t rq;
+
 	if (w->set_fifo(w->set_fifo_ctx, fifo) < 0) {
 		if (!fifo)
 			w->set_fifo = NULL;
 		return;
 	}
+	rq = w->clk->run_delay_ns ? w->clk->run_delay_ns(w->clk) : UINT64_MAX;
 	w->demoted = !fifo;
-	if (fifo) {
-		w->demoted_ns += now - w->demoted_at_ns;
-	} else {
+	if (!fifo) {
 		w->demotions++;
 		w->demoted_at_ns = now;
+		w->demote_rq0_ns = rq;
+		return;
 	}
+	w->demoted_ns += now - w->demoted_at_ns;
+	/*
+	 * Was the spell costly?  Waiting in the run queue for more than an
+	 * eighth of it means other tasks wanted this CPU: at normal priority
+	 * the sender got only its fair share, and packets went out late by
+	 * milliseconds.  Then naps and chunks pay less, for a while.
+	 */
+	if (rq == UINT64_MAX || w->demote_rq0_ns == UINT64_MAX || rq < w->demote_rq0_ns ||
+	    (rq - w->demote_rq0_ns) * DEMOTE_COSTLY_DIV < now - w->demoted_at_ns) {
+		w->demote_backoff_ns = 0;
+		return;
+	}
+	w->demote_costly++;
+	w->demote_backoff_ns = w->demote_backoff_ns ? MIN(2 * w->demote_backoff_ns, HOLD_MAX_NS) : HOLD_MIN_NS;
+	w->demote_block_until_ns = now + w->demote_backoff_ns;
+}
+
+/*
+ * May the debt be paid at normal priority now?  Not within a backoff after
+ * a costly spell, nor while the machine's CPU pressure grew by more than
+ * 1/DEMOTE_COSTLY_DIV of the time over the last PRESS_WINDOW_NS or more:
+ * other tasks are waiting for CPUs, and would take this one.
+ */
+static bool plan_may_demote(struct waiter *w, uint64_t now)
+{
+	uint64_t p;
+
+	if (!w->set_fifo || now < w->demote_block_until_ns)
+		return false;
+	if (w->press_ns != UINT64_MAX && now - w->press_at_ns >= PRESS_WINDOW_NS) {
+		p = w->clk->cpu_pressure_ns(w->clk);
+		w->contested = p != UINT64_MAX && p >= w->press_ns &&
+			       (p - w->press_ns) * DEMOTE_COSTLY_DIV > now - w->press_at_ns;
+		w->press_ns = p;
+		w->press_at_ns = now;
+	}
+	if (w->contested)
+		w->contested_skips++;
+	return !w->contested;
 }
 
 /*
@@ -465,7 +530,7 @@ static int plan_pay(struct waiter *w, uint64_t deadline_ns, uint64_t now, int64_
 		target = deadline_ns - keep; /* a gap the plan chose (not while holding: wake-ups stall) */
 	} else if (w->owed_ns < PLAN_DEBT_NS) {
 		return 0; /* a longer gap may yet pay it */
-	} else if (w->set_fifo && (plan_policy(w, false, now), w->demoted)) {
+	} else if (plan_may_demote(w, now) && (plan_policy(w, false, now), w->demoted)) {
 		return 0; /* at the limit: paid at normal priority, spinning on as before */
 	} else if (rem >= PLAN_NAP_MIN_NS) {
 		/*

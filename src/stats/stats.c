@@ -235,8 +235,12 @@ void stats_print(const struct stats *s, FILE *f)
 				(unsigned long long)s->sched.guard_sleeps,
 				(unsigned long long)s->sched.plan_chunks);
 		if (s->sched.plan_demotions)
-			fprintf(f, "; %llu spells at normal priority for real-time throttling (%.1f ms)",
-				(unsigned long long)s->sched.plan_demotions, (double)s->sched.plan_demoted_ns / 1e6);
+			fprintf(f, "; %llu spells at normal priority for real-time throttling (%.1f ms, %llu on a contested CPU)",
+				(unsigned long long)s->sched.plan_demotions, (double)s->sched.plan_demoted_ns / 1e6,
+				(unsigned long long)s->sched.plan_costly);
+		if (s->sched.plan_contested)
+			fprintf(f, "; %llu debts slept off instead, the CPUs being contested",
+				(unsigned long long)s->sched.plan_contested);
 		if (s->sched.wake_stalls)
 			fprintf(f, "; %llu wake-up stalls (a sleep woke > 300 us late with the CPU free): "
 				   "spun through the gaps for %.1f s after them",
@@ -399,8 +403,9 @@ int stats_write_json(const struct stats *s, FILE *f)
 	stats_json_str(f, s->sched.timer ? s->sched.timer : "none");
 	fprintf(f, ",\"spin_margin_ns\":%llu,\"guard_sleeps\":%llu", (unsigned long long)s->sched.spin_margin_ns,
 		(unsigned long long)s->sched.guard_sleeps);
-	fprintf(f, ",\"plan_demotions\":%llu,\"plan_demoted_ns\":%llu", (unsigned long long)s->sched.plan_demotions,
-		(unsigned long long)s->sched.plan_demoted_ns);
+	fprintf(f, ",\"plan_demotions\":%llu,\"plan_demoted_ns\":%llu,\"plan_costly_spells\":%llu,\"plan_contested\":%llu",
+		(unsigned long long)s->sched.plan_demotions, (unsigned long long)s->sched.plan_demoted_ns,
+		(unsigned long long)s->sched.plan_costly, (unsigned long long)s->sched.plan_contested);
 	fprintf(f, ",\"plan_chunks\":%llu,\"sleep_overshoots\":%llu,\"spin_pauses\":%llu",
 		(unsigned long long)s->sched.plan_chunks, (unsigned long long)s->sched.sleep_overshoots,
 		(unsigned long long)s->sched.spin_pauses);

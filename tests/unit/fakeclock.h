@@ -24,6 +24,7 @@ struct fakeclock {
 	int eintr_next;        /* the next N sleeps return -EINTR without moving time */
 	uint64_t run_delay;    /* fake_run_delay(): the run-queue wait so far, ns */
 	unsigned oversleep_queued_pct; /* this share of each sleep's lateness is run-queue wait */
+	unsigned pressure_pct; /* fake_cpu_pressure(): some task waits for a CPU this share of the time */
 	uint64_t (*sleep_log)[2]; /* if set: [start, end] of each sleep, ns... */
 	size_t sleep_log_n, sleep_log_cap; /* ...up to sleep_log_cap of them */
 };
@@ -75,6 +76,14 @@ static inline int fake_spin(struct clock *c, uint64_t deadline, const volatile s
 static inline uint64_t fake_run_delay(struct clock *c)
 {
 	return ((struct fakeclock *)c)->run_delay;
+}
+
+/* For clk.cpu_pressure_ns: the machine's CPUs contested pressure_pct % of the time. */
+static inline uint64_t fake_cpu_pressure(struct clock *c)
+{
+	struct fakeclock *f = (struct fakeclock *)c;
+
+	return f->now / 100 * f->pressure_pct;
 }
 
 static inline void fakeclock_init(struct fakeclock *f, uint64_t now)

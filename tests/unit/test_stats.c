@@ -372,6 +372,8 @@ static void test_timing_reported(void **state)
 	s.sched.plan_chunks = 2;
 	s.sched.plan_demotions = 4;
 	s.sched.plan_demoted_ns = 81250000;
+	s.sched.plan_costly = 1;
+	s.sched.plan_contested = 5;
 	s.sched.late_timer = 20;
 	s.sched.late_plan = 11;
 	s.sched.late_spin = 6;
@@ -390,11 +392,12 @@ static void test_timing_reported(void **state)
 	assert_non_null(strstr(txt, "Timing: hybrid timer, spin margin 85.2 us; stalls (later than 1000.0 us): 3, "
 				    "46 packets late, schedule shifted by 52.10 ms (timer 20, planned sleep 11, "
 				    "spin pause 6, trace read 3, back-pressure 2, loop 4); 7 planned sleeps for real-time throttling (2 with no gap "
-				    "to go in); 4 spells at normal priority for real-time throttling (81.2 ms); "
+				    "to go in); 4 spells at normal priority for real-time throttling (81.2 ms, 1 on a contested CPU); "
+				    "5 debts slept off instead, the CPUs being contested; "
 				    "2 wake-up stalls (a sleep woke > 300 us late with the CPU free): spun through the gaps for 3.5 s after them; "
 				    "plan: sleep to 85.2 us before each \"deadline\"\n"));
 	assert_non_null(strstr(json, "\"timer\":\"hybrid\",\"spin_margin_ns\":85200,\"guard_sleeps\":7,"
-				     "\"plan_demotions\":4,\"plan_demoted_ns\":81250000,\"plan_chunks\":2,\"sleep_overshoots\":25,\"spin_pauses\":9,"
+				     "\"plan_demotions\":4,\"plan_demoted_ns\":81250000,\"plan_costly_spells\":1,\"plan_contested\":5,\"plan_chunks\":2,\"sleep_overshoots\":25,\"spin_pauses\":9,"
 				     "\"wake_stalls\":2,\"wake_hold_ns\":3500000000,\"plan\":\"sleep to 85.2 us before each \\\"deadline\\\"\","));
 	assert_non_null(strstr(json, "\"late_stalls\":3,\"late_packets\":46,\"late_threshold\":1000000,"
 				     "\"late_shifted\":52100000,\"late_causes\":{\"timer\":20,\"plan\":11,"
