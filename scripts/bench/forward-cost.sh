@@ -19,36 +19,24 @@
 #        scripts/bench/forward-cost.sh [OLD_BUILD] NEW_BUILD
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-[ "$(id -u)" = 0 ] || { echo "forward-cost: needs root" >&2; exit 1; }
 [ $# -ge 1 ] || { echo "usage: forward-cost.sh [OLD_BUILD] NEW_BUILD" >&2; exit 2; }
 N=${N:-2000} RATE=${RATE:-2000} FAST=${FAST:-90000} SECS=${SECS:-3} CASES=${CASES:-none delay}
 command -v valgrind >/dev/null || { echo "forward-cost: needs valgrind" >&2; exit 1; }
 command -v perf >/dev/null || { echo "forward-cost: needs perf" >&2; exit 1; }
 G=${!#}
-W=$(mktemp -d /tmp/forward-cost.XXXXXX)
-ID=$$
-NA="fc-a-$ID" NB="fc-b-$ID" NC="fc-c-$ID"
-IA="fca$ID" IB="fcb$ID" IC="fcc$ID" IF="fcf$ID"
+# Namespaces, veth, teardown: the integration tests' harness (tests/integration/lib.sh):
+# A and B from init_ns, C and the pair C <-> A from add_ns/add_pair; the forwarder's
+# PID ($FP) is stopped at teardown.
+REPLAY=$G/replay REPLAY_RX=$G/replay-rx TRACES=$PWD/traces
+. tests/integration/lib.sh
+require_root
+init_ns
+W=$WORK NA=$NS_A NB=$NS_B IA=$IF_A IB=$IF_B
+NC="rpl-c-$ID" IC="rpc$ID" IF="rpf$ID"
 FP=""
-cleanup() {
-	[ -n "$FP" ] && kill -TERM "$FP" 2>/dev/null
-	wait 2>/dev/null || true
-	for n in "$NA" "$NB" "$NC"; do ip netns del "$n" 2>/dev/null || true; done
-	rm -rf "$W"
-}
-trap cleanup EXIT
-for n in "$NA" "$NB" "$NC"; do
-	ip netns add "$n"
-	ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-	ip -n "$n" link set dev lo up
-done
-ip link add name "$IA" netns "$NA" type veth peer name "$IB" netns "$NB"
-ip link add name "$IC" netns "$NC" type veth peer name "$IF" netns "$NA"
-for s in "$NA $IA" "$NB $IB" "$NC $IC" "$NA $IF"; do
-	read -r ns dev <<<"$s"
-	ip -n "$ns" link set dev "$dev" multicast off up
-done
-sleep 0.3
+TEARDOWN_PIDS="FP"
+add_ns "$NC"
+add_pair "$NC" "$IC" "$NA" "$IF"
 
 # fwd BUILD COUNT PPS TOOL ARGS...: one forwarded run; the tool's output in $W/tool.out.
 fwd() {

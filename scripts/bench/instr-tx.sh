@@ -15,26 +15,17 @@
 #   N=20000 METHODS="xdp mmsg" SIZES="64 1514"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-[ "$(id -u)" = 0 ] || { echo "instr-tx: needs root (network namespaces)" >&2; exit 1; }
 if [ $# -eq 1 ]; then builds=("$1"); else builds=("$@"); fi
 N=${N:-20000}
 METHODS=${METHODS:-"xdp mmsg"}
 SIZES=${SIZES:-"64 1514"}
-W=$(mktemp -d /tmp/bench-instr-tx.XXXXXX)
-ID=$$
-NA=it-a-$ID NB=it-b-$ID IA=ita$ID IB=itb$ID
-cleanup() { ip netns del "$NA" 2>/dev/null || true; ip netns del "$NB" 2>/dev/null || true; rm -rf "$W"; }
-trap cleanup EXIT
-ip netns add "$NA"
-ip netns add "$NB"
-ip link add "$IA" netns "$NA" type veth peer name "$IB" netns "$NB"
-for s in "$NA $IA" "$NB $IB"; do
-	set -- $s
-	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip -n "$1" link set "$2" multicast off up
-done
-for _ in $(seq 50); do ip -n "$NA" link show "$IA" | grep -q LOWER_UP && break; sleep 0.1; done
 G=${builds[-1]}
+# Namespaces, veth, teardown: the integration tests' harness (tests/integration/lib.sh).
+REPLAY=$G/replay REPLAY_RX=$G/replay-rx TRACES=$PWD/traces
+. tests/integration/lib.sh
+require_root
+init_ns
+W=$WORK NA=$NS_A IA=$IF_A
 for s in $SIZES; do
 	"$G/gentrace" udp -o "$W/u$s.pcap" --count "$N" --size "$s" --gap-us 10 >/dev/null
 done
