@@ -1466,6 +1466,15 @@ static void send_held_while_silent(struct replay *r)
 			step = soft_stop(r, send_held(r, &mark));
 		while (step == STEP_NEXT && !*r->stop && !ip->limit_hit && (h = dq_peek(&ip->dq)) &&
 		       h->deadline_ns <= sched_now(&r->sched) + WAIT_INPUT_MARGIN_NS);
+		/*
+		 * A frame found already due (its deadline passed while the one
+		 * before it went) is staged, not kicked (send_one()): the next
+		 * wait here, or the reader's for input that may never come, must
+		 * not hold it.  Unkicked, the last frames of a burst waited for
+		 * the next input frame, or for the end of the run: seconds.
+		 */
+		if (step == STEP_NEXT)
+			step = flush_all(r);
 		sigprocmask(SIG_BLOCK, &block, NULL);
 		if (step == STEP_ERROR)
 			ip->wait_failed = true;

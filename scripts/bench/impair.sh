@@ -49,7 +49,13 @@
 # one-way delay within the reference's of D (not D + 1 ms).
 #
 #   sudo [RATES="10000 80000 90000 top"] [DELAYS="1 10"] [SECS=10] [MODES="forward replay"] \
-#        [SIZE=64] scripts/bench/impair.sh
+#        [SIZE=64] [LIMIT=1000] scripts/bench/impair.sh
+#
+# LIMIT is the emulator's --impair-limit, frames (default 1000, netem's
+# limit): at 90k pps x 10 ms about 900 frames are held on average, so a
+# burst from the generator overflows 1000; LIMIT=4000 measures that case
+# with the queue above the offered load.  Every case with an emulator gets
+# it (the reference without one has no queue); each line shows it.
 #
 # Prints one line per case; the raw JSON stays in $WORK when KEEP=1.  Every
 # case runs under the bench lock (/tmp/replay-bench.lock).  Timing figures
@@ -61,6 +67,13 @@ DELAYS=${DELAYS:-1 10}
 SECS=${SECS:-10}
 MODES=${MODES:-forward replay}
 SIZE=${SIZE:-64}
+LIMIT=${LIMIT:-1000}
+# replay's own range for --impair-limit: refused here, before any namespace is made.
+case $LIMIT in
+'' | *[!0-9]* | 0*) echo "impair: LIMIT=$LIMIT: not a number of frames from 1 to 1048576" >&2; exit 2 ;;
+esac
+[ "${#LIMIT}" -le 7 ] && [ "$LIMIT" -le 1048576 ] ||
+	{ echo "impair: LIMIT=$LIMIT: not a number of frames from 1 to 1048576" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "impair: needs root" >&2; exit 1; }
 [ -x build/replay ] && [ -x build/replay-rx ] && [ -x build/gentrace ] || { echo "impair: build first" >&2; exit 1; }
 
@@ -109,12 +122,12 @@ one() {
 	build/gentrace udp -o "$WORK/t.pcap" --count "$n" --size "$SIZE" >/dev/null
 	case $emu in
 	none) ;;
-	netem) emuargs=(--delay "${d}ms") ;;
+	netem) emuargs=(--delay "${d}ms" --impair-limit "$LIMIT") ;;
 	trace)
 		# One action per packet, streamed from a binary trace; none left: dropped.
 		awk -v n="$n" -v d="$d" 'BEGIN { for (i = 0; i < n; i++) print "delay " d "ms" }' >"$WORK/tr.txt"
 		build/replay impair convert "$WORK/tr.txt" "$WORK/tr.rpim" >/dev/null
-		emuargs=(--impair "$WORK/tr.rpim" --impair-default drop)
+		emuargs=(--impair "$WORK/tr.rpim" --impair-default drop --impair-limit "$LIMIT")
 		;;
 	esac
 	rm -f "$rx" "$js" "$slog"
@@ -163,8 +176,8 @@ one() {
 	qd=$(jget "$js" packets_impair_queue_dropped || echo 0)
 	# The live source's kernel drops (its "live" object; none in replay mode).
 	kd=$(grep -o '"kernel_dropped":[0-9]*' "$js" 2>/dev/null | cut -d: -f2 | head -n1)
-	printf '%-7s %-5s %-6s %-4s sent %-8s recv %-8s loss %-9s queue-drop %-6s kernel-drop %-6s ' \
-		"$mode" "$rate" "$emu" "${d}ms" "$n" "$recv" \
+	printf '%-7s %-5s %-6s %-4s limit %-6s sent %-8s recv %-8s loss %-9s queue-drop %-6s kernel-drop %-6s ' \
+		"$mode" "$rate" "$emu" "${d}ms" "$([ "$emu" = none ] && echo - || echo "$LIMIT")" "$n" "$recv" \
 		"$(awk -v l="${lost:-0}" -v n="$n" 'BEGIN { printf "%.2e", n ? l / n : 0 }')" "${qd:-0}" "${kd:--}"
 	printf 'owd ms: AVG %s STD %s MIN %s MAX %s p99 %s p99.9 %s  ' \
 		"$(awk -v v="$(jget "$rx" latency_mean_ns || echo 0)" 'BEGIN { printf "%.3f", v / 1e6 }')" \

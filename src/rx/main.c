@@ -501,6 +501,19 @@ int main(int argc, char **argv)
 	struct rx_opts o;
 	char err[512];
 
+	/*
+	 * SIGINT and SIGTERM back to their defaults, first, as replay does
+	 * (src/main.c): a non-interactive shell starts a background job with
+	 * SIGINT ignored, and that is inherited, so a SIGINT before on_signal()
+	 * is installed below was thrown away and the capture ran on to its
+	 * --timeout, or forever.  Now it ends the process, as it would have
+	 * from a terminal; from the handler on, it stops the capture.
+	 */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	log_init("replay-rx", LOG_LVL_WARN);
 	if (rx_opts_parse(&o, argc, argv, err, sizeof(err)) < 0) {
 		log_err("%s", err);

@@ -267,6 +267,67 @@ test_burst() {
 	live_counts burst 3000 3000
 }
 
+test_held_on_time() {
+	# Every held frame leaves at its deadline, the last one too.  A held frame found already
+	# due (its deadline passed while the one before it went) was staged but not kicked, and
+	# with the input silent the forwarder then slept until the next frame arrived, or to the
+	# end of the run: at the end of a burst the last frame went out seconds late (the 2 s
+	# one-way delay of the 90k pps benchmark).  Allowed here: 200 ms beyond the delay, for a
+	# loaded machine.
+	local slog="$WORK/held.slog" js="$WORK/held.json" got="$WORK/dup.got.pcap"
+	# (1) 300 frames back to back, --delay 10ms: the last ones are due a few us apart, so
+	# most of them are found already due.  The far side must have all 300 long before the
+	# forwarder stops (--duration 3), each 10 to 210 ms after the generator sent it.
+	"$GENTRACE" udp -o "$WORK/h.pcap" --count 300 --size 64 >/dev/null
+	rx_start "$WORK/held.rx.json" -R "$WORK/h.pcap" --send-log "$slog"
+	fwd_start held --duration 3 --delay 10ms
+	ip netns exec "$NS_C" "$REPLAY" -q -i "$IF_C" --topspeed --send-log "$slog" "$WORK/h.pcap" ||
+		die "held: the generator exited $?"
+	rx_stop
+	[ "$(json_get "$RX_JSON" received)" -eq 300 ] && [ "$(json_get "$RX_JSON" lost)" -eq 0 ] ||
+		die "held: $(json_get "$RX_JSON" received) of 300 frames arrived within 0.3 s of the last one sent: held frames were not sent at their deadlines: $(cat "$WORK/rx.out")"
+	set -- "$(json_get "$RX_JSON" latency_count)" "$(json_get "$RX_JSON" latency_min_ns)" \
+		"$(json_get "$RX_JSON" latency_max_ns)"
+	[ "$1" -eq 300 ] || die "held: $1 one-way delays of 300"
+	[ "$2" -ge 10000000 ] || die "held: a frame arrived $2 ns after it was sent, under the 10 ms delay"
+	[ "$3" -le 210000000 ] || die "held: a frame arrived $3 ns after it was sent, more than 200 ms beyond its 10 ms delay"
+	fwd_wait held 0
+	[ "$(json_get "$js" packets_sent)" -eq 300 ] || die "held: $(json_get "$js" packets_sent) of 300 sent"
+	identity "$js"
+	info "held: 300 frames, one-way delay $(($2 / 1000)) to $(($3 / 1000)) us"
+
+	# (2) Deterministically: each frame and its copy share one deadline ("delay 10ms dup 1"),
+	# so the copy is always found due the moment its frame has gone.  Every copy must arrive
+	# within 200 ms of its frame, the last one too, and before the forwarder stops.
+	tcpdump_start "$got" 256
+	printf 'pass\n' >"$WORK/dup.txt"
+	fwd_start dup --duration 3 --impair "$WORK/dup.txt" --impair-default "delay 10ms dup 1"
+	ip netns exec "$NS_C" "$REPLAY" -q -i "$IF_C" "$WORK/t.pcap" || die "dup: the generator exited $?"
+	sleep 0.3
+	tcpdump_stop
+	python3 - "$got" <<'PY' || die "dup: a copy was held beyond its deadline (above)"
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+o, seen = 24, {}
+while o + 16 <= len(d):
+    sec, nsec, incl = struct.unpack('<III', d[o:o + 12])
+    seq = struct.unpack('>Q', d[o + 16 + 42:o + 16 + 50])[0]
+    seen.setdefault(seq, []).append(sec * 10**9 + nsec)
+    o += 16 + incl
+want = {0: 1}
+want.update({k: 2 for k in range(1, 10)})
+got = {k: len(v) for k, v in seen.items()}
+if got != want:
+    sys.exit("the far side got %r frames of each sequence number before the forwarder stopped, expected %r" % (got, want))
+for k, v in sorted(seen.items()):
+    if max(v) - min(v) > 200000000:
+        sys.exit("frame %d: its copy arrived %d ns after it, with the same deadline" % (k, max(v) - min(v)))
+PY
+	fwd_wait dup 0
+	[ "$(json_get "$WORK/dup.json" packets_sent)" -eq 19 ] || die "dup: $(json_get "$WORK/dup.json" packets_sent) of 19 sent"
+	identity "$WORK/dup.json"
+}
+
 test_refusals() {
 	expect_fail 2 "^replay: --source-interface $IF_F is the input: give no trace file" \
 		in_a "$REPLAY" --source-interface "$IF_F" -i "$IF_A" "$WORK/t.pcap"
@@ -289,4 +350,4 @@ add_ns "$NS_C"
 add_pair "$NS_C" "$IF_C" "$NS_A" "$IF_F"
 "$GENTRACE" udp -o "$WORK/t.pcap" --count 10 --gap-us 20000 --flows 2
 run_tests test_plain test_burst test_trace test_model test_overflow test_limit test_sigint_held test_sigint_ignored \
-	test_refusals
+	test_held_on_time test_refusals

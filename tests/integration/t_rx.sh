@@ -387,6 +387,61 @@ test_signals_consistent() {
 	done
 }
 
+# A non-interactive shell starts a background job with SIGINT ignored, and replay-rx inherits
+# that (as the forwarder did: t_forward's test_sigint_ignored).  (1) A SIGINT before its
+# handler is installed -- while it parses its options -- ends it (it used to be thrown away,
+# and the capture ran on): --fanout's check of the CPUs online (sysconf() reads
+# /sys/devices/system/cpu/online) is held on a FIFO bind-mounted over that file, in a mount
+# namespace of its own, until the signal has been sent.  (2) Once listening, a SIGINT from the
+# same kind of shell ends the capture, and the report follows.
+test_sigint_ignored() {
+	local fifo="$WORK/online.fifo" exe pid rc=0 i
+	mkfifo "$fifo"
+	: >"$WORK/ign.err"
+	( trap '' INT; exec ip netns exec "$NS_B" unshare -m sh -c \
+		'mount --bind "$1" /sys/devices/system/cpu/online && exec "$2" -i "$3" --fanout 1 --timeout 3 -q' \
+		sh "$fifo" "$REPLAY_RX" "$IF_B" >"$WORK/ign.out" 2>"$WORK/ign.err" ) &
+	pid=$!
+	CAP_PID=$pid
+	exe=$(realpath "$REPLAY_RX")
+	for i in $(seq 200); do
+		# replay-rx itself (ip, unshare and sh have exec'd it), waiting in open() for the FIFO's writer.
+		if [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$exe" ] &&
+			{ grep -qx wait_for_partner "/proc/$pid/wchan" 2>/dev/null ||
+				grep -Eq "^(2|257) " "/proc/$pid/syscall" 2>/dev/null; }; then
+			break
+		fi
+		[ "$i" -lt 200 ] || die "ignored: replay-rx never waited for the CPUs online: $(cat "$WORK/ign.err")"
+		sleep 0.05
+	done
+	kill -INT "$pid"
+	sleep 0.2
+	# What the file holds (O_RDWR: no wait for a reader that may be gone).
+	exec 3<>"$fifo"
+	printf '0\n' >&3
+	exec 3>&-
+	wait "$pid" || rc=$?
+	CAP_PID=""
+	[ "$rc" -eq 130 ] || die "ignored: a SIGINT during the set-up was lost: exit $rc: $(cat "$WORK/ign.out" "$WORK/ign.err")"
+	! grep -q "listening on" "$WORK/ign.err" || die "ignored: it went on to listen after a SIGINT"
+
+	# (2) From the same kind of shell, listening: the capture ends on SIGINT, with its report.
+	: >"$WORK/ign2.err"
+	( trap '' INT; exec ip netns exec "$NS_B" "$REPLAY_RX" -i "$IF_B" --json "$WORK/ign2.json" \
+		>"$WORK/ign2.out" 2>"$WORK/ign2.err" ) &
+	CAP_PID=$!
+	wait_listening "$CAP_PID" "$WORK/ign2.err" replay-rx
+	in_a "$REPLAY" -q -i "$IF_A" "$TRACES/dns.pcap"
+	sleep 0.3
+	kill -INT "$CAP_PID"
+	rc=0
+	wait "$CAP_PID" || rc=$?
+	CAP_PID=""
+	[ "$rc" -eq 0 ] || die "ignored: SIGINT during the capture: exit $rc: $(cat "$WORK/ign2.err")"
+	[ "$(json_get "$WORK/ign2.json" received)" = 8 ] ||
+		die "ignored: SIGINT during the capture: received $(json_get "$WORK/ign2.json" received)"
+}
+
 # -B: the ring laid out by its size, on the listening line (man page: -B's rule).
 test_ring_layout() {
 	in_b "$REPLAY_RX" -i "$IF_B" -B 2048 -s 64 --timeout 0.2 -q 2>"$WORK/l.err" || die "-B 2048: exit $?"
@@ -516,6 +571,6 @@ for tool in xmllint rsvg-convert setpriv; do
 	command -v $tool >/dev/null || die "$tool is not installed (scripts/deps.sh installs it)"
 done
 init_ns
-run_tests test_signals_consistent test_ring_layout test_agrees_with_tcpdump test_faults_caught_exactly test_reference_filter test_sequence_live test_vlan_tags_reinserted \
+run_tests test_signals_consistent test_sigint_ignored test_ring_layout test_agrees_with_tcpdump test_faults_caught_exactly test_reference_filter test_sequence_live test_vlan_tags_reinserted \
 	test_kernel_filter test_kernel_drops_reported test_send_log_latency test_plots_render \
 	test_stopping test_rx_errors test_rx_offline_inputs test_veth_check
