@@ -127,6 +127,13 @@ static void log_failure(struct replay *r, enum fate fate, const struct staged *e
 	(*logged)++;
 }
 
+/* @n packets of @bytes in all were sent by lane @l: the counts account() and settle_sent() keep. */
+static inline void count_sent(struct lane *l, uint64_t n, uint64_t bytes)
+{
+	l->st.sent += n;
+	l->st.bytes_sent += bytes;
+}
+
 /*
  * account() - the end of one packet read, counted once, in lane @l's
  * counters (the run's totals are their sums).  @e is the packet (NULL when filtered, or when
@@ -139,8 +146,7 @@ static inline void account(struct replay *r, struct lane *l, enum fate fate,
 {
 	switch (fate) {
 	case FATE_SENT:
-		l->st.sent++;
-		l->st.bytes_sent += e->caplen;
+		count_sent(l, 1, e->caplen);
 		if (r->slog)
 			sendlog_add(r->slog, e->id, e->recno, l->kick_ns);
 		if (r->timed) {
@@ -258,8 +264,7 @@ static void settle_sent(struct replay *r, struct lane *l, unsigned k)
 			bytes += l->q[l->qhead].caplen;
 			unstage(l);
 		}
-		l->st.sent += k;
-		l->st.bytes_sent += bytes;
+		count_sent(l, k, bytes);
 		return;
 	}
 	if (r->timed || unlikely(sr->set && !sr->sent))

@@ -7,15 +7,31 @@
 #
 #   sudo scripts/bench/topspeed.sh [BUILD_DIR]     (default: build)
 #   REPS=3 SIZES="64 512 1514" METHODS="..." COUNT_64=1000000 ...
+#   PRELOAD="xdp xdp@2" TRACE_STATE=written|cold|cached
 #   QUEUES=2 FLOWS=64 METHODS="mmsg xdp mmsg@2 xdp@2" ANCHORS="tcpreplay46-xdp trafgen2"
 #
 # A method written METHOD@N runs replay --method METHOD --threads N --cpu
 # 0-(N-1) (flow-sharded sender threads; FLOWS gives the traces that many
 # flows to shard, QUEUES the veth pair that many TX/RX queues -- the same
-# link for every tool of the run).  Anchors: tcpreplay (Debian's 4.4.3, -K),
-# tcpreplay46 (4.6 from ../shared/anchors or $TCPREPLAY46, -K), tcpreplay46-xdp
-# (the same with --xdp --xdp-batch-size 64, its best injector), trafgen
-# (--cpus 1), trafgen2 (--cpus 2), netsniff-ng.
+# link for every tool of the run).  A method written METHOD+K (METHOD@N+K)
+# adds -K (--preload): replay reads the whole trace into memory before its
+# first packet, as tcpreplay -K does, instead of streaming it from the page
+# cache.  PRELOAD lists the methods that get such a row after the METHODS
+# rows (default "xdp"; "" for none): the like-for-like comparison with
+# tcpreplay's -K rows -- both wall rates then include the preload, both self
+# rates exclude it (replay's starts at its schedule's start, after the
+# trace was opened; tcpreplay's after its cache was filled).
+# TRACE_STATE is what the streamed trace is in the page cache when it is
+# sent: "written" (default; as gentrace left it: 4 KiB folios from its
+# 4 KiB writes, so the reader's mapping takes a fault per 64 KiB and a TLB
+# miss per 4 KiB), "cold" (dropped from the page cache after it is written:
+# replay reads it from disk, as a trace not replayed lately) or "cached"
+# (dropped, then read once through replay's own reader, which leaves it in
+# the 2 MiB folios the kernel reads ahead in: a trace replayed again).
+# Anchors: tcpreplay (Debian's 4.4.3, -K), tcpreplay46 (4.6 from
+# ../shared/anchors or $TCPREPLAY46, -K), tcpreplay46-xdp (the same with
+# --xdp --xdp-batch-size 64, its best injector), trafgen (--cpus 1),
+# trafgen2 (--cpus 2), netsniff-ng.
 #
 # For each frame size and tool, REPS runs; the median is printed with the
 # spread (min..max of the rate).  Per run:
@@ -39,9 +55,13 @@ BUILD=${1:-build}
 REPLAY=$PWD/$BUILD/replay
 GENTRACE=$PWD/$BUILD/gentrace
 PCAPDIFF=$PWD/$BUILD/pcapdiff
+READBENCH=$PWD/$BUILD/readbench
 REPS=${REPS:-3}
 SIZES=${SIZES:-"64 512 1514"}
 METHODS=${METHODS:-"packet mmsg ring ring+bypass uring xdp"}
+PRELOAD=${PRELOAD-"xdp"}
+TRACE_STATE=${TRACE_STATE:-written}
+PRELOAD_ROWS=$(for m in $PRELOAD; do printf '%s+K ' "$m"; done)
 HOT_TOOLS=${HOT_TOOLS:-"mmsg ring+bypass uring xdp tcpreplay"}
 # netsniff-ng is left out by default: replaying a pcap it sends ~15 frames/s on
 # this kernel (with --mmap it spins forever); ANCHORS="... netsniff-ng" adds it.
@@ -50,8 +70,11 @@ QUEUES=${QUEUES:-1}
 FLOWS=${FLOWS:-1}
 TCPREPLAY46=${TCPREPLAY46:-$PWD/../shared/anchors/tcpreplay-4.6.0-beta2/bin/tcpreplay}
 declare -A COUNT=([64]=${COUNT_64:-1000000} [512]=${COUNT_512:-400000} [1514]=${COUNT_1514:-200000})
+case $TRACE_STATE in written | cold | cached) ;; *) echo "topspeed: TRACE_STATE is written, cold or cached" >&2; exit 2 ;; esac
 [ "$(id -u)" = 0 ] || { echo "topspeed: needs root (network namespaces)" >&2; exit 1; }
 [ -x "$REPLAY" ] || { echo "topspeed: build first (ninja -C $BUILD)" >&2; exit 1; }
+[ "$TRACE_STATE" != cached ] || [ -x "$READBENCH" ] ||
+	{ echo "topspeed: TRACE_STATE=cached needs $BUILD/readbench (ninja -C $BUILD readbench)" >&2; exit 1; }
 
 # Hold the bench lock for the whole run (re-exec under flock once).
 if [ -z "${BENCH_LOCKED:-}" ]; then
@@ -97,6 +120,9 @@ cmd_for() {
 	local tool=$1 tr=$2 n=$3 size=$4 l=""
 	[ "$LOOP" = 1 ] || l="--loop $LOOP"
 	case $tool in
+	*+K) l="$l -K" tool=${tool%+K} ;;
+	esac
+	case $tool in
 	tcpreplay) echo "tcpreplay -q -t -K $l -i $IA $tr" ;;
 	tcpreplay46) echo "$TCPREPLAY46 -q -t -K $l -i $IA $tr" ;;
 	tcpreplay46-xdp) echo "$TCPREPLAY46 -q -t -K --xdp --xdp-batch-size 64 $l -i $IA $tr" ;;
@@ -121,6 +147,7 @@ self_pps() {
 # measure TOOL SIZE N [TRACE]: one run; prints "pps far lost cpu_ns_per_pkt drops self_pps".
 measure() {
 	local tool=$1 size=$2 n=$3 tr=${4:-$WORK/u$2.pcap} t0 f0 d0 s0 start end tim
+	[ "$tr" = "$WORK/u$size.pcap" ] && trace_state "$tr"
 	t0=$(txp) f0=$(far_count) d0=$(txd) s0=$(softnet)
 	rm -f "$WORK/js"
 	start=$(date +%s%N)
@@ -135,6 +162,16 @@ measure() {
 	awk -v l="$left" -v f="$far" -v n="$n" -v ns=$((end - start)) -v u="$u" -v s="$s" -v d="$drops" \
 		-v sp="$(self_pps "$tool")" \
 		'BEGIN { printf "%.0f %d %d %.0f %d %.0f\n", l * 1e9 / ns, f, n - f, (u + s) * 1e9 / (f ? f : 1), d, sp }'
+}
+
+# trace_state FILE: put FILE in the page cache state TRACE_STATE names (before each run).
+trace_state() {
+	[ "$TRACE_STATE" = written ] && return 0
+	sync "$1"
+	# POSIX_FADV_DONTNEED over the whole file: its clean pages leave the page cache.
+	dd if="$1" iflag=nocache count=0 status=none
+	[ "$TRACE_STATE" = cached ] && "$READBENCH" drain ours "$1" >/dev/null
+	return 0
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -162,8 +199,7 @@ for size in $SIZES; do
 	"$GENTRACE" udp --size "$size" --count "$n" --flows "$FLOWS" -o "$WORK/u$size.pcap" >/dev/null
 	trafgen_cfg "$WORK/u$size.pcap" "$size" "$WORK/t$size.cfg"
 	"$GENTRACE" udp --size "$size" --count 1000 --flows "$FLOWS" -o "$WORK/h$size.pcap" >/dev/null
-	for tool in $METHODS $ANCHORS hot; do
-		[ "$tool" = hot ] && continue
+	for tool in $METHODS $PRELOAD_ROWS $ANCHORS; do
 		run_tool "$tool" "$tool" "$size" "$n" "$WORK/u$size.pcap"
 	done
 	LOOP=$((n / 1000))

@@ -274,6 +274,73 @@ static void test_window_bounds_rss(void **state)
 	tb_free(&b);
 }
 
+/* Whether the mapping holding @addr was madvise()d MADV_HUGEPAGE ("hg" in its smaps VmFlags). */
+static bool mapping_hugepage(const void *addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool in = false, hg = false, seen = false;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
+		} else if (in && !strncmp(line, "VmFlags:", 8)) {
+			hg = strstr(line, " hg") != NULL;
+			seen = true;
+			break;
+		}
+	}
+	fclose(f);
+	assert_true(seen);
+	return hg;
+}
+
+/*
+ * Huge pages where they lower the faults (the counts are in source.c,
+ * map_file() and preload_file()): the kernel's read-ahead policy and a
+ * preloaded copy ask for them; NetVCR's window, whose MADV_WILLNEED reads
+ * 4 KiB folios anyway, and a plain mapping do not.
+ */
+static void test_hugepage_advice(void **state)
+{
+	static const struct {
+		enum trace_readahead ra;
+		bool preload, hg;
+	} cases[] = {
+		{ TRACE_RA_KERNEL, false, true },
+		{ TRACE_RA_WINDOW, false, false },
+		{ TRACE_RA_NONE, false, false },
+		{ TRACE_RA_WINDOW, true, true },
+	};
+	struct tracebuf b = { 0 };
+	char *path;
+
+	(void)state;
+	if (access("/sys/kernel/mm/transparent_hugepage", F_OK) < 0)
+		skip(); /* a kernel without transparent huge pages: nothing to ask for */
+	build_pcapng(&b, 200);
+	path = write_temp(&b);
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct trace_cfg cfg = { .readahead = cases[i].ra, .preload = cases[i].preload };
+		struct trace *t;
+		struct pkt p;
+
+		assert_int_equal(trace_open(&t, path, &cfg), 0);
+		assert_int_equal(trace_next(t, &p), 1);
+		if (mapping_hugepage(p.data) != cases[i].hg)
+			fail_msg("read-ahead policy %d%s: MADV_HUGEPAGE %s", cases[i].ra,
+				 cases[i].preload ? " with --preload" : "",
+				 cases[i].hg ? "not asked for" : "asked for");
+		trace_close(t);
+	}
+	unlink(path);
+	free(path);
+	tb_free(&b);
+}
+
 /* --preload reads a file into memory; a file larger than memory is refused up front. */
 static void test_preload_file(void **state)
 {
@@ -663,6 +730,7 @@ int main(void)
 		cmocka_unit_test(test_stream_equals_memory),
 		cmocka_unit_test(test_stream_views_live),
 		cmocka_unit_test(test_window_bounds_rss),
+		cmocka_unit_test(test_hugepage_advice),
 		cmocka_unit_test(test_preload_file),
 		cmocka_unit_test(test_real_pipe),
 		cmocka_unit_test(test_truncated_under_mapping),
