@@ -164,7 +164,7 @@ static const struct opt_def table[] = {
 	     .help = "TPID of the pushed tag (default 802.1q)"),
 	FUNC(edit.pnat, struct edit_pnat, edit_parse_pnat, .name = "pnat", .key = 'N',
 	     .metavar = "FROM:TO,...", .group = OPT_GRP_EDIT,
-	     .help = "map addresses between CIDR blocks (twice: clients, then servers)"),
+	     .help = "map addresses between CIDR blocks, [2001:db8::/32] (twice: clients, then servers)"),
 	FUNC(edit.srcipmap, struct edit_cidrmap, edit_parse_cidrmap, .name = "srcipmap", .key = 'S',
 	     .metavar = "FROM:TO,...", .group = OPT_GRP_EDIT,
 	     .help = "map source addresses between CIDR blocks"),

@@ -164,10 +164,29 @@ static void test_parsers(void **state)
 	assert_int_equal(m.mac[1][1], 0x0a);
 	assert_int_equal(edit_parse_macs(&m, "00:11:22:33:44", err, sizeof(err)), -EINVAL);
 	assert_int_equal(edit_parse_macs(&m, "00:11:22:33:44:55:66", err, sizeof(err)), -EINVAL);
-	assert_int_equal(edit_parse_cidrmap(&cm, "10.0.0.0/8:192.168.0.0/16,[2001:db8::/32]:[fd00::]/16",
+	assert_int_equal(edit_parse_cidrmap(&cm, "10.0.0.0/8:192.168.0.0/16,[2001:db8::/32]:[fd00::/16]",
 					    err, sizeof(err)), 0);
 	assert_int_equal(cm.n, 2);
 	assert_int_equal(cm.e[1].to.plen, 16);
+	/* issue 14: a length after the bracket is ignored by tcprewrite 4.6 (a one-host map): refused with
+	 * its spelling (this test accepted "[fd00::]/16" as a /16 before). */
+	assert_int_equal(edit_parse_cidrmap(&cm, "[2001:db8::]/32:[fd00::]/32", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "'[2001:db8::]/32:[fd00::]/32': write the prefix length inside the brackets, "
+				 "[2001:db8::/32] (tcprewrite 4.6 ignores a length after ']' and maps one host)");
+	assert_int_equal(edit_parse_cidrmap(&cm, "[2001:db8::/32]:[fd00::]/16", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "inside the brackets, [fd00::/16] (tcprewrite 4.6"));
+	assert_int_equal(edit_parse_cidrmap(&cm, "1.0.0.0/8:2.0.0.0/8,[10.0.0.0]/8:[192.168.0.0/16]", err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "inside the brackets, [10.0.0.0/8] (tcprewrite 4.6"));
+	/* Bracketed IPv4, alone or in a list, as tcprewrite 4.6 takes it; without a length, one host. */
+	assert_int_equal(edit_parse_cidrmap(&cm, "[10.0.0.0/8]:[192.168.0.0/16]", err, sizeof(err)), 0);
+	assert_true(cm.n == 1 && cm.e[0].from.family == 4 && cm.e[0].from.plen == 8 && cm.e[0].to.plen == 16);
+	assert_int_equal(cm.e[0].to.addr[0], 192);
+	assert_int_equal(edit_parse_cidrmap(&cm, "[2001:db8::/32]:[fd00::/16],192.0.2.0/24:[10.1.0.1]", err, sizeof(err)), 0);
+	assert_true(cm.n == 2 && cm.e[1].from.family == 4 && cm.e[1].to.family == 4 && cm.e[1].to.plen == 32);
+	assert_int_equal(edit_parse_cidrmap(&cm, "[10.0.0.0/33]:[1.2.3.4]", err, sizeof(err)), -EINVAL);
+	assert_int_equal(edit_parse_cidrmap(&cm, "[2001:db8::/129]:[fd00::]", err, sizeof(err)), -EINVAL);
+	assert_int_equal(edit_parse_cidrmap(&cm, "[10.0.0.0/8]:[fd00::/16]", err, sizeof(err)), -EINVAL);
 	assert_int_equal(edit_parse_cidrmap(&cm, "10.0.0.0/8:[fd00::/16]", err, sizeof(err)), -EINVAL);
 	assert_int_equal(edit_parse_cidrmap(&cm, "10.0.0.0/33:1.2.3.4", err, sizeof(err)), -EINVAL);
 	assert_int_equal(edit_parse_portmap(&pm, "8000,8080:80,9000-9999:90", err, sizeof(err)), 0);
