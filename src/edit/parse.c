@@ -411,7 +411,7 @@ bool edit_cfg_any(const struct edit_cfg *c)
 	       c->vlan != EDIT_VLAN_NONE || c->pnat.n || c->srcipmap.n || c->dstipmap.n ||
 	       c->endpoints.family || c->portmap.n || c->seed != EDIT_UNSET || c->tcp_seq != EDIT_UNSET || c->ttl.mode != EDIT_TTL_NONE ||
 	       c->tos != EDIT_UNSET || c->tclass != EDIT_UNSET || c->flowlabel != EDIT_UNSET || c->mtu_trunc || c->fixlen != EDIT_FIXLEN_NONE || c->fixhdrlen || c->efcs || c->fixcsum ||
-	       c->pad_payload || c->skipbroadcast != d.skipbroadcast || c->unique_ip ||
+	       c->pad_payload || c->pktlen || c->skipbroadcast != d.skipbroadcast || c->unique_ip ||
 	       c->mac_seed != EDIT_UNSET || c->fuzz_seed != EDIT_UNSET || c->skip_soft;
 }
 
@@ -471,6 +471,8 @@ uint64_t edit_cfg_hash(const struct edit_cfg *c)
 	H(c->mac_seed), H(c->mac_seed_keep), H(c->fuzz_seed), H(c->fuzz_factor), H(c->skip_soft);
 	if (c->skipl2broadcast) /* only when given: sidecars made before it keep their digest */
 		H(c->skipl2broadcast);
+	if (c->pktlen) /* the same */
+		H(c->pktlen);
 	if (c->endpoints.family) /* the same */
 		H(c->endpoints.family), H(c->endpoints.client), H(c->endpoints.server);
 	return h;

@@ -331,6 +331,46 @@ static void test_pad_zeroes_payload(void **state)
 	assert_true(udp4_ok(p.data, n));
 }
 
+/* --pktlen (tcpreplay's): a short capture goes out at its wire length, the captured bytes then zeros;
+ * headers and checksums as captured; after --mtu-trunc, the cut length. */
+static void test_pktlen(void **state)
+{
+	struct edit_cfg c = EDIT_CFG_DEFAULTS;
+	uint8_t b[200], want[200], arp[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x08, 0x06 };
+	struct pkt p = { .data = b, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	size_t n = udp4(b, 100);
+
+	(void)state;
+	c.pktlen = true;
+	assert_true(edit_cfg_any(&c));
+	memcpy(want, b, 60);
+	memset(want + 60, 0, n - 60);
+	p.caplen = 60;
+	p.wirelen = (uint32_t)n;
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_int_equal(p.caplen, n);
+	assert_int_equal(p.wirelen, n);
+	assert_memory_equal(p.data, want, n); /* the IPv4 and UDP checksums are the captured ones */
+	/* A whole frame is left alone; so is a frame that is not IP, padded the same way. */
+	p = (struct pkt){ .data = b, .caplen = (uint32_t)n, .wirelen = (uint32_t)n, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	memcpy(want, b, n);
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_int_equal(p.caplen, n);
+	assert_memory_equal(p.data, want, n);
+	p = (struct pkt){ .data = arp, .caplen = 20, .wirelen = 60, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_int_equal(p.caplen, 60);
+	assert_memory_equal(p.data, arp, 14);
+	/* After --mtu-trunc the cut length is what goes out. */
+	c.mtu = 100;
+	c.mtu_trunc = true;
+	udp4(b, 100);
+	p = (struct pkt){ .data = b, .caplen = 60, .wirelen = (uint32_t)n, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_int_equal(p.caplen, 114);
+	assert_int_equal(p.wirelen, 114);
+}
+
 static void test_selection(void **state)
 {
 	struct edit_cfg c = cfg_with("exclude", "P:2-3");
@@ -1201,6 +1241,7 @@ int main(void)
 		cmocka_unit_test(test_untouched_not_copied),
 		cmocka_unit_test(test_rewrites_keep_checksums_valid),
 		cmocka_unit_test(test_pnat_maps_host_bits),
+		cmocka_unit_test(test_pktlen),
 		cmocka_unit_test(test_truncated_headers_are_safe),
 		cmocka_unit_test(test_pad_zeroes_payload),
 		cmocka_unit_test(test_selection),
