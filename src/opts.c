@@ -323,7 +323,7 @@ static const struct opt_def table[] = {
 static const struct opt_hint tool_hints[] = {
 	/* short letters */
 	{ 'A', "decode", "tcpreplay's -A/--decode passes arguments to tcpdump for -v; replay decodes nothing: "
-			 "dry-run with -w FILE and read it with tcpdump -r", true },
+			 "replay -w - TRACE | tcpdump -n -r - ARGS shows what it would send", true },
 	{ '!', "more-help", "tcpreplay's -!/--more-help pages the help: replay --help | less", true },
 	/* long names only (the letters are replay's, or the tools have none) */
 	{ 0, "netmap", "tcpreplay's netmap injector; replay has no netmap: --xdp (AF_XDP, --method xdp) is its "
