@@ -164,7 +164,7 @@ static const struct opt_def table[] = {
 	     .help = "TPID of the pushed tag (default 802.1q)"),
 	FUNC(edit.pnat, struct edit_pnat, edit_parse_pnat, .name = "pnat", .key = 'N',
 	     .metavar = "FROM:TO,...", .group = OPT_GRP_EDIT,
-	     .help = "map addresses between CIDR blocks (twice: clients, then servers)"),
+	     .help = "map addresses between CIDR blocks, [2001:db8::/32] (twice: clients, then servers)"),
 	FUNC(edit.srcipmap, struct edit_cidrmap, edit_parse_cidrmap, .name = "srcipmap", .key = 'S',
 	     .metavar = "FROM:TO,...", .group = OPT_GRP_EDIT,
 	     .help = "map source addresses between CIDR blocks"),
@@ -203,6 +203,8 @@ static const struct opt_def table[] = {
 	     .help = "recompute IPv4, TCP, UDP, ICMP and ICMPv6 checksums"),
 	FLAG(edit.pad_payload, .name = "pad-payload", .group = OPT_GRP_EDIT,
 	     .help = "send each packet at its wire length: headers, then zeros"),
+	FLAG(edit.pktlen, .name = "pktlen", .group = OPT_GRP_EDIT,
+	     .help = "send each frame at its wire length, zeros past the captured bytes (tcpreplay's)"),
 	STR(prep_path, .name = "prep", .metavar = "FILE", .group = OPT_GRP_EDIT,
 	    .help = "take offsets and checksums from FILE, made by 'replay prep'"),
 	STR(prep_out, .name = "output", .key = 'o', .metavar = "FILE", .group = OPT_GRP_EDIT,
@@ -321,11 +323,9 @@ static const struct opt_def table[] = {
 static const struct opt_hint tool_hints[] = {
 	/* short letters */
 	{ 'A', "decode", "tcpreplay's -A/--decode passes arguments to tcpdump for -v; replay decodes nothing: "
-			 "dry-run with -w FILE and read it with tcpdump -r", true },
+			 "replay -w - TRACE | tcpdump -n -r - ARGS shows what it would send", true },
 	{ '!', "more-help", "tcpreplay's -!/--more-help pages the help: replay --help | less", true },
 	/* long names only (the letters are replay's, or the tools have none) */
-	{ 0, "pktlen", "tcpreplay's --pktlen sends the wire length past the captured bytes; replay's --pad-payload "
-		       "sends the wire length with zeros after the headers", true },
 	{ 0, "netmap", "tcpreplay's netmap injector; replay has no netmap: --xdp (AF_XDP, --method xdp) is its "
 		       "kernel-bypass path", true },
 	{ 0, "no-load-opts", "tcpreplay's --no-load-opts: replay reads no config file", true },

@@ -136,6 +136,7 @@ struct edit_cfg {
 	bool fixhdrlen;               /* --fixhdrlen: IP length fields cover the frame after L2 */
 	bool fixcsum;                 /* --fixcsum */
 	bool pad_payload;             /* --pad-payload: NetVCR's zero-filled payloads */
+	bool pktlen;                  /* --pktlen: tcpreplay's, every frame at its wire length, zeros past the capture */
 
 	/* tcprewrite's fuzzing and soft errors (fuzz.c, soft.c) */
 	uint64_t fuzz_seed;           /* --fuzz-seed; EDIT_UNSET if not given */

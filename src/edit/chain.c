@@ -33,6 +33,8 @@ static const struct edit_ops *const edit_order[] = {
 	&edit_unique_ops,
 	&edit_mtu_ops,
 	&edit_fixlen_ops, &edit_fixhdrlen_ops, &edit_pad_ops,     &edit_fixcsum_ops,
+	/* tcpreplay's --pktlen: the length sent, chosen after every edit */
+	&edit_pktlen_ops,
 };
 
 struct edit_chain {

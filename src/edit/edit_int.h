@@ -112,6 +112,7 @@ extern const struct edit_ops edit_mtu_ops;
 extern const struct edit_ops edit_fixlen_ops;
 extern const struct edit_ops edit_fixhdrlen_ops;
 extern const struct edit_ops edit_pad_ops;
+extern const struct edit_ops edit_pktlen_ops;
 extern const struct edit_ops edit_fixcsum_ops;
 extern const struct edit_ops edit_soft_ops;
 extern const struct edit_ops edit_macseed_ops;

@@ -147,7 +147,14 @@ int edit_parse_subsmac(void *field, const char *arg, char *err, size_t errlen)
 	}
 }
 
-/* One netblock, "a.b.c.d[/n]" or "[v6addr[/n]]" or "[v6addr]/n", from *@s up to a ':' or ',' (IPv4). */
+/*
+ * One netblock from *@s up to a ':' or ',': "a.b.c.d[/n]", or bracketed as
+ * tcprewrite 4.6 takes it, "[v6addr[/n]]" or "[a.b.c.d[/n]]" (the length
+ * inside the brackets).  0 on success; -1 if it is not one; -2 for a length
+ * after the bracket ("[2001:db8::]/32"), which tcprewrite 4.6 accepts and
+ * ignores (it ends the block at ']', so the map is of one host): a command
+ * line meaning a /32 there would silently map nothing, so we refuse it.
+ */
 static int cidr(const char **s, struct edit_cidr *c)
 {
 	char buf[INET6_ADDRSTRLEN + 8];
@@ -167,21 +174,19 @@ static int cidr(const char **s, struct edit_cidr *c)
 		memcpy(buf, p + 1, n);
 		buf[n] = '\0';
 		p = end + 1;
-		c->family = 6;
-		plen = 128;
+		if (*p == '/')
+			return -2;
+		c->family = strchr(buf, ':') ? 6 : 4;
+		plen = c->family == 6 ? 128 : 32;
 		slash = strchr(buf, '/');
 		if (slash) {
 			const char *q = slash + 1;
 
 			*slash = '\0';
-			if ((plen = number(&q, 128)) < 0 || *q)
-				return -1;
-		} else if (*p == '/') {
-			p++;
-			if ((plen = number(&p, 128)) < 0)
+			if ((plen = number(&q, (uint64_t)plen)) < 0 || *q)
 				return -1;
 		}
-		if (inet_pton(AF_INET6, buf, c->addr) != 1)
+		if (inet_pton(c->family == 6 ? AF_INET6 : AF_INET, buf, c->addr) != 1)
 			return -1;
 	} else {
 		end = p + strcspn(p, ":,/");
@@ -206,6 +211,17 @@ static int cidr(const char **s, struct edit_cidr *c)
 	return 0;
 }
 
+/* The hint for "[addr]/n": the same block with its length inside the brackets, as tcprewrite 4.6 reads it. */
+static int cidr_len_outside(const char *arg, const char *at, char *err, size_t errlen)
+{
+	const char *close = strchr(at, ']'), *len = close + 2;
+	size_t lenlen = strspn(len, "0123456789");
+
+	return opts_fail(err, errlen,
+			 "'%s': write the prefix length inside the brackets, %.*s/%.*s] (tcprewrite 4.6 ignores a length after ']' and maps one host)",
+			 arg, (int)(close - at), at, (int)lenlen, len);
+}
+
 int edit_parse_cidrmap(void *field, const char *arg, char *err, size_t errlen)
 {
 	struct edit_cidrmap *m = field;
@@ -215,7 +231,18 @@ int edit_parse_cidrmap(void *field, const char *arg, char *err, size_t errlen)
 	for (;;) {
 		struct edit_cidr from, to;
 
-		if (cidr(&s, &from) < 0 || *s++ != ':' || cidr(&s, &to) < 0)
+		const char *at = s;
+		int rc = cidr(&s, &from);
+
+		if (rc == 0 && *s++ == ':') {
+			at = s;
+			rc = cidr(&s, &to);
+		} else if (rc == 0) {
+			rc = -1;
+		}
+		if (rc == -2)
+			return cidr_len_outside(arg, at, err, errlen);
+		if (rc < 0)
 			return opts_fail(err, errlen,
 				    "'%s' is not a list of FROM:TO netblock pairs (10.0.0.0/8:192.168.0.0/16, [2001:db8::/32]:[fd00::/32])",
 				    arg);
@@ -384,7 +411,7 @@ bool edit_cfg_any(const struct edit_cfg *c)
 	       c->vlan != EDIT_VLAN_NONE || c->pnat.n || c->srcipmap.n || c->dstipmap.n ||
 	       c->endpoints.family || c->portmap.n || c->seed != EDIT_UNSET || c->tcp_seq != EDIT_UNSET || c->ttl.mode != EDIT_TTL_NONE ||
 	       c->tos != EDIT_UNSET || c->tclass != EDIT_UNSET || c->flowlabel != EDIT_UNSET || c->mtu_trunc || c->fixlen != EDIT_FIXLEN_NONE || c->fixhdrlen || c->efcs || c->fixcsum ||
-	       c->pad_payload || c->skipbroadcast != d.skipbroadcast || c->unique_ip ||
+	       c->pad_payload || c->pktlen || c->skipbroadcast != d.skipbroadcast || c->unique_ip ||
 	       c->mac_seed != EDIT_UNSET || c->fuzz_seed != EDIT_UNSET || c->skip_soft;
 }
 
@@ -444,6 +471,8 @@ uint64_t edit_cfg_hash(const struct edit_cfg *c)
 	H(c->mac_seed), H(c->mac_seed_keep), H(c->fuzz_seed), H(c->fuzz_factor), H(c->skip_soft);
 	if (c->skipl2broadcast) /* only when given: sidecars made before it keep their digest */
 		H(c->skipl2broadcast);
+	if (c->pktlen) /* the same */
+		H(c->pktlen);
 	if (c->endpoints.family) /* the same */
 		H(c->endpoints.family), H(c->endpoints.client), H(c->endpoints.server);
 	return h;

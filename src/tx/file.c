@@ -126,9 +126,15 @@ static int file_send(struct tx *tx, const struct pkt *v, unsigned n)
 		}
 		rec[0] = htole32((uint32_t)(ts / NSEC_PER_SEC));
 		rec[1] = htole32((uint32_t)(ts % NSEC_PER_SEC));
-		/* What the wire carries is what we send: caplen bytes, both lengths. */
+		/*
+		 * The record keeps the frame's wire length, as tcprewrite does: a frame
+		 * the capture cut short stays short-captured (caplen < len) rather than
+		 * passing for a whole frame.  The edits keep wirelen in step with every
+		 * change of length; a frame longer than its wire length (padded here) is
+		 * as long on the wire as its bytes.
+		 */
 		rec[2] = htole32(v[i].caplen);
-		rec[3] = htole32(v[i].caplen);
+		rec[3] = htole32(v[i].wirelen > v[i].caplen ? v[i].wirelen : v[i].caplen);
 		rc = put(tx, s, rec, sizeof(rec));
 		if (rc == 0)
 			rc = put(tx, s, v[i].data, v[i].caplen);

@@ -63,7 +63,7 @@ static inline void fuzz_edit_cfg(uint64_t o, struct edit_cfg *cfg)
 	if (o & (1ull << 62))
 		edit_parse_pktlist(&c.exclude, "P:2-", err, sizeof(err));
 	/* Bit 63 turns on the edits added later (--tcp-sequence, --fixhdrlen, --efcs, --tclass,
-	 * --flowlabel, --enet-subsmac, --enet-mac-seed, --fuzz-seed, --skip-soft-errors), chosen by a mix of the whole word so that inputs without it keep
+	 * --flowlabel, --enet-subsmac, --enet-mac-seed, --fuzz-seed, --skip-soft-errors, --pktlen), chosen by a mix of the whole word so that inputs without it keep
 	 * their meaning and the corpus stays useful. */
 	if (o & (1ull << 63)) {
 		uint64_t x = (o ^ (o >> 29)) * 0xbf58476d1ce4e5b9ull;
@@ -98,6 +98,8 @@ static inline void fuzz_edit_cfg(uint64_t o, struct edit_cfg *cfg)
 		}
 		if (x & 256)
 			c.skip_soft = true;
+		if (x & (1ull << 60)) /* --pktlen */
+			c.pktlen = true;
 	}
 	*cfg = c;
 }

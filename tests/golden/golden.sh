@@ -111,6 +111,7 @@ eval "set -- $replay_args"
 
 diff_args=()
 case $ref in tcprewrite | tcprewrite+tcpprep) diff_args+=(--skip-mac6) ;; esac
+diff_args+=(--wirelen) # a short capture keeps its wire length (caplen 96, len 1000), as in the reference
 [ -n "$except" ] && diff_args+=(--except "$except")
 out=$("$PCAPDIFF" "${diff_args[@]}" "$WORK/ref.pcap" "$WORK/ours.pcap") || die "$out"
 echo "$name: $out"

@@ -18,6 +18,16 @@ echo "csumcheck: $out"
 if out=$("$PCAPDIFF" "$TRACES/http.pcap" "$WORK/bad.pcap"); then die "pcapdiff missed a changed byte"; fi
 echo "pcapdiff: $out"
 if out=$("$PCAPDIFF" --except 1,2 "$TRACES/http.pcap" "$WORK/bad.pcap"); then die "pcapdiff --except hid frame 40"; fi
+# A -w output that writes a short capture's captured length as its wire length (mixed.pcap frame 40:
+# caplen 96, len 1000) is caught by pcapdiff --wirelen, and only with it.
+cp "$TRACES/mixed.pcap" "$WORK/len.pcap"
+off=24
+for _ in $(seq 39); do off=$((off + 16 + $(od -An -tu4 -j $((off + 8)) -N4 "$WORK/len.pcap"))); done
+[ "$(od -An -tu4 -j $((off + 8)) -N8 "$WORK/len.pcap" | xargs)" = "96 1000" ] || die "mixed.pcap frame 40 is not 96 of 1000 bytes"
+printf '\x60\x00\x00\x00' | dd of="$WORK/len.pcap" bs=1 seek=$((off + 12)) conv=notrunc 2>/dev/null
+"$PCAPDIFF" "$TRACES/mixed.pcap" "$WORK/len.pcap" >/dev/null || die "pcapdiff without --wirelen compares wire lengths"
+if out=$("$PCAPDIFF" --wirelen "$TRACES/mixed.pcap" "$WORK/len.pcap"); then die "pcapdiff --wirelen missed frame 40's wire length"; fi
+echo "pcapdiff --wirelen: $out"
 # A frame cut short is not at its wire length; an IPv6 frame with other MACs is caught.
 if out=$("$EDCHECK" padlen "$TRACES/mixed.pcap" "$TRACES/mixed.pcap"); then die "edcheck padlen missed frame 40"; fi
 echo "edcheck padlen: $out"

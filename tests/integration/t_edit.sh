@@ -3,7 +3,7 @@
 # The edit chain on a real wire: edited traces replayed across a veth pair
 # arrive on the far side exactly as -w writes them for the same options, every
 # packet accounted for (read = sent + filtered + failed); padded frames arrive
-# at full length; the prep sidecar changes nothing on the wire; bad edit input
+# at full length (--pad-payload, --pktlen); the prep sidecar changes nothing on the wire; bad edit input
 # gets one clear line and the right exit status.
 . "$(dirname "$0")/lib.sh"
 : "${PCAPDIFF:?}"
@@ -57,6 +57,12 @@ test_padding_full_size() {
 		die "the sidecar changed what went on the wire"
 	[ "$(tcpdump -r "$WORK/pad.got.pcap" 'len = 1514' 2>/dev/null | wc -l)" -gt 10 ] ||
 		die "padded frames did not arrive at full size"
+	# tcpreplay's --pktlen: the same frames at full size, the captured 96 bytes then zeros (as -w writes them).
+	edit_and_compare pktlen "$WORK/snap96.pcap" --pktlen
+	[ "$(tcpdump -r "$WORK/pktlen.got.pcap" 'len = 1514' 2>/dev/null | wc -l)" -gt 10 ] ||
+		die "--pktlen frames did not arrive at full size"
+	"$PCAPDIFF" --wirelen "$WORK/pktlen.expected.pcap" "$WORK/pktlen.got.pcap" >/dev/null ||
+		die "--pktlen: the far side got other lengths than -w wrote"
 }
 
 test_edit_errors() {

@@ -2,11 +2,15 @@
 /*
  * pcapdiff: compare two traces frame by frame with the project's readers.
  *
- *   pcapdiff [--ts | --ts-us | --ts-rel] [--skip-mac6] [--except N,M,...] [--l3] A B
+ *   pcapdiff [--ts | --ts-us | --ts-rel] [--skip-mac6] [--wirelen] [--except N,M,...] [--l3] A B
  *
  * --ts-rel compares each frame's offset from its file's first frame, to the
  * ns: what two -w runs of the same traffic, started at different times,
  * must agree on.
+ * --wirelen compares each frame's wire length too (the pcap record's len):
+ * a -w output must keep the length a short capture recorded, as tcprewrite
+ * does.  Without it, a -w file compares equal to what a capture on the far
+ * side got, which holds only the bytes sent.
  * --except leaves out the frames numbered (from 1): golden tests name the
  * frames a reference tool gets wrong, and why, instead of giving up on the file.
  * --skip-mac6 leaves out the 12 MAC address bytes of IPv6 frames (EtherType
@@ -35,7 +39,7 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: pcapdiff [--ts | --ts-us | --ts-rel] [--skip-mac6] [--except N,M,...] [--l3] A B\n");
+	fprintf(stderr, "usage: pcapdiff [--ts | --ts-us | --ts-rel] [--skip-mac6] [--wirelen] [--except N,M,...] [--l3] A B\n");
 	return 2;
 }
 
@@ -95,7 +99,7 @@ static bool excepted(const char *list, uint64_t n)
 int main(int argc, char **argv)
 {
 	uint64_t ts_div = 0, n = 0, skipped = 0, t0a = 0, t0b = 0;
-	bool skip_mac6 = false, l3 = false, rel = false;
+	bool skip_mac6 = false, l3 = false, rel = false, wirelen = false;
 	const char *except = NULL;
 	struct trace *a = NULL, *b = NULL;
 	int status = 2, i = 1;
@@ -113,6 +117,10 @@ int main(int argc, char **argv)
 	}
 	if (argc > i && !strcmp(argv[i], "--skip-mac6")) {
 		skip_mac6 = true;
+		i++;
+	}
+	if (argc > i && !strcmp(argv[i], "--wirelen")) {
+		wirelen = true;
 		i++;
 	}
 	if (argc > i + 1 && !strcmp(argv[i], "--except")) {
@@ -158,6 +166,10 @@ int main(int argc, char **argv)
 		}
 		if (pa.caplen != pb.caplen) {
 			printf("frame %" PRIu64 ": %u bytes vs %u bytes\n", n, pa.caplen, pb.caplen);
+			goto out;
+		}
+		if (wirelen && pa.wirelen != pb.wirelen) {
+			printf("frame %" PRIu64 ": wire length %u vs %u\n", n, pa.wirelen, pb.wirelen);
 			goto out;
 		}
 		if (memcmp(pa.data, pb.data, pa.caplen)) {

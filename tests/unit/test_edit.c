@@ -164,10 +164,29 @@ static void test_parsers(void **state)
 	assert_int_equal(m.mac[1][1], 0x0a);
 	assert_int_equal(edit_parse_macs(&m, "00:11:22:33:44", err, sizeof(err)), -EINVAL);
 	assert_int_equal(edit_parse_macs(&m, "00:11:22:33:44:55:66", err, sizeof(err)), -EINVAL);
-	assert_int_equal(edit_parse_cidrmap(&cm, "10.0.0.0/8:192.168.0.0/16,[2001:db8::/32]:[fd00::]/16",
+	assert_int_equal(edit_parse_cidrmap(&cm, "10.0.0.0/8:192.168.0.0/16,[2001:db8::/32]:[fd00::/16]",
 					    err, sizeof(err)), 0);
 	assert_int_equal(cm.n, 2);
 	assert_int_equal(cm.e[1].to.plen, 16);
+	/* issue 14: a length after the bracket is ignored by tcprewrite 4.6 (a one-host map): refused with
+	 * its spelling (this test accepted "[fd00::]/16" as a /16 before). */
+	assert_int_equal(edit_parse_cidrmap(&cm, "[2001:db8::]/32:[fd00::]/32", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "'[2001:db8::]/32:[fd00::]/32': write the prefix length inside the brackets, "
+				 "[2001:db8::/32] (tcprewrite 4.6 ignores a length after ']' and maps one host)");
+	assert_int_equal(edit_parse_cidrmap(&cm, "[2001:db8::/32]:[fd00::]/16", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "inside the brackets, [fd00::/16] (tcprewrite 4.6"));
+	assert_int_equal(edit_parse_cidrmap(&cm, "1.0.0.0/8:2.0.0.0/8,[10.0.0.0]/8:[192.168.0.0/16]", err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "inside the brackets, [10.0.0.0/8] (tcprewrite 4.6"));
+	/* Bracketed IPv4, alone or in a list, as tcprewrite 4.6 takes it; without a length, one host. */
+	assert_int_equal(edit_parse_cidrmap(&cm, "[10.0.0.0/8]:[192.168.0.0/16]", err, sizeof(err)), 0);
+	assert_true(cm.n == 1 && cm.e[0].from.family == 4 && cm.e[0].from.plen == 8 && cm.e[0].to.plen == 16);
+	assert_int_equal(cm.e[0].to.addr[0], 192);
+	assert_int_equal(edit_parse_cidrmap(&cm, "[2001:db8::/32]:[fd00::/16],192.0.2.0/24:[10.1.0.1]", err, sizeof(err)), 0);
+	assert_true(cm.n == 2 && cm.e[1].from.family == 4 && cm.e[1].to.family == 4 && cm.e[1].to.plen == 32);
+	assert_int_equal(edit_parse_cidrmap(&cm, "[10.0.0.0/33]:[1.2.3.4]", err, sizeof(err)), -EINVAL);
+	assert_int_equal(edit_parse_cidrmap(&cm, "[2001:db8::/129]:[fd00::]", err, sizeof(err)), -EINVAL);
+	assert_int_equal(edit_parse_cidrmap(&cm, "[10.0.0.0/8]:[fd00::/16]", err, sizeof(err)), -EINVAL);
 	assert_int_equal(edit_parse_cidrmap(&cm, "10.0.0.0/8:[fd00::/16]", err, sizeof(err)), -EINVAL);
 	assert_int_equal(edit_parse_cidrmap(&cm, "10.0.0.0/33:1.2.3.4", err, sizeof(err)), -EINVAL);
 	assert_int_equal(edit_parse_portmap(&pm, "8000,8080:80,9000-9999:90", err, sizeof(err)), 0);
@@ -310,6 +329,46 @@ static void test_pad_zeroes_payload(void **state)
 	assert_int_equal(p.caplen, n);
 	assert_memory_equal(p.data + 42, full + 42, n - 42);
 	assert_true(udp4_ok(p.data, n));
+}
+
+/* --pktlen (tcpreplay's): a short capture goes out at its wire length, the captured bytes then zeros;
+ * headers and checksums as captured; after --mtu-trunc, the cut length. */
+static void test_pktlen(void **state)
+{
+	struct edit_cfg c = EDIT_CFG_DEFAULTS;
+	uint8_t b[200], want[200], arp[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x08, 0x06 };
+	struct pkt p = { .data = b, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	size_t n = udp4(b, 100);
+
+	(void)state;
+	c.pktlen = true;
+	assert_true(edit_cfg_any(&c));
+	memcpy(want, b, 60);
+	memset(want + 60, 0, n - 60);
+	p.caplen = 60;
+	p.wirelen = (uint32_t)n;
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_int_equal(p.caplen, n);
+	assert_int_equal(p.wirelen, n);
+	assert_memory_equal(p.data, want, n); /* the IPv4 and UDP checksums are the captured ones */
+	/* A whole frame is left alone; so is a frame that is not IP, padded the same way. */
+	p = (struct pkt){ .data = b, .caplen = (uint32_t)n, .wirelen = (uint32_t)n, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	memcpy(want, b, n);
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_int_equal(p.caplen, n);
+	assert_memory_equal(p.data, want, n);
+	p = (struct pkt){ .data = arp, .caplen = 20, .wirelen = 60, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_int_equal(p.caplen, 60);
+	assert_memory_equal(p.data, arp, 14);
+	/* After --mtu-trunc the cut length is what goes out. */
+	c.mtu = 100;
+	c.mtu_trunc = true;
+	udp4(b, 100);
+	p = (struct pkt){ .data = b, .caplen = 60, .wirelen = (uint32_t)n, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+	assert_int_equal(run1(&c, &p), EDIT_KEEP);
+	assert_int_equal(p.caplen, 114);
+	assert_int_equal(p.wirelen, 114);
 }
 
 static void test_selection(void **state)
@@ -1182,6 +1241,7 @@ int main(void)
 		cmocka_unit_test(test_untouched_not_copied),
 		cmocka_unit_test(test_rewrites_keep_checksums_valid),
 		cmocka_unit_test(test_pnat_maps_host_bits),
+		cmocka_unit_test(test_pktlen),
 		cmocka_unit_test(test_truncated_headers_are_safe),
 		cmocka_unit_test(test_pad_zeroes_payload),
 		cmocka_unit_test(test_selection),

@@ -958,7 +958,7 @@ static void test_config_files(void **state)
 		{ "topspeed 3\n", ":1: topspeed takes no value" },
 		{ "\n\nloop\n", ":3: loop needs a value" },
 		{ "loop abc\n", ":1: --loop: 'abc' is not" },
-		{ "pktlen\n", ":1: pktlen is not supported: tcpreplay's --pktlen" },
+		{ "netmap\n", ":1: netmap is not supported: tcpreplay's netmap" },
 		{ "load-opts other.cfg\n", ":1: load-opts inside a config file" },
 		{ "intf1 \"x y\n", ":1: intf1: the quote" },
 		{ "intf1 a\0b\n", ":1: a NUL byte" },
