@@ -175,7 +175,7 @@ one() {
 	lost=$(jget "$rx" lost || echo "?")
 	qd=$(jget "$js" packets_impair_queue_dropped || echo 0)
 	# The live source's kernel drops (its "live" object; none in replay mode).
-	kd=$(grep -o '"kernel_dropped":[0-9]*' "$js" 2>/dev/null | cut -d: -f2 | head -n1)
+	kd=$(grep -o '"kernel_dropped":[0-9]*' "$js" 2>/dev/null | cut -d: -f2 | head -n1 || true)
 	printf '%-7s %-5s %-6s %-4s limit %-6s sent %-8s recv %-8s loss %-9s queue-drop %-6s kernel-drop %-6s ' \
 		"$mode" "$rate" "$emu" "${d}ms" "$([ "$emu" = none ] && echo - || echo "$LIMIT")" "$n" "$recv" \
 		"$(awk -v l="${lost:-0}" -v n="$n" 'BEGIN { printf "%.2e", n ? l / n : 0 }')" "${qd:-0}" "${kd:--}"
