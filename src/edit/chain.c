@@ -183,6 +183,20 @@ void edit_zero_tail(struct edit_ctx *c, uint8_t *start, uint32_t from, uint32_t 
 		ch->dirty_hi = z > ch->dirty_lo ? z : ch->dirty_lo;
 }
 
+int edit_pad_to_wire(struct edit_ctx *c, const char *what)
+{
+	struct pkt *p = c->p;
+
+	/* The room where the frame is now: after --enet-vlan del it starts 4 bytes later. */
+	if (p->wirelen > edit_room(c))
+		return edit_fail(c, "wire length %u is too large %s (limit %u)", p->wirelen, what, edit_room(c));
+	edit_zero_tail(c, edit_wr(c), p->caplen, p->wirelen);
+	if (c->zero_from > p->caplen)
+		c->zero_from = p->caplen;
+	p->caplen = p->wirelen;
+	return 0;
+}
+
 void edit_patch(struct edit_ctx *c, uint32_t off, const uint8_t *nw, unsigned n, int csum_off,
 		bool udp)
 {

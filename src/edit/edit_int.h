@@ -245,6 +245,14 @@ void edit_pull(struct edit_ctx *c, uint32_t at, uint32_t n);
  * from @from to @len must read as zero: clear only what earlier packets left there. */
 void edit_zero_tail(struct edit_ctx *c, uint8_t *start, uint32_t from, uint32_t len);
 
+/*
+ * edit_pad_to_wire() - the frame grows from its captured length to its wire
+ * length, zeros past the captured bytes (--fixlen pad, --pktlen); 0, or
+ * edit_fail()'s -EINVAL where the wire length does not fit ("too large
+ * @what").
+ */
+int edit_pad_to_wire(struct edit_ctx *c, const char *what);
+
 /* --- net.c: header walks and checksums --- */
 
 /*

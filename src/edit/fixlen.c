@@ -25,17 +25,13 @@ static int fixlen_apply(struct edit *e, struct edit_ctx *c)
 	switch (e->cfg->fixlen) {
 	case EDIT_FIXLEN_DEL:
 		return EDIT_DROP;
-	case EDIT_FIXLEN_PAD:
-		/* The room where the frame is now: after --enet-vlan del it starts 4 bytes later. */
-		if (p->wirelen > edit_room(c))
-			return edit_fail(c, "wire length %u is too large to pad (limit %u)", p->wirelen,
-					 edit_room(c));
-		d = edit_wr(c);
-		edit_zero_tail(c, d, p->caplen, p->wirelen);
-		if (c->zero_from > p->caplen)
-			c->zero_from = p->caplen;
-		p->caplen = p->wirelen;
+	case EDIT_FIXLEN_PAD: {
+		int rc = edit_pad_to_wire(c, "to pad");
+
+		if (rc < 0)
+			return rc;
 		break;
+	}
 	case EDIT_FIXLEN_TRUNC: {
 		uint32_t l3len = p->caplen - l->l3off;
 

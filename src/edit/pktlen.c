@@ -17,22 +17,9 @@ static bool pktlen_wanted(const struct edit_cfg *cfg)
 
 static int pktlen_apply(struct edit *e, struct edit_ctx *c)
 {
-	struct pkt *p = c->p;
-	uint8_t *d;
-
 	(void)e;
-	if (p->caplen >= p->wirelen)
-		return EDIT_KEEP;
-	/* The room where the frame is now: after --enet-vlan del it starts 4 bytes later. */
-	if (p->wirelen > edit_room(c))
-		return edit_fail(c, "wire length %u is too large to send with --pktlen (limit %u)", p->wirelen,
-				 edit_room(c));
-	d = edit_wr(c);
-	edit_zero_tail(c, d, p->caplen, p->wirelen);
-	if (c->zero_from > p->caplen)
-		c->zero_from = p->caplen;
-	p->caplen = p->wirelen;
-	return EDIT_KEEP;
+	/* 0 is EDIT_KEEP. */
+	return c->p->caplen < c->p->wirelen ? edit_pad_to_wire(c, "to send with --pktlen") : EDIT_KEEP;
 }
 
 const struct edit_ops edit_pktlen_ops = {

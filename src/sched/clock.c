@@ -65,6 +65,26 @@ static int mono_spin_until_ns(struct clock *c, uint64_t deadline_ns,
 }
 
 /*
+ * One small /proc file, read whole through *@fd (opened from @path on the
+ * first call, -2 until then, and kept open): its text in @buf, NUL-ended,
+ * or false if it cannot be read.
+ */
+static bool proc_read(int *fd, const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+
+	if (*fd == -2)
+		*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return false;
+	n = pread(*fd, buf, len - 1, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
+/*
  * The calling thread's run-queue wait so far: the second field of
  * /proc/thread-self/schedstat (CONFIG_SCHED_INFO).  One pread() of an fd
  * kept open per thread (a few us; the waiter reads it only around sleeps,
@@ -76,18 +96,10 @@ static uint64_t mono_run_delay_ns(struct clock *c)
 	static __thread int fd = -2;
 	char buf[96];
 	unsigned long long run, wait;
-	ssize_t n;
 
 	(void)c;
-	if (fd == -2)
-		fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return UINT64_MAX;
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return UINT64_MAX;
-	buf[n] = '\0';
-	if (sscanf(buf, "%llu %llu", &run, &wait) != 2)
+	if (!proc_read(&fd, "/proc/thread-self/schedstat", buf, sizeof(buf)) ||
+	    sscanf(buf, "%llu %llu", &run, &wait) != 2)
 		return UINT64_MAX;
 	return (uint64_t)wait;
 }
@@ -103,19 +115,10 @@ static uint64_t mono_cpu_pressure_ns(struct clock *c)
 	char buf[160];
 	const char *p;
 	unsigned long long us;
-	ssize_t n;
 
 	(void)c;
-	if (fd == -2)
-		fd = open("/proc/pressure/cpu", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return UINT64_MAX;
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return UINT64_MAX;
-	buf[n] = '\0';
-	p = strstr(buf, "total=");
-	if (strncmp(buf, "some ", 5) || !p || sscanf(p, "total=%llu", &us) != 1)
+	if (!proc_read(&fd, "/proc/pressure/cpu", buf, sizeof(buf)) || strncmp(buf, "some ", 5) ||
+	    !(p = strstr(buf, "total=")) || sscanf(p, "total=%llu", &us) != 1)
 		return UINT64_MAX;
 	return (uint64_t)us * 1000;
 }
