@@ -585,11 +585,13 @@ static void test_frame_limit(void **state)
 
 	/* VLAN del, then pad to a wire length of 262145-262148: 262141-262144 bytes after the
 	 * pull, every one inside the buffer and every padded one zero. */
-	for (int pad = 0; pad < 2; pad++)
+	for (int pad = 0; pad < 3; pad++)
 		for (uint32_t w = PKT_FRAME_MAX_BYTES + 1; w <= PKT_FRAME_MAX_BYTES + 4; w++) {
 			c = (struct edit_cfg)EDIT_CFG_DEFAULTS;
 			c.vlan = EDIT_VLAN_DEL;
-			if (pad)
+			if (pad == 2)
+				c.pktlen = true;
+			else if (pad)
 				c.pad_payload = true;
 			else
 				c.fixlen = EDIT_FIXLEN_PAD;
@@ -607,6 +609,11 @@ static void test_frame_limit(void **state)
 	c.fixlen = EDIT_FIXLEN_PAD;
 	assert_true(edit_one(&c, big, 100, PKT_FRAME_MAX_BYTES + 1, &p, &ch) < 0);
 	assert_non_null(strstr(edit_chain_strerror(ch), "too large to pad"));
+	edit_chain_free(ch);
+	c = (struct edit_cfg)EDIT_CFG_DEFAULTS;
+	c.pktlen = true;
+	assert_true(edit_one(&c, big, 100, PKT_FRAME_MAX_BYTES + 1, &p, &ch) < 0);
+	assert_non_null(strstr(edit_chain_strerror(ch), "too large to send with --pktlen"));
 	edit_chain_free(ch);
 	free(big);
 }
