@@ -183,12 +183,12 @@ void threads_auto_probe(const struct opts *o, struct threads_auto_env *env)
 
 void threads_auto_apply(struct opts *o)
 {
-	struct threads_auto_env env;
+	struct threads_auto_env env = { 0 };
 	unsigned n;
 
-	if (o->threads_given || o->tx.path || o->source_if || o->sched.mode != SCHED_MODE_TOPSPEED)
-		return; /* nothing to probe: one thread, as asked or as the schedule needs */
-	threads_auto_probe(o, &env);
+	/* threads_auto() decides these on the options alone: nothing of the machine to read. */
+	if (!(o->threads_given || o->tx.path || o->source_if || o->sched.mode != SCHED_MODE_TOPSPEED))
+		threads_auto_probe(o, &env);
 	n = threads_auto(o, &env, o->threads_why, sizeof(o->threads_why));
 	if (n > 1) {
 		o->threads = n;
