@@ -12,7 +12,8 @@
  *     threads_check(): impairment, --oneatatime, --limit, --send-log,
  *     --stats) and nothing given for one thread (--xdp-queue, one --cpu),
  *     and no --rt-priority (a SCHED_FIFO thread spinning on every CPU
- *     would starve the rest of the machine);
+ *     would starve the rest of the machine), nor --loop with --stats-json
+ *     (whose "passes" one thread records: threads count passes each);
  *   - every input a regular file (each thread reads it itself), and with
  *     --preload all the threads' copies fit in half the memory available;
  *   - the AF_XDP memory of every thread's sockets fits RLIMIT_MEMLOCK
@@ -84,6 +85,8 @@ unsigned threads_auto(const struct opts *o, const struct threads_auto_env *env, 
 		no = "--xdp-queue";
 	else if (o->rt.priority)
 		no = "--rt-priority";
+	else if (o->loop != 1 && o->stats_json)
+		no = "--loop with --stats-json (its \"passes\")";
 	if (no) {
 		snprintf(why, len, "%s is for one thread", no);
 		return 1;

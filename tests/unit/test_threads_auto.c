@@ -134,6 +134,13 @@ static void test_options_keep_one(void **state)
 			env.cpus = o.cpus.n; /* as threads_auto_probe() counts them */
 		expect(&o, &env, 1, one[i].name);
 	}
+	/* --loop with --stats-json: its "passes" are one thread's; either alone takes threads. */
+	assert_int_equal(PARSE(&o, "-t", "-i", "veth0", "--loop", "2", "--stats-json", "x.json", trace_path), 0);
+	expect(&o, &two, 1, "--loop with --stats-json (its \"passes\") is for one thread");
+	assert_int_equal(PARSE(&o, "-t", "-i", "veth0", "--loop", "0", "--stats-json", "x.json", trace_path), 0);
+	expect(&o, &two, 1, "--loop with --stats-json");
+	assert_int_equal(PARSE(&o, "-t", "-i", "veth0", "--stats-json", "x.json", trace_path), 0);
+	expect(&o, &two, 2, "2 sender threads");
 	/* --oneatatime takes no -t (opts.c refuses the pair), so only a struct built by hand has both. */
 	assert_int_equal(PARSE(&o, "-t", "-i", "veth0", trace_path), 0);
 	o.oneatatime = true;
