@@ -103,8 +103,11 @@ unsigned threads_auto(const struct opts *o, const struct threads_auto_env *env, 
 	n = MIN(MIN(env->queues, env->cpus), (unsigned)OPTS_THREADS_MAX);
 	if (o->trace.preload && env->input_bytes > env->mem_avail / 2 / n)
 		return one(why, len, "--preload: a copy per thread would not fit in half the memory available");
-	if (env->memlock != UINT64_MAX && (uint64_t)xdp_lanes(o) * n * TX_XDP_UMEM_BYTES > env->memlock)
-		return one(why, len, "RLIMIT_MEMLOCK holds one thread's AF_XDP memory, not more");
+	if (env->memlock != UINT64_MAX && (uint64_t)xdp_lanes(o) * n * TX_XDP_UMEM_BYTES > env->memlock) {
+		snprintf(why, len, "RLIMIT_MEMLOCK (%llu KiB, no cap_ipc_lock) does not hold %u threads' AF_XDP memory",
+			 (unsigned long long)(env->memlock >> 10), n);
+		return 1;
+	}
 	snprintf(why, len, "%u sender threads on %u TX queues and %u CPUs (top speed; per-flow order kept; "
 		 "--threads 1 for one)", n, env->queues, env->cpus);
 	return n;
