@@ -282,10 +282,15 @@ static int open_send_log(struct replay *r)
 static int close_send_log(struct replay *r)
 {
 	char err[512];
+	uint64_t stall_ns, stalls = sendlog_stalls(r->slog, &stall_ns);
 	int rc = sendlog_close(r->slog, (int64_t)realtime_minus_mono_ns(), sched_now(&r->sched),
 			       err, sizeof(err));
 
 	r->slog = NULL;
+	/* No entry is dropped for a slow disk: the send loop waited instead, and says so. */
+	if (stalls)
+		log_warn("--send-log %s: its writer fell behind; sending waited for it %llu times, %.3f ms in all",
+			 r->o->send_log, (unsigned long long)stalls, (double)stall_ns / 1e6);
 	if (rc < 0)
 		log_err("%s", err);
 	return rc < 0 ? -1 : 0;
