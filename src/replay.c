@@ -394,6 +394,8 @@ static __attribute__((noinline)) enum step stage_refused(struct replay *r, struc
 	for (;; rc = tx_send(l->tx, p, 1)) {
 		if (rc == 1) {
 			stage_push_entry(l, &e);
+			if (r->decode)
+				decode_pkt(r->decode, p);
 			return STEP_NEXT;
 		}
 		if (backpressure(rc) && l->qn) {
@@ -437,6 +439,9 @@ static inline enum step stage_one(struct replay *r, struct lane *l, const struct
 			(struct staged){ .t = t, .recno = p->recno, .off = p->off, .deadline_ns = deadline,
 					 .caplen = p->caplen, .id = r->slog ? sendlog_id(p) : 0 };
 		l->qn++;
+		/* -v: the packet as the method took it (one predictable branch when off). */
+		if (unlikely(r->decode))
+			decode_pkt(r->decode, p);
 		return STEP_NEXT;
 	}
 	return stage_refused(r, l, t, p, deadline, rc);
