@@ -77,17 +77,18 @@ test_tcpdump_stops() {
 }
 
 test_sigint() {
-	local pid rc=0 t0
+	local pid cpid="" rc=0 t0
 	# udp-1ms.pcap at recorded timing: about a second; SIGINT after 0.3 s ends it (and tcpdump) at once.
 	ip netns exec "$NS_A" "$REPLAY" -v -i "$IF_A" "$TRACES/udp-1ms.pcap" >"$WORK/out" 2>"$WORK/err" &
 	pid=$!
 	sleep 0.3
+	cpid=$(pgrep -P "$pid" -x tcpdump) || die "no tcpdump child of replay"
 	t0=$(date +%s%N)
 	kill -INT "$pid"
 	wait "$pid" || rc=$?
 	[ "$rc" -eq 130 ] || die "SIGINT: exit $rc, not 130: $(cat "$WORK/err")"
 	[ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 3000 ] || die "SIGINT: took more than 3 s to end"
-	pgrep -f "tcpdump -n -l -r -" -P "$pid" >/dev/null && die "tcpdump left behind"
+	! kill -0 "$cpid" 2>/dev/null || die "tcpdump ($cpid) left behind"
 	[ "$(grep -c '^[0-9][0-9]:' "$WORK/out")" -ge 1 ] || die "SIGINT: no packet decoded before it"
 }
 
