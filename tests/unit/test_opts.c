@@ -114,6 +114,12 @@ static void test_decode_opts(void **state)
 	expect_usage_error(PARSE(&o, "-v", "-i", "x", "--threads", "2", "a"),
 			   "--threads 2 does not support -v (one tcpdump decodes the packets in the order they are sent): "
 			   "use one thread");
+	/* --pktlen beside --pad-payload would change nothing (issue 14): refused, one line. */
+	expect_usage_error(PARSE(&o, "--pktlen", "--pad-payload", "-w", "o", "a"),
+			   "--pad-payload already sends each frame at its wire length (zeros past the headers); "
+			   "--pktlen would change nothing: give one");
+	assert_int_equal(PARSE(&o, "--pktlen", "-w", "o", "a"), 0);
+	assert_int_equal(PARSE(&o, "--pad-payload", "-w", "o", "a"), 0);
 	/* The abbreviation --debu is no spelling of --debug. */
 	assert_int_equal(PARSE(&o, "--debu", "-i", "x", "a"), -EINVAL);
 }
