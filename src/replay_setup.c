@@ -286,6 +286,7 @@ static int close_send_log(struct replay *r)
 			       err, sizeof(err));
 
 	r->slog = NULL;
+	r->per_pkt = r->decode;
 	if (rc < 0)
 		log_err("%s", err);
 	return rc < 0 ? -1 : 0;
@@ -624,6 +625,7 @@ static void finish_decode(struct replay *r)
 	if (r->decode && decode_finish(r->decode, err, sizeof(err)) < 0 && !*r->stop)
 		log_warn("%s", err);
 	r->decode = NULL;
+	r->per_pkt = r->slog;
 }
 
 static void cleanup(struct replay *r)
@@ -794,6 +796,7 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 			goto fail;
 		}
 	}
+	r->per_pkt = r->slog || r->decode;
 	/* Last: everything is open, the first packet is all that is left to do. */
 	if (o->sched.start_at.set && !r->stopped && wait_start(r, hooks) < 0)
 		goto fail;
