@@ -4,6 +4,8 @@
  * tcprewrite's and tcpedit's -v).  One child, "tcpdump [ARGS] -n -l -r -"
  * (ARGS from -A/--decode split at blanks, in front, as tcpreplay 4.6 puts
  * them), reads a pcap stream on a pipe; its output is replay's stdout.
+ * It runs in a process group of its own: a terminal's Ctrl-C reaches
+ * replay, which ends the stream; tcpdump then prints the rest and exits.
  *
  * The stream: a pcap header (nanosecond magic 0xa1b23c4d, version 2.4,
  * snap length PKT_FRAME_MAX_BYTES, LINKTYPE_ETHERNET: every frame handed to

@@ -155,6 +155,10 @@ int decode_start(struct decode **dp, const char *args, char *err, size_t errlen)
 	/* What the child sees: the pipe as stdin, replay's stdout, default signals, none blocked. */
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, p[0], STDIN_FILENO);
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
+	/* Nothing else of replay's (sockets, the -w output, a capture's pipe) stays open in tcpdump. */
+	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
+#endif
 	posix_spawnattr_init(&at);
 	sigemptyset(&none);
 	sigemptyset(&dflt);
@@ -163,7 +167,13 @@ int decode_start(struct decode **dp, const char *args, char *err, size_t errlen)
 	sigaddset(&dflt, SIGPIPE);
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setsigdefault(&at, &dflt);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	/*
+	 * A process group of its own: a Ctrl-C at the terminal stops replay,
+	 * which closes the pipe, and tcpdump then prints what it still holds
+	 * and ends (decode_finish()), rather than dying mid-stream beside it.
+	 */
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
 	fflush(stdout); /* what replay printed comes first */
 	rc = posix_spawnp(&pid, DECODE_PROG, &fa, &at, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
