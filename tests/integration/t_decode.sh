@@ -92,6 +92,26 @@ test_sigint() {
 	[ "$(grep -c '^[0-9][0-9]:' "$WORK/out")" -ge 1 ] || die "SIGINT: no packet decoded before it"
 }
 
+test_ctrl_c() {
+	local pid rc=0 js=$WORK/cc.json sent failed
+	# As a terminal's Ctrl-C: SIGINT to replay's whole process group (setsid gives it its own).
+	# tcpdump is in a group of its own, so it outlives the signal and prints every packet staged.
+	setsid ip netns exec "$NS_A" "$REPLAY" -q -v -i "$IF_A" --stats-json "$js" "$TRACES/udp-1ms.pcap" \
+		>"$WORK/out" 2>"$WORK/err" &
+	pid=$!
+	sleep 0.4
+	kill -INT -- "-$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 130 ] || die "Ctrl-C: exit $rc, not 130: $(cat "$WORK/err")"
+	sent=$(json_get "$js" packets_sent)
+	failed=$(json_get "$js" packets_failed)
+	[ "$sent" -gt 0 ] && [ "$sent" -lt 1000 ] || die "Ctrl-C: $sent sent; the run was not cut short"
+	[ "$(grep -c '^[0-9][0-9]:' "$WORK/out")" -eq $((sent + failed)) ] ||
+		die "Ctrl-C: $(grep -c '^[0-9][0-9]:' "$WORK/out") lines for $sent sent + $failed failed"
+	! grep -q "warning" "$WORK/err" || die "Ctrl-C: a warning: $(cat "$WORK/err")"
+}
+
 require_root
 init_ns
-run_tests test_lines_and_arrival test_decode_args_and_edits test_no_tcpdump test_tcpdump_stops test_sigint
+run_tests test_lines_and_arrival test_decode_args_and_edits test_no_tcpdump test_tcpdump_stops test_sigint \
+	test_ctrl_c
