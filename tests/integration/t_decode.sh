@@ -76,13 +76,24 @@ test_tcpdump_stops() {
 		die "expected one warning: $(cat "$WORK/err")"
 }
 
+# decode_child PID: tcpdump, once replay (PID) has started it (set-up is slow under ASan), or die.
+decode_child() {
+	local c
+	for _ in $(seq 200); do
+		c=$(pgrep -P "$1" -x tcpdump) && { echo "$c"; return 0; }
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	die "no tcpdump child of replay: $(cat "$WORK/err")"
+}
+
 test_sigint() {
 	local pid cpid="" rc=0 t0
 	# udp-1ms.pcap at recorded timing: about a second; SIGINT after 0.3 s ends it (and tcpdump) at once.
 	ip netns exec "$NS_A" "$REPLAY" -v -i "$IF_A" "$TRACES/udp-1ms.pcap" >"$WORK/out" 2>"$WORK/err" &
 	pid=$!
+	cpid=$(decode_child "$pid")
 	sleep 0.3
-	cpid=$(pgrep -P "$pid" -x tcpdump) || die "no tcpdump child of replay"
 	t0=$(date +%s%N)
 	kill -INT "$pid"
 	wait "$pid" || rc=$?
@@ -99,6 +110,7 @@ test_ctrl_c() {
 	setsid ip netns exec "$NS_A" "$REPLAY" -q -v -i "$IF_A" --stats-json "$js" "$TRACES/udp-1ms.pcap" \
 		>"$WORK/out" 2>"$WORK/err" &
 	pid=$!
+	decode_child "$pid" >/dev/null
 	sleep 0.4
 	kill -INT -- "-$pid"
 	wait "$pid" || rc=$?
