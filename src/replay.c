@@ -395,6 +395,8 @@ static __attribute__((noinline)) enum step stage_refused(struct replay *r, struc
 	for (;; rc = tx_send(l->tx, p, 1)) {
 		if (rc == 1) {
 			stage_push_entry(l, &e);
+			if (r->decode)
+				decode_pkt(r->decode, p);
 			return STEP_NEXT;
 		}
 		if (backpressure(rc) && l->qn) {
@@ -433,11 +435,21 @@ static inline enum step stage_one(struct replay *r, struct lane *l, const struct
 
 	if (likely(rc == 1)) {
 		unsigned i = l->qhead + l->qn;
+		struct staged *e = &l->q[i < l->qcap ? i : i - l->qcap];
 
-		l->q[i < l->qcap ? i : i - l->qcap] =
-			(struct staged){ .t = t, .recno = p->recno, .off = p->off, .deadline_ns = deadline,
-					 .caplen = p->caplen, .id = r->slog ? sendlog_id(p) : 0 };
+		*e = (struct staged){ .t = t, .recno = p->recno, .off = p->off, .deadline_ns = deadline,
+				      .caplen = p->caplen };
 		l->qn++;
+		/*
+		 * --send-log's identity and -v's decoding share one branch, the
+		 * one --send-log alone had: -v costs nothing when not given.
+		 */
+		if (unlikely(r->per_pkt)) {
+			if (r->slog)
+				e->id = sendlog_id(p);
+			if (r->decode)
+				decode_pkt(r->decode, p);
+		}
 		return STEP_NEXT;
 	}
 	return stage_refused(r, l, t, p, deadline, rc);

@@ -14,6 +14,7 @@
 
 #include "replay.h"
 #include "replay/checks.h"
+#include "replay/decode.h"
 #include "replay/dqueue.h"
 #include "replay/edit.h"
 #include "replay/impair.h"
@@ -126,6 +127,8 @@ struct replay {
 	uint64_t fails_logged;       /* send failures logged, for the rate limit */
 	uint64_t edit_fails_logged;  /* edit failures logged, for the rate limit */
 	struct sendlog *slog;        /* --send-log, or NULL */
+	struct decode *decode;       /* -v: tcpdump decoding each packet staged, or NULL */
+	bool per_pkt;                /* slog or decode: stage_one()'s one branch for both */
 	struct progress progress;    /* the status line or --stats N lines (replay/progress.h) */
 	enum progress_mode progress_mode;
 	FILE *summary;               /* where the summary (and progress) goes */
