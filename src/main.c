@@ -106,9 +106,9 @@ int main(int argc, char **argv)
 	}
 	if (o.info)
 		return replay_info(&o);
-	log_init("replay", o.quiet || (o.no_warnings && !o.verbose) ? LOG_LVL_ERR
-				   : o.verbose >= 2 ? LOG_LVL_DEBUG
-				   : o.verbose ? LOG_LVL_INFO
+	log_init("replay", o.quiet || (o.no_warnings && !o.debug) ? LOG_LVL_ERR
+				   : o.debug >= 2 ? LOG_LVL_DEBUG
+				   : o.debug ? LOG_LVL_INFO
 					       : LOG_LVL_WARN);
 	for (unsigned i = 0; i < o.nwarn && !o.no_warnings; i++)
 		log_warn("%s", o.warn[i]);

@@ -438,7 +438,7 @@ static int parse_core(const struct opt_set *set, void *cfg, int argc, char **arg
 			goto out;
 		}
 		/* "-w -q": the next word was taken as the argument, but it is an option. */
-		if (d->metavar && optarg == argv[optind - 1] && looks_like_option(optarg)) {
+		if (d->metavar && !d->dash_arg && optarg == argv[optind - 1] && looks_like_option(optarg)) {
 			char name[64];
 
 			if (idx >= 0)

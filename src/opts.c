@@ -297,8 +297,12 @@ static const struct opt_def table[] = {
 	     .help = "print no warnings (errors and the summary still)"),
 	FLAG(pid, .name = "pid", .key = 'P', .group = OPT_GRP_STATS,
 	     .help = "print replay's process ID at start-up"),
-	COUNT(verbose, .name = "verbose", .key = 'v', .group = OPT_GRP_STATS,
-	      .help = "say more (repeat for debug output)"),
+	FLAG(decode, .name = "verbose", .key = 'v', .group = OPT_GRP_STATS,
+	     .help = "print each packet as it is sent, decoded by tcpdump (tcpdump -n -l -r -), on stdout"),
+	STR(decode_args, .name = "decode", .key = 'A', .metavar = "ARGS", .group = OPT_GRP_STATS, .dash_arg = true,
+	    .help = "with -v: add ARGS (split at blanks) to tcpdump's command line, e.g. -A \"-e -x\""),
+	COUNT(debug, .name = "debug", .group = OPT_GRP_STATS,
+	      .help = "say more on stderr: once what is set up, twice debug output (replay's old -v)"),
 
 	/* misc */
 	FLAG(help, .name = "help", .key = 'h', .group = OPT_GRP_MISC, .help = "show this help and exit"),
@@ -322,8 +326,6 @@ static const struct opt_def table[] = {
 #define NOT_YET "not in replay yet (see replay(1), DIFFERENCES)"
 static const struct opt_hint tool_hints[] = {
 	/* short letters */
-	{ 'A', "decode", "tcpreplay's -A/--decode passes arguments to tcpdump for -v; replay decodes nothing: "
-			 "replay -w - TRACE | tcpdump -n -r - ARGS shows what it would send", true },
 	{ '!', "more-help", "tcpreplay's -!/--more-help pages the help: replay --help | less", true },
 	/* long names only (the letters are replay's, or the tools have none) */
 	{ 0, "netmap", "tcpreplay's netmap injector; replay has no netmap: --xdp (AF_XDP, --method xdp) is its "
@@ -376,6 +378,10 @@ static const struct opt_hint prep_hints[] = {
 	{ 'm', "minmask", "tcpprep's -m/--minmask; " PREP_SPLIT " (--mtu is replay's -m)", true },
 	{ 'M', "maxmask", "tcpprep's -M/--maxmask; " PREP_SPLIT, true },
 	{ 'w', NULL, "tcpprep's -w (suppress warnings) is -W here", true },
+	{ 'v', "verbose", "tcpprep's -v/--verbose prints each packet decoded by tcpdump; replay prep sends nothing: "
+			  "replay -v -w /dev/null TRACE decodes it (--debug says more)", true },
+	{ 'A', "decode", "tcpprep's -A/--decode passes arguments to tcpdump for -v; replay prep decodes nothing: "
+			 "replay -v -A ARGS -w /dev/null TRACE", true },
 	{ 0, NULL, NULL, false },
 };
 
@@ -560,6 +566,8 @@ static int threads_check(struct opts *o, char *err, size_t len)
 		no = "--send-log";
 	else if (o->stats_s != OPT_AUTO)
 		no = "--stats";
+	else if (o->decode)
+		no = "-v (one tcpdump decodes the packets in the order they are sent)";
 	else if (o->sched.mode == SCHED_MODE_MBPS && edit_cfg_any(&o->edit))
 		no = "--mbps with edits (each thread counts the bytes of every frame as read)";
 	if (no)
@@ -618,6 +626,16 @@ static int check(struct opts *o, char *err, size_t len)
 	if (o->oneatatime && (o->impair.n || o->impair.stat_given))
 		return opts_fail(err, len, "--oneatatime sends each packet when asked: it takes no impairment "
 				 "(--impair, --loss, --delay, ...), which holds packets back on a schedule");
+	if (o->decode_args && !o->decode)
+		return opts_fail(err, len, "-A/--decode passes arguments to tcpdump for -v: give -v too");
+	if (o->decode && ((o->tx.path && !strcmp(o->tx.path, "-")) || (o->stats_json && !strcmp(o->stats_json, "-")) ||
+			  (o->send_log && !strcmp(o->send_log, "-"))))
+		return opts_fail(err, len, "-v prints tcpdump's lines on stdout, where %s writes: give it a file",
+				 o->tx.path && !strcmp(o->tx.path, "-") ? "-w -"
+				 : o->stats_json && !strcmp(o->stats_json, "-") ? "--stats-json -" : "--send-log -");
+	if (o->decode && o->info)
+		return opts_fail(err, len, "-v decodes the packets sent; --info sends nothing: replay -v -w /dev/null FILE "
+				 "decodes them");
 	if ((o->prep_cmd || o->info) && (o->impair.n || o->impair.stat_given))
 		return opts_fail(err, len, "%s sends nothing: impairment (--impair, --loss, ...) applies to a replay",
 				 o->prep_cmd ? "replay prep" : "--info");

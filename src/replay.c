@@ -54,11 +54,12 @@
  *   queue    replay/dqueue.h: a fixed-capacity min-heap keyed by (deadline,
  *            insertion order).  With impairment (--impair, --loss, ...)
  *            run_impaired() puts it between source_next() and send_one():
- *            a delayed frame (or copy) is copied into a preallocated slab
- *            slot and held there, and the loop sends whichever is due
- *            first, the source's next packet or the queue's head.  With no
- *            impairment nothing reorders, so run() does not use it: a
- *            packet goes straight from the source to its lane.
+ *            a delayed frame (or copy) is copied into a slot made resident
+ *            before the run (replay/slots.h) and held there, and the loop
+ *            sends whichever is due first, the source's next packet or the
+ *            queue's head.  With no impairment nothing reorders, so run()
+ *            does not use it: a packet goes straight from the source to
+ *            its lane.
  *   lanes    struct lane: a method's handle, its staged FIFO and its
  *            counters.  route() picks the lane before the packet is edited
  *            (--split, -c).  With --threads each thread has its own lanes,
@@ -394,6 +395,8 @@ static __attribute__((noinline)) enum step stage_refused(struct replay *r, struc
 	for (;; rc = tx_send(l->tx, p, 1)) {
 		if (rc == 1) {
 			stage_push_entry(l, &e);
+			if (r->decode)
+				decode_pkt(r->decode, p);
 			return STEP_NEXT;
 		}
 		if (backpressure(rc) && l->qn) {
@@ -432,11 +435,21 @@ static inline enum step stage_one(struct replay *r, struct lane *l, const struct
 
 	if (likely(rc == 1)) {
 		unsigned i = l->qhead + l->qn;
+		struct staged *e = &l->q[i < l->qcap ? i : i - l->qcap];
 
-		l->q[i < l->qcap ? i : i - l->qcap] =
-			(struct staged){ .t = t, .recno = p->recno, .off = p->off, .deadline_ns = deadline,
-					 .caplen = p->caplen, .id = r->slog ? sendlog_id(p) : 0 };
+		*e = (struct staged){ .t = t, .recno = p->recno, .off = p->off, .deadline_ns = deadline,
+				      .caplen = p->caplen };
 		l->qn++;
+		/*
+		 * --send-log's identity and -v's decoding share one branch, the
+		 * one --send-log alone had: -v costs nothing when not given.
+		 */
+		if (unlikely(r->per_pkt)) {
+			if (r->slog)
+				e->id = sendlog_id(p);
+			if (r->decode)
+				decode_pkt(r->decode, p);
+		}
 		return STEP_NEXT;
 	}
 	return stage_refused(r, l, t, p, deadline, rc);
@@ -1130,8 +1143,9 @@ int impairing_open(struct replay *r)
 	/*
 	 * A slot holds the largest frame the traces declare (their snaplen),
 	 * with room for the edits to grow it (VLAN tags); a longer one fails,
-	 * named.  The slab is touched only where frames are held, the most
-	 * recently freed slot first, so its resident size follows the queue.
+	 * named.  Frames up to 2 KiB take slots made resident here, before the
+	 * clock starts: a page fault per held frame made the first 10 ms of a
+	 * delayed run 15 ms late (include/replay/slots.h).
 	 */
 	for (int i = 0; i < r->o->nfiles && r->traces; i++)
 		for (unsigned k = 0; r->traces[i] && k < trace_ninterfaces(r->traces[i]); k++) {
@@ -1142,20 +1156,16 @@ int impairing_open(struct replay *r)
 			slot = MAX(slot, sl);
 		}
 	slot = slot ? MIN(slot + 64u, PKT_FRAME_MAX_BYTES) : PKT_FRAME_MAX_BYTES;
-	slot = (slot + 63u) & ~63u;
-	ip->slot_bytes = slot;
 	ip->limit = m->limit ? m->limit : 1000;
-	ip->held = calloc(ip->limit, sizeof(*ip->held));
-	ip->free = calloc(ip->limit, sizeof(*ip->free));
-	ip->slab = malloc((size_t)ip->limit * slot);
+	if (slots_init(&ip->slots, ip->limit, slot) < 0)
+		goto nomem;
+	/* Written now, so that no page of it is first touched in the loop. */
+	ip->held = malloc(slots_ids(&ip->slots) * sizeof(*ip->held));
 	ip->scratch = malloc(PKT_FRAME_MAX_BYTES);
 	ip->act = malloc(sizeof(*ip->act));
-	if (!ip->held || !ip->free || !ip->slab || !ip->scratch || !ip->act ||
-	    dq_init(&ip->dq, ip->limit) < 0)
+	if (!ip->held || !ip->scratch || !ip->act || dq_init(&ip->dq, ip->limit) < 0)
 		goto nomem;
-	for (unsigned i = 0; i < ip->limit; i++)
-		ip->free[i] = ip->limit - 1 - i; /* slot 0 on top */
-	ip->nfree = ip->limit;
+	memset(ip->held, 0, slots_ids(&ip->slots) * sizeof(*ip->held));
 	return 0;
 nomem:
 	log_err("impairment: out of memory (--impair-limit %u frames of %u bytes)", m->limit,
@@ -1170,8 +1180,7 @@ void impairing_close(struct replay *r)
 	impair_close(ip->im);
 	dq_free(&ip->dq);
 	free(ip->held);
-	free(ip->free);
-	free(ip->slab);
+	slots_free(&ip->slots);
 	free(ip->scratch);
 	free(ip->act);
 	*ip = (struct impairing){ 0 };
@@ -1198,23 +1207,23 @@ static enum step hold(struct replay *r, const struct trace *t, const struct pkt 
 	struct impairing *ip = &r->imp;
 	struct held *h;
 	uint8_t *buf;
-	unsigned slot;
+	int slot;
 
-	if (unlikely(!ip->nfree)) {
+	if (unlikely(ip->nheld >= ip->limit)) {
 		/* No room: netem's "limit" -- dropped, counted apart from the actions' drops. */
 		impair_count_queue_drop(ip->im);
 		impair_note_held(ip->im, ip->limit, ip->limit, p->sched_ns, false);
 		account(r, l, FATE_IMPAIRED, NULL, NULL);
 		return STEP_NEXT;
 	}
-	if (unlikely(p->caplen > ip->slot_bytes)) {
+	slot = slots_get(&ip->slots, p->caplen, &buf);
+	if (unlikely(slot < 0)) {
 		struct staged e = { .t = t, .recno = p->recno, .off = p->off };
 
 		account(r, l, FATE_FAILED, &e, "longer than the snapshot length the traces declare: no impairment slot holds it");
 		return STEP_NEXT;
 	}
-	slot = ip->free[--ip->nfree];
-	buf = ip->slab + (size_t)slot * ip->slot_bytes;
+	ip->nheld++;
 	memcpy(buf, p->data, p->caplen);
 	if (a)
 		impair_corrupt_apply(ip->im, a, buf, p->caplen);
@@ -1224,9 +1233,9 @@ static enum step hold(struct replay *r, const struct trace *t, const struct pkt 
 	h->p.sched_ns = key; /* the written timestamp (-w) and the deadline */
 	h->t = t;
 	h->l = l;
-	h->slot = slot;
+	h->slot = (unsigned)slot;
 	(void)dq_push(&ip->dq, key, h); /* never full: as many entries as slots */
-	impair_note_held(ip->im, ip->limit - ip->nfree, ip->limit, p->sched_ns, true);
+	impair_note_held(ip->im, ip->nheld, ip->limit, p->sched_ns, true);
 	return STEP_NEXT;
 }
 
@@ -1277,7 +1286,8 @@ static enum step send_held(struct replay *r, uint64_t *mark)
 			impair_count_late(ip->im);
 		step = send_one(r, h->l, h->t, &h->p, r->timed ? deadline : 0);
 	}
-	ip->free[ip->nfree++] = h->slot;
+	slots_put(&ip->slots, h->slot);
+	ip->nheld--;
 	*mark = deadline;
 	return step;
 }
@@ -1355,7 +1365,8 @@ static void fail_held(struct replay *r)
 		struct held *h = e.data;
 
 		account(r, h->l, FATE_FAILED, NULL, NULL);
-		ip->free[ip->nfree++] = h->slot;
+		slots_put(&ip->slots, h->slot);
+		ip->nheld--;
 	}
 }
 

@@ -14,6 +14,7 @@
 
 #include "replay.h"
 #include "replay/checks.h"
+#include "replay/decode.h"
 #include "replay/dqueue.h"
 #include "replay/edit.h"
 #include "replay/impair.h"
@@ -23,6 +24,7 @@
 #include "replay/progress.h"
 #include "replay/sched.h"
 #include "replay/sendlog.h"
+#include "replay/slots.h"
 #include "replay/split.h"
 #include "replay/stats.h"
 #include "replay/trace.h"
@@ -72,24 +74,22 @@ struct held {
 	struct pkt p;                /* p.data is the slot; p.sched_ns the impaired deadline */
 	const struct trace *t;       /* for messages */
 	struct lane *l;              /* the lane it leaves by */
-	unsigned slot;               /* its index, back to the free list when sent */
+	unsigned slot;               /* its slot's id (slots_get()), given back when sent */
 };
 
 /*
  * Impairment (--impair, --loss, ...; src/replay.c, run_impaired()): the
  * engine, the deadline-ordered queue of held frames, and their memory, all
- * allocated before the run (--impair-limit slots of slot_bytes).
+ * allocated before the run (--impair-limit frames, include/replay/slots.h).
  */
 struct impairing {
 	struct impair *im;
 	struct dqueue dq;
-	struct held *held;           /* limit entries */
-	uint8_t *slab;               /* limit x slot_bytes */
-	unsigned *free;              /* free slot numbers, a stack (the most recently used first) */
-	unsigned nfree, limit;
+	struct held *held;           /* one per slot id (slots_ids()) */
+	struct slots slots;          /* the frames' memory, resident before the run */
+	unsigned nheld, limit;       /* frames held now; at most --impair-limit */
 	bool limit_hit;              /* --limit reached: read no more, send what is held */
 	bool wait_failed;            /* a held frame sent while the live input was silent failed the run */
-	uint32_t slot_bytes;         /* the largest frame a slot holds */
 	uint8_t *scratch;            /* one frame: a corrupted frame sent at once */
 	struct impair_action *act;   /* the current packet's action (about 4 KiB: not on the stack) */
 };
@@ -127,6 +127,8 @@ struct replay {
 	uint64_t fails_logged;       /* send failures logged, for the rate limit */
 	uint64_t edit_fails_logged;  /* edit failures logged, for the rate limit */
 	struct sendlog *slog;        /* --send-log, or NULL */
+	struct decode *decode;       /* -v: tcpdump decoding each packet staged, or NULL */
+	bool per_pkt;                /* slog or decode: stage_one()'s one branch for both */
 	struct progress progress;    /* the status line or --stats N lines (replay/progress.h) */
 	enum progress_mode progress_mode;
 	FILE *summary;               /* where the summary (and progress) goes */

@@ -282,10 +282,16 @@ static int open_send_log(struct replay *r)
 static int close_send_log(struct replay *r)
 {
 	char err[512];
+	uint64_t stall_ns, stalls = sendlog_stalls(r->slog, &stall_ns);
 	int rc = sendlog_close(r->slog, (int64_t)realtime_minus_mono_ns(), sched_now(&r->sched),
 			       err, sizeof(err));
 
 	r->slog = NULL;
+	r->per_pkt = r->decode;
+	/* No entry is dropped for a slow disk: the send loop waited instead, and says so. */
+	if (stalls)
+		log_warn("--send-log %s: its writer fell behind; sending waited for it %llu times, %.3f ms in all",
+			 r->o->send_log, (unsigned long long)stalls, (double)stall_ns / 1e6);
 	if (rc < 0)
 		log_err("%s", err);
 	return rc < 0 ? -1 : 0;
@@ -616,8 +622,20 @@ static int wait_start(struct replay *r, const struct replay_hooks *hooks)
 	return 0;
 }
 
+/* -v: close tcpdump's pipe and wait for it; how it ended is said, unless a signal stopped the run. */
+static void finish_decode(struct replay *r)
+{
+	char err[256];
+
+	if (r->decode && decode_finish(r->decode, err, sizeof(err)) < 0 && !*r->stop)
+		log_warn("%s", err);
+	r->decode = NULL;
+	r->per_pkt = r->slog;
+}
+
 static void cleanup(struct replay *r)
 {
+	finish_decode(r);
 	if (r->workers)
 		for (unsigned i = 1; i < r->nshards; i++)
 			replay_close_worker(&r->workers[i]);
@@ -733,7 +751,7 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 		r->progress_mode = PROGRESS_OFF; /* --threads: no one thread knows the whole progress */
 	else if (o->stats_s != OPT_AUTO)
 		r->progress_mode = PROGRESS_STATS;
-	else if (!o->quiet && !o->no_progress && !o->tx.path && isatty(fileno(r->summary)))
+	else if (!o->quiet && !o->no_progress && !o->tx.path && !o->decode && isatty(fileno(r->summary)))
 		r->progress_mode = PROGRESS_LINE;
 	else
 		r->progress_mode = PROGRESS_OFF;
@@ -775,6 +793,16 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 		log_err("cannot drop capabilities: %s", strerror(errno));
 		goto fail;
 	}
+	/* -v: tcpdump, started without the capabilities; missing, the run stops here, nothing sent. */
+	if (o->decode && !r->stopped) {
+		char err[512];
+
+		if (decode_start(&r->decode, o->decode_args, err, sizeof(err)) < 0) {
+			log_err("%s", err);
+			goto fail;
+		}
+	}
+	r->per_pkt = r->slog || r->decode;
 	/* Last: everything is open, the first packet is all that is left to do. */
 	if (o->sched.start_at.set && !r->stopped && wait_start(r, hooks) < 0)
 		goto fail;
@@ -937,6 +965,8 @@ int replay_close(struct replay *r, int status)
 		r->st.extra[r->st.nextra++] = (struct stats_extra){ .print = live_print, .json = live_json,
 								    .key = "live", .arg = r };
 	}
+	/* -v: tcpdump's last lines come before the summary. */
+	finish_decode(r);
 	summary = r->summary;
 	if (!o->quiet)
 		stats_print(&r->st, summary);

@@ -10,7 +10,7 @@
  *     wire, where several threads would only hold it to within a sleep;
  *   - with none of what several threads cannot do (src/opts.c,
  *     threads_check(): impairment, --oneatatime, --limit, --send-log,
- *     --stats) and nothing given for one thread (--xdp-queue, one --cpu),
+ *     --stats, -v) and nothing given for one thread (--xdp-queue, one --cpu),
  *     and no --rt-priority (a SCHED_FIFO thread spinning on every CPU
  *     would starve the rest of the machine), nor --loop with --stats-json
  *     (whose "passes" one thread records: threads count passes each);
@@ -81,6 +81,8 @@ unsigned threads_auto(const struct opts *o, const struct threads_auto_env *env, 
 		no = "--send-log";
 	else if (o->stats_s != OPT_AUTO)
 		no = "--stats";
+	else if (o->decode)
+		no = "-v (one tcpdump decodes the packets in the order sent)";
 	else if (o->xdp_queues.n)
 		no = "--xdp-queue";
 	else if (o->rt.priority)

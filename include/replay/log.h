@@ -23,8 +23,8 @@
 enum log_level {
 	LOG_LVL_ERR,   /* "prog: what: why", always shown */
 	LOG_LVL_WARN,  /* "prog: warning: ...", hidden by --quiet */
-	LOG_LVL_INFO,  /* progress and choices, shown with -v */
-	LOG_LVL_DEBUG, /* -vv */
+	LOG_LVL_INFO,  /* progress and choices, shown with --debug */
+	LOG_LVL_DEBUG, /* --debug --debug */
 	LOG_LVL_MAX
 };
 

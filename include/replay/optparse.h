@@ -78,6 +78,7 @@ struct opt_def {
 	const char *metavar;   /* argument name in --help; NULL = no argument */
 	unsigned group;        /* index into the set's group_title */
 	const char *help;      /* one line */
+	bool dash_arg;         /* its argument is options of another program (-A "-e -x"): may start with '-' */
 	/* OPT_T_FUNC: parse @arg into @field; 0, or -EINVAL with the reason in @err. */
 	int (*parse)(void *field, const char *arg, char *err, size_t errlen);
 };

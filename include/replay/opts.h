@@ -163,7 +163,9 @@ struct opts {
 	bool quiet;                /* no summary, no warnings */
 	bool no_warnings;          /* -W: no warnings (tcpreplay's --suppress-warnings) */
 	bool pid;                  /* -P: print "PID: N" at start-up */
-	int verbose;               /* -v count */
+	bool decode;               /* -v: each packet sent, decoded by tcpdump on stdout (tcpreplay's -v) */
+	const char *decode_args;   /* -A ARGS: more arguments for that tcpdump */
+	int debug;                 /* --debug count: 1 info, 2 debug on stderr */
 
 	bool help;
 	bool version;

@@ -18,9 +18,17 @@
  * CLOCK_REALTIME timestamps.
  *
  * Writing costs one pkt_id() per packet and one clock read per kick (a
- * batch of packets handed to the kernel in one call shares it) into a buffer
- * allocated (and touched) before the run; the buffer is written out when it
- * fills, every SENDLOG_BUF_ENTRIES packets, and at the end.
+ * batch of packets handed to the kernel in one call shares it) into one of
+ * SENDLOG_BUFS buffers allocated (and touched) before the run.  The send
+ * loop never writes the file: a full buffer (every SENDLOG_BUF_ENTRIES
+ * packets) is handed to a writer thread with one lock and one wake, and the
+ * loop goes on filling the next while the thread writes it.  The writer
+ * runs at normal priority, off the sender's CPU when the sender is pinned
+ * to one, with every signal blocked.  Should the writer fall behind by all
+ * SENDLOG_BUFS buffers (a disk slower than the packet rate), the loop waits
+ * for it -- no entry is ever dropped -- and sendlog_stalls() counts those
+ * waits and their time; the scheduler sees the lateness they cause as the
+ * loop's.
  */
 #ifndef REPLAY_SENDLOG_H
 #define REPLAY_SENDLOG_H
@@ -33,7 +41,8 @@
 
 #define SENDLOG_MAGIC "RPLYSLG1"
 #define SENDLOG_BYTE_ORDER 0x01020304u
-#define SENDLOG_BUF_ENTRIES (1u << 18) /* 6 MiB: a write every 262144 packets */
+#define SENDLOG_BUF_ENTRIES (1u << 15) /* 768 KiB: a hand-over every 32768 packets */
+#define SENDLOG_BUFS 8                 /* 6 MiB in all: the writer may lag 7 buffers */
 
 struct sendlog_hdr {
 	char magic[8];              /* SENDLOG_MAGIC, no NUL */
@@ -78,15 +87,25 @@ static inline uint64_t sendlog_id(const struct pkt *p)
 /*
  * sendlog_add() - note that the packet with identity @id (sendlog_id()) and
  * record number @recno was handed to the kernel by a kick that started at run
- * clock time @run_ns.  Never fails: a write error is kept and reported by
- * sendlog_close(); entries after it are dropped.
+ * clock time @run_ns.  Never fails and never writes: a write error (the
+ * writer thread's) is kept and reported by sendlog_close(), which then
+ * fails and leaves no file.  Called from one thread (the send loop) only.
  */
 void sendlog_add(struct sendlog *l, uint64_t id, uint64_t recno, uint64_t run_ns);
 
 /*
- * sendlog_close() - write what is buffered and the final header (with the
- * second clock sample), close and free.  Returns 0, or -errno with the reason
- * in @err when any write failed.  Accepts NULL (returns 0).
+ * sendlog_stalls() - how often sendlog_add() had to wait for the writer
+ * thread because every buffer was full, and for how long in all (ns,
+ * CLOCK_MONOTONIC); for the send loop's thread.
+ */
+uint64_t sendlog_stalls(const struct sendlog *l, uint64_t *stall_ns);
+
+/*
+ * sendlog_close() - hand over what is buffered, wait for the writer thread
+ * to write it and join it, write the final header (with the second clock
+ * sample), close and free.  Returns 0, or -errno with the reason in @err
+ * (naming the file) when any write failed; the file is then not committed.
+ * Accepts NULL (returns 0).
  */
 int sendlog_close(struct sendlog *l, int64_t real_minus_run_ns, uint64_t run_ns, char *err,
 		  size_t errlen);

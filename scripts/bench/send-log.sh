@@ -32,7 +32,7 @@ ir() { # ARGS...: instructions callgrind counts for a dry run of the trace
 base=$(ir)
 logged=$(ir --send-log "$WORK/s.log")
 echo "callgrind: $base Ir without, $logged Ir with --send-log:" \
-	"$(((logged - base) / COUNT)) instructions per packet ($COUNT packets, one 6 MiB buffer fill included)"
+	"$(((logged - base) / COUNT)) instructions per packet ($COUNT packets, hand-overs to the writer thread included)"
 
 ip netns add "$NS_A"
 ip netns add "$NS_B"

@@ -70,6 +70,13 @@ int edit_parse_endpoints(void *field, const char *arg, char *err, size_t errlen)
 		b[nb] = '\0';
 		af = AF_INET;
 	}
+	/* tcprewrite 4.6 takes "[v4]:[v4]" and silently rewrites nothing: refused, with the spelling that works. */
+	if (af == AF_INET6 && inet_pton(AF_INET, a, ep->client) == 1 && inet_pton(AF_INET, b, ep->server) == 1) {
+		memset(ep, 0, sizeof(*ep));
+		return opts_fail(err, errlen,
+				 "'%s': IPv4 endpoints take no brackets: %s:%s (tcprewrite 4.6 accepts '%s' and rewrites nothing)",
+				 arg, a, b, arg);
+	}
 	if (inet_pton(af, a, ep->client) != 1)
 		return opts_fail(err, errlen, "'%s': '%s' is not an %s address (one host, no /len)", arg, a,
 				 af == AF_INET ? "IPv4" : "IPv6");

@@ -400,6 +400,10 @@ int edit_cfg_check(const struct edit_cfg *c, char *err, size_t errlen)
 		return opts_fail(err, errlen, "--pad-payload and --fixhdrlen both set the length; give one");
 	if (c->pad_payload && (c->fixlen == EDIT_FIXLEN_PAD || c->fixlen == EDIT_FIXLEN_TRUNC))
 		return opts_fail(err, errlen, "--pad-payload and --fixlen pad/trunc both set the length; give one");
+	/* --pad-payload already sends every frame at its wire length: --pktlen would change nothing. */
+	if (c->pad_payload && c->pktlen)
+		return opts_fail(err, errlen, "--pad-payload already sends each frame at its wire length (zeros past "
+				 "the headers); --pktlen would change nothing: give one");
 	return edit_cfg_check_tcpedit(c, err, errlen);
 }
 

@@ -1,12 +1,30 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* The send log: a preallocated buffer of fixed-size records, written in chunks. */
+/*
+ * The send log: preallocated buffers of fixed-size records, filled by the
+ * send loop and written by a thread of their own (sendlog.h says why).
+ *
+ * Hand-over.  The loop fills buf[handed % SENDLOG_BUFS]; when it is full it
+ * records its length, counts it handed and signals the writer (one mutex
+ * lock and one condition-variable signal per SENDLOG_BUF_ENTRIES packets;
+ * the mutex is never held across a write).  The writer writes buffers in
+ * the order handed, counting them done.  A buffer is the loop's again once
+ * it is done: the loop waits only when handed - done reaches SENDLOG_BUFS.
+ * After a write error the writer keeps consuming buffers without writing,
+ * so the loop never waits on a writer that has given up; the first error
+ * is reported at close, and the file is not committed.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "replay/outfile.h"
@@ -21,10 +39,29 @@ struct sendlog {
 	struct outfile out;        /* committed at close: a log appears whole or not at all */
 	char *path;
 	struct sendlog_hdr hdr;
-	struct sendlog_entry *buf; /* SENDLOG_BUF_ENTRIES */
-	size_t n;                  /* entries in buf */
-	uint64_t written;          /* entries written to the file */
-	int err;                   /* first write error, -errno; later entries are dropped */
+	struct sendlog_entry *mem; /* SENDLOG_BUFS * SENDLOG_BUF_ENTRIES, one allocation */
+
+	/* The loop's side. */
+	struct sendlog_entry *cur; /* the buffer being filled */
+	size_t n;                  /* entries in cur */
+	uint64_t stalls;           /* waits for a free buffer */
+	uint64_t stall_ns;         /* their time in all */
+
+	/* Shared, under mu. */
+	pthread_mutex_t mu;
+	pthread_cond_t to_writer;     /* a buffer was handed over, or closing */
+	pthread_cond_t to_loop;       /* a buffer was written */
+	size_t len[SENDLOG_BUFS];     /* entries handed over in each buffer */
+	uint64_t handed;              /* buffers handed over */
+	uint64_t done;                /* buffers written (or dropped after an error) */
+	bool closing;
+
+	/* The writer's; read by the loop's thread after the join. */
+	pthread_t th;
+	bool th_started;
+	int avoid_cpu;    /* the opener's only CPU, kept off; -1 if it had several */
+	uint64_t written; /* entries written to the file */
+	int err;          /* first write error, -errno; later buffers are not written */
 };
 
 static int write_all(int fd, const void *b, size_t len, off_t at)
@@ -49,27 +86,136 @@ static int write_all(int fd, const void *b, size_t len, off_t at)
 	return 0;
 }
 
-static void flush(struct sendlog *l)
+static struct sendlog_entry *buf_of(struct sendlog *l, uint64_t k)
 {
-	if (l->n && !l->err) {
-		l->err = write_all(l->fd, l->buf, l->n * sizeof(*l->buf), -1);
-		if (!l->err)
-			l->written += l->n;
+	return l->mem + (size_t)(k % SENDLOG_BUFS) * SENDLOG_BUF_ENTRIES;
+}
+
+/*
+ * Normal priority and, when the opener was pinned to one CPU (--cpu), any
+ * CPU but that one: inherited SCHED_FIFO on the sender's CPU would make
+ * each write a stall of its own.  Failures leave what was inherited.
+ */
+static void writer_place(const struct sendlog *l)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+	if (l->avoid_cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (c != l->avoid_cpu)
+				CPU_SET(c, &set);
+		sched_setaffinity(0, sizeof(set), &set);
 	}
+}
+
+static void *writer_main(void *arg)
+{
+	struct sendlog *l = arg;
+
+	writer_place(l);
+	pthread_mutex_lock(&l->mu);
+	for (;;) {
+		const struct sendlog_entry *b;
+		size_t len;
+
+		while (l->done == l->handed && !l->closing)
+			pthread_cond_wait(&l->to_writer, &l->mu);
+		if (l->done == l->handed)
+			break; /* closing, and all written */
+		b = buf_of(l, l->done);
+		len = l->len[l->done % SENDLOG_BUFS];
+		pthread_mutex_unlock(&l->mu);
+		if (!l->err) {
+			l->err = write_all(l->fd, b, len * sizeof(*b), -1);
+			if (!l->err)
+				l->written += len;
+		}
+		pthread_mutex_lock(&l->mu);
+		l->done++;
+		pthread_cond_signal(&l->to_loop);
+	}
+	pthread_mutex_unlock(&l->mu);
+	return NULL;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Hand the loop's buffer to the writer and take the next free one; @stall counts a wait. */
+static void hand_over(struct sendlog *l, bool stall)
+{
+	pthread_mutex_lock(&l->mu);
+	l->len[l->handed % SENDLOG_BUFS] = l->n;
+	l->handed++;
+	pthread_cond_signal(&l->to_writer);
+	if (l->handed - l->done >= SENDLOG_BUFS) {
+		uint64_t t0 = stall ? mono_ns() : 0;
+
+		while (l->handed - l->done >= SENDLOG_BUFS)
+			pthread_cond_wait(&l->to_loop, &l->mu);
+		if (stall) {
+			l->stalls++;
+			l->stall_ns += mono_ns() - t0;
+		}
+	}
+	pthread_mutex_unlock(&l->mu);
+	l->cur = buf_of(l, l->handed);
 	l->n = 0;
 }
 
 static void free_log(struct sendlog *l)
 {
+	if (l->th_started) {
+		pthread_mutex_lock(&l->mu);
+		l->closing = true;
+		pthread_cond_signal(&l->to_writer);
+		pthread_mutex_unlock(&l->mu);
+		pthread_join(l->th, NULL);
+	}
+	pthread_cond_destroy(&l->to_loop);
+	pthread_cond_destroy(&l->to_writer);
+	pthread_mutex_destroy(&l->mu);
 	outfile_close(&l->out);
-	free(l->buf);
+	free(l->mem);
 	free(l->path);
 	free(l);
+}
+
+static int start_writer(struct sendlog *l)
+{
+	sigset_t all, prev;
+	cpu_set_t set;
+	int rc;
+
+	l->avoid_cpu = -1;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) == 1)
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set))
+				l->avoid_cpu = c;
+	/* Every signal blocked in the writer: SIGINT and the rest go to the send loop's thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &prev);
+	rc = pthread_create(&l->th, NULL, writer_main, l);
+	pthread_sigmask(SIG_SETMASK, &prev, NULL);
+	if (rc)
+		return -rc;
+	l->th_started = true;
+	return 0;
 }
 
 int sendlog_open(struct sendlog **lp, const char *path, int64_t real_minus_run_ns, uint64_t run_ns,
 		 char *err, size_t errlen)
 {
+	const size_t bytes = (size_t)SENDLOG_BUFS * SENDLOG_BUF_ENTRIES * sizeof(struct sendlog_entry);
 	struct sendlog *l = calloc(1, sizeof(*l));
 	int rc;
 
@@ -79,15 +225,19 @@ int sendlog_open(struct sendlog **lp, const char *path, int64_t real_minus_run_n
 		return -ENOMEM;
 	}
 	l->fd = l->out.fd = l->out.dirfd = -1;
+	pthread_mutex_init(&l->mu, NULL);
+	pthread_cond_init(&l->to_writer, NULL);
+	pthread_cond_init(&l->to_loop, NULL);
 	l->path = strdup(path);
 	/* Touch every page now: a page fault on the send path would show as send-time error. */
-	l->buf = malloc(SENDLOG_BUF_ENTRIES * sizeof(*l->buf));
-	if (!l->path || !l->buf) {
+	l->mem = malloc(bytes);
+	if (!l->path || !l->mem) {
 		free_log(l);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	memset(l->buf, 0, SENDLOG_BUF_ENTRIES * sizeof(*l->buf));
+	memset(l->mem, 0, bytes);
+	l->cur = l->mem;
 	rc = outfile_open(&l->out, path, err, errlen);
 	if (rc < 0) {
 		if (rc != -EPERM) /* else @err says whose link it is */
@@ -109,6 +259,13 @@ int sendlog_open(struct sendlog **lp, const char *path, int64_t real_minus_run_n
 		free_log(l);
 		return rc;
 	}
+	rc = start_writer(l);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: cannot start the send log's writer thread: %s", path,
+			 strerror(-rc));
+		free_log(l);
+		return rc;
+	}
 	*lp = l;
 	return 0;
 }
@@ -118,11 +275,18 @@ void sendlog_add(struct sendlog *l, uint64_t id, uint64_t recno, uint64_t run_ns
 	struct sendlog_entry *e;
 
 	if (l->n == SENDLOG_BUF_ENTRIES)
-		flush(l);
-	e = &l->buf[l->n++];
+		hand_over(l, true);
+	e = &l->cur[l->n++];
 	e->run_ns = run_ns;
 	e->id = id;
 	e->recno = recno;
+}
+
+uint64_t sendlog_stalls(const struct sendlog *l, uint64_t *stall_ns)
+{
+	if (stall_ns)
+		*stall_ns = l ? l->stall_ns : 0;
+	return l ? l->stalls : 0;
 }
 
 int sendlog_close(struct sendlog *l, int64_t real_minus_run_ns, uint64_t run_ns, char *err,
@@ -132,7 +296,15 @@ int sendlog_close(struct sendlog *l, int64_t real_minus_run_ns, uint64_t run_ns,
 
 	if (!l)
 		return 0;
-	flush(l);
+	if (l->n)
+		hand_over(l, false);
+	/* The writer finishes what was handed over, then exits: its results are ours after the join. */
+	pthread_mutex_lock(&l->mu);
+	l->closing = true;
+	pthread_cond_signal(&l->to_writer);
+	pthread_mutex_unlock(&l->mu);
+	pthread_join(l->th, NULL);
+	l->th_started = false;
 	rc = l->err;
 	if (!rc) {
 		l->hdr.count = l->written;

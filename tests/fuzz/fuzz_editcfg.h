@@ -98,7 +98,7 @@ static inline void fuzz_edit_cfg(uint64_t o, struct edit_cfg *cfg)
 		}
 		if (x & 256)
 			c.skip_soft = true;
-		if (x & (1ull << 60)) /* --pktlen */
+		if ((x & (1ull << 60)) && !c.pad_payload) /* --pktlen (refused beside --pad-payload) */
 			c.pktlen = true;
 	}
 	*cfg = c;

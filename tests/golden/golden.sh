@@ -94,7 +94,7 @@ prep)
 	replay_args="$replay_args --prep $WORK/s.prep"
 	# With --split the one-output run must take the sides from the sidecar, not compute them again.
 	if [[ $replay_args == *--split* ]]; then
-		"$REPLAY" -v -w "$WORK/sides.pcap" "$@" --prep "$WORK/s.prep" "$trace" >/dev/null 2>"$WORK/sides.err" ||
+		"$REPLAY" --debug -w "$WORK/sides.pcap" "$@" --prep "$WORK/s.prep" "$trace" >/dev/null 2>"$WORK/sides.err" ||
 			die "replay with the sidecar failed: $(cat "$WORK/sides.err")"
 		grep -q "the sides come from $WORK/s.prep" "$WORK/sides.err" ||
 			die "the sides were not taken from the sidecar: $(cat "$WORK/sides.err")"

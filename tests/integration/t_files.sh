@@ -5,7 +5,7 @@
 # symbolic link, a failed run leaves no -w output (not even a temporary after
 # SIGKILL), -w writes only what its own header allows, a closed -w - pipe and
 # a --loop 0 that sends nothing end the run, and a run on an interface is
-# checked against the interface's own TX counter.
+# checked against the interface's own TX counter; a send log is whole after a SIGINT.
 . "$(dirname "$0")/lib.sh"
 : "${GENTRACE:?}"
 
@@ -207,6 +207,31 @@ test_interface_counter() {
 	in_a ip addr del 198.51.100.1/24 dev "$IF_A"
 }
 
+test_send_log_sigint() {
+	# A run stopped by SIGINT while the send log's writer thread has buffers in hand: the
+	# thread is joined, every record of every packet sent is in the file, and the header,
+	# rewritten at close, counts them (src/stats/sendlog.c).
+	local d="$WORK/sigint" pid rc sent count size
+	mkdir -p "$d"
+	"$GENTRACE" udp -o "$d/t.pcap" --count 200000 --gap-us 10 >/dev/null
+	( trap '' INT; exec ip netns exec "$NS_A" "$REPLAY" -q -i "$IF_A" --send-log "$d/s.log" \
+		--stats-json "$d/s.json" "$d/t.pcap" >"$d/out" 2>"$d/err" ) &
+	pid=$!
+	sleep 1.5
+	kill -INT "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 130 ] || die "sigint: exit $rc: $(cat "$d/err")"
+	[ -s "$d/s.log" ] || die "sigint: no send log after SIGINT"
+	sent=$(json_get "$d/s.json" packets_sent)
+	count=$(od -An -t u8 -j 24 -N 8 "$d/s.log" | tr -d ' ')
+	size=$(stat -c %s "$d/s.log")
+	[ "$sent" -gt 0 ] && [ "$sent" -lt 200000 ] || die "sigint: $sent sent: not stopped midway"
+	[ "$count" = "$sent" ] || die "sigint: the log's header counts $count, $sent were sent"
+	[ "$size" -eq $((64 + 24 * sent)) ] || die "sigint: log of $size bytes for $sent records"
+	echo "send log after SIGINT: $sent packets sent, all logged"
+}
+
 test_plot_is_a_file() {
 	local f="$WORK/plot-file"
 	echo keep >"$f"
@@ -219,4 +244,4 @@ test_plot_is_a_file() {
 require_root
 init_ns
 run_tests ${T_FILES_TESTS:-test_output_on_input test_foreign_symlink test_failed_run_leaves_nothing test_write_limits \
-	test_closed_pipe test_loop_sends_nothing test_interface_counter test_plot_is_a_file}
+	test_closed_pipe test_loop_sends_nothing test_interface_counter test_plot_is_a_file test_send_log_sigint}

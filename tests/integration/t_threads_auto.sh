@@ -21,7 +21,7 @@ one_thread() {
 	local name=$1 js="$WORK/$1.json" out="$WORK/$1.out"
 	shift
 	# shellcheck disable=SC2046
-	in_a "$REPLAY" -v -i "$IF_A" --stats-json "$js" "$@" $(inputs) >"$out" 2>&1 || die "$name: exited $?: $(cat "$out")"
+	in_a "$REPLAY" --debug -i "$IF_A" --stats-json "$js" "$@" $(inputs) >"$out" 2>&1 || die "$name: exited $?: $(cat "$out")"
 	check_invariant "$js"
 	grep -q '"threads"' "$js" && die "$name: a threads array in the JSON: $(cat "$js")"
 	grep -q '^Threads:' "$out" && die "$name: a Threads line in the summary: $(cat "$out")"
@@ -36,18 +36,18 @@ test_threads_one_asked() {
 	# --threads 1 on two queues: one thread, exactly as before.
 	one_thread threads1 -t --threads 1
 	grep -q "one sender thread: --threads given" "$WORK/threads1.out" ||
-		die "--threads 1: -v does not say why one: $(cat "$WORK/threads1.out")"
+		die "--threads 1: --debug does not say why one: $(cat "$WORK/threads1.out")"
 }
 
 test_paced_stays_one() {
-	# --pps: the schedule keeps the flows' interleaving; one thread, and -v says why.
+	# --pps: the schedule keeps the flows' interleaving; one thread, and --debug says why.
 	local js="$WORK/pps.json" out="$WORK/pps.out"
-	in_a "$REPLAY" -v -i "$IF_A" --pps 20000 --stats-json "$js" "$TRACES/http.pcap" >"$out" 2>&1 ||
+	in_a "$REPLAY" --debug -i "$IF_A" --pps 20000 --stats-json "$js" "$TRACES/http.pcap" >"$out" 2>&1 ||
 		die "--pps: exited $?: $(cat "$out")"
 	grep -q '"threads"' "$js" && die "--pps: several threads: $(cat "$js")"
-	grep -q "one sender thread: not at top speed" "$out" || die "--pps: -v does not say why one: $(cat "$out")"
+	grep -q "one sender thread: not at top speed" "$out" || die "--pps: --debug does not say why one: $(cat "$out")"
 	# Something several threads cannot do: one thread, no error.
-	in_a "$REPLAY" -v -t -i "$IF_A" --limit 5 "$TRACES/http.pcap" >"$out" 2>&1 || die "--limit: exited $?: $(cat "$out")"
+	in_a "$REPLAY" --debug -t -i "$IF_A" --limit 5 "$TRACES/http.pcap" >"$out" 2>&1 || die "--limit: exited $?: $(cat "$out")"
 	grep -q "one sender thread: --limit is for one thread" "$out" || die "--limit: $(cat "$out")"
 	grep -q '^Packets: read [0-9]*, sent 5,' "$out" || die "--limit: $(cat "$out")"
 }
@@ -106,10 +106,10 @@ PY
 }
 
 test_one_queue() {
-	# One TX queue: one thread, and -v says why.
+	# One TX queue: one thread, and --debug says why.
 	one_thread onequeue -t
 	grep -q "one sender thread: $IF_A has 1 TX queue" "$WORK/onequeue.out" ||
-		die "one queue: -v does not say why one: $(cat "$WORK/onequeue.out")"
+		die "one queue: --debug does not say why one: $(cat "$WORK/onequeue.out")"
 }
 
 require_root

@@ -77,7 +77,7 @@ test_realtime() {
 	# SCHED_FIFO, pinned, memory locked (root may; a refusal would only warn).
 	timed rt "$WORK/g20.pcap" --rt-priority 10 --cpu 0
 	check_sequence "$WORK/rt.got.pcap" 3000
-	in_a "$REPLAY" -i "$IF_A" --rt-priority 10 --cpu 0 --limit 1 -v "$WORK/g20.pcap" \
+	in_a "$REPLAY" -i "$IF_A" --rt-priority 10 --cpu 0 --limit 1 --debug "$WORK/g20.pcap" \
 		>"$WORK/rt.out" 2>"$WORK/rt.err" || die "rt: exited $?"
 	grep -q "SCHED_FIFO" "$WORK/rt.err" || die "rt: not running under SCHED_FIFO: $(cat "$WORK/rt.err")"
 	# A CPU that does not exist is a warning, not a failure.

@@ -161,6 +161,10 @@ static void test_parse(void **state)
 		assert_true(err[0] != '\0');
 		assert_int_equal(ep.family, 0);
 	}
+	/* Bracketed IPv4 (which tcprewrite 4.6 takes and ignores): refused with the spelling that works. */
+	assert_int_equal(edit_parse_endpoints(&ep, "[10.0.0.1]:[10.0.0.2]", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "no brackets: 10.0.0.1:10.0.0.2"));
+	assert_int_equal(ep.family, 0);
 }
 
 static void test_excludes_maps(void **state)

@@ -51,14 +51,15 @@ static void test_defaults_and_basics(void **state)
 	assert_false(o.quiet);
 
 	assert_int_equal(PARSE(&o, "a.pcap", "--intf1=eth1", "-t", "--loop", "0", "-L", "5",
-			       "--stats-json", "-", "-q", "-vv"), 0);
+			       "--stats-json", "-", "-q", "--debug", "--debug"), 0);
 	assert_string_equal(o.tx.ifname, "eth1");
 	assert_int_equal(o.sched.mode, SCHED_MODE_TOPSPEED);
 	assert_int_equal(o.loop, 0);
 	assert_int_equal(o.limit, 5);
 	assert_string_equal(o.stats_json, "-");
 	assert_true(o.quiet);
-	assert_int_equal(o.verbose, 2);
+	assert_int_equal(o.debug, 2);
+	assert_false(o.decode);
 
 	assert_int_equal(PARSE(&o, "-w", "out.pcap", "--topspeed", "a.pcap"), 0);
 	assert_string_equal(o.tx.path, "out.pcap");
@@ -68,6 +69,59 @@ static void expect_usage_error(int rc, const char *msg)
 {
 	assert_int_equal(rc, -EINVAL);
 	assert_string_equal(err, msg);
+}
+
+/*
+ * -v/--verbose and -A/--decode are tcpreplay's (issue 14): each packet sent,
+ * decoded by tcpdump with ARGS; the old "say more" is --debug, counted.
+ */
+static void test_decode_opts(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-i", "x", "a"), 0);
+	assert_false(o.decode);
+	assert_null(o.decode_args);
+	assert_int_equal(o.debug, 0);
+	assert_int_equal(PARSE(&o, "-v", "-i", "x", "a"), 0);
+	assert_true(o.decode);
+	assert_int_equal(o.debug, 0);
+	assert_int_equal(PARSE(&o, "--verbose", "--decode", "-e -x", "-w", "o", "a"), 0);
+	assert_true(o.decode);
+	assert_string_equal(o.decode_args, "-e -x");
+	assert_int_equal(PARSE(&o, "-v", "-A", "-e", "-w", "o", "a"), 0);
+	assert_string_equal(o.decode_args, "-e");
+	assert_int_equal(PARSE(&o, "-v", "--decode=-vvv -X", "-w", "o", "a"), 0);
+	assert_string_equal(o.decode_args, "-vvv -X");
+	assert_int_equal(PARSE(&o, "--debug", "-i", "x", "a"), 0);
+	assert_int_equal(o.debug, 1);
+	assert_false(o.decode);
+	assert_int_equal(PARSE(&o, "--debug", "--debug", "-i", "x", "a"), 0);
+	assert_int_equal(o.debug, 2);
+	/* As tcprewrite 4.6: "decode option requires the verbose option". */
+	expect_usage_error(PARSE(&o, "-A", "-e", "-w", "o", "a"),
+			   "-A/--decode passes arguments to tcpdump for -v: give -v too");
+	/* tcpdump's lines go to stdout: nothing else may write there. */
+	expect_usage_error(PARSE(&o, "-v", "-w", "-", "a"),
+			   "-v prints tcpdump's lines on stdout, where -w - writes: give it a file");
+	expect_usage_error(PARSE(&o, "-v", "-i", "x", "--stats-json", "-", "a"),
+			   "-v prints tcpdump's lines on stdout, where --stats-json - writes: give it a file");
+	expect_usage_error(PARSE(&o, "-v", "-i", "x", "--send-log", "-", "a"),
+			   "-v prints tcpdump's lines on stdout, where --send-log - writes: give it a file");
+	expect_usage_error(PARSE(&o, "-v", "--info", "a"),
+			   "-v decodes the packets sent; --info sends nothing: replay -v -w /dev/null FILE decodes them");
+	expect_usage_error(PARSE(&o, "-v", "-i", "x", "--threads", "2", "a"),
+			   "--threads 2 does not support -v (one tcpdump decodes the packets in the order they are sent): "
+			   "use one thread");
+	/* --pktlen beside --pad-payload would change nothing (issue 14): refused, one line. */
+	expect_usage_error(PARSE(&o, "--pktlen", "--pad-payload", "-w", "o", "a"),
+			   "--pad-payload already sends each frame at its wire length (zeros past the headers); "
+			   "--pktlen would change nothing: give one");
+	assert_int_equal(PARSE(&o, "--pktlen", "-w", "o", "a"), 0);
+	assert_int_equal(PARSE(&o, "--pad-payload", "-w", "o", "a"), 0);
+	/* The abbreviation --debu is no spelling of --debug. */
+	assert_int_equal(PARSE(&o, "--debu", "-i", "x", "a"), -EINVAL);
 }
 
 static void test_errors(void **state)
@@ -760,8 +814,9 @@ static void test_tool_hints(void **state)
 	assert_non_null(strstr(err, "--endpoints: '1.2.3.0/24:5.6.7.8': '1.2.3.0/24' is not an IPv4 address"));
 	assert_int_equal(PARSE(&o, "-w", "o", "-e", "1.2.3.4:5.6.7.8", "--pnat", "1.0.0.0/8:2.0.0.0/8", "a"), -EINVAL);
 	assert_non_null(strstr(err, "-e/--endpoints excludes --pnat"));
-	assert_int_equal(PARSE(&o, "-w", "o", "-tA", "-n", "a"), -EINVAL);
-	assert_non_null(strstr(err, "-A is not supported: tcpreplay's -A/--decode"));
+	/* -A is tcpreplay's --decode now (issue 14): tcpdump's arguments, which start with '-'. */
+	assert_int_equal(PARSE(&o, "-w", "o", "-vtA", "-n", "a"), 0);
+	assert_string_equal(o.decode_args, "-n");
 	assert_int_equal(PARSE(&o, "-w", "o", "--outfile=b", "a"), -EINVAL);
 	assert_non_null(strstr(err, "--outfile is not supported: tcprewrite's -o/--outfile is -w/--write here"));
 	expect_usage_error(PARSE(&o, "-i", "in.pcap", "-o", "out.pcap", "a"),
@@ -811,6 +866,15 @@ static void test_prep_refuses_tcpprep_letters(void **state)
 	assert_int_equal(PARSE(&o, "-w", "o", "-m", "1400", "-M", "24", "a"), 0);
 	assert_int_equal(o.edit.mtu, 1400);
 	assert_int_equal(o.mbps.num, 24);
+	/* tcpprep's -v/-A decode the packets it reads; replay prep sends none: refused, --debug says more. */
+	assert_int_equal(PARSE(&o, "prep", "a", "-o", "a.prep", "-v"), -EINVAL);
+	assert_non_null(strstr(err, "-v is not supported: tcpprep's -v/--verbose prints each packet decoded by tcpdump"));
+	assert_int_equal(PARSE(&o, "prep", "a", "-o", "a.prep", "--verbose"), -EINVAL);
+	assert_non_null(strstr(err, "--verbose is not supported: tcpprep's -v/--verbose"));
+	assert_int_equal(PARSE(&o, "prep", "a", "-o", "a.prep", "-A", "-e"), -EINVAL);
+	assert_non_null(strstr(err, "-A is not supported: tcpprep's -A/--decode"));
+	assert_int_equal(PARSE(&o, "prep", "a", "-o", "a.prep", "--debug"), 0);
+	assert_int_equal(o.debug, 1);
 }
 
 /* tcpreplay's aliases and simple options. */
@@ -895,7 +959,7 @@ static void test_config_files(void **state)
 {
 	static const char conf[] = "# a lab's settings\n\n  intf1 =             veth0\n"
 				   "LOOP: 3\nfilter tcp port 80  \npnat = 1.2.3.0/24:10.0.0.0/8\n"
-				   "topspeed\nverbose\nverbose\nstats-json '\"odd\".json'\n";
+				   "topspeed\ndebug\ndebug\nverbose\ndecode -e -x\nstats-json '\"odd\".json'\n";
 	char path[64], saved[64], *text = NULL;
 	size_t tlen = 0;
 	struct opts o;
@@ -908,7 +972,9 @@ static void test_config_files(void **state)
 	assert_int_equal(o.loop, 3);
 	assert_string_equal(o.edit.filter, "tcp port 80");
 	assert_int_equal(o.sched.mode, SCHED_MODE_TOPSPEED);
-	assert_int_equal(o.verbose, 2);
+	assert_int_equal(o.debug, 2);
+	assert_true(o.decode);
+	assert_string_equal(o.decode_args, "-e -x");
 	assert_string_equal(o.stats_json, "\"odd\".json");
 	assert_int_equal(o.nfiles, 1);
 	assert_string_equal(o.files[0], "a.pcap");
@@ -924,7 +990,7 @@ static void test_config_files(void **state)
 	assert_int_equal(PARSE(&o, "--load-opts", path, "--save-opts", "x.cfg", "a.pcap"), 0);
 	assert_string_equal(o.save_opts, "x.cfg");
 	f = open_memstream(&text, &tlen);
-	assert_int_equal(opts_save(f, err, sizeof(err)), 8);
+	assert_int_equal(opts_save(f, err, sizeof(err)), 10);
 	fclose(f);
 	assert_non_null(strstr(text, "intf1 =             veth0\n"));
 	assert_non_null(strstr(text, "filter =            tcp port 80\n"));
@@ -936,7 +1002,9 @@ static void test_config_files(void **state)
 	assert_string_equal(o.tx.ifname, "veth0");
 	assert_int_equal(o.loop, 3);
 	assert_string_equal(o.edit.filter, "tcp port 80");
-	assert_int_equal(o.verbose, 2);
+	assert_int_equal(o.debug, 2);
+	assert_true(o.decode);
+	assert_string_equal(o.decode_args, "-e -x");
 	assert_string_equal(o.stats_json, "\"odd\".json");
 	unlink(saved);
 	unlink(path);
@@ -1005,6 +1073,7 @@ int main(void)
 		cmocka_unit_test(test_dualfile),
 		cmocka_unit_test(test_method2),
 		cmocka_unit_test(test_tool_hints),
+		cmocka_unit_test(test_decode_opts),
 		cmocka_unit_test(test_prep_refuses_tcpprep_letters),
 		cmocka_unit_test(test_tcpreplay_options),
 		cmocka_unit_test(test_config_files),

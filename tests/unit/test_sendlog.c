@@ -4,14 +4,21 @@
  * read back (across buffer flushes, unfinished, damaged), the clock mapping,
  * and replay --send-log recording every packet sent with its send time.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -22,8 +29,12 @@
 #include "replay/sendlog.h"
 #include "tracebuf.h"
 
+#ifndef SENDLOG_BUFS
+#define SENDLOG_BUFS 1 /* one buffer, written by sendlog_add() itself (before the writer thread) */
+#endif
+
 static char dir[] = "/tmp/test_sendlog.XXXXXX";
-static char log_path[256], trace_path[256], out_path[256];
+static char log_path[256], trace_path[256], out_path[256], fifo_path[256];
 static char err[512];
 
 static int setup(void **state)
@@ -33,6 +44,7 @@ static int setup(void **state)
 	snprintf(log_path, sizeof(log_path), "%s/send.log", dir);
 	snprintf(trace_path, sizeof(trace_path), "%s/t.pcap", dir);
 	snprintf(out_path, sizeof(out_path), "%s/out.pcap", dir);
+	snprintf(fifo_path, sizeof(fifo_path), "%s/fifo", dir);
 	return 0;
 }
 
@@ -42,6 +54,7 @@ static int teardown(void **state)
 	unlink(log_path);
 	unlink(trace_path);
 	unlink(out_path);
+	unlink(fifo_path);
 	rmdir(dir);
 	return 0;
 }
@@ -116,6 +129,21 @@ static struct pkt frame_pkt(uint8_t *buf, uint32_t len, uint64_t recno)
 	return (struct pkt){ .data = buf, .caplen = len, .wirelen = len, .recno = recno };
 }
 
+/* Threads of this process now (/proc/self/task). */
+static unsigned count_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	unsigned n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
 static void test_roundtrip_and_clock_mapping(void **state)
 {
 	struct sendlog_data d;
@@ -123,7 +151,11 @@ static void test_roundtrip_and_clock_mapping(void **state)
 	uint8_t buf[3][100];
 
 	(void)state;
+	unsigned threads = count_threads();
+
 	assert_int_equal(sendlog_open(&l, log_path, 1000000, 5000, err, sizeof(err)), 0);
+	/* The writer is a thread of its own, and close joins it. */
+	assert_int_equal(count_threads(), threads + 1);
 	for (unsigned i = 0; i < 3; i++) {
 		struct pkt p = frame_pkt(buf[i], 60 + 10 * i, i + 1);
 
@@ -131,6 +163,7 @@ static void test_roundtrip_and_clock_mapping(void **state)
 	}
 	/* The realtime offset grew by 100 ns over the run (a slewing clock). */
 	assert_int_equal(sendlog_close(l, 1000100, 15000, err, sizeof(err)), 0);
+	assert_int_equal(count_threads(), threads);
 
 	assert_int_equal(sendlog_load(&d, log_path, err, sizeof(err)), 0);
 	assert_int_equal(d.count, 3);
@@ -148,7 +181,8 @@ static void test_roundtrip_and_clock_mapping(void **state)
 
 static void test_buffer_flushes(void **state)
 {
-	const unsigned n = SENDLOG_BUF_ENTRIES * 2 + 5;
+	/* Every buffer filled twice over, and a partial one at close. */
+	const unsigned n = SENDLOG_BUF_ENTRIES * SENDLOG_BUFS * 2 + 5;
 	struct sendlog_data d;
 	struct sendlog *l;
 	uint8_t buf[64];
@@ -286,6 +320,155 @@ static void test_open_errors(void **state)
 	}
 }
 
+/* A reader of the FIFO: after @delay_ms, everything until end of file, into memory. */
+struct fifo_reader {
+	int fd;
+	unsigned delay_ms;
+	uint8_t *data;
+	size_t len, cap;
+	pthread_t th;
+};
+
+static void *fifo_read_main(void *arg)
+{
+	struct fifo_reader *r = arg;
+	struct timespec ts = { .tv_sec = r->delay_ms / 1000, .tv_nsec = (r->delay_ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+	for (;;) {
+		ssize_t got;
+
+		if (r->len == r->cap) {
+			r->cap = r->cap ? 2 * r->cap : 1 << 20;
+			r->data = realloc(r->data, r->cap);
+			if (!r->data)
+				return NULL;
+		}
+		got = read(r->fd, r->data + r->len, r->cap - r->len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		r->len += (size_t)got;
+	}
+	return NULL;
+}
+
+/* A send log into a FIFO whose reader is there but not reading yet. */
+static int fifo_open(struct sendlog **l)
+{
+	int fd;
+
+	unlink(fifo_path);
+	assert_int_equal(mkfifo(fifo_path, 0600), 0);
+	fd = open(fifo_path, O_RDONLY | O_NONBLOCK); /* so that the writer's open does not block */
+	assert_true(fd >= 0);
+	assert_int_equal(sendlog_open(l, fifo_path, 0, 0, err, sizeof(err)), 0);
+	assert_int_equal(fcntl(fd, F_SETFL, 0), 0);
+	return fd;
+}
+
+/* What the reader got: the first header (count 0: a pipe is not rewritten) and entries 1..@n in order. */
+static void check_fifo_log(const struct fifo_reader *r, unsigned n)
+{
+	const struct sendlog_hdr *h = (const void *)r->data;
+	const struct sendlog_entry *e = (const void *)(r->data + sizeof(*h));
+
+	assert_non_null(r->data);
+	assert_int_equal(r->len, sizeof(*h) + (size_t)n * sizeof(*e));
+	assert_memory_equal(h->magic, SENDLOG_MAGIC, 8);
+	for (unsigned i = 0; i < n; i++)
+		if (e[i].recno != i + 1 || e[i].run_ns != 10 * (uint64_t)i || e[i].id != ~(uint64_t)i)
+			fail_msg("entry %u: recno %llu run_ns %llu", i, (unsigned long long)e[i].recno,
+				 (unsigned long long)e[i].run_ns);
+}
+
+/*
+ * The send loop never writes: with the writer stuck in write() (a FIFO
+ * nobody reads), every buffer can still be filled and handed over, and
+ * sendlog_add() returns each time.  When sendlog_add() wrote the buffer
+ * itself, the first full buffer blocked it for good (the alarm ends that).
+ */
+static void test_add_never_writes(void **state)
+{
+	const unsigned n = SENDLOG_BUF_ENTRIES * (SENDLOG_BUFS > 1 ? SENDLOG_BUFS : 2);
+	struct fifo_reader r = { .delay_ms = 0 };
+	struct sendlog *l;
+	uint64_t ns;
+
+	(void)state;
+	r.fd = fifo_open(&l);
+	alarm(20);
+	for (unsigned i = 0; i < n; i++)
+		sendlog_add(l, ~(uint64_t)i, i + 1, 10 * (uint64_t)i);
+	alarm(0);
+	/* No wait was needed either: there was always a free buffer. */
+	assert_int_equal(sendlog_stalls(l, &ns), 0);
+	assert_int_equal(ns, 0);
+	assert_int_equal(pthread_create(&r.th, NULL, fifo_read_main, &r), 0);
+	assert_int_equal(sendlog_close(l, 0, 1, err, sizeof(err)), 0);
+	assert_int_equal(pthread_join(r.th, NULL), 0);
+	close(r.fd);
+	check_fifo_log(&r, n);
+	free(r.data);
+}
+
+/*
+ * A writer that falls behind by every buffer: the loop waits for it (counted,
+ * with its time) and loses nothing.
+ */
+static void test_writer_behind_waits(void **state)
+{
+	const unsigned n = SENDLOG_BUF_ENTRIES * (SENDLOG_BUFS + 3) + 7;
+	struct fifo_reader r = { .delay_ms = 200 };
+	struct sendlog *l;
+	uint64_t ns;
+
+	(void)state;
+	r.fd = fifo_open(&l);
+	assert_int_equal(pthread_create(&r.th, NULL, fifo_read_main, &r), 0);
+	for (unsigned i = 0; i < n; i++)
+		sendlog_add(l, ~(uint64_t)i, i + 1, 10 * (uint64_t)i);
+	assert_true(sendlog_stalls(l, &ns) >= 1);
+	assert_true(ns > 0);
+	assert_int_equal(sendlog_close(l, 0, 1, err, sizeof(err)), 0);
+	assert_int_equal(pthread_join(r.th, NULL), 0);
+	close(r.fd);
+	check_fifo_log(&r, n);
+	free(r.data);
+}
+
+/*
+ * A write that fails in the writer thread (here: the file size limit, EFBIG,
+ * after the first megabyte) is reported by close, naming the file, and the
+ * log is not committed.  The entries go on past twice the buffers: a writer
+ * that stopped taking buffers after its error would hold the loop for good.
+ */
+static void test_writer_error_at_close(void **state)
+{
+	const unsigned n = SENDLOG_BUF_ENTRIES * (SENDLOG_BUFS * 2 + 1);
+	struct rlimit old, lim;
+	struct sendlog *l;
+	char want[512];
+
+	(void)state;
+	unlink(log_path);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 1 << 20;
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	assert_int_equal(sendlog_open(&l, log_path, 0, 0, err, sizeof(err)), 0);
+	for (unsigned i = 0; i < n; i++)
+		sendlog_add(l, ~(uint64_t)i, i + 1, i);
+	assert_int_equal(sendlog_close(l, 0, 1, err, sizeof(err)), -EFBIG);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	snprintf(want, sizeof(want), "%s: cannot write the send log: %s", log_path, strerror(EFBIG));
+	assert_string_equal(err, want);
+	assert_int_equal(access(log_path, F_OK), -1);
+}
+
 /* replay --send-log on a fake clock: every packet, in order, with the time it was handed over. */
 static void test_replay_records_every_packet(void **state)
 {
@@ -346,6 +529,9 @@ int main(void)
 		cmocka_unit_test(test_buffer_flushes),
 		cmocka_unit_test(test_unfinished_and_damaged),
 		cmocka_unit_test(test_open_errors),
+		cmocka_unit_test(test_add_never_writes),
+		cmocka_unit_test(test_writer_behind_waits),
+		cmocka_unit_test(test_writer_error_at_close),
 		cmocka_unit_test(test_replay_records_every_packet),
 	};
 

@@ -119,6 +119,7 @@ static void test_options_keep_one(void **state)
 		{ "--limit", "5", "--limit is for one thread" },
 		{ "--send-log", "x.log", "--send-log is for one thread" },
 		{ "--stats", "1", "--stats is for one thread" },
+		{ "-v", NULL, "-v (one tcpdump decodes the packets in the order sent) is for one thread" },
 		{ "--xdp-queue", "1", "--xdp-queue is for one thread" },
 		{ "--rt-priority", "10", "--rt-priority is for one thread" },
 		{ "--cpu", "1", "one CPU given (--cpu)" },
@@ -205,7 +206,7 @@ static void test_never_what_threads_refuse(void **state)
 		{ "--loop", "2" }, { "--duration", "1" }, { "-K", NULL }, { "--method", "packet" },
 		{ "--unique-ip", NULL }, { "--stats-json", "x.json" }, { "--no-flow-stats", NULL },
 		{ "--cpu", "0" }, { "--xdp-queue", "0" }, { "--limit", "3" }, { "--send-log", "x" },
-		{ "--delay", "1ms" }, { "--stats", "2" }, { "--rt-priority", "5" },
+		{ "--delay", "1ms" }, { "--stats", "2" }, { "--rt-priority", "5" }, { "-v", NULL }, { "--debug", NULL },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]); i++) {
