@@ -11,6 +11,7 @@
 #include "replay.h"
 #include "replay/log.h"
 #include "replay/outfile.h"
+#include "replay/threads_auto.h"
 
 static volatile sig_atomic_t stop_signal;
 
@@ -124,5 +125,7 @@ int main(int argc, char **argv)
 	/* A closed output pipe (-w - | head) is a write error we report, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
 
+	/* No --threads given: at top speed one per TX queue and CPU, where nothing is lost by it. */
+	threads_auto_apply(&o);
 	return replay_main(&o, &stop_signal);
 }

@@ -113,7 +113,7 @@ static const struct opt_def table[] = {
 	     .group = OPT_GRP_TX,
 	     .help = "xdp: bind the AF_XDP socket to device queue N (default 0); with --threads one per thread (default 0..N-1)"),
 	UINT(threads, .name = "threads", .min = 1, .max = OPTS_THREADS_MAX, .metavar = "N", .group = OPT_GRP_TX,
-	     .help = "send with N threads, each with its own socket and its share of the flows (default 1)"),
+	     .help = "send with N threads, each with its own socket and its share of the flows (default 1; at top speed one per TX queue and CPU, see replay(1))"),
 	ENUM(tx.xdp_mode, tx_xdp_mode_choices, .name = "xdp-mode", .metavar = "MODE", .group = OPT_GRP_TX,
 	     .help = "xdp: auto uses zero-copy where the driver can, else copy"),
 	FLAG(tx.uring_sqpoll, .name = "uring-sqpoll", .group = OPT_GRP_TX,
@@ -416,7 +416,7 @@ static const struct opts defaults = {
 	.edit = EDIT_CFG_DEFAULTS,
 	.loop = 1,
 	.impair = { .repeat = 1 },
-	.threads = 1,
+	.threads = 0, /* not given: opts_parse() makes it 1 (threads_given false) */
 };
 
 const struct opt_def *opts_table(size_t *n)
@@ -810,6 +810,10 @@ int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen)
 	o->prep_cmd = prep;
 	o->files = argv + first;
 	o->nfiles = argc - first;
+	/* --threads not given: one, which threads_auto_apply() may raise (replay/threads_auto.h). */
+	o->threads_given = o->threads != 0;
+	if (!o->threads)
+		o->threads = 1;
 	/* Like tcpreplay, --save-opts saves the options one by one and checks no combination. */
 	if (o->save_opts)
 		return 0;

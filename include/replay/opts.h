@@ -134,6 +134,9 @@ struct opts {
 	uint32_t xdp_batch;        /* --xdp-batch-size: --batch for --xdp (tcpreplay's name); 0 = not given */
 	struct opts_list xdp_queues; /* --xdp-queue LIST: thread i binds queue v[i] (tx.xdp_queue: v[0]) */
 	unsigned threads;          /* --threads N: sender threads, each with its shard of the flows; 1 = one */
+	bool threads_given;        /* --threads was given (else threads_auto_apply() may raise it) */
+	bool threads_auto;         /* threads_auto_apply() chose threads > 1 */
+	char threads_why[192];     /* why it did, or why not: the summary's and -v's words */
 
 	/* editing */
 	struct edit_cfg edit;      /* every edit option; see replay/edit.h */

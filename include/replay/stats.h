@@ -186,6 +186,7 @@ struct stats {
 	struct stats_lane lane[STATS_LANES_MAX];
 	/* --threads N: the totals above are the threads' sums; each thread's own, one line each */
 	unsigned nthreads;       /* 0: one thread, nothing more to say */
+	const char *threads_auto; /* the threads were chosen unasked (no --threads): why; NULL = asked */
 	const struct stats_thread *thread;
 	/*
 	 * Loop passes (stats_pass_begin(), stats_pass_end()): the records,

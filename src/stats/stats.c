@@ -168,6 +168,9 @@ void stats_print(const struct stats *s, FILE *f)
 	else
 		fprintf(f, "Method: %s on %s\n", s->method ? s->method : "none",
 			s->dev ? s->dev : "-");
+	/* No --threads given, and several chosen: how many, and why. */
+	if (s->threads_auto)
+		fprintf(f, "Threads: chosen by auto: %s\n", s->threads_auto);
 	fprintf(f, "Packets: read %llu, sent %llu, filtered %llu, failed %llu, retried %llu\n",
 		(unsigned long long)s->read, (unsigned long long)s->sent,
 		(unsigned long long)s->filtered, (unsigned long long)s->failed,
@@ -466,6 +469,12 @@ int stats_write_json(const struct stats *s, FILE *f)
 		fprintf(f, "}");
 	}
 	if (s->nthreads) {
+		/* The threads were asked for (--threads N) or chosen unasked, and then why. */
+		fprintf(f, ",\"thread_count\":%u,\"threads_auto\":%s", s->nthreads, s->threads_auto ? "true" : "false");
+		if (s->threads_auto) {
+			fprintf(f, ",\"threads_auto_reason\":");
+			stats_json_str(f, s->threads_auto);
+		}
 		fprintf(f, ",\"threads\":[");
 		for (unsigned i = 0; i < s->nthreads; i++) {
 			const struct stats_thread *t = &s->thread[i];

@@ -569,9 +569,10 @@ uint64_t trace_skip(struct trace *t, uint64_t len)
  * A signal (the caller's stop flag) ends it with -EINTR, however long the
  * pipe stays silent.
  */
-static int preload_stream_failed(struct trace *t, uint8_t *buf, ssize_t n, size_t len)
+static int preload_stream_failed(struct trace *t, uint8_t *buf, size_t bytes, ssize_t n, size_t len)
 {
-	free(buf);
+	if (buf)
+		munmap(buf, bytes);
 	if (n == -EINTR)
 		return trace_err(t, -EINTR,
 				 "interrupted while reading the input into memory (--preload), after %zu bytes",
@@ -579,17 +580,37 @@ static int preload_stream_failed(struct trace *t, uint8_t *buf, ssize_t n, size_
 	return trace_err(t, (int)n, "read error: %s", strerror((int)-n));
 }
 
+/*
+ * The buffer, @old bytes mapped at @buf (none at first), made @bytes long:
+ * anonymous memory, moved by mremap() where it cannot grow in place (no
+ * copy through a second buffer, as realloc() of a large block would make),
+ * asked for in 2 MiB pages as preload_file()'s copy is (its comment says
+ * what that saves).  NULL when the kernel has not the memory.
+ */
+static uint8_t *preload_grow(uint8_t *buf, size_t old, size_t bytes)
+{
+	void *p = old ? mremap(buf, old, bytes, MREMAP_MAYMOVE)
+		      : mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	(void)madvise(p, bytes, MADV_HUGEPAGE);
+	return p;
+}
+
 static int preload_stream(struct trace *t)
 {
 	uint64_t limit = MAX(t->cfg.preload_max_bytes ? t->cfg.preload_max_bytes : mem_available_bytes(), 1);
-	size_t cap = 0, len = 0;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t cap = 0, len = 0, mapped = 0;
 	uint8_t *buf = NULL;
 	ssize_t n;
 
 	for (;;) {
 		if (len == cap) {
 			uint64_t avail = mem_available_bytes();
-			size_t ncap = cap ? cap * 2 : STREAM_MIN_BYTES;
+			/* From 6 MiB (STREAM_MIN_BYTES) doubling: whole 2 MiB pages up to the cap. */
+			size_t ncap = cap ? cap * 2 : STREAM_MIN_BYTES, nmap;
 			uint8_t *nb, more;
 
 			/* Full at the cap: refused unless the input ends right here. */
@@ -598,8 +619,8 @@ static int preload_stream(struct trace *t)
 				if (n == 0)
 					break;
 				if (n < 0)
-					return preload_stream_failed(t, buf, n, len);
-				free(buf);
+					return preload_stream_failed(t, buf, mapped, n, len);
+				munmap(buf, mapped);
 				return trace_err(t, -ENOMEM,
 						 "--preload: the input is larger than the %.1f MiB of memory it may take%s; "
 						 "replay it without --preload (it streams)",
@@ -609,26 +630,30 @@ static int preload_stream(struct trace *t)
 			/* The last step stops short of doubling, at the cap itself. */
 			ncap = (size_t)MIN((uint64_t)ncap, limit);
 			if (ncap - cap > avail) {
-				free(buf);
+				if (buf)
+					munmap(buf, mapped);
 				return preload_refused(t, ncap, avail + cap);
 			}
-			nb = realloc(buf, ncap);
+			nmap = (ncap + page - 1) / page * page;
+			nb = preload_grow(buf, mapped, nmap);
 			if (!nb) {
-				free(buf);
+				if (buf)
+					munmap(buf, mapped);
 				return preload_refused(t, ncap, avail + cap);
 			}
 			buf = nb;
 			cap = ncap;
+			mapped = nmap;
 		}
 		n = stream_read(t, buf + len, cap - len);
 		if (n == 0)
 			break;
 		if (n < 0)
-			return preload_stream_failed(t, buf, n, len);
+			return preload_stream_failed(t, buf, mapped, n, len);
 		len += (size_t)n;
 	}
 	t->mem = buf;
-	t->mem_bytes = 0; /* malloc()ed, not mapped */
+	t->mem_bytes = mapped; /* mapped: trace_src_close() unmaps it */
 	trace_src_mem(t, buf, len);
 	return 0;
 }

@@ -8,7 +8,7 @@
  * buffer, a wire length wrapped by a VLAN tag, padding after a pulled tag.
  *
  * Input: byte 0 chooses the path (bit 0: synthesise the trace, bit 1: read
- * it as a pipe, bits 2-7: the pipe's piece size); bytes 1-8 the edit options
+ * it as a pipe, bits 2-7: the pipe's piece size, bit 2 also: preloaded); bytes 1-8 the edit options
  * (fuzz_editcfg.h); the rest is the trace -- or, synthesised, a recipe for a
  * pcap whose records are as long as the frame limit (and a little more or
  * less) without the input having to be: byte 0 the link type (bit 6: a
@@ -246,8 +246,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			return 0;
 		in = syn;
 	}
-	if (data[0] & 2)
+	if (data[0] & 2) {
 		tcfg.stream_chunk_bytes = 1 + (size_t)(data[0] >> 2) * 4099;
+		/* Half of the streams preloaded (--preload of a pipe: preload_stream()'s mapping). */
+		tcfg.preload = (data[0] >> 2) & 1;
+		tcfg.preload_max_bytes = 64u << 20;
+	}
 	fuzz_edit_cfg(o, &ecfg);
 	if (edit_cfg_check(&ecfg, err, sizeof(err)) < 0 || edit_chain_new(&ch, &ecfg) < 0)
 		goto out;

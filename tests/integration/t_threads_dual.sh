@@ -72,7 +72,7 @@ EOF
 threads_dual() {
 	local name=$1 n=$2 one="$WORK/$1.one.json" many="$WORK/$1.threads.json" k
 	shift 2
-	two_ports "$name.one" "$@"
+	two_ports "$name.one" --threads 1 "$@" # none given: top speed would take two here (threads_auto.h)
 	two_ports "$name.threads" --threads "$n" --cpu 0,1 "$@"
 	for k in 1 2; do
 		python3 "$FLOW_ORDER" "$WORK/$name.one.$k.pcap" "$WORK/$name.threads.$k.pcap" >"$WORK/order" ||

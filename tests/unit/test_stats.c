@@ -464,6 +464,18 @@ static void test_threads_two_lanes(void **state)
 	json = render(json_fn, &s);
 	assert_null(strstr(txt, "  intf1"));
 	assert_null(strstr(json, "\"intf1\""));
+	/* Asked for (--threads 2): counted, not chosen, no line saying why. */
+	assert_non_null(strstr(json, "\"thread_count\":2,\"threads_auto\":false,\"threads\":["));
+	assert_null(strstr(txt, "Threads: "));
+	free(txt);
+	free(json);
+	/* Chosen unasked (replay/threads_auto.h): the summary and the JSON say so, and why. */
+	s.threads_auto = "2 sender threads on 2 TX queues and 2 CPUs (top speed)";
+	txt = render(stats_print, &s);
+	json = render(json_fn, &s);
+	assert_non_null(strstr(txt, "\nThreads: chosen by auto: 2 sender threads on 2 TX queues and 2 CPUs (top speed)\n"));
+	assert_non_null(strstr(json, "\"thread_count\":2,\"threads_auto\":true,\"threads_auto_reason\":"
+				     "\"2 sender threads on 2 TX queues and 2 CPUs (top speed)\",\"threads\":["));
 	free(txt);
 	free(json);
 }

@@ -341,6 +341,52 @@ static void test_hugepage_advice(void **state)
 	tb_free(&b);
 }
 
+/*
+ * --preload of a stream (a pipe, or here memory read as one): its buffer is
+ * asked for in huge pages as the preloaded file's copy is, also after it has
+ * grown (past the first 6 MiB: moved or extended by mremap()), and every
+ * record comes back intact.
+ */
+static void test_hugepage_stream_preload(void **state)
+{
+	struct trace_cfg cfg = { .preload = true, .stream_chunk_bytes = 65536 };
+	struct tracebuf b = { 0 };
+	const unsigned count = 8000; /* records of 1000 bytes: 8 MB, past the first buffer (6 MiB) */
+	const void *first = NULL;
+	struct trace *t;
+	unsigned n = 0;
+	struct pkt p;
+	int rc;
+
+	(void)state;
+	if (access("/sys/kernel/mm/transparent_hugepage", F_OK) < 0)
+		skip(); /* a kernel without transparent huge pages: nothing to ask for */
+	tb_pcap_header(&b, 0xa1b2c3d4u, 65535, LINKTYPE_ETHERNET);
+	for (unsigned i = 0; i < count; i++)
+		tb_pcap_record(&b, SEC0 + i, 0, 1000, 1000, NULL);
+	assert_true(b.len > (size_t)TRACE_VIEW_KEEP_BYTES + (2u << 20));
+	assert_int_equal(trace_open_mem(&t, "pipe", b.data, b.len, &cfg), 0);
+	while ((rc = trace_next(t, &p)) == 1) {
+		/* Each record as written (after the 24-byte file header, 16-byte record headers). */
+		assert_int_equal(p.caplen, 1000);
+		assert_memory_equal(p.data, b.data + 24 + (size_t)n * 1016 + 16, 1000);
+		if (!first)
+			first = p.data;
+		/* smaps is read per call: the first record, every 1000th and the last. */
+		if ((n % 1000 == 0 || n == count - 1) && !mapping_hugepage(p.data))
+			fail_msg("record %u of a preloaded stream: MADV_HUGEPAGE not asked for", n);
+		n++;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(n, count);
+	/* Rewound (what --preload is for), it is the same memory. */
+	assert_int_equal(trace_rewind(t), 0);
+	assert_int_equal(trace_next(t, &p), 1);
+	assert_ptr_equal(p.data, first);
+	trace_close(t);
+	tb_free(&b);
+}
+
 /* --preload reads a file into memory; a file larger than memory is refused up front. */
 static void test_preload_file(void **state)
 {
@@ -731,6 +777,7 @@ int main(void)
 		cmocka_unit_test(test_stream_views_live),
 		cmocka_unit_test(test_window_bounds_rss),
 		cmocka_unit_test(test_hugepage_advice),
+		cmocka_unit_test(test_hugepage_stream_preload),
 		cmocka_unit_test(test_preload_file),
 		cmocka_unit_test(test_real_pipe),
 		cmocka_unit_test(test_truncated_under_mapping),

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Sender threads unasked: see replay/threads_auto.h.  The rule
+ * (threads_auto()): with no --threads given, N = min(TX queues, CPUs) when
+ *
+ *   - the run sends on interfaces (no -w) from trace files, not forwarding
+ *     (--source-interface);
+ *   - at top speed (-t): paced runs (--pps, --mbps, recorded timing) keep
+ *     one thread, whose schedule fixes the interleaving of flows on the
+ *     wire, where several threads would only hold it to within a sleep;
+ *   - with none of what several threads cannot do (src/opts.c,
+ *     threads_check(): impairment, --oneatatime, --limit, --send-log,
+ *     --stats, -v) and nothing given for one thread (--xdp-queue, one --cpu),
+ *     and no --rt-priority (a SCHED_FIFO thread spinning on every CPU
+ *     would starve the rest of the machine), nor --loop with --stats-json
+ *     (whose "passes" one thread records: threads count passes each);
+ *   - every input a regular file (each thread reads it itself), and with
+ *     --preload all the threads' copies fit in half the memory available;
+ *   - the AF_XDP memory of every thread's sockets fits RLIMIT_MEMLOCK
+ *     where xdp may be used (--method xdp or auto) and cap_ipc_lock is not
+ *     held;
+ *   - the interface (both, with -I) has two TX queues or more, and the
+ *     process may run on two CPUs or more (its affinity mask, or --cpu).
+ *
+ * Measured (BENCHMARKS.md, stop 27): 64 B at top speed on a two-queue
+ * veth, one thread of AF_XDP 1.76-1.85 M pps, two 2.5-2.67 M.
+ */
+#include <dirent.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "replay/caps.h"
+#include "replay/compiler.h"
+#include "replay/log.h"
+#include "replay/sched.h"
+#include "replay/threads_auto.h"
+#include "replay/tx.h"
+
+/* One thread, for the reason @what. */
+static unsigned one(char *why, size_t len, const char *what)
+{
+	snprintf(why, len, "%s", what);
+	return 1;
+}
+
+/* The AF_XDP sockets each thread may open: one per interface whose method is xdp or auto. */
+static unsigned xdp_lanes(const struct opts *o)
+{
+	unsigned n = o->method == TX_METHOD_XDP || o->method == TX_METHOD_AUTO;
+
+	if (o->intf2)
+		n += o->method2 == TX_METHOD_XDP || o->method2 == TX_METHOD_AUTO;
+	return n;
+}
+
+unsigned threads_auto(const struct opts *o, const struct threads_auto_env *env, char *why, size_t len)
+{
+	const char *no = NULL;
+	unsigned n;
+
+	if (o->threads_given)
+		return one(why, len, "--threads given");
+	if (o->tx.path || !o->tx.ifname)
+		return one(why, len, "-w writes one file");
+	if (o->source_if)
+		return one(why, len, "--source-interface forwards with one thread");
+	if (o->sched.mode != SCHED_MODE_TOPSPEED)
+		return one(why, len, "not at top speed: the schedule keeps the flows' interleaving");
+	if (o->impair.n || o->impair.stat_given)
+		no = "impairment";
+	else if (o->oneatatime)
+		no = "--oneatatime";
+	else if (o->limit)
+		no = "--limit";
+	else if (o->send_log)
+		no = "--send-log";
+	else if (o->stats_s != OPT_AUTO)
+		no = "--stats";
+	else if (o->decode)
+		no = "-v (one tcpdump decodes the packets in the order sent)";
+	else if (o->xdp_queues.n)
+		no = "--xdp-queue";
+	else if (o->rt.priority)
+		no = "--rt-priority";
+	else if (o->loop != 1 && o->stats_json)
+		no = "--loop with --stats-json (its \"passes\")";
+	if (no) {
+		snprintf(why, len, "%s is for one thread", no);
+		return 1;
+	}
+	if (!env->inputs_regular)
+		return one(why, len, "an input is not a regular file (each thread would read it)");
+	if (env->queues < 2) {
+		snprintf(why, len, "%s has %u TX queue%s", o->intf2 && o->tx.ifname ? "an interface" : o->tx.ifname,
+			 env->queues, env->queues == 1 ? "" : "s");
+		return 1;
+	}
+	if (env->cpus < 2)
+		return one(why, len, o->cpus.n ? "one CPU given (--cpu)" : "the process may run on one CPU");
+	n = MIN(MIN(env->queues, env->cpus), (unsigned)OPTS_THREADS_MAX);
+	if (o->trace.preload && env->input_bytes > env->mem_avail / 2 / n)
+		return one(why, len, "--preload: a copy per thread would not fit in half the memory available");
+	if (env->memlock != UINT64_MAX && (uint64_t)xdp_lanes(o) * n * TX_XDP_UMEM_BYTES > env->memlock) {
+		snprintf(why, len, "RLIMIT_MEMLOCK (%llu KiB, no cap_ipc_lock) does not hold %u threads' AF_XDP memory",
+			 (unsigned long long)(env->memlock >> 10), n);
+		return 1;
+	}
+	snprintf(why, len, "%u sender threads on %u TX queues and %u CPUs (top speed; per-flow order kept; "
+		 "--threads 1 for one)", n, env->queues, env->cpus);
+	return n;
+}
+
+/* The real TX queues of @ifname in this network namespace (sysfs queues/tx-N); 0 = unknown. */
+static unsigned tx_queues(const char *ifname)
+{
+	char path[128];
+	unsigned idx = 0, n = 0;
+	struct dirent *d;
+	FILE *f;
+	DIR *dir;
+
+	if (!ifname || strchr(ifname, '/'))
+		return 0;
+	/* /sys may be another namespace's (unshare -n without a remount): the index must agree. */
+	snprintf(path, sizeof(path), "/sys/class/net/%s/ifindex", ifname);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%u", &idx) != 1)
+		idx = 0;
+	fclose(f);
+	if (!idx || idx != if_nametoindex(ifname))
+		return 0;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", ifname);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir)))
+		n += !strncmp(d->d_name, "tx-", 3);
+	closedir(dir);
+	return n;
+}
+
+static uint64_t mem_available(void)
+{
+	unsigned long long kib = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return (uint64_t)kib * 1024;
+}
+
+void threads_auto_probe(const struct opts *o, struct threads_auto_env *env)
+{
+	uint64_t eff = 0, perm = 0;
+	struct rlimit rl;
+	cpu_set_t set;
+
+	*env = (struct threads_auto_env){ .inputs_regular = o->nfiles > 0 };
+	env->queues = tx_queues(o->tx.ifname);
+	if (o->intf2)
+		env->queues = MIN(env->queues, tx_queues(o->intf2));
+	if (o->cpus.n)
+		env->cpus = o->cpus.n;
+	else if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		env->cpus = (unsigned)CPU_COUNT(&set);
+	for (int i = 0; i < o->nfiles; i++) {
+		struct stat st;
+
+		if (!strcmp(o->files[i], "-") || stat(o->files[i], &st) < 0 || !S_ISREG(st.st_mode))
+			env->inputs_regular = false;
+		else
+			env->input_bytes += (uint64_t)st.st_size;
+	}
+	env->mem_avail = o->trace.preload ? mem_available() : 0;
+	env->memlock = UINT64_MAX;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    !(caps_get(&eff, &perm) == 0 && (perm & CAPS_IPC_LOCK)))
+		env->memlock = rl.rlim_cur;
+}
+
+void threads_auto_apply(struct opts *o)
+{
+	struct threads_auto_env env = { 0 };
+	unsigned n;
+
+	/* threads_auto() decides these on the options alone: nothing of the machine to read. */
+	if (!(o->threads_given || o->tx.path || o->source_if || o->sched.mode != SCHED_MODE_TOPSPEED))
+		threads_auto_probe(o, &env);
+	n = threads_auto(o, &env, o->threads_why, sizeof(o->threads_why));
+	if (n > 1) {
+		o->threads = n;
+		o->threads_auto = true;
+	} else {
+		log_info("one sender thread: %s", o->threads_why);
+	}
+}
