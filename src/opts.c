@@ -28,6 +28,26 @@
 #define ENUM(f, e, ...)   OPT_ENUM(struct opts, f, e, __VA_ARGS__)
 #define FUNC(f, T, p, ...) OPT_FUNC(struct opts, f, T, p, __VA_ARGS__)
 
+/* --threads N (1..OPTS_THREADS_MAX) or "auto" (threads_auto_apply() decides, replay/threads_auto.h). */
+static int parse_threads(void *field, const char *arg, char *err, size_t len)
+{
+	unsigned long v;
+	char *end;
+
+	if (!strcmp(arg, "auto")) {
+		*(unsigned *)field = OPTS_THREADS_AUTO;
+		return 0;
+	}
+	errno = 0;
+	v = *arg >= '0' && *arg <= '9' ? strtoul(arg, &end, 10) : 0;
+	if (*arg < '0' || *arg > '9' || *end)
+		return opts_fail(err, len, "'%s' is not a thread count (1..%u) or auto", arg, OPTS_THREADS_MAX);
+	if (errno || v < 1 || v > OPTS_THREADS_MAX)
+		return opts_fail(err, len, "%s is out of range (1..%u)", arg, OPTS_THREADS_MAX);
+	*(unsigned *)field = (unsigned)v;
+	return 0;
+}
+
 static const struct opt_def table[] = {
 	/* input */
 	FLAG(info, .name = "info", .group = OPT_GRP_INPUT,
@@ -112,8 +132,8 @@ static const struct opt_def table[] = {
 	FUNC(xdp_queues, struct opts_list, opts_parse_queues, .name = "xdp-queue", .metavar = "LIST",
 	     .group = OPT_GRP_TX,
 	     .help = "xdp: bind the AF_XDP socket to device queue N (default 0); with --threads one per thread (default 0..N-1)"),
-	UINT(threads, .name = "threads", .min = 1, .max = OPTS_THREADS_MAX, .metavar = "N", .group = OPT_GRP_TX,
-	     .help = "send with N threads, each with its own socket and its share of the flows (default 1; at top speed one per TX queue and CPU, see replay(1))"),
+	FUNC(threads, unsigned, parse_threads, .name = "threads", .metavar = "N|auto", .group = OPT_GRP_TX,
+	     .help = "send with N threads, each with its own socket and its share of the flows (default 1); auto: one per TX queue and CPU at top speed, where nothing else needs one (see replay(1))"),
 	ENUM(tx.xdp_mode, tx_xdp_mode_choices, .name = "xdp-mode", .metavar = "MODE", .group = OPT_GRP_TX,
 	     .help = "xdp: auto uses zero-copy where the driver can, else copy"),
 	FLAG(tx.uring_sqpoll, .name = "uring-sqpoll", .group = OPT_GRP_TX,
@@ -810,9 +830,10 @@ int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen)
 	o->prep_cmd = prep;
 	o->files = argv + first;
 	o->nfiles = argc - first;
-	/* --threads not given: one, which threads_auto_apply() may raise (replay/threads_auto.h). */
-	o->threads_given = o->threads != 0;
-	if (!o->threads)
+	/* --threads not given: one; --threads auto: one, which threads_auto_apply() may raise. */
+	o->threads_ask_auto = o->threads == OPTS_THREADS_AUTO;
+	o->threads_given = o->threads != 0 && !o->threads_ask_auto;
+	if (!o->threads_given)
 		o->threads = 1;
 	/* Like tcpreplay, --save-opts saves the options one by one and checks no combination. */
 	if (o->save_opts)

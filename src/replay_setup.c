@@ -739,7 +739,7 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	r->st.method = r->lane[0].st.method;
 	r->st.method_mode = r->lane[0].st.method_mode;
 	r->st.dev = r->lane[0].st.dev;
-	r->st.threads_auto = o->threads_auto ? o->threads_why : NULL;
+	r->st.threads_auto = o->threads_ask_auto ? o->threads_why : NULL;
 	/* The summary goes to stdout unless stdout carries data (JSON, frames or the send log). */
 	r->summary = (r->json == stdout || (o->tx.path && !strcmp(o->tx.path, "-")) ||
 		      (o->send_log && !strcmp(o->send_log, "-")))

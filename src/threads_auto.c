@@ -110,8 +110,8 @@ unsigned threads_auto(const struct opts *o, const struct threads_auto_env *env, 
 			 (unsigned long long)(env->memlock >> 10), n);
 		return 1;
 	}
-	snprintf(why, len, "%u sender threads on %u TX queues and %u CPUs (top speed; per-flow order kept; "
-		 "--threads 1 for one)", n, env->queues, env->cpus);
+	snprintf(why, len, "%u sender threads on %u TX queues and %u CPUs (top speed; each flow's order kept, "
+		 "not the order across flows)", n, env->queues, env->cpus);
 	return n;
 }
 
@@ -194,6 +194,16 @@ void threads_auto_apply(struct opts *o)
 	struct threads_auto_env env = { 0 };
 	unsigned n;
 
+	/*
+	 * Only when asked (--threads auto): several threads keep each flow's
+	 * order but not the order across flows, which a device under test may
+	 * depend on (an FTP or SIP helper sees the control flow's PORT or SDP
+	 * before the data flow it announces; a DNS answer before the
+	 * connection to its address).  One thread at top speed sends the
+	 * trace's order exactly, so that stays the default.
+	 */
+	if (!o->threads_ask_auto)
+		return;
 	/* threads_auto() decides these on the options alone: nothing of the machine to read. */
 	if (!(o->threads_given || o->tx.path || o->source_if || o->sched.mode != SCHED_MODE_TOPSPEED))
 		threads_auto_probe(o, &env);
@@ -202,6 +212,13 @@ void threads_auto_apply(struct opts *o)
 		o->threads = n;
 		o->threads_auto = true;
 	} else {
-		log_info("one sender thread: %s", o->threads_why);
+		/* Asked for, and one it is: the summary says why (stats "Threads:"). */
+		static const char pre[] = "one sender thread: ";
+		size_t n1 = strnlen(o->threads_why, sizeof(o->threads_why) - sizeof(pre));
+
+		memmove(o->threads_why + sizeof(pre) - 1, o->threads_why, n1);
+		memcpy(o->threads_why, pre, sizeof(pre) - 1);
+		o->threads_why[sizeof(pre) - 1 + n1] = '\0';
+		log_info("--threads auto: %s", o->threads_why);
 	}
 }

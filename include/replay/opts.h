@@ -102,6 +102,7 @@ int opts_parse_queues(void *field, const char *arg, char *err, size_t len);
 
 /* The most sender threads (--threads). */
 #define OPTS_THREADS_MAX 64
+#define OPTS_THREADS_AUTO UINT32_MAX /* --threads auto, until threads_auto_apply() decides */
 
 struct opts {
 	/* input */
@@ -134,7 +135,8 @@ struct opts {
 	uint32_t xdp_batch;        /* --xdp-batch-size: --batch for --xdp (tcpreplay's name); 0 = not given */
 	struct opts_list xdp_queues; /* --xdp-queue LIST: thread i binds queue v[i] (tx.xdp_queue: v[0]) */
 	unsigned threads;          /* --threads N: sender threads, each with its shard of the flows; 1 = one */
-	bool threads_given;        /* --threads was given (else threads_auto_apply() may raise it) */
+	bool threads_given;        /* --threads N was given (a number: threads_auto() keeps it) */
+	bool threads_ask_auto;     /* --threads auto: threads_auto_apply() decides */
 	bool threads_auto;         /* threads_auto_apply() chose threads > 1 */
 	char threads_why[192];     /* why it did, or why not: the summary's and -v's words */
 

@@ -11,8 +11,9 @@
 #   QUEUES=2 FLOWS=64 METHODS="mmsg xdp mmsg@2 xdp@2" ANCHORS="tcpreplay46-xdp trafgen2"
 #
 # A method written METHOD runs replay --method METHOD --threads 1; "default"
-# runs a plain replay -t (--method auto, and with QUEUES >= 2 the sender
-# threads it takes unasked: man replay, --threads, Threads unasked).
+# runs a plain replay -t (--method auto, one thread); "threads-auto" runs
+# replay -t --threads auto (with QUEUES >= 2, one thread per queue and CPU:
+# man replay, --threads, Threads by auto).
 # A method written METHOD@N runs replay --method METHOD --threads N --cpu
 # 0-(N-1) (flow-sharded sender threads; FLOWS gives the traces that many
 # flows to shard, QUEUES the veth pair that many TX/RX queues -- the same
@@ -133,9 +134,10 @@ cmd_for() {
 	*@*) echo "$REPLAY -q -i $IA --method ${tool%@*} --threads ${tool#*@} --cpu 0-$((${tool#*@} - 1)) --topspeed $l --stats-json $WORK/js $tr" ;;
 	netsniff-ng) echo "netsniff-ng --in $tr --out $IA --ring-size 64MiB -A --silent" ;;
 	trafgen) echo "trafgen --dev $IA --conf $WORK/t$size.cfg --num $n --cpus 1" ;;
-	# default: a plain replay -t, its method and its threads its own (--method auto, threads unasked).
+	# default: a plain replay -t, its method its own (--method auto, one thread).
 	default) echo "$REPLAY -q -i $IA --topspeed $l --stats-json $WORK/js $tr" ;;
-	# One thread: with none given, top speed on QUEUES >= 2 would take several.
+	threads-auto) echo "$REPLAY -q -i $IA --threads auto --topspeed $l --stats-json $WORK/js $tr" ;;
+	# --threads 1 spelled out: the same as none given (an A/B build may predate --threads auto).
 	ring+bypass) echo "$REPLAY -q -i $IA --method ring --qdisc-bypass --threads 1 --topspeed $l --stats-json $WORK/js $tr" ;;
 	*) echo "$REPLAY -q -i $IA --method $tool --threads 1 --topspeed $l --stats-json $WORK/js $tr" ;;
 	esac
@@ -232,7 +234,7 @@ for tool in $METHODS $(echo "$ANCHORS" | sed 's/trafgen2*//g'); do
 	capdrop=$(grep -o "^[0-9]* packets dropped by kernel" "$WORK/td.err" | cut -d' ' -f1)
 	# Sender threads keep each flow's order, not the order across flows: checked per flow.
 	case $tool in
-	*@* | default) verdict=$(python3 tests/integration/flow_order.py "$WORK/f.pcap" "$WORK/got.pcap" 2>&1 || true) ;;
+	*@* | threads-auto) verdict=$(python3 tests/integration/flow_order.py "$WORK/f.pcap" "$WORK/got.pcap" 2>&1 || true) ;;
 	*) verdict=$("$PCAPDIFF" "$WORK/f.pcap" "$WORK/got.pcap" || true) ;;
 	esac
 	printf "%-12s %s (capture dropped %s)\n" "$tool" "$verdict" "${capdrop:-?}"

@@ -168,9 +168,9 @@ void stats_print(const struct stats *s, FILE *f)
 	else
 		fprintf(f, "Method: %s on %s\n", s->method ? s->method : "none",
 			s->dev ? s->dev : "-");
-	/* No --threads given, and several chosen: how many, and why. */
+	/* --threads auto: how many it chose, and why. */
 	if (s->threads_auto)
-		fprintf(f, "Threads: chosen by auto: %s\n", s->threads_auto);
+		fprintf(f, "Threads: --threads auto: %s\n", s->threads_auto);
 	fprintf(f, "Packets: read %llu, sent %llu, filtered %llu, failed %llu, retried %llu\n",
 		(unsigned long long)s->read, (unsigned long long)s->sent,
 		(unsigned long long)s->filtered, (unsigned long long)s->failed,

@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Sender threads unasked (src/threads_auto.c): a plain `replay -t -i IF` on a
+# --threads auto (src/threads_auto.c): `replay -t --threads auto -i IF` on a
 # veth with two TX queues a side sends with min(2, CPUs) threads and says so
 # in the summary and --stats-json; every frame arrives byte-exact, each flow
 # in its recorded order (flow_order.py on the far side's capture against the
-# -w dry run), and the totals equal one thread's.  --threads 1 there, a
-# paced run there, and a one-queue veth all keep one thread, as before.
+# -w dry run), and the totals equal one thread's.  Without it (the default:
+# the order across flows is kept) and with --threads 1 the same two-queue
+# veth keeps one thread; with it, a paced run, something several threads
+# cannot do, one --cpu and a one-queue veth keep one, and the summary says why.
 . "$(dirname "$0")/lib.sh"
 : "${GENTRACE:?}"
 FLOW_ORDER="$(dirname "$0")/flow_order.py"
@@ -24,7 +26,7 @@ one_thread() {
 	in_a "$REPLAY" --debug -i "$IF_A" --stats-json "$js" "$@" $(inputs) >"$out" 2>&1 || die "$name: exited $?: $(cat "$out")"
 	check_invariant "$js"
 	grep -q '"threads"' "$js" && die "$name: a threads array in the JSON: $(cat "$js")"
-	grep -q '^Threads:' "$out" && die "$name: a Threads line in the summary: $(cat "$out")"
+	grep -q '^Threads: .*[0-9] sender threads' "$out" && die "$name: several threads in the summary: $(cat "$out")"
 	grep -q '^Thread 1' "$out" && die "$name: a second thread: $(cat "$out")"
 	ONE_READ=$(json_get "$js" packets_read)
 	ONE_SENT=$(json_get "$js" packets_sent)
@@ -32,22 +34,25 @@ one_thread() {
 	[ "$ONE_SENT" -gt 10000 ] || die "$name: sent only $ONE_SENT"
 }
 
-test_threads_one_asked() {
-	# --threads 1 on two queues: one thread, exactly as before.
+test_threads_one_default() {
+	# No --threads on two queues: one thread (the order across flows is the trace's), no Threads line.
+	one_thread default -t
+	grep -q '^Threads:' "$WORK/default.out" && die "default: a Threads line: $(cat "$WORK/default.out")"
+	# --threads 1: one thread, exactly as before.
 	one_thread threads1 -t --threads 1
-	grep -q "one sender thread: --threads given" "$WORK/threads1.out" ||
-		die "--threads 1: --debug does not say why one: $(cat "$WORK/threads1.out")"
+	grep -q '^Threads:' "$WORK/threads1.out" && die "--threads 1: a Threads line: $(cat "$WORK/threads1.out")"
+	return 0
 }
 
 test_paced_stays_one() {
 	# --pps: the schedule keeps the flows' interleaving; one thread, and --debug says why.
 	local js="$WORK/pps.json" out="$WORK/pps.out"
-	in_a "$REPLAY" --debug -i "$IF_A" --pps 20000 --stats-json "$js" "$TRACES/http.pcap" >"$out" 2>&1 ||
+	in_a "$REPLAY" --debug --threads auto -i "$IF_A" --pps 20000 --stats-json "$js" "$TRACES/http.pcap" >"$out" 2>&1 ||
 		die "--pps: exited $?: $(cat "$out")"
 	grep -q '"threads"' "$js" && die "--pps: several threads: $(cat "$js")"
 	grep -q "one sender thread: not at top speed" "$out" || die "--pps: --debug does not say why one: $(cat "$out")"
 	# Something several threads cannot do: one thread, no error.
-	in_a "$REPLAY" --debug -t -i "$IF_A" --limit 5 "$TRACES/http.pcap" >"$out" 2>&1 || die "--limit: exited $?: $(cat "$out")"
+	in_a "$REPLAY" --debug -t --threads auto -i "$IF_A" --limit 5 "$TRACES/http.pcap" >"$out" 2>&1 || die "--limit: exited $?: $(cat "$out")"
 	grep -q "one sender thread: --limit is for one thread" "$out" || die "--limit: $(cat "$out")"
 	grep -q '^Packets: read [0-9]*, sent 5,' "$out" || die "--limit: $(cat "$out")"
 }
@@ -65,11 +70,11 @@ test_auto_threads() {
 	tx0=$(ifstat "$NS_A" "$IF_A" tx_packets)
 	capture_start "$got"
 	# shellcheck disable=SC2046
-	in_a "$REPLAY" -t -i "$IF_A" --stats-json "$js" $(inputs) >"$out" || die "auto: replay exited $?"
+	in_a "$REPLAY" -t --threads auto -i "$IF_A" --stats-json "$js" $(inputs) >"$out" || die "auto: replay exited $?"
 	capture_stop
 	check_invariant "$js"
 	# The summary and the JSON say how many, and why.
-	grep -q "^Threads: chosen by auto: $n sender threads on 2 TX queues and $CPUS CPUs (top speed; per-flow order kept; --threads 1 for one)$" "$out" ||
+	grep -q "^Threads: --threads auto: $n sender threads on 2 TX queues and $CPUS CPUs (top speed; each flow's order kept, not the order across flows)$" "$out" ||
 		die "auto: no Threads line: $(cat "$out")"
 	[ "$(grep -c '^Thread [0-9]' "$out")" -eq "$n" ] || die "auto: not $n thread lines: $(cat "$out")"
 	python3 - "$js" "$n" <<'PY' || die "auto: the JSON does not say it: $(cat "$js")"
@@ -77,7 +82,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 n = int(sys.argv[2])
 assert j["thread_count"] == n and j["threads_auto"] is True, (j.get("thread_count"), j.get("threads_auto"))
-assert "per-flow order kept" in j["threads_auto_reason"], j["threads_auto_reason"]
+assert "each flow's order kept" in j["threads_auto_reason"], j["threads_auto_reason"]
 assert len(j["threads"]) == n
 # Each thread: read = sent + filtered + failed; their sums are the totals; both carried flows.
 busy = 0
@@ -101,15 +106,15 @@ PY
 	python3 "$FLOW_ORDER" "$exp" "$got" >"$WORK/order" || die "auto: $(cat "$WORK/order")"
 	info "auto: $n threads: $(cat "$WORK/order"), $sent sent"
 	# The same with --cpu 0: one CPU given, one thread.
-	one_thread cpu0 -t --cpu 0
-	grep -q "one sender thread: one CPU given (--cpu)" "$WORK/cpu0.out" || die "--cpu 0: $(cat "$WORK/cpu0.out")"
+	one_thread cpu0 -t --threads auto --cpu 0
+	grep -q "^Threads: --threads auto: one sender thread: one CPU given (--cpu)$" "$WORK/cpu0.out" || die "--cpu 0: $(cat "$WORK/cpu0.out")"
 }
 
 test_one_queue() {
 	# One TX queue: one thread, and --debug says why.
-	one_thread onequeue -t
-	grep -q "one sender thread: $IF_A has 1 TX queue" "$WORK/onequeue.out" ||
-		die "one queue: --debug does not say why one: $(cat "$WORK/onequeue.out")"
+	one_thread onequeue -t --threads auto
+	grep -q "^Threads: --threads auto: one sender thread: $IF_A has 1 TX queue$" "$WORK/onequeue.out" ||
+		die "one queue: the summary does not say why one: $(cat "$WORK/onequeue.out")"
 }
 
 require_root
@@ -117,7 +122,7 @@ command -v python3 >/dev/null || die "python3 is not installed"
 VETH_QUEUES=2
 init_ns
 "$GENTRACE" udp -o "$WORK/flows.pcap" --count 20000 --gap-ns 2000 --flows 64 --size 128 >/dev/null
-run_tests test_threads_one_asked test_paced_stays_one test_auto_threads
+run_tests test_threads_one_default test_paced_stays_one test_auto_threads
 ip netns del "$NS_A"
 ip netns del "$NS_B"
 rm -rf "$WORK"

@@ -473,7 +473,7 @@ static void test_threads_two_lanes(void **state)
 	s.threads_auto = "2 sender threads on 2 TX queues and 2 CPUs (top speed)";
 	txt = render(stats_print, &s);
 	json = render(json_fn, &s);
-	assert_non_null(strstr(txt, "\nThreads: chosen by auto: 2 sender threads on 2 TX queues and 2 CPUs (top speed)\n"));
+	assert_non_null(strstr(txt, "\nThreads: --threads auto: 2 sender threads on 2 TX queues and 2 CPUs (top speed)\n"));
 	assert_non_null(strstr(json, "\"thread_count\":2,\"threads_auto\":true,\"threads_auto_reason\":"
 				     "\"2 sender threads on 2 TX queues and 2 CPUs (top speed)\",\"threads\":["));
 	free(txt);

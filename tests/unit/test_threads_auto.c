@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * threads_auto(): the sender threads a run takes with no --threads given,
+ * threads_auto(): the sender threads --threads auto takes (and only it:
+ * threads_auto_apply() leaves a run without it at one thread),
  * as a function of the options, the TX queues, the CPUs and the memory --
  * each condition that keeps one thread on its own -- and what
  * threads_auto_probe() reads of this machine.
  */
+#include <errno.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -61,8 +63,8 @@ static void test_picks_queues_and_cpus(void **state)
 	assert_int_equal(PARSE(&o, "-t", "-i", "veth0", trace_path), 0);
 	assert_false(o.threads_given);
 	assert_int_equal(o.threads, 1);
-	expect(&o, &env, 2, "2 sender threads on 2 TX queues and 2 CPUs (top speed; per-flow order kept; "
-			    "--threads 1 for one)");
+	expect(&o, &env, 2, "2 sender threads on 2 TX queues and 2 CPUs (top speed; each flow's order kept, "
+			    "not the order across flows)");
 	/* The fewer of queues and CPUs. */
 	env.queues = 8;
 	env.cpus = 3;
@@ -298,10 +300,41 @@ static int teardown(void **state)
 	return 0;
 }
 
+/*
+ * Only --threads auto asks: without it a top-speed run keeps one thread
+ * and threads_auto_apply() decides nothing (the order across flows is the
+ * trace's); with it, the decision and its reason are the summary's.
+ */
+static void test_apply_only_when_asked(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-t", "-i", "lo", trace_path), 0);
+	assert_false(o.threads_ask_auto);
+	threads_auto_apply(&o);
+	assert_int_equal(o.threads, 1);
+	assert_false(o.threads_auto);
+	assert_string_equal(o.threads_why, "");
+	assert_int_equal(PARSE(&o, "-t", "-i", "lo", "--threads", "auto", trace_path), 0);
+	assert_true(o.threads_ask_auto);
+	assert_false(o.threads_given);
+	assert_int_equal(o.threads, 1);
+	threads_auto_apply(&o);
+	/* lo has one TX queue: one thread, and why. */
+	assert_int_equal(o.threads, 1);
+	assert_false(o.threads_auto);
+	assert_string_equal(o.threads_why, "one sender thread: lo has 1 TX queue");
+	assert_int_equal(PARSE(&o, "-t", "-i", "lo", "--threads", "autox", trace_path), -EINVAL);
+	assert_int_equal(PARSE(&o, "-t", "-i", "lo", "--threads", "0", trace_path), -EINVAL);
+	assert_int_equal(PARSE(&o, "-t", "-i", "lo", "--threads", "65", trace_path), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_picks_queues_and_cpus),
+		cmocka_unit_test(test_apply_only_when_asked),
 		cmocka_unit_test(test_options_keep_one),
 		cmocka_unit_test(test_environment_keeps_one),
 		cmocka_unit_test(test_never_what_threads_refuse),
