@@ -135,7 +135,7 @@ test_prep_split() {
 	"$SPLITDUMP" client "$TRACES/mixed.pcap" >"$WORK/prep.sides"
 	"$REPLAY" prep -q "$TRACES/mixed.pcap" -o "$WORK/mixed.prep" --split client ||
 		die "replay prep --split client failed"
-	dual prep "$TRACES/mixed.pcap" "$WORK/prep.sides" -v --split client --prep "$WORK/mixed.prep"
+	dual prep "$TRACES/mixed.pcap" "$WORK/prep.sides" --debug --split client --prep "$WORK/mixed.prep"
 	grep -q "the sides come from $WORK/mixed.prep" "$WORK/prep.err" ||
 		die "the sides were not taken from the sidecar: $(cat "$WORK/prep.err")"
 	# A sidecar of another mode is refused, naming both.
