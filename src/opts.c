@@ -557,6 +557,23 @@ static void warn(struct opts *o, const char *msg)
  * --oneatatime, impairment).  -I, --dualfile, -c, --split and the edits by
  * direction are each thread's: it places every packet (src/replay.c).
  */
+const char *opts_one_thread_only(const struct opts *o)
+{
+	if (o->impair.n || o->impair.stat_given)
+		return "impairment (--impair, --loss, --delay, ...)";
+	if (o->oneatatime)
+		return "--oneatatime";
+	if (o->limit)
+		return "--limit";
+	if (o->send_log)
+		return "--send-log";
+	if (o->stats_s != OPT_AUTO)
+		return "--stats";
+	if (o->decode)
+		return "-v (one tcpdump decodes the packets in the order they are sent)";
+	return NULL;
+}
+
 static int threads_check(struct opts *o, char *err, size_t len)
 {
 	const char *no = NULL;
@@ -576,19 +593,7 @@ static int threads_check(struct opts *o, char *err, size_t len)
 				 o->xdp_queues.n, o->threads);
 	if (o->tx.path)
 		no = "-w (a dry run writes one file)";
-	else if (o->impair.n || o->impair.stat_given)
-		no = "impairment (--impair, --loss, --delay, ...)";
-	else if (o->oneatatime)
-		no = "--oneatatime";
-	else if (o->limit)
-		no = "--limit";
-	else if (o->send_log)
-		no = "--send-log";
-	else if (o->stats_s != OPT_AUTO)
-		no = "--stats";
-	else if (o->decode)
-		no = "-v (one tcpdump decodes the packets in the order they are sent)";
-	else if (o->sched.mode == SCHED_MODE_MBPS && edit_cfg_any(&o->edit))
+	else if (!(no = opts_one_thread_only(o)) && o->sched.mode == SCHED_MODE_MBPS && edit_cfg_any(&o->edit))
 		no = "--mbps with edits (each thread counts the bytes of every frame as read)";
 	if (no)
 		return opts_fail(err, len, "--threads %u does not support %s: use one thread", o->threads, no);

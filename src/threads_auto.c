@@ -71,23 +71,12 @@ unsigned threads_auto(const struct opts *o, const struct threads_auto_env *env, 
 		return one(why, len, "--source-interface forwards with one thread");
 	if (o->sched.mode != SCHED_MODE_TOPSPEED)
 		return one(why, len, "not at top speed: the schedule keeps the flows' interleaving");
-	if (o->impair.n || o->impair.stat_given)
-		no = "impairment";
-	else if (o->oneatatime)
-		no = "--oneatatime";
-	else if (o->limit)
-		no = "--limit";
-	else if (o->send_log)
-		no = "--send-log";
-	else if (o->stats_s != OPT_AUTO)
-		no = "--stats";
-	else if (o->decode)
-		no = "-v (one tcpdump decodes the packets in the order sent)";
-	else if (o->xdp_queues.n)
+	no = opts_one_thread_only(o);
+	if (!no && o->xdp_queues.n)
 		no = "--xdp-queue";
-	else if (o->rt.priority)
+	if (!no && o->rt.priority)
 		no = "--rt-priority";
-	else if (o->loop != 1 && o->stats_json)
+	if (!no && o->loop != 1 && o->stats_json)
 		no = "--loop with --stats-json (its \"passes\")";
 	if (no) {
 		snprintf(why, len, "%s is for one thread", no);

@@ -228,4 +228,11 @@ void opts_usage(FILE *f, const char *prog);
 /* opts_replay_set() - replay's option set (table, groups, help texts); see replay/optparse.h. */
 const struct opt_set *opts_replay_set(void);
 
+/*
+ * opts_one_thread_only() - what in @o needs one sender thread (impairment,
+ * --oneatatime, --limit, --send-log, --stats, -v), named for a message, or
+ * NULL: --threads N refuses it, --threads auto keeps one thread for it.
+ */
+const char *opts_one_thread_only(const struct opts *o);
+
 #endif

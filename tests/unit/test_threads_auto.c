@@ -117,11 +117,11 @@ static void test_options_keep_one(void **state)
 	static const struct {
 		const char *opt, *arg, *name;
 	} one[] = {
-		{ "--loss", "1%", "impairment is for one thread" },
+		{ "--loss", "1%", "impairment (--impair, --loss, --delay, ...) is for one thread" },
 		{ "--limit", "5", "--limit is for one thread" },
 		{ "--send-log", "x.log", "--send-log is for one thread" },
 		{ "--stats", "1", "--stats is for one thread" },
-		{ "-v", NULL, "-v (one tcpdump decodes the packets in the order sent) is for one thread" },
+		{ "-v", NULL, "-v (one tcpdump decodes the packets in the order they are sent) is for one thread" },
 		{ "--xdp-queue", "1", "--xdp-queue is for one thread" },
 		{ "--rt-priority", "10", "--rt-priority is for one thread" },
 		{ "--cpu", "1", "one CPU given (--cpu)" },
