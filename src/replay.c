@@ -1258,20 +1258,24 @@ static enum step send_held(struct replay *r, uint64_t *mark)
 		return STEP_NEXT; /* callers look first: nothing held, nothing to send */
 	deadline = top->deadline_ns;
 
-	if (r->timed && deadline > sched_now(&r->sched)) {
-		/* Not due yet: what is staged (in any lane) is, so it goes now rather than after this wait. */
+	if (deadline > sched_now(&r->sched)) {
+		/*
+		 * Not due yet: what is staged (in any lane) is, so it goes now rather than after this wait.
+		 * At top speed too: the impairment's delays are on the real clock there (netem's), and
+		 * once the input has ended nothing else is due before this frame.
+		 */
 		step = flush_all(r);
 		if (step != STEP_NEXT)
 			return step;
-		while (sched_wait(&r->sched, deadline) == -EINTR)
+		while (sched_hold(&r->sched, deadline) == -EINTR)
 			if (*r->stop)
 				return STEP_STOP;
 		(void)dq_pop(&ip->dq, &e);
 		h = e.data;
-		if (sched_now(&r->sched) > deadline + r->o->sched.late_threshold_ns)
+		if (r->timed && sched_now(&r->sched) > deadline + r->o->sched.late_threshold_ns)
 			impair_count_late(ip->im);
 		/* Waited for already: staged and sent at once, as send_one() does after its wait. */
-		step = stage_one(r, h->l, h->t, &h->p, deadline);
+		step = stage_one(r, h->l, h->t, &h->p, r->timed ? deadline : 0);
 		if (step == STEP_NEXT)
 			step = flush_lane(r, h->l);
 		if (step == STEP_NEXT && (*r->stop || limit_reached(r))) {

@@ -432,6 +432,15 @@ uint64_t sched_deadline_timed(struct sched *s, struct pkt *p);
 int sched_wait(struct sched *s, uint64_t deadline_ns);
 
 /*
+ * sched_hold() - sched_wait() in every mode, top speed too: a frame the
+ * impairment holds is due at its impaired deadline on the run clock even
+ * when the trace's own gaps are not kept.  At top speed no late policy
+ * applies (there is no schedule to shift).  0 when reached, -EINTR on a
+ * signal.
+ */
+int sched_hold(struct sched *s, uint64_t deadline_ns);
+
+/*
  * sched_late() - the late policy, for a packet that went @late_ns after its
  * deadline (0 = on time).  Lateness beyond the threshold is a stall: the
  * packet is counted, and so is the stall once for a run of late packets;

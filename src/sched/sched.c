@@ -330,6 +330,16 @@ int sched_wait(struct sched *s, uint64_t deadline_ns)
 	return late_ns < 0 ? (int)late_ns : 0;
 }
 
+int sched_hold(struct sched *s, uint64_t deadline_ns)
+{
+	int64_t late_ns;
+
+	if (s->mode != SCHED_MODE_TOPSPEED)
+		return sched_wait(s, deadline_ns);
+	late_ns = waiter_until(&s->waiter, deadline_ns);
+	return late_ns < 0 ? (int)late_ns : 0;
+}
+
 const char *sched_timer_name(enum sched_timer t)
 {
 	return opt_enum_name(sched_timer_choices, (int)t);

@@ -473,6 +473,30 @@ static void test_late_counted(void **state)
 	assert_int_equal(iget("late"), 0);
 }
 
+static void test_topspeed_keeps_delay(void **state)
+{
+	struct fakeclock fc;
+	uint64_t t0 = 1000000000ull;
+
+	(void)state;
+	/*
+	 * At top speed the trace's gaps go but the delay stays, on the run
+	 * clock: packet 0 held 50 ms is the last sent, and the run does not
+	 * end before its deadline (it used to be sent at once when the input
+	 * ended, 50 ms early).  The fake clock moves only when replay waits.
+	 */
+	fakeclock_init(&fc, t0);
+	write_file(imp_path, "delay 50ms\n");
+	assert_int_equal(run_c(&fc, "-t", "--impair", imp_path, "--impair-default", "pass", NULL), 0);
+	assert_int_equal(out.n, NPKT);
+	assert_int_equal(out.len[NPKT - 1], LEN(0));
+	assert_memory_equal(out.data[NPKT - 1], frames[0], LEN(0));
+	assert_true(fc.now >= t0 + 50000000ull);
+	assert_true(fc.now < t0 + 60000000ull);
+	assert_int_equal(iget("delayed"), 1);
+	check_identity();
+}
+
 static void test_signal_fails_held(void **state)
 {
 	struct fakeclock fc;
@@ -595,6 +619,7 @@ int main(void)
 		cmocka_unit_test(test_statistical_seeded),
 		cmocka_unit_test(test_limit_drains_held),
 		cmocka_unit_test(test_late_counted),
+		cmocka_unit_test(test_topspeed_keeps_delay),
 		cmocka_unit_test(test_signal_fails_held),
 		cmocka_unit_test(test_bad_values_refused),
 	};
