@@ -68,6 +68,8 @@ SECS=${SECS:-10}
 MODES=${MODES:-forward replay}
 SIZE=${SIZE:-64}
 LIMIT=${LIMIT:-1000}
+SENDER_CPU=${SENDER_CPU:-0} # replay mode: the sender on one CPU, the receiver on the other (as timing.sh)
+RX_CPU=${RX_CPU:-1}
 # replay's own range for --impair-limit: refused here, before any namespace is made.
 case $LIMIT in
 '' | *[!0-9]* | 0*) echo "impair: LIMIT=$LIMIT: not a number of frames from 1 to 1048576" >&2; exit 2 ;;
@@ -131,7 +133,7 @@ one() {
 		;;
 	esac
 	rm -f "$rx" "$js" "$slog"
-	ip netns exec "$NS_B" build/replay-rx -i "$IF_B" -R "$WORK/t.pcap" --send-log "$slog" --idle 2 \
+	ip netns exec "$NS_B" taskset -c "$RX_CPU" build/replay-rx -i "$IF_B" -R "$WORK/t.pcap" --send-log "$slog" --idle 2 \
 		--json "$rx" >"$WORK/rx.out" 2>"$WORK/rx.err" &
 	PIDS="$PIDS $!"
 	local rxpid=$!
@@ -151,7 +153,7 @@ one() {
 		kill -INT "$fpid"
 		wait "$fpid" || true
 	else
-		gen=(build/replay -i "$IF_A" "${pace[@]}" --send-log "$slog" --stats-json "$js" "${emuargs[@]}" "$WORK/t.pcap")
+		gen=(build/replay --cpu "$SENDER_CPU" -i "$IF_A" "${pace[@]}" --send-log "$slog" --stats-json "$js" "${emuargs[@]}" "$WORK/t.pcap")
 		t0=$(date +%s%N)
 		flock /tmp/replay-bench.lock ip netns exec "$NS_A" "${gen[@]}" >"$WORK/emu.out" 2>"$WORK/emu.err" &
 		fpid=$!
@@ -193,7 +195,7 @@ one() {
 		"$(awk -v v="$(echo "$se" | grep -o '"p99":[0-9]*' | cut -d: -f2)" 'BEGIN { printf "%.1f", v / 1e3 }')" \
 		"$(awk -v v="$(echo "$se" | grep -o '"p999":[0-9]*' | cut -d: -f2)" 'BEGIN { printf "%.1f", v / 1e3 }')" \
 		"$cpu"
-	[ "${KEEP:-0}" = 1 ] && cp "$rx" "$WORK/rx.$mode.$rate.$emu.$d.json" && cp "$js" "$WORK/emu.$mode.$rate.$emu.$d.json" || true
+	[ "${KEEP:-0}" = 1 ] && cp "$rx" "$WORK/rx.$mode.$rate.$emu.$d.json" && cp "$js" "$WORK/emu.$mode.$rate.$emu.$d.json" || true ; [ "${KEEP:-0}" = 1 ] && cp "$slog" "$WORK/send.$mode.$rate.$emu.$d.log" || true
 }
 
 for mode in $MODES; do
