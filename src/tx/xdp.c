@@ -32,6 +32,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <xdp/xsk.h>
 
@@ -43,6 +44,8 @@
 #define COMP_DESCS 4096u
 #define FILL_DESCS 64u /* required by the UMEM, never used: nothing is received */
 #define BACKOFF_NS 10000
+#define BIND_BUSY_MS 1000u    /* bind() finds the queue taken: tried again for this long... */
+#define BIND_BUSY_STEP_MS 10u /* ...this often */
 _Static_assert((uint64_t)NFRAMES * FRAME_BYTES == TX_XDP_UMEM_BYTES, "privs.c counts UMEM bytes");
 
 struct xdp_state {
@@ -62,7 +65,7 @@ struct xdp_state {
 	bool zerocopy;
 };
 
-static int make_socket(struct tx *tx, struct xdp_state *s, const struct tx_cfg *cfg, bool zc)
+static int make_socket_once(struct tx *tx, struct xdp_state *s, const struct tx_cfg *cfg, bool zc)
 {
 	struct xsk_umem_config ucfg = {
 		.fill_size = FILL_DESCS,
@@ -103,12 +106,36 @@ static int make_socket(struct tx *tx, struct xdp_state *s, const struct tx_cfg *
 		if (rc == -EPERM || rc == -EACCES)
 			return tx_err(tx, -EPERM, "%s: cannot open an AF_XDP socket: permission denied (needs root or CAP_NET_RAW)",
 				      tx->dev);
+		if (rc == -EBUSY)
+			return tx_err(tx, rc,
+				      "%s: cannot bind an AF_XDP socket to queue %u in %s mode: another AF_XDP socket holds it (still after %u ms)",
+				      tx->dev, cfg->xdp_queue, zc ? "zero-copy" : "copy", BIND_BUSY_MS);
 		return tx_err(tx, rc == -ENOTSUP ? -EPROTONOSUPPORT : rc,
 			      "%s: cannot bind an AF_XDP socket to queue %u in %s mode: %s", tx->dev,
 			      cfg->xdp_queue, zc ? "zero-copy" : "copy", strerror(-rc));
 	}
 	s->zerocopy = zc;
 	return 0;
+}
+
+/*
+ * make_socket_once(), again while the queue is taken (EBUSY).  Often it is
+ * taken by the socket a run just before this one closed: the kernel lets go
+ * of a queue from deferred work, some milliseconds after the close, so a
+ * replay started right after another one found the queue busy (and auto
+ * passed AF_XDP over).  After BIND_BUSY_MS it is someone else's: refused.
+ */
+static int make_socket(struct tx *tx, struct xdp_state *s, const struct tx_cfg *cfg, bool zc)
+{
+	const struct timespec pause = { .tv_nsec = BIND_BUSY_STEP_MS * 1000000l };
+	int rc;
+
+	for (unsigned waited = 0;; waited += BIND_BUSY_STEP_MS) {
+		rc = make_socket_once(tx, s, cfg, zc);
+		if (rc != -EBUSY || waited >= BIND_BUSY_MS)
+			return rc;
+		nanosleep(&pause, NULL);
+	}
 }
 
 static int xdp_open(struct tx *tx, const struct tx_cfg *cfg)

@@ -303,8 +303,28 @@ test_auto_choice() {
 		"$REPLAY" -i "$IF_A" --method pigeon "$TRACES/dns.pcap"
 }
 
+# One AF_XDP run right after another on the same queue: the kernel frees the
+# first socket's hold on the queue from deferred work after its close, so the
+# second's bind found the queue busy (xdp failed, auto passed AF_XDP over)
+# unless replay waits for it.
+test_xdp_back_to_back() {
+	have xdp || return 0
+	local i
+	for i in 1 2 3 4 5; do
+		in_a "$REPLAY" -i "$IF_A" --method xdp --topspeed "$TRACES/dns.pcap" >"$WORK/b2b.out" 2>"$WORK/b2b.err" ||
+			die "xdp run $i right after the last: $(cat "$WORK/b2b.err")"
+	done
+	for i in 1 2 3; do
+		in_a "$REPLAY" -i "$IF_A" --topspeed "$TRACES/dns.pcap" >"$WORK/b2b.out" 2>"$WORK/b2b.err" ||
+			die "auto run $i: $(cat "$WORK/b2b.err")"
+		grep -q "^Method: xdp (copy mode, queue 0, chosen by --method auto: nothing to bypass) on $IF_A" \
+			"$WORK/b2b.out" || die "auto run $i right after the last did not take xdp: $(cat "$WORK/b2b.out")"
+	done
+	info "xdp back to back: 5 xdp and 3 auto runs, each bound queue 0"
+}
+
 require_root
 init_ns
-run_tests test_every_method_identical test_tx_counter_equals_sent test_timed_every_method \
+run_tests test_xdp_back_to_back test_every_method_identical test_tx_counter_equals_sent test_timed_every_method \
 	test_backpressure_every_method test_mtu_exceeded test_interface_down_midrun \
 	test_raw_layer3 test_auto_choice
