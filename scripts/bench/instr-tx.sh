@@ -19,6 +19,7 @@ if [ $# -eq 1 ]; then builds=("$1"); else builds=("$@"); fi
 N=${N:-20000}
 METHODS=${METHODS:-"xdp mmsg"}
 SIZES=${SIZES:-"64 1514"}
+FLOWS=${FLOWS:-1} # the trace's flows, interleaved (gentrace --flows): 1 keeps the flow table on its last-slot path
 G=${builds[-1]}
 # Namespaces, veth, teardown: the integration tests' harness (tests/integration/lib.sh).
 REPLAY=$G/replay REPLAY_RX=$G/replay-rx TRACES=$PWD/traces
@@ -27,7 +28,7 @@ require_root
 init_ns
 W=$WORK NA=$NS_A IA=$IF_A
 for s in $SIZES; do
-	"$G/gentrace" udp -o "$W/u$s.pcap" --count "$N" --size "$s" --gap-us 10 >/dev/null
+	"$G/gentrace" udp -o "$W/u$s.pcap" --count "$N" --size "$s" --gap-us 10 --flows "$FLOWS" >/dev/null
 done
 
 # ir BUILD ARGS...: total user-space instructions of one run
