@@ -39,6 +39,7 @@
 #include "replay/log.h"
 #include "replay/sched.h"
 #include "replay/threads_auto.h"
+#include "replay/trace.h"
 #include "replay/tx.h"
 
 /* One thread, for the reason @what. */
@@ -135,20 +136,6 @@ static unsigned tx_queues(const char *ifname)
 	return n;
 }
 
-static uint64_t mem_available(void)
-{
-	unsigned long long kib = 0;
-	char line[128];
-	FILE *f = fopen("/proc/meminfo", "re");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return (uint64_t)kib * 1024;
-}
-
 void threads_auto_probe(const struct opts *o, struct threads_auto_env *env)
 {
 	uint64_t eff = 0, perm = 0;
@@ -171,7 +158,7 @@ void threads_auto_probe(const struct opts *o, struct threads_auto_env *env)
 		else
 			env->input_bytes += (uint64_t)st.st_size;
 	}
-	env->mem_avail = o->trace.preload ? mem_available() : 0;
+	env->mem_avail = o->trace.preload ? trace_mem_available() : 0;
 	env->memlock = UINT64_MAX;
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    !(caps_get(&eff, &perm) == 0 && (perm & CAPS_IPC_LOCK)))

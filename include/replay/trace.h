@@ -122,6 +122,12 @@ struct trace;
 int trace_open(struct trace **tp, const char *path, const struct trace_cfg *cfg);
 
 /*
+ * trace_mem_available() - memory a preload can count on: MemAvailable from
+ * /proc/meminfo, bytes; the free page count if that cannot be read.
+ */
+uint64_t trace_mem_available(void);
+
+/*
  * trace_open_mem() - as trace_open(), reading @len bytes at @buf, which the
  * caller keeps alive and unchanged until trace_close().  @name is used in
  * messages.  For tests and fuzz targets.

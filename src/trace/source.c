@@ -84,12 +84,11 @@ static size_t round_down(size_t v, size_t to)
 	return v - v % to;
 }
 
-/* MemAvailable from /proc/meminfo, bytes; the free page count if that cannot be read. */
-static uint64_t mem_available_bytes(void)
+uint64_t trace_mem_available(void)
 {
 	unsigned long long kib = 0;
 	char line[128];
-	FILE *f = fopen("/proc/meminfo", "r");
+	FILE *f = fopen("/proc/meminfo", "re");
 
 	while (f && fgets(line, sizeof(line), f))
 		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
@@ -140,7 +139,7 @@ void trace_src_mem(struct trace *t, const void *buf, size_t len)
 /* --preload of a regular file: an anonymous copy, checked against what memory is free first. */
 static int preload_file(struct trace *t, size_t size)
 {
-	uint64_t avail = mem_available_bytes();
+	uint64_t avail = trace_mem_available();
 	int rc;
 
 	if (size > avail)
@@ -600,7 +599,7 @@ static uint8_t *preload_grow(uint8_t *buf, size_t old, size_t bytes)
 
 static int preload_stream(struct trace *t)
 {
-	uint64_t limit = MAX(t->cfg.preload_max_bytes ? t->cfg.preload_max_bytes : mem_available_bytes(), 1);
+	uint64_t limit = MAX(t->cfg.preload_max_bytes ? t->cfg.preload_max_bytes : trace_mem_available(), 1);
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t cap = 0, len = 0, mapped = 0;
 	uint8_t *buf = NULL;
@@ -608,7 +607,7 @@ static int preload_stream(struct trace *t)
 
 	for (;;) {
 		if (len == cap) {
-			uint64_t avail = mem_available_bytes();
+			uint64_t avail = trace_mem_available();
 			/* From 6 MiB (STREAM_MIN_BYTES) doubling: whole 2 MiB pages up to the cap. */
 			size_t ncap = cap ? cap * 2 : STREAM_MIN_BYTES, nmap;
 			uint8_t *nb, more;
