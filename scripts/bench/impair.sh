@@ -49,13 +49,16 @@
 # one-way delay within the reference's of D (not D + 1 ms).
 #
 #   sudo [RATES="10000 80000 90000 top"] [DELAYS="1 10"] [SECS=10] [MODES="forward replay"] \
-#        [SIZE=64] [LIMIT=1000] scripts/bench/impair.sh
+#        [SIZE=64] [LIMIT=1000] [REPS=1] scripts/bench/impair.sh
 #
 # LIMIT is the emulator's --impair-limit, frames (default 1000, netem's
 # limit): at 90k pps x 10 ms about 900 frames are held on average, so a
 # burst from the generator overflows 1000; LIMIT=4000 measures that case
 # with the queue above the offered load.  Every case with an emulator gets
 # it (the reference without one has no queue); each line shows it.
+#
+# The sender (replay mode) runs on CPU $SENDER_CPU (default 0) and the receiver on
+# $RX_CPU (default 1), as in timing.sh: the far side never competes with it.
 #
 # Prints one line per case; the raw JSON stays in $WORK when KEEP=1.  Every
 # case runs under the bench lock (/tmp/replay-bench.lock).  Timing figures
@@ -68,6 +71,7 @@ SECS=${SECS:-10}
 MODES=${MODES:-forward replay}
 SIZE=${SIZE:-64}
 LIMIT=${LIMIT:-1000}
+REPS=${REPS:-1} # the whole matrix this many times, interleaved; then each case's median (min..max)
 SENDER_CPU=${SENDER_CPU:-0} # replay mode: the sender on one CPU, the receiver on the other (as timing.sh)
 RX_CPU=${RX_CPU:-1}
 # replay's own range for --impair-limit: refused here, before any namespace is made.
@@ -154,24 +158,19 @@ one() {
 		wait "$fpid" || true
 	else
 		gen=(build/replay --cpu "$SENDER_CPU" -i "$IF_A" "${pace[@]}" --send-log "$slog" --stats-json "$js" "${emuargs[@]}" "$WORK/t.pcap")
-		t0=$(date +%s%N)
-		flock /tmp/replay-bench.lock ip netns exec "$NS_A" "${gen[@]}" >"$WORK/emu.out" 2>"$WORK/emu.err" &
-		fpid=$!
-		c0=0
-		# flock, then ip netns exec (which execs replay): sample the replay process itself.
-		local rp=""
-		for _ in $(seq 100); do rp=$(pgrep -P "$fpid" -x replay || true); [ -n "$rp" ] && break; sleep 0.01; done
-		c1=0
-		while kill -0 "$fpid" 2>/dev/null; do
-			[ -n "$rp" ] && c1=$(ticks "$rp")
-			sleep 0.2
-		done
-		wait "$fpid" || true
-		t1=$(date +%s%N)
+		# The sender's own CPU share (user + system over its wall time), from its rusage:
+		# sampling /proc of a pid found by name missed it at times (a 0.0 % column).
+		rm -f "$WORK/cpu.json"
+		flock /tmp/replay-bench.lock ip netns exec "$NS_A" build/timing-stats run "$WORK/cpu.json" -- \
+			"${gen[@]}" >"$WORK/emu.out" 2>"$WORK/emu.err" || true
 	fi
 	rc=0
 	wait "$rxpid" || rc=$?
-	cpu=$(awk -v c="$((c1 - c0))" -v hz="$HZ" -v ns="$((t1 - t0))" 'BEGIN { printf "%.1f", ns ? 100 * c / hz / (ns / 1e9) : 0 }')
+	if [ "$mode" = forward ]; then
+		cpu=$(awk -v c="$((c1 - c0))" -v hz="$HZ" -v ns="$((t1 - t0))" 'BEGIN { printf "%.1f", ns ? 100 * c / hz / (ns / 1e9) : 0 }')
+	else
+		cpu=$(awk -v v="$(jget "$WORK/cpu.json" cpu_pct || echo 0)" 'BEGIN { printf "%.1f", v }')
+	fi
 	local recv lost qd kd
 	recv=$(jget "$rx" received || echo 0)
 	lost=$(jget "$rx" lost || echo "?")
@@ -195,15 +194,36 @@ one() {
 		"$(awk -v v="$(echo "$se" | grep -o '"p99":[0-9]*' | cut -d: -f2)" 'BEGIN { printf "%.1f", v / 1e3 }')" \
 		"$(awk -v v="$(echo "$se" | grep -o '"p999":[0-9]*' | cut -d: -f2)" 'BEGIN { printf "%.1f", v / 1e3 }')" \
 		"$cpu"
+	printf '%s %s %s %s\n' "$mode/$rate/$emu/${d}ms" \
+		"$(awk -v v="$(echo "$se" | grep -o '"p99":[0-9]*' | cut -d: -f2)" 'BEGIN { printf "%.1f", v / 1e3 }')" \
+		"$(awk -v v="$(echo "$se" | grep -o '"p999":[0-9]*' | cut -d: -f2)" 'BEGIN { printf "%.1f", v / 1e3 }')" \
+		"$(awk -v l="${lost:-0}" -v n="$n" 'BEGIN { printf "%.2e", n ? l / n : 0 }')" >>"$WORK/cases.txt"
 	[ "${KEEP:-0}" = 1 ] && cp "$rx" "$WORK/rx.$mode.$rate.$emu.$d.json" && cp "$js" "$WORK/emu.$mode.$rate.$emu.$d.json" || true ; [ "${KEEP:-0}" = 1 ] && cp "$slog" "$WORK/send.$mode.$rate.$emu.$d.log" || true
 }
 
-for mode in $MODES; do
-	for rate in $RATES; do
-		one "$mode" "$rate" none 0
-		for d in $DELAYS; do
-			one "$mode" "$rate" netem "$d"
-			one "$mode" "$rate" trace "$d"
+for rep in $(seq "$REPS"); do
+	[ "$REPS" = 1 ] || echo "# repetition $rep of $REPS"
+	for mode in $MODES; do
+		for rate in $RATES; do
+			one "$mode" "$rate" none 0
+			for d in $DELAYS; do
+				one "$mode" "$rate" netem "$d"
+				one "$mode" "$rate" trace "$d"
+			done
 		done
 	done
 done
+# With repetitions: per case, the applied-delay error's p99 and p99.9 (us) and the loss,
+# median (min..max) over the repetitions.
+if [ "$REPS" -gt 1 ]; then
+	echo "# per case over $REPS repetitions: median (min..max)"
+	awk '
+	function med(s,   a, n, i, j, t) {
+		n = split(s, a, " ")
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return sprintf("%s (%s..%s)", a[int((n + 1) / 2)], a[1], a[n])
+	}
+	{ k = $1; if (!(k in p99)) order[++nk] = k; p99[k] = p99[k] " " $2; p999[k] = p999[k] " " $3; loss[k] = loss[k] " " $4 }
+	END { for (i = 1; i <= nk; i++) { k = order[i]; printf "%-28s delay error p99 %s us  p99.9 %s us  loss %s\n", k, med(p99[k]), med(p999[k]), med(loss[k]) } }
+	' "$WORK/cases.txt"
+fi
