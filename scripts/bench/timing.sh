@@ -21,7 +21,8 @@
 #
 # Senders: replay (defaults), replay-rt (--rt-priority 50), replay-b (the
 # defaults of another build, $REPLAY_B: an A/B of two versions; replay-b-rt
-# the same with --rt-priority 50), tcpreplay
+# the same with --rt-priority 50), replay-m-METHOD (the defaults with --method
+# METHOD: which injector keeps the far side's timing best), tcpreplay
 # (Debian's 4.4.3), tcpreplay46 (4.6 from ../shared/anchors, or $TCPREPLAY46;
 # skipped with a note when absent), and cyclictest (rt-tests; at the dN
 # points only: the machine's floor -- cyclictest -p 50 on the sender's CPU at
@@ -235,6 +236,9 @@ measure() {
 		cmd=("$REPLAY_B" -q -i "$IF_A" --stats-json "$js" $(replay_opts "$point") "$trace") ;;
 	replay-b-rt) [ -x "${REPLAY_B:-}" ] || die "replay-b-rt: set REPLAY_B to another build's replay"
 		cmd=("$REPLAY_B" -q -i "$IF_A" --stats-json "$js" --rt-priority 50 $(replay_opts "$point") "$trace") ;;
+	# The defaults but another transmit method: replay-m-mmsg, replay-m-packet, replay-m-xdp ...
+	replay-m-*) cmd=("$REPLAY" -q -i "$IF_A" --stats-json "$js" --method "${sender#replay-m-}" \
+		$(replay_opts "$point") "$trace") ;;
 	*) die "unknown sender $sender" ;;
 	esac
 	exec 9>"$LOCK"
