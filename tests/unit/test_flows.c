@@ -233,6 +233,36 @@ static void test_trains(void **state)
 	flow_table_free(ft);
 }
 
+/*
+ * As in tcpreplay the key holds no IP version: IPv4 a.b.c.d and IPv6
+ * ab:cd:: with the same ports and protocol are one flow; an IPv6 address
+ * with anything after its first 4 bytes is another.
+ */
+static void test_v4_v6_one_key(void **state)
+{
+	struct flow_table *ft = flow_table_new(10, 0);
+	struct flow_counts c = { 0 };
+	struct frame f = udp6(0, 0, 1000, 53, 0);
+	uint8_t *ip = f.b + 14;
+
+	(void)state;
+	memset(ip + 8, 0, 32);
+	memcpy(ip + 8, (uint8_t[]){ 192, 0, 2, 10 }, 4);
+	memcpy(ip + 24, (uint8_t[]){ 192, 0, 2, 11 }, 4);
+	assert_int_equal(add(ft, &c, udp4(10, 11, 1000, 53, 0), 0), FLOW_NEW);
+	assert_int_equal(add(ft, &c, f, 0), FLOW_EXISTING);
+	assert_int_equal(add(ft, &c, udp4(12, 13, 1000, 53, 0), 0), FLOW_NEW);
+	assert_int_equal(add(ft, &c, f, 0), FLOW_EXISTING); /* found by its hash, not as the last packet's */
+	ip[8 + 15] = 1;
+	assert_int_equal(add(ft, &c, f, 0), FLOW_NEW);
+	ip[8 + 15] = 0;
+	ip[24 + 4] = 1;
+	assert_int_equal(add(ft, &c, f, 0), FLOW_NEW);
+	assert_int_equal(c.unique, 4);
+	assert_int_equal(c.flow_packets, 6);
+	flow_table_free(ft);
+}
+
 /* A full table: keys it holds are still found; packets of others are untracked, not new flows. */
 static void test_full(void **state)
 {
@@ -312,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_sequence),
 		cmocka_unit_test(test_expiry),
 		cmocka_unit_test(test_trains),
+		cmocka_unit_test(test_v4_v6_one_key),
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_print),
 	};
