@@ -311,12 +311,24 @@ static inline bool key_eq(const struct flow_key *a, const struct flow_key *b)
 	       a->w[4] == b->w[4];
 }
 
-/* A packet of the key in @s, seen at @now_s: an existing flow, or one that expired and starts again. */
-static inline enum flow_kind found(const struct flow_table *ft, struct flow_slot *s, int64_t now_s)
+/* Trace time @ts_ns in whole seconds, as the expiry counts it. */
+static inline int64_t whole_s(uint64_t ts_ns)
+{
+	return (int64_t)(ts_ns / NSEC_PER_SEC);
+}
+
+/*
+ * A packet of the key in @s, seen at @ts_ns: an existing flow, or one that
+ * expired and starts again.  The seconds are worked out only with an
+ * expiry: without one the key's last time is never read.
+ */
+static inline enum flow_kind found(const struct flow_table *ft, struct flow_slot *s, uint64_t ts_ns)
 {
 	enum flow_kind kind = FLOW_EXISTING;
 
 	if (ft->expiry_s) {
+		int64_t now_s = whole_s(ts_ns);
+
 		if (now_s > s->last_s + (int64_t)ft->expiry_s)
 			kind = FLOW_EXPIRED;
 		s->last_s = now_s;
@@ -331,13 +343,13 @@ static inline enum flow_kind found(const struct flow_table *ft, struct flow_slot
  * compare of the key instead of its hash and a probe.  Slots never move
  * (nothing is removed), so the remembered one stays valid.
  */
-static enum flow_kind lookup(struct flow_table *ft, const struct flow_key *k, int64_t now_s)
+static enum flow_kind lookup(struct flow_table *ft, const struct flow_key *k, uint64_t ts_ns)
 {
 	uint32_t h;
 	size_t i;
 
 	if (ft->last && key_eq(&ft->last->key, k))
-		return found(ft, ft->last, now_s);
+		return found(ft, ft->last, ts_ns);
 	h = key_hash(k);
 	for (i = h & ft->mask;; i = (i + 1) & ft->mask) {
 		struct flow_slot *s = &ft->slot[i];
@@ -347,11 +359,11 @@ static enum flow_kind lookup(struct flow_table *ft, const struct flow_key *k, in
 		if (s->hash != h || !key_eq(&s->key, k))
 			continue;
 		ft->last = s;
-		return found(ft, s, now_s);
+		return found(ft, s, ts_ns);
 	}
 	if (ft->used >= ft->max_used)
 		return FLOW_UNTRACKED;
-	ft->slot[i] = (struct flow_slot){ .key = *k, .last_s = now_s, .hash = h, .used = 1 };
+	ft->slot[i] = (struct flow_slot){ .key = *k, .last_s = whole_s(ts_ns), .hash = h, .used = 1 };
 	ft->used++;
 	ft->last = &ft->slot[i];
 	return FLOW_NEW;
@@ -364,7 +376,7 @@ enum flow_kind flow_classify(struct flow_table *ft, const uint8_t *data, uint32_
 	int kind = flow_key(data, caplen, &k);
 
 	if (kind < 0)
-		kind = lookup(ft, &k, (int64_t)(ts_ns / 1000000000u));
+		kind = lookup(ft, &k, ts_ns);
 	switch (kind) {
 	case FLOW_NEW:
 		c->flows++;
