@@ -86,6 +86,9 @@ static int l2_walk(const uint8_t *d, uint32_t len, uint32_t *off, uint16_t *type
 	if (len <= 18)
 		return FLOW_INVALID;
 	t = be16(d + 12);
+	/* Most frames: IP right after the Ethernet header, which the length check already covers. */
+	if (likely(t == 0x0800 || t == 0x86dd))
+		goto l3;
 	for (;;) {
 		if (t == 0x8100 || t == 0x88a8 || t == 0x9100) {
 			if (o + 4 > len)
@@ -126,6 +129,7 @@ static int l2_walk(const uint8_t *d, uint32_t len, uint32_t *off, uint16_t *type
 	}
 	if (len <= o || t < 0x0600)
 		return FLOW_INVALID;
+l3:
 	*off = o;
 	*type = t;
 	return -1;
