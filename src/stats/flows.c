@@ -233,32 +233,28 @@ static int flow_key(const uint8_t *d, uint32_t len, struct flow_key *k)
 }
 
 /*
- * A 32-bit hash of the key: its five 64-bit words, each xored in and mixed
- * by a multiply and an xor-shift (with SplitMix64's multipliers), about 25
- * instructions.  It was FNV-1a over the 40 bytes, a
- * multiply per byte: callgrind counted 363 instructions per packet in
- * flow_classify(), a third of the whole AF_XDP send path's user-space work.
+ * A 32-bit hash of the key: each of its five words times its own odd
+ * constant, the products xored, then folded and mixed once more, the high
+ * half of a last multiply kept (a product's high bits depend on all of
+ * its input's).  The five multiplies are independent of each other, about
+ * 20 instructions.  It was FNV-1a over the 40 bytes, a multiply per byte
+ * (363 instructions per packet in flow_classify()), then a chain of five
+ * multiply and xor-shift rounds (about 30, each waiting for the last).
+ * Probes stay about as short as a random hash's: inserting 57344 keys
+ * into 65536 slots (7/8) took 4.4 to 4.8 slots per insert for sequential
+ * IPv4 sources and ports and for random keys (1.4 for sequential IPv6
+ * sources), against 4.2 to 4.6 with the chained rounds.
  */
 static inline uint32_t key_hash(const struct flow_key *k)
 {
-	const uint64_t *w = k->w;
-	uint64_t h = 0x9e3779b97f4a7c15ull;
+	uint64_t h = k->w[0] * 0x9e3779b97f4a7c15ull ^ k->w[1] * 0xbf58476d1ce4e5b9ull ^
+		     k->w[2] * 0x94d049bb133111ebull ^ k->w[3] * 0xff51afd7ed558ccdull ^
+		     k->w[4] * 0xc4ceb9fe1a85ec53ull;
 
-	/* Unrolled: the loop's own counting was a third of the hash's instructions. */
-#define KEY_MIX(i)                                                                                 \
-	do {                                                                                       \
-		h = (h ^ w[i]) * 0xbf58476d1ce4e5b9ull;                                            \
-		h ^= h >> 31;                                                                      \
-	} while (0)
-	_Static_assert(ARRAY_SIZE(k->w) == 5, "KEY_MIX each of the key's words");
-	KEY_MIX(0);
-	KEY_MIX(1);
-	KEY_MIX(2);
-	KEY_MIX(3);
-	KEY_MIX(4);
-#undef KEY_MIX
-	h *= 0x94d049bb133111ebull;
-	return (uint32_t)(h ^ h >> 32);
+	_Static_assert(ARRAY_SIZE(k->w) == 5, "hash each of the key's words");
+	h ^= h >> 32;
+	h *= 0x87c37b91114253d5ull;
+	return (uint32_t)(h >> 32);
 }
 
 struct flow_table *flow_table_new(uint64_t max_flows, uint64_t expiry_s)
