@@ -160,9 +160,9 @@ static inline uint64_t addr8_word(const uint8_t *p)
  */
 static int flow_key(const uint8_t *d, uint32_t len, struct flow_key *k)
 {
-	uint32_t o, ip_len, need;
+	uint32_t o, ip_len, need, pw;
 	uint16_t type;
-	uint8_t proto;
+	uint8_t proto, ports[4];
 	int kind = l2_walk(d, len, &o, &type);
 
 	if (kind >= 0)
@@ -200,7 +200,6 @@ static int flow_key(const uint8_t *d, uint32_t len, struct flow_key *k)
 	} else {
 		return FLOW_NON_IP;
 	}
-	k->w[4] = (uint64_t)proto << 32;
 	switch (proto) {
 	case 6:
 		need = 20;
@@ -213,22 +212,18 @@ static int flow_key(const uint8_t *d, uint32_t len, struct flow_key *k)
 		need = 28;
 		break;
 	default:
+		k->w[4] = (uint64_t)proto << 32;
 		return -1;
 	}
 	o += ip_len;
 	if (o > len || need > len - o)
 		return FLOW_INVALID;
-	if (proto == 1 || proto == 58) {
-		uint16_t type_code;
-
-		memcpy(&type_code, d + o, 2);
-		k->w[4] |= type_code;
-	} else {
-		uint32_t ports;
-
-		memcpy(&ports, d + o, 4);
-		k->w[4] |= ports;
-	}
+	/* The first 4 bytes of every header with ports (need >= 4); ICMP keeps its type and code. */
+	memcpy(ports, d + o, 4);
+	if (need == 28)
+		ports[2] = ports[3] = 0;
+	memcpy(&pw, ports, 4);
+	k->w[4] = (uint64_t)proto << 32 | pw;
 	return -1;
 }
 

@@ -125,6 +125,8 @@ static void test_sequence(void **state)
 	assert_int_equal(add(ft, &c, f, 0), FLOW_NEW);
 	f.b[14 + 20 + 5] = 99;
 	assert_int_equal(add(ft, &c, f, 0), FLOW_EXISTING);
+	f.b[14 + 20 + 2] = 0x55; /* nor its checksum, where TCP and UDP have the destination port */
+	assert_int_equal(add(ft, &c, f, 0), FLOW_EXISTING);
 	ip4(&f, eth(&f, 0x0800, 0), 1, 10, 11, 0, 0, 28);
 	assert_int_equal(add(ft, &c, f, 0), FLOW_NEW);
 	ip4(&f, eth(&f, 0x0800, 0), 1, 10, 11, 0, 0, 8); /* 8 bytes: short of the 28 tcpreplay reads */
@@ -161,7 +163,7 @@ static void test_sequence(void **state)
 	assert_int_equal(c.flows, 7);
 	assert_int_equal(c.unique, 7);
 	assert_int_equal(c.expired, 0);
-	assert_int_equal(c.flow_packets, 13);
+	assert_int_equal(c.flow_packets, 14);
 	assert_int_equal(c.non_flow, 2);
 	assert_int_equal(c.invalid, 5);
 	assert_int_equal(c.untracked, 0);
