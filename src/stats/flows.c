@@ -39,8 +39,8 @@
 #include "replay/flows.h"
 
 /*
- * A key as five 64-bit words, so that comparing it is a few loads inline
- * rather than a call of memcmp(), and hashing it reads it as it is:
+ * A key as five 64-bit words, so that comparing it is word compares that
+ * stop at the first difference, and hashing it reads it as it is:
  *   w[0], w[1]  the source address's 16 bytes, copied in order (IPv4 in the
  *               first 4, the rest zero)
  *   w[2], w[3]  the destination address's, likewise
@@ -192,8 +192,8 @@ static int flow_key(const uint8_t *d, uint32_t len, struct flow_key *k)
 			proto = d[o + 40];
 			ip_len += ((uint32_t)d[o + 41] + 1) * 8;
 		}
-		/* A word at a time, not one copy of 16 bytes: gcc then keeps the
-		 * key in registers instead of going through the stack. */
+		/* A word at a time: with one 16-byte copy gcc sent the whole key,
+		 * IPv4 too, through the stack (2 instructions more per packet). */
 		k->w[0] = addr8_word(d + o + 8);
 		k->w[1] = addr8_word(d + o + 16);
 		k->w[2] = addr8_word(d + o + 24);
