@@ -155,52 +155,15 @@ static inline uint64_t addr8_word(const uint8_t *p)
 }
 
 /*
- * The key of frame @d (@len bytes) into @k; -1, or the kind that is not a
- * flow.  Each word is written once, not a memset of the whole key and
- * then copies into it.
+ * The last word of a key: protocol @proto, and the ports of its header at
+ * @o in frame @d (@len bytes); -1, or FLOW_INVALID when the header is cut
+ * short.
  */
-static int flow_key(const uint8_t *d, uint32_t len, struct flow_key *k)
+static inline int l4_word(const uint8_t *d, uint32_t o, uint32_t len, uint8_t proto, uint64_t *w4)
 {
-	uint32_t o, ip_len, need, pw;
-	uint16_t type;
-	uint8_t proto, ports[4];
-	int kind = l2_walk(d, len, &o, &type);
+	uint32_t need, pw;
+	uint8_t ports[4];
 
-	if (kind >= 0)
-		return kind;
-	if (type == 0x0800) {
-		if (o + 20 > len)
-			return FLOW_INVALID;
-		if (d[o] >> 4 != 4)
-			return FLOW_NON_IP;
-		ip_len = (uint32_t)(d[o] & 0x0f) * 4;
-		proto = d[o + 9];
-		k->w[0] = addr4_word(d + o + 12);
-		k->w[1] = 0;
-		k->w[2] = addr4_word(d + o + 16);
-		k->w[3] = 0;
-	} else if (type == 0x86dd) {
-		if (o + 40 > len)
-			return FLOW_INVALID;
-		if (d[o] >> 4 != 6)
-			return FLOW_NON_IP;
-		ip_len = 40;
-		proto = d[o + 6];
-		if (proto == 0) { /* one hop-by-hop options header (RFC 8200, 4.3) */
-			if (o + 42 > len)
-				return FLOW_INVALID;
-			proto = d[o + 40];
-			ip_len += ((uint32_t)d[o + 41] + 1) * 8;
-		}
-		/* A word at a time: with one 16-byte copy gcc sent the whole key,
-		 * IPv4 too, through the stack (2 instructions more per packet). */
-		k->w[0] = addr8_word(d + o + 8);
-		k->w[1] = addr8_word(d + o + 16);
-		k->w[2] = addr8_word(d + o + 24);
-		k->w[3] = addr8_word(d + o + 32);
-	} else {
-		return FLOW_NON_IP;
-	}
 	switch (proto) {
 	case 6:
 		need = 20;
@@ -213,10 +176,9 @@ static int flow_key(const uint8_t *d, uint32_t len, struct flow_key *k)
 		need = 28;
 		break;
 	default:
-		k->w[4] = (uint64_t)proto << 32;
+		*w4 = (uint64_t)proto << 32;
 		return -1;
 	}
-	o += ip_len;
 	if (o > len || need > len - o)
 		return FLOW_INVALID;
 	/* The first 4 bytes of every header with ports (need >= 4); ICMP keeps its type and code. */
@@ -224,8 +186,65 @@ static int flow_key(const uint8_t *d, uint32_t len, struct flow_key *k)
 	if (need == 28)
 		ports[2] = ports[3] = 0;
 	memcpy(&pw, ports, 4);
-	k->w[4] = (uint64_t)proto << 32 | pw;
+	*w4 = (uint64_t)proto << 32 | pw;
 	return -1;
+}
+
+/* What flow_key() returns for a key: IPv4's and IPv6's are looked up apart (see flow_classify()). */
+enum { KEY_IP4 = -1, KEY_IP6 = -2 };
+
+/*
+ * The key of frame @d (@len bytes) into @k; KEY_IP4 or KEY_IP6, or the
+ * kind that is not a flow.  Each word is written once, not a memset of
+ * the whole key and then copies into it.
+ */
+static inline int flow_key(const uint8_t *d, uint32_t len, struct flow_key *k)
+{
+	uint32_t o;
+	uint16_t type;
+	uint8_t proto;
+	int kind = l2_walk(d, len, &o, &type);
+
+	if (kind >= 0)
+		return kind;
+	if (type == 0x0800) {
+		if (o + 20 > len)
+			return FLOW_INVALID;
+		if (d[o] >> 4 != 4)
+			return FLOW_NON_IP;
+		proto = d[o + 9];
+		k->w[0] = addr4_word(d + o + 12);
+		k->w[1] = 0;
+		k->w[2] = addr4_word(d + o + 16);
+		k->w[3] = 0;
+		/* the transport header is IHL * 4 bytes in, whatever IHL says */
+		if (l4_word(d, o + (uint32_t)(d[o] & 0x0f) * 4, len, proto, &k->w[4]) >= 0)
+			return FLOW_INVALID;
+		return KEY_IP4;
+	}
+	if (type == 0x86dd) {
+		uint32_t ip_len = 40;
+
+		if (o + 40 > len)
+			return FLOW_INVALID;
+		if (d[o] >> 4 != 6)
+			return FLOW_NON_IP;
+		proto = d[o + 6];
+		if (proto == 0) { /* one hop-by-hop options header (RFC 8200, 4.3) */
+			if (o + 42 > len)
+				return FLOW_INVALID;
+			proto = d[o + 40];
+			ip_len += ((uint32_t)d[o + 41] + 1) * 8;
+		}
+		k->w[0] = addr8_word(d + o + 8);
+		k->w[1] = addr8_word(d + o + 16);
+		k->w[2] = addr8_word(d + o + 24);
+		k->w[3] = addr8_word(d + o + 32);
+		if (l4_word(d, o + ip_len, len, proto, &k->w[4]) >= 0)
+			return FLOW_INVALID;
+		return KEY_IP6;
+	}
+	return FLOW_NON_IP;
 }
 
 /*
@@ -342,7 +361,8 @@ static inline enum flow_kind found(const struct flow_table *ft, struct flow_slot
  * compare of the key instead of its hash and a probe.  Slots never move
  * (nothing is removed), so the remembered one stays valid.
  */
-static enum flow_kind lookup(struct flow_table *ft, const struct flow_key *k, uint64_t ts_ns)
+static inline __attribute__((always_inline)) enum flow_kind lookup(struct flow_table *ft, const struct flow_key *k,
+								   uint64_t ts_ns)
 {
 	uint32_t h;
 	size_t i;
@@ -374,7 +394,14 @@ enum flow_kind flow_classify(struct flow_table *ft, const uint8_t *data, uint32_
 	struct flow_key k;
 	int kind = flow_key(data, caplen, &k);
 
-	if (kind < 0)
+	/*
+	 * Two calls of the inlined lookup: in IPv4's the key's zero words are
+	 * known, so the hash skips their multiplies and the key stays in
+	 * general registers.
+	 */
+	if (kind == KEY_IP4)
+		kind = lookup(ft, &k, ts_ns);
+	else if (kind == KEY_IP6)
 		kind = lookup(ft, &k, ts_ns);
 	switch (kind) {
 	case FLOW_NEW:
