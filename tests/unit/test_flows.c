@@ -125,6 +125,8 @@ static void test_sequence(void **state)
 	assert_int_equal(add(ft, &c, f, 0), FLOW_NEW);
 	f.b[14 + 20 + 5] = 99;
 	assert_int_equal(add(ft, &c, f, 0), FLOW_EXISTING);
+	f.b[14 + 20 + 2] = 0x55; /* nor its checksum, where TCP and UDP have the destination port */
+	assert_int_equal(add(ft, &c, f, 0), FLOW_EXISTING);
 	ip4(&f, eth(&f, 0x0800, 0), 1, 10, 11, 0, 0, 28);
 	assert_int_equal(add(ft, &c, f, 0), FLOW_NEW);
 	ip4(&f, eth(&f, 0x0800, 0), 1, 10, 11, 0, 0, 8); /* 8 bytes: short of the 28 tcpreplay reads */
@@ -161,7 +163,7 @@ static void test_sequence(void **state)
 	assert_int_equal(c.flows, 7);
 	assert_int_equal(c.unique, 7);
 	assert_int_equal(c.expired, 0);
-	assert_int_equal(c.flow_packets, 13);
+	assert_int_equal(c.flow_packets, 14);
 	assert_int_equal(c.non_flow, 2);
 	assert_int_equal(c.invalid, 5);
 	assert_int_equal(c.untracked, 0);
@@ -230,6 +232,36 @@ static void test_trains(void **state)
 	assert_int_equal(c.expired, 3);
 	assert_int_equal(c.flows, 5);
 	assert_int_equal(c.flow_packets, 10);
+	flow_table_free(ft);
+}
+
+/*
+ * As in tcpreplay the key holds no IP version: IPv4 a.b.c.d and IPv6
+ * ab:cd:: with the same ports and protocol are one flow; an IPv6 address
+ * with anything after its first 4 bytes is another.
+ */
+static void test_v4_v6_one_key(void **state)
+{
+	struct flow_table *ft = flow_table_new(10, 0);
+	struct flow_counts c = { 0 };
+	struct frame f = udp6(0, 0, 1000, 53, 0);
+	uint8_t *ip = f.b + 14;
+
+	(void)state;
+	memset(ip + 8, 0, 32);
+	memcpy(ip + 8, (uint8_t[]){ 192, 0, 2, 10 }, 4);
+	memcpy(ip + 24, (uint8_t[]){ 192, 0, 2, 11 }, 4);
+	assert_int_equal(add(ft, &c, udp4(10, 11, 1000, 53, 0), 0), FLOW_NEW);
+	assert_int_equal(add(ft, &c, f, 0), FLOW_EXISTING);
+	assert_int_equal(add(ft, &c, udp4(12, 13, 1000, 53, 0), 0), FLOW_NEW);
+	assert_int_equal(add(ft, &c, f, 0), FLOW_EXISTING); /* found by its hash, not as the last packet's */
+	ip[8 + 15] = 1;
+	assert_int_equal(add(ft, &c, f, 0), FLOW_NEW);
+	ip[8 + 15] = 0;
+	ip[24 + 4] = 1;
+	assert_int_equal(add(ft, &c, f, 0), FLOW_NEW);
+	assert_int_equal(c.unique, 4);
+	assert_int_equal(c.flow_packets, 6);
 	flow_table_free(ft);
 }
 
@@ -312,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_sequence),
 		cmocka_unit_test(test_expiry),
 		cmocka_unit_test(test_trains),
+		cmocka_unit_test(test_v4_v6_one_key),
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_print),
 	};
