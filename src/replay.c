@@ -920,33 +920,44 @@ source_next(struct replay *r, const struct trace **tp, struct pkt *p, struct lan
 {
 	for (;;) {
 		uint64_t t0 = r->timed ? sched_now(&r->sched) : 0;
-		enum step step = likely(!r->o->dualfile) ? source_read(r, tp, p) : source_read_dual(r, tp, p);
+		enum step step;
 		struct lane *l;
 
-		if (unlikely(step != STEP_NEXT))
-			return step;
 		/*
-		 * Held frames were sent while the live input was silent
-		 * (replay_input_wait()), and that reached --limit or failed: the
-		 * frame just read is not one of the run's.
+		 * --threads: other threads' packets are passed over in here, read,
+		 * routed and scheduled (in_shard()) but not timed: the clock is
+		 * read once before the first read and once after the last, so a
+		 * skipped packet costs no clock reading, and the reads of the
+		 * packets skipped are counted in the read that holds this
+		 * thread's next packet up -- they do hold it up.
 		 */
-		if (unlikely(r->imp.limit_hit || r->imp.wait_failed))
-			return STEP_STOP;
+		for (;;) {
+			step = likely(!r->o->dualfile) ? source_read(r, tp, p) : source_read_dual(r, tp, p);
+			if (unlikely(step != STEP_NEXT))
+				return step;
+			/*
+			 * Held frames were sent while the live input was silent
+			 * (replay_input_wait()), and that reached --limit or
+			 * failed: the frame just read is not one of the run's.
+			 */
+			if (unlikely(r->imp.limit_hit || r->imp.wait_failed))
+				return STEP_STOP;
+			/*
+			 * Routed first, every packet, in every thread: --split
+			 * first learns as it reads (an address first seen as a
+			 * source is a client), so each thread feeds its own
+			 * classifier every packet, in order, and all place each
+			 * packet on the side one thread would.
+			 */
+			l = route(r, p);
+			if (likely(r->nshards <= 1) || in_shard(r, p))
+				break;
+			if (*r->stop)
+				return STEP_STOP;
+		}
 		/* A read this slow took a page fault from disk or waited for a pipe: a late packet is its. */
 		if (r->timed && sched_now(&r->sched) - t0 > READ_SLOW_NS)
 			sched_note(&r->sched, WAIT_CAUSE_READ);
-		/*
-		 * Routed first, every packet, in every thread: --split first learns
-		 * as it reads (an address first seen as a source is a client), so
-		 * each thread feeds its own classifier every packet, in order, and
-		 * all place each packet on the side one thread would.
-		 */
-		l = route(r, p);
-		if (unlikely(r->nshards > 1) && !in_shard(r, p)) {
-			if (*r->stop)
-				return STEP_STOP;
-			continue;
-		}
 		if (unlikely(!l)) {
 			/* A tcpprep cache entry without the send bit: tcpreplay skips it, so do we. */
 			l = &r->lane[0];
