@@ -24,9 +24,12 @@ static inline uint16_t be16(const uint8_t *p)
 }
 
 /* Ports of protocols whose first 4 bytes after the IP header are source and destination port. */
-static int has_ports(uint8_t proto)
+static inline int has_ports(uint8_t proto)
 {
-	return proto == 6 || proto == 17 || proto == 136 || proto == 132 || proto == 33;
+	/* TCP 6, UDP 17, DCCP 33 as bits of one word; SCTP 132, UDP-Lite 136 */
+	if (proto < 64)
+		return (int)(((1ull << 6 | 1ull << 17 | 1ull << 33) >> proto) & 1);
+	return proto == 132 || proto == 136;
 }
 
 /* 64-bit mix (the finaliser of Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014). */
@@ -162,22 +165,43 @@ static int ipv6(struct key *k, const uint8_t *p, const uint8_t *end)
 	return 1;
 }
 
-uint32_t flowhash(const uint8_t *f, uint32_t len)
+/*
+ * The frames without an IPv4 key (runts, IPv6, the MAC pair), after the
+ * Ethernet header and its tags (@p at the payload of EtherType @type): out
+ * of line, so that the IPv4 path does not pay for the key on its stack.
+ */
+static __attribute__((noinline)) uint32_t hash_other(const uint8_t *f, uint32_t len,
+						     const uint8_t *p, uint16_t type)
 {
-	const uint8_t *end = f + len, *p;
+	const uint8_t *end = f + len;
 	struct key k;
-	uint32_t h;
-	uint16_t type;
 
+	memset(&k, 0, sizeof(k));
 	if (len < ETH_HLEN) {
 		/* Not even a header: whatever is there, as one endpoint. */
-		memset(&k, 0, sizeof(k));
 		k.kind = 0x20000;
 		k.alen = len < 16 ? len : 16;
 		memcpy(k.a, f, k.alen);
 		memcpy(k.b, f, k.alen);
 		return key_hash(&k);
 	}
+	if (type == 0x86dd && ipv6(&k, p, end))
+		return key_hash(&k);
+	k.kind = 0x10000u | type;
+	k.alen = 6;
+	memcpy(k.a, f, 6);
+	memcpy(k.b, f + 6, 6);
+	return key_hash(&k);
+}
+
+uint32_t flowhash(const uint8_t *f, uint32_t len)
+{
+	const uint8_t *end = f + len, *p;
+	uint32_t h;
+	uint16_t type;
+
+	if (len < ETH_HLEN)
+		return hash_other(f, len, NULL, 0);
 	p = f + 12;
 	type = be16(p);
 	p += 2;
@@ -189,12 +213,5 @@ uint32_t flowhash(const uint8_t *f, uint32_t len)
 	}
 	if (type == 0x0800 && ipv4(p, end, &h))
 		return h;
-	memset(&k, 0, sizeof(k));
-	if (type == 0x86dd && ipv6(&k, p, end))
-		return key_hash(&k);
-	k.kind = 0x10000u | type;
-	k.alen = 6;
-	memcpy(k.a, f, 6);
-	memcpy(k.b, f + 6, 6);
-	return key_hash(&k);
+	return hash_other(f, len, p, type);
 }
