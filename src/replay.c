@@ -888,9 +888,10 @@ static inline struct lane *route(struct replay *r, const struct pkt *p)
  * --threads: is @p (as read, before any edit) this thread's?  Its flow's
  * symmetric hash picks the thread (replay/flowhash.h), so both directions
  * of a flow go by one thread, in order.  A packet of another thread's
- * still takes its place in the schedule every thread keeps (a PPS count,
- * a segment's first timestamp), so all threads work to one schedule, and
- * has been routed (route(): the --split classifier's state); it is
+ * still takes its place in the schedule every thread keeps (sched_skip():
+ * a PPS count, a segment's first timestamp), so all threads work to one
+ * schedule, and has been routed (route(): the --split classifier's
+ * state); it is
  * neither read nor counted here.  With -I or --dualfile a thread sends on
  * both interfaces, so a flow's two directions keep their order across
  * the two ports by send_one()'s kick of the other lane, as in one thread.
@@ -901,7 +902,7 @@ static bool in_shard(struct replay *r, struct pkt *p)
 		return true;
 	r->src.skipped++;
 	if (r->timed)
-		(void)sched_deadline(&r->sched, p);
+		sched_skip(&r->sched, p);
 	return false;
 }
 
