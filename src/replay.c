@@ -919,42 +919,45 @@ static inline __attribute__((always_inline)) enum step
 source_next(struct replay *r, const struct trace **tp, struct pkt *p, struct lane **lp,
 	    uint64_t *deadline)
 {
+	uint64_t t0 = 0;
+	bool skipped = false;
+
 	for (;;) {
-		uint64_t t0 = r->timed ? sched_now(&r->sched) : 0;
 		enum step step;
 		struct lane *l;
 
 		/*
-		 * --threads: other threads' packets are passed over in here, read,
-		 * routed and scheduled (in_shard()) but not timed: the clock is
-		 * read once before the first read and once after the last, so a
-		 * skipped packet costs no clock reading, and the reads of the
-		 * packets skipped are counted in the read that holds this
-		 * thread's next packet up -- they do hold it up.
+		 * --threads: after a packet skipped as another thread's (read,
+		 * routed and scheduled in in_shard(), but not timed) the clock is
+		 * not read again: a skipped packet costs no clock reading, and
+		 * the reads of the packets skipped are counted in the read that
+		 * holds this thread's next packet up -- they do hold it up.
 		 */
-		for (;;) {
-			step = likely(!r->o->dualfile) ? source_read(r, tp, p) : source_read_dual(r, tp, p);
-			if (unlikely(step != STEP_NEXT))
-				return step;
-			/*
-			 * Held frames were sent while the live input was silent
-			 * (replay_input_wait()), and that reached --limit or
-			 * failed: the frame just read is not one of the run's.
-			 */
-			if (unlikely(r->imp.limit_hit || r->imp.wait_failed))
-				return STEP_STOP;
-			/*
-			 * Routed first, every packet, in every thread: --split
-			 * first learns as it reads (an address first seen as a
-			 * source is a client), so each thread feeds its own
-			 * classifier every packet, in order, and all place each
-			 * packet on the side one thread would.
-			 */
-			l = route(r, p);
-			if (likely(r->nshards <= 1) || in_shard(r, p))
-				break;
+		if (r->timed && !skipped)
+			t0 = sched_now(&r->sched);
+		skipped = false;
+		step = likely(!r->o->dualfile) ? source_read(r, tp, p) : source_read_dual(r, tp, p);
+		if (unlikely(step != STEP_NEXT))
+			return step;
+		/*
+		 * Held frames were sent while the live input was silent
+		 * (replay_input_wait()), and that reached --limit or failed: the
+		 * frame just read is not one of the run's.
+		 */
+		if (unlikely(r->imp.limit_hit || r->imp.wait_failed))
+			return STEP_STOP;
+		/*
+		 * Routed first, every packet, in every thread: --split first learns
+		 * as it reads (an address first seen as a source is a client), so
+		 * each thread feeds its own classifier every packet, in order, and
+		 * all place each packet on the side one thread would.
+		 */
+		l = route(r, p);
+		if (unlikely(r->nshards > 1) && !in_shard(r, p)) {
 			if (*r->stop)
 				return STEP_STOP;
+			skipped = true;
+			continue;
 		}
 		/* A read this slow took a page fault from disk or waited for a pipe: a late packet is its. */
 		if (r->timed && sched_now(&r->sched) - t0 > READ_SLOW_NS)
