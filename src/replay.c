@@ -891,10 +891,10 @@ static inline struct lane *route(struct replay *r, const struct pkt *p)
  * still takes its place in the schedule every thread keeps (sched_skip():
  * a PPS count, a segment's first timestamp), so all threads work to one
  * schedule, and has been routed (route(): the --split classifier's
- * state); it is
- * neither read nor counted here.  With -I or --dualfile a thread sends on
- * both interfaces, so a flow's two directions keep their order across
- * the two ports by send_one()'s kick of the other lane, as in one thread.
+ * state); it is neither read nor counted here.  With -I or --dualfile a
+ * thread sends on both interfaces, so a flow's two directions keep their
+ * order across the two ports by send_one()'s kick of the other lane, as
+ * in one thread.
  */
 static bool in_shard(struct replay *r, struct pkt *p)
 {

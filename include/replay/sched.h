@@ -427,9 +427,9 @@ uint64_t sched_deadline_timed(struct sched *s, struct pkt *p);
  * sched_skip() - @p, a packet another sender sends (--threads), takes its
  * place in the schedule as sched_deadline() would place it -- PPS counts
  * it, MBPS its bytes, it may start a segment -- but its deadline is not
- * wanted: in PPS and MBPS modes it is not computed (a 128-bit division),
- * and p->sched_ns is left as it was.  Every deadline after it is the one
- * sched_deadline() on @p would have given.
+ * wanted: in PPS and MBPS modes it is not computed (a 128-bit division)
+ * and p->sched_ns is not set.  Every deadline after it is the one it would
+ * be had sched_deadline() been called on @p.
  */
 void sched_skip(struct sched *s, struct pkt *p);
 
