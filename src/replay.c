@@ -888,12 +888,13 @@ static inline struct lane *route(struct replay *r, const struct pkt *p)
  * --threads: is @p (as read, before any edit) this thread's?  Its flow's
  * symmetric hash picks the thread (replay/flowhash.h), so both directions
  * of a flow go by one thread, in order.  A packet of another thread's
- * still takes its place in the schedule every thread keeps (a PPS count,
- * a segment's first timestamp), so all threads work to one schedule, and
- * has been routed (route(): the --split classifier's state); it is
- * neither read nor counted here.  With -I or --dualfile a thread sends on
- * both interfaces, so a flow's two directions keep their order across
- * the two ports by send_one()'s kick of the other lane, as in one thread.
+ * still takes its place in the schedule every thread keeps (sched_skip():
+ * a PPS count, a segment's first timestamp), so all threads work to one
+ * schedule, and has been routed (route(): the --split classifier's
+ * state); it is neither read nor counted here.  With -I or --dualfile a
+ * thread sends on both interfaces, so a flow's two directions keep their
+ * order across the two ports by send_one()'s kick of the other lane, as
+ * in one thread.
  */
 static bool in_shard(struct replay *r, struct pkt *p)
 {
@@ -901,7 +902,7 @@ static bool in_shard(struct replay *r, struct pkt *p)
 		return true;
 	r->src.skipped++;
 	if (r->timed)
-		(void)sched_deadline(&r->sched, p);
+		sched_skip(&r->sched, p);
 	return false;
 }
 
@@ -918,11 +919,24 @@ static inline __attribute__((always_inline)) enum step
 source_next(struct replay *r, const struct trace **tp, struct pkt *p, struct lane **lp,
 	    uint64_t *deadline)
 {
+	uint64_t t0 = 0;
+	bool skipped = false;
+
 	for (;;) {
-		uint64_t t0 = r->timed ? sched_now(&r->sched) : 0;
-		enum step step = likely(!r->o->dualfile) ? source_read(r, tp, p) : source_read_dual(r, tp, p);
+		enum step step;
 		struct lane *l;
 
+		/*
+		 * --threads: after a packet skipped as another thread's (read,
+		 * routed and scheduled in in_shard(), but not timed) the clock is
+		 * not read again: a skipped packet costs no clock reading, and
+		 * the reads of the packets skipped are counted in the read that
+		 * holds this thread's next packet up -- they do hold it up.
+		 */
+		if (r->timed && !skipped)
+			t0 = sched_now(&r->sched);
+		skipped = false;
+		step = likely(!r->o->dualfile) ? source_read(r, tp, p) : source_read_dual(r, tp, p);
 		if (unlikely(step != STEP_NEXT))
 			return step;
 		/*
@@ -932,9 +946,6 @@ source_next(struct replay *r, const struct trace **tp, struct pkt *p, struct lan
 		 */
 		if (unlikely(r->imp.limit_hit || r->imp.wait_failed))
 			return STEP_STOP;
-		/* A read this slow took a page fault from disk or waited for a pipe: a late packet is its. */
-		if (r->timed && sched_now(&r->sched) - t0 > READ_SLOW_NS)
-			sched_note(&r->sched, WAIT_CAUSE_READ);
 		/*
 		 * Routed first, every packet, in every thread: --split first learns
 		 * as it reads (an address first seen as a source is a client), so
@@ -945,8 +956,12 @@ source_next(struct replay *r, const struct trace **tp, struct pkt *p, struct lan
 		if (unlikely(r->nshards > 1) && !in_shard(r, p)) {
 			if (*r->stop)
 				return STEP_STOP;
+			skipped = true;
 			continue;
 		}
+		/* A read this slow took a page fault from disk or waited for a pipe: a late packet is its. */
+		if (r->timed && sched_now(&r->sched) - t0 > READ_SLOW_NS)
+			sched_note(&r->sched, WAIT_CAUSE_READ);
 		if (unlikely(!l)) {
 			/* A tcpprep cache entry without the send bit: tcpreplay skips it, so do we. */
 			l = &r->lane[0];

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Flow sharding for several sender threads (issue 17's --threads, not yet
- * wired): which shard an Ethernet frame belongs to, so that every packet
- * of a flow -- both directions of a connection -- goes to the same sender
- * and keeps its order.
+ * Flow sharding for several sender threads (--threads, src/replay.c
+ * in_shard()): which shard an Ethernet frame belongs to, so that every
+ * packet of a flow -- both directions of a connection -- goes to the same
+ * sender and keeps its order.
  *
  * The key is the flow, made symmetric by ordering its two endpoints: for
  * IPv4 and IPv6 the protocol and the two (address, port) pairs (ports for
@@ -15,6 +15,10 @@
  * are looked through; IPv6 extension headers (hop-by-hop, routing,
  * destination options, fragment) are walked.  A frame cut short hashes by
  * what it has: never reading past @len.
+ *
+ * The hash of a flow is the same on hosts of either byte order and from
+ * one version to the next (tests/unit/test_flowhash.c holds values), so a
+ * run's flows go by the same threads, and queues, every time.
  */
 #ifndef REPLAY_FLOWHASH_H
 #define REPLAY_FLOWHASH_H

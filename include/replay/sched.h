@@ -424,6 +424,16 @@ static inline uint64_t sched_deadline(struct sched *s, struct pkt *p);
 uint64_t sched_deadline_timed(struct sched *s, struct pkt *p);
 
 /*
+ * sched_skip() - @p, a packet another sender sends (--threads), takes its
+ * place in the schedule as sched_deadline() would place it -- PPS counts
+ * it, MBPS its bytes, it may start a segment -- but its deadline is not
+ * wanted: in PPS and MBPS modes it is not computed (a 128-bit division)
+ * and p->sched_ns is not set.  Every deadline after it is the one it would
+ * be had sched_deadline() been called on @p.
+ */
+void sched_skip(struct sched *s, struct pkt *p);
+
+/*
  * sched_wait() - wait for @deadline_ns with the waiter, then apply the late
  * policy (sched_late()) to what it saw; 0 when reached, -EINTR on a signal.
  * Returns at once in topspeed mode.  Deadlines computed before a shift are

@@ -286,6 +286,32 @@ uint64_t sched_deadline_timed(struct sched *s, struct pkt *p)
 	return d;
 }
 
+void sched_skip(struct sched *s, struct pkt *p)
+{
+	switch (s->mode) {
+	case SCHED_MODE_PPS:
+	case SCHED_MODE_MBPS:
+		/*
+		 * What sched_deadline_timed() keeps of a packet in these modes:
+		 * the count or the bytes, and the segment's start; last_ns is
+		 * read by the TRACE mode alone.
+		 */
+		if (s->new_segment) {
+			s->new_segment = false;
+			s->origin_ns = add_sat(s->origin_ns, s->gap_ns);
+		}
+		if (s->mode == SCHED_MODE_PPS)
+			s->count++;
+		else
+			s->bytes = add_sat(s->bytes, rate_bytes(s, p));
+		break;
+	default:
+		/* TRACE: the deadline is the next segment's base and --maxsleep's reference; top speed: the clock stamp. */
+		(void)sched_deadline(s, p);
+		break;
+	}
+}
+
 /* The late policy (sched.h, sched_late()); inline into sched_wait(), the per-packet caller. */
 static inline void late_policy(struct sched *s, uint64_t late_ns)
 {

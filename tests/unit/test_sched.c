@@ -408,6 +408,57 @@ static void test_mbps(void **state)
 	assert_int_equal(deadline_of(&s, TS0, 64), T0 + 1706666666666666ull);
 }
 
+/*
+ * --threads: a packet another thread sends goes by sched_skip(); every
+ * deadline of this thread's packets is what it is when one thread computes
+ * them all -- in every mode, across segments (a segment whose first packet
+ * is skipped, one skipped whole), with --pps-multi and the wire overhead.
+ */
+static void test_skip(void **state)
+{
+	static const struct sched_cfg cfgs[] = {
+		{ .mode = SCHED_MODE_TRACE },
+		{ .mode = SCHED_MODE_TRACE, .max_gap_ns = 3000 },
+		{ .mode = SCHED_MODE_PPS, .pps_multi = 3 },
+		{ .mode = SCHED_MODE_PPS },
+		{ .mode = SCHED_MODE_MBPS },
+		{ .mode = SCHED_MODE_MBPS, .wire_overhead = true },
+	};
+	struct fakeclock fa, fb;
+	struct sched a, b;
+
+	(void)state;
+	for (size_t c = 0; c < ARRAY_SIZE(cfgs); c++) {
+		struct sched_cfg cfg = cfgs[c];
+		uint64_t ts = TS0;
+
+		cfg.rate = ratio("7.5");
+		cfg.speed = ratio("1.5");
+		init(&a, &fa, cfg);
+		init(&b, &fb, cfg);
+		for (uint32_t k = 0; k < 3000; k++) {
+			struct pkt pa = { .ts_ns = ts, .caplen = 40 + k % 1400 };
+			struct pkt pb = pa;
+			uint64_t d = sched_deadline(&a, &pa);
+
+			/* Each 7th packet is this thread's, but none of the third segment's. */
+			if (k % 7 == 3 && (k < 1000 || k >= 1500)) {
+				if (sched_deadline(&b, &pb) != d || pb.sched_ns != pa.sched_ns)
+					fail_msg("mode %d, packet %u: deadline %llu, one thread's %llu", cfg.mode, k,
+						 (unsigned long long)pb.sched_ns, (unsigned long long)d);
+			} else {
+				sched_skip(&b, &pb);
+			}
+			/* A segment every 500 packets: the first of each is skipped but the second's (500). */
+			if (k % 500 == 499) {
+				sched_segment(&a, 1000 + k);
+				sched_segment(&b, 1000 + k);
+			}
+			ts += k % 11 == 0 ? 5000 : 100 + k % 13;
+		}
+	}
+}
+
 /* Hybrid: sleep to the margin, spin the rest. */
 static void test_hybrid_wait(void **state)
 {
@@ -1628,6 +1679,7 @@ int main(void)
 		cmocka_unit_test(test_ratio_parse),
 		cmocka_unit_test(test_speed),
 		cmocka_unit_test(test_pps),
+		cmocka_unit_test(test_skip),
 		cmocka_unit_test(test_mbps),
 		cmocka_unit_test(test_hybrid_wait),
 		cmocka_unit_test(test_sleep_and_spin_timers),
