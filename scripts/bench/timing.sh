@@ -22,7 +22,8 @@
 # Senders: replay (defaults), replay-rt (--rt-priority 50), replay-b (the
 # defaults of another build, $REPLAY_B: an A/B of two versions; replay-b-rt
 # the same with --rt-priority 50), replay-m-METHOD (the defaults with --method
-# METHOD: which injector keeps the far side's timing best), tcpreplay
+# METHOD: which injector keeps the far side's timing best), replay-x (the
+# defaults plus $REPLAY_X_OPTS), tcpreplay
 # (Debian's 4.4.3), tcpreplay46 (4.6 from ../shared/anchors, or $TCPREPLAY46;
 # skipped with a note when absent), and cyclictest (rt-tests; at the dN
 # points only: the machine's floor -- cyclictest -p 50 on the sender's CPU at
@@ -239,6 +240,8 @@ measure() {
 	# The defaults but another transmit method: replay-m-mmsg, replay-m-packet, replay-m-xdp ...
 	replay-m-*) cmd=("$REPLAY" -q -i "$IF_A" --stats-json "$js" --method "${sender#replay-m-}" \
 		$(replay_opts "$point") "$trace") ;;
+	# The defaults plus $REPLAY_X_OPTS (word-split): any option's effect, e.g. REPLAY_X_OPTS="--late shift".
+	replay-x) cmd=("$REPLAY" -q -i "$IF_A" --stats-json "$js" ${REPLAY_X_OPTS:-} $(replay_opts "$point") "$trace") ;;
 	*) die "unknown sender $sender" ;;
 	esac
 	exec 9>"$LOCK"
