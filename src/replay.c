@@ -465,9 +465,17 @@ static inline __attribute__((always_inline)) enum step
 send_one_inline(struct replay *r, struct lane *l, const struct trace *t, const struct pkt *p,
 		uint64_t deadline)
 {
+	uint64_t target = 0;
 	enum step step;
 
-	if (r->timed && deadline > sched_now(&r->sched)) {
+	if (r->timed) {
+		uint64_t now = sched_now(&r->sched);
+
+		target = sched_paced(&r->sched, deadline);
+		if (target <= now)
+			target = 0;
+	}
+	if (target) {
 		/* Not due yet: what is staged (in any lane) is, so it goes now rather than after this wait. */
 		step = flush_all(r);
 		if (step != STEP_NEXT) {
@@ -480,7 +488,7 @@ send_one_inline(struct replay *r, struct lane *l, const struct trace *t, const s
 		if (step != STEP_NEXT)
 			return step;
 		/* A signal cuts the wait short; the staged packet then goes at once, as the last. */
-		while (sched_wait(&r->sched, deadline) == -EINTR)
+		while (sched_wait_paced(&r->sched, deadline, target) == -EINTR)
 			if (*r->stop)
 				break;
 		step = flush_lane(r, l);

@@ -346,14 +346,33 @@ void sched_late(struct sched *s, uint64_t late_ns)
 
 int sched_wait(struct sched *s, uint64_t deadline_ns)
 {
-	int64_t late_ns;
+	return sched_wait_paced(s, deadline_ns, deadline_ns);
+}
+
+int sched_wait_paced(struct sched *s, uint64_t deadline_ns, uint64_t target)
+{
+	uint64_t end, late;
+	int64_t rc;
 
 	if (s->mode == SCHED_MODE_TOPSPEED)
 		return 0;
-	late_ns = waiter_until(&s->waiter, deadline_ns);
-	/* Cut short by a signal: not late, as far as anyone saw. */
-	late_policy(s, late_ns > 0 ? (uint64_t)late_ns : 0);
-	return late_ns < 0 ? (int)late_ns : 0;
+	rc = waiter_until(&s->waiter, target);
+	if (rc < 0) {
+		/* Cut short by a signal: not late, as far as anyone saw. */
+		late_policy(s, 0);
+		s->behind_ns = 0;
+		return (int)rc;
+	}
+	end = target + (uint64_t)rc;
+	late = end > deadline_ns ? end - deadline_ns : 0;
+	late_policy(s, late);
+	s->wait_dl_ns = deadline_ns;
+	if (late > s->late_threshold_ns)
+		s->after_stall = s->late == SCHED_LATE_CATCHUP;
+	else if (!late)
+		s->after_stall = false;
+	s->behind_ns = late && !s->after_stall && late <= s->late_threshold_ns ? end : 0;
+	return 0;
 }
 
 int sched_hold(struct sched *s, uint64_t deadline_ns)

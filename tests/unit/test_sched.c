@@ -701,6 +701,67 @@ static void test_late_catchup(void **state)
 	assert_int_equal(s.late_stalls, 2);
 }
 
+/* One packet as the send loop waits for it: at its paced time, judged against its deadline. */
+static void paced_wait(struct sched *s, uint64_t d)
+{
+	sched_wait_paced(s, d, sched_paced(s, d));
+}
+
+/*
+ * A hiccup within the threshold, at gaps the waiter spins (shorter than its
+ * margin): made up gradually -- the packets after it keep at least 15/16 of
+ * their gaps (no burst) -- and the schedule is regained.
+ */
+static void test_late_paced(void **state)
+{
+	struct fakeclock fc;
+	struct sched s;
+	uint64_t prev = 0, d;
+
+	(void)state;
+	init(&s, &fc, (struct sched_cfg){ .late_threshold_ns = 1000000, .spin_fixed = true, .spin_ns = 50000 });
+	for (uint64_t i = 0; i < 3; i++)
+		paced_wait(&s, deadline_of(&s, TS0 + i * 10000, 60));
+	fc.now += 20000; /* packet 3 (due 10 us after packet 2) goes 10 us late */
+	for (uint64_t i = 3; i < 60; i++) {
+		d = deadline_of(&s, TS0 + i * 10000, 60);
+		assert_int_equal(d, T0 + i * 10000); /* the schedule itself does not move */
+		paced_wait(&s, d);
+		if (i == 3)
+			assert_int_equal(fc.now, d + 10000);
+		else
+			assert_true(fc.now - prev >= 10000 - 10000 / SCHED_CATCHUP_DIV);
+		/* 625 ns a gap: the 10 us are made up by packet 19, and it stays on time. */
+		if (i >= 19)
+			assert_int_equal(fc.now, d);
+		else if (i > 3)
+			assert_true(fc.now > d);
+		prev = fc.now;
+	}
+	assert_int_equal(s.late_stalls, 0);
+	assert_int_equal(s.shifted_ns, 0);
+
+	/* Gaps the waiter sleeps (100 us, above its 50 us margin): caught up at once, as before. */
+	init(&s, &fc, (struct sched_cfg){ .late_threshold_ns = 1000000, .spin_fixed = true, .spin_ns = 50000 });
+	for (uint64_t i = 0; i < 3; i++)
+		paced_wait(&s, deadline_of(&s, TS0 + i * 100000, 60));
+	fc.now += 130000; /* packet 3 goes 30 us late */
+	paced_wait(&s, deadline_of(&s, TS0 + 3 * 100000, 60));
+	assert_int_equal(fc.now, T0 + 3 * 100000 + 30000);
+	paced_wait(&s, deadline_of(&s, TS0 + 4 * 100000, 60));
+	assert_int_equal(fc.now, T0 + 4 * 100000);
+
+	/* Behind after a stall (beyond the threshold): the late policy's catch-up, at once. */
+	init(&s, &fc, (struct sched_cfg){ .late_threshold_ns = 5000, .spin_fixed = true, .spin_ns = 50000 });
+	for (uint64_t i = 0; i < 3; i++)
+		paced_wait(&s, deadline_of(&s, TS0 + i * 10000, 60));
+	fc.now += 40000; /* packet 3 goes 30 us late: a stall */
+	paced_wait(&s, deadline_of(&s, TS0 + 3 * 10000, 60));
+	d = deadline_of(&s, TS0 + 4 * 10000, 60);
+	assert_int_equal(sched_paced(&s, d), d); /* not paced: due at once */
+	assert_int_equal(s.late_stalls, 1);
+}
+
 /* sched_report(): the summary's timing figures are the scheduler's own, whole. */
 static void test_report(void **state)
 {
@@ -1688,6 +1749,7 @@ int main(void)
 		cmocka_unit_test(test_calibrate),
 		cmocka_unit_test(test_margin_adapts),
 		cmocka_unit_test(test_late_catchup),
+		cmocka_unit_test(test_late_paced),
 		cmocka_unit_test(test_late_shift),
 		cmocka_unit_test(test_busy_guard),
 		cmocka_unit_test(test_plan_budget),
