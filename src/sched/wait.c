@@ -88,6 +88,12 @@
  *
  * The plan predicts from the schedule seen so far: a trace whose long gaps
  * recur within about a second is planned exactly after the first one.
+ *
+ * After the wait: what the loop does with a packet that went late is the
+ * scheduler's (sched.c).  Within the late threshold, at gaps this waiter
+ * spins (shorter than the margin), the packets behind are paced back to the
+ * schedule a sixteenth of a gap at a time (sched_paced()) rather than sent
+ * back to back; beyond it, the late policy (catch up at once, or shift).
  */
 #include <errno.h>
 
