@@ -93,11 +93,11 @@ init_ns() {
 		ip -n "$1" link set dev "$2" up
 		ip -n "$1" link set dev lo up
 	done
-	# Wait for carrier on both ends.
-	for _ in $(seq 50); do
-		ip -n "$NS_A" link show "$IF_A" | grep -q LOWER_UP && break
-		sleep 0.1
-	done
+	# Wait until both ends are operationally up, not only for carrier (LOWER_UP): the
+	# kernel attaches a device's qdisc (noop, which drops everything, until then) from
+	# its link-watch work, up to about a second later, and sets the operational state
+	# in the same step (scripts/rfc2544.sh lost its first trial's first 0.7 s to it).
+	wait_up "$NS_A" "$IF_A" "$NS_B" "$IF_B"
 }
 
 # add_ns NS: one more namespace, lo up, IPv6 off; teardown deletes it.
@@ -121,9 +121,19 @@ add_pair() {
 		ip -n "${nss[i]}" link set dev "${devs[i]}" multicast off
 		ip -n "${nss[i]}" link set dev "${devs[i]}" up
 	done
-	for _ in $(seq 50); do
-		ip -n "$1" link show "$2" | grep -q LOWER_UP && break
-		sleep 0.1
+	wait_up "$1" "$2" "$3" "$4"
+}
+
+# wait_up NS IF [NS IF ...]: until each interface is operationally up (state UP), 5 s at most.
+wait_up() {
+	local i args=("$@") up
+	for _ in $(seq 100); do
+		up=1
+		for ((i = 0; i < ${#args[@]}; i += 2)); do
+			ip -n "${args[i]}" link show "${args[i + 1]}" | grep -q "state UP" || { up=0; break; }
+		done
+		[ "$up" = 1 ] && return 0
+		sleep 0.05
 	done
 }
 
