@@ -102,9 +102,13 @@ quiet_link() { # NS IF: only replayed frames cross (no IPv6 DAD or solicitations
 }
 quiet_link "$NS_A" "$IF_A"
 quiet_link "$NS_B" "$IF_B"
-for _ in $(seq 50); do
-	ip -n "$NS_A" link show "$IF_A" | grep -q LOWER_UP && break
-	sleep 0.1
+# Both ends operationally up, not only carrier (LOWER_UP): the kernel attaches a
+# device's qdisc (noop until then: it drops everything) up to about a second after
+# the carrier, from link-watch work that sets the operational state in the same step.
+for _ in $(seq 100); do
+	ip -n "$NS_A" link show "$IF_A" | grep -q "state UP" && ip -n "$NS_B" link show "$IF_B" | grep -q "state UP" &&
+		break
+	sleep 0.05
 done
 
 ip netns exec "$NS_B" "$REPLAY_RX" -i "$IF_B" --reference "$WORK/sent.pcap" --json "$WORK/rx.json" \
