@@ -321,6 +321,23 @@ test_xdp_back_to_back() {
 			"$WORK/b2b.out" || die "auto run $i right after the last did not take xdp: $(cat "$WORK/b2b.out")"
 	done
 	info "xdp back to back: 5 xdp and 3 auto runs, each bound queue 0"
+	# A queue another run really holds: refused after the second of retries, naming why.
+	"$GENTRACE" udp --size 64 --count 100 --gap-us 50000 -o "$WORK/slow.pcap" >/dev/null
+	local tx0 holder
+	tx0=$(ifstat "$NS_A" "$IF_A" tx_packets)
+	in_a "$REPLAY" -q -i "$IF_A" --method xdp "$WORK/slow.pcap" >"$WORK/holder.out" 2>&1 &
+	holder=$!
+	# Bound once its first frame (due at once) has left.
+	for i in $(seq 100); do
+		[ "$(ifstat "$NS_A" "$IF_A" tx_packets)" -gt "$tx0" ] && break
+		sleep 0.05
+	done
+	[ "$(ifstat "$NS_A" "$IF_A" tx_packets)" -gt "$tx0" ] || die "the holding run sent nothing: $(cat "$WORK/holder.out")"
+	expect_fail 1 "cannot bind an AF_XDP socket to queue 0 in copy mode: another AF_XDP socket holds it \(still after 1000 ms\)" \
+		in_a "$REPLAY" -i "$IF_A" --method xdp --topspeed "$TRACES/dns.pcap"
+	kill -INT "$holder" 2>/dev/null || true
+	wait "$holder" || true
+	info "xdp on a queue another run holds: refused after 1 s"
 }
 
 require_root
