@@ -95,6 +95,26 @@ struct trace_cfg {
 	void *on_wait_arg;
 	/* --preload of a pipe: the most memory it may take, bytes; 0 = what is available (MemAvailable). */
 	size_t preload_max_bytes;
+	/*
+	 * --preload of a regular file: this many bytes of zeroed, writable
+	 * spare memory right after the copy, page-aligned, in the same mapping
+	 * (an AF_XDP sender's staging frames: it registers copy and spare as
+	 * one UMEM and sends the copy's frames in place).  0 = none.
+	 */
+	size_t preload_spare_bytes;
+};
+
+/*
+ * A preloaded file with spare memory after it (trace_cfg.preload_spare_bytes):
+ * [base, base + data_bytes) holds the file (a view of a frame as recorded
+ * points into it; one the reader converted points elsewhere), and [base + spare_off, base + spare_off + spare_bytes) is
+ * the spare.  spare_off is data_bytes rounded up to a page.
+ */
+struct trace_region {
+	uint8_t *base;
+	size_t data_bytes;
+	size_t spare_off;
+	size_t spare_bytes;
 };
 
 /* One capture interface: a pcapng IDB, the pcap file header, an ERF port. */
@@ -170,6 +190,13 @@ int trace_rewind(struct trace *t);
 
 /* trace_can_rewind() - false for a pipe read without --preload: trace_rewind() would fail. */
 bool trace_can_rewind(const struct trace *t);
+
+/*
+ * trace_preload_region() - where a --preload copy with spare memory lies.
+ * Returns false (and leaves @out alone) if @t has none: not preloaded, a
+ * stream's preload, or no spare asked for.
+ */
+bool trace_preload_region(const struct trace *t, struct trace_region *out);
 
 /* trace_close() - release everything; accepts NULL. */
 void trace_close(struct trace *t);

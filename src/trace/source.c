@@ -140,16 +140,22 @@ void trace_src_mem(struct trace *t, const void *buf, size_t len)
 static int preload_file(struct trace *t, size_t size)
 {
 	uint64_t avail = trace_mem_available();
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t spare_off = (size + page - 1) / page * page, bytes = size;
 	int rc;
 
-	if (size > avail)
-		return preload_refused(t, size, avail);
-	t->mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t->cfg.preload_spare_bytes)
+		bytes = spare_off + t->cfg.preload_spare_bytes;
+	if (bytes > avail)
+		return preload_refused(t, bytes, avail);
+	t->mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (t->mem == MAP_FAILED) {
 		t->mem = NULL;
-		return preload_refused(t, size, avail);
+		return preload_refused(t, bytes, avail);
 	}
-	t->mem_bytes = size;
+	t->mem_bytes = bytes;
+	if (t->cfg.preload_spare_bytes)
+		t->spare_off = spare_off;
 	/*
 	 * In 2 MiB pages where transparent huge pages are on ("madvise" is
 	 * the usual default, so they must be asked for): a 306 MB trace then
@@ -729,6 +735,17 @@ int trace_src_rewind(struct trace *t)
 		break;
 	}
 	return trace_err(t, -ESPIPE, "cannot rewind a pipe; use --preload to loop over it");
+}
+
+bool trace_preload_region(const struct trace *t, struct trace_region *out)
+{
+	if (!t->mem || !t->spare_off)
+		return false;
+	out->base = t->mem;
+	out->data_bytes = t->size;
+	out->spare_off = t->spare_off;
+	out->spare_bytes = t->mem_bytes - t->spare_off;
+	return true;
 }
 
 void trace_src_close(struct trace *t)

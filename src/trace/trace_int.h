@@ -87,6 +87,7 @@ struct trace {
 	size_t map_bytes;
 	uint8_t *mem;           /* our preloaded copy, or NULL */
 	size_t mem_bytes;       /* its allocation, bytes */
+	size_t spare_off;       /* --preload of a file: the spare after the copy starts here; 0 = none */
 
 	/* read-ahead window over a mapping (see window_step() in source.c) */
 	size_t win_bytes;       /* window, bytes, a multiple of the read-ahead chunk */

@@ -22,6 +22,20 @@
  * NET_XMIT_DROP (veth: its peer's backlog was full) is consumed but not
  * sent; the kernel says so with EBUSY, and that packet is reported failed,
  * never counted as sent.
+ *
+ * In place (tx_cfg.inplace: the trace was preloaded, with spare memory after
+ * it): the copy of the trace and the spare after it are registered as one
+ * UMEM, in unaligned-chunk mode (a descriptor may point at any byte), the
+ * staging frames live in the spare, and a frame whose bytes lie in the copy
+ * -- one sent as recorded, which is every frame of a run without edits --
+ * goes by its address in the copy, with no memcpy.  The kernel still copies
+ * it into an skb in copy mode; what goes is the user-space copy (22 % of a
+ * 1514-byte top-speed run's samples went to it).  The trace mapping itself
+ * cannot be registered: the kernel pins a UMEM for writing (FOLL_WRITE |
+ * FOLL_LONGTERM), which a read-only file mapping refuses (scripts/bench/
+ * umem-probe.c), and a private writable one would be copied whole at
+ * registration.  A completion of an in-place frame returns nothing to the
+ * free list; the descriptors out are counted instead (drain()).
  */
 #include <errno.h>
 #include <linux/if_xdp.h>
@@ -53,13 +67,20 @@ struct xdp_state {
 	struct xsk_socket *xsk;
 	struct xsk_ring_prod fill, tx;
 	struct xsk_ring_cons comp;
-	uint8_t *area;      /* NFRAMES * FRAME_BYTES */
+	uint8_t *area;      /* our own staging frames (NFRAMES * FRAME_BYTES), or MAP_FAILED */
+	uint8_t *ubase;     /* the UMEM: a descriptor's address is an offset from here */
+	uint64_t ubytes;    /* its length */
+	uint64_t stage0;    /* UMEM address of the first staging frame */
+	uintptr_t ip_lo, ip_hi; /* frames in [ip_lo, ip_hi) go in place; equal: none */
+	bool unaligned;     /* the UMEM is registered in unaligned-chunk mode */
+	bool umem_refused;  /* the kernel would not take that memory as a UMEM */
 	uint64_t *free;     /* free frame addresses, a stack */
 	unsigned nfree;
 	unsigned sn;        /* staged: reserved TX ring slots before tx.cached_prod, not published */
 	unsigned scap;      /* most staged at once: the batch */
 	uint32_t submitted; /* descriptors put on the TX ring, ever (mod 2^32) */
 	uint32_t seen_cons; /* the kernel's consumer index when we last looked */
+	uint32_t completed; /* descriptors back on the completion ring, ever (mod 2^32) */
 	bool drop_pending;  /* the oldest staged packet was consumed but dropped */
 	bool discarded;     /* packets on the ring were given up: do not kick them out */
 	bool zerocopy;
@@ -72,7 +93,7 @@ static int make_socket_once(struct tx *tx, struct xdp_state *s, const struct tx_
 		.comp_size = COMP_DESCS,
 		.frame_size = FRAME_BYTES,
 		.frame_headroom = 0,
-		.flags = 0,
+		.flags = s->unaligned ? XDP_UMEM_UNALIGNED_CHUNK_FLAG : 0,
 	};
 	struct xsk_socket_config xcfg = {
 		.rx_size = 0,
@@ -83,12 +104,12 @@ static int make_socket_once(struct tx *tx, struct xdp_state *s, const struct tx_
 	};
 	int rc;
 
-	rc = xsk_umem__create(&s->umem, s->area, (uint64_t)NFRAMES * FRAME_BYTES, &s->fill, &s->comp,
-			      &ucfg);
+	rc = xsk_umem__create(&s->umem, s->ubase, s->ubytes, &s->fill, &s->comp, &ucfg);
 	if (rc) {
 		struct rlimit rl;
 
 		s->umem = NULL;
+		s->umem_refused = true;
 		rc = rc < 0 ? rc : -rc;
 		/* The kernel charges UMEM to the user's locked memory: ENOBUFS when over the limit. */
 		if (rc == -ENOBUFS && getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
@@ -138,6 +159,20 @@ static int make_socket(struct tx *tx, struct xdp_state *s, const struct tx_cfg *
 	}
 }
 
+/* The socket in the mode asked for: zero-copy, copy, or zero-copy where the driver has it. */
+static int open_socket(struct tx *tx, struct xdp_state *s, const struct tx_cfg *cfg)
+{
+	int rc;
+
+	if (cfg->xdp_mode == TX_XDP_COPY)
+		return make_socket(tx, s, cfg, false);
+	rc = make_socket(tx, s, cfg, true);
+	/* Zero-copy needs driver support (veth has none): copy mode works everywhere. */
+	if (rc < 0 && rc != -EPERM && cfg->xdp_mode == TX_XDP_AUTO && !s->umem_refused)
+		rc = make_socket(tx, s, cfg, false);
+	return rc;
+}
+
 static int xdp_open(struct tx *tx, const struct tx_cfg *cfg)
 {
 	struct xdp_state *s;
@@ -165,30 +200,63 @@ static int xdp_open(struct tx *tx, const struct tx_cfg *cfg)
 	if (rc < 0)
 		return rc;
 	tx->mtu = nd.mtu;
-	s->area = mmap(NULL, (size_t)NFRAMES * FRAME_BYTES, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	s->free = calloc(NFRAMES, sizeof(*s->free));
 	tx->batch = tx_batch(cfg);
 	s->scap = tx->batch;
-	if (s->area == MAP_FAILED || !s->free)
+	if (!s->free)
 		return tx_err(tx, -ENOMEM, "out of memory");
-	for (unsigned i = 0; i < NFRAMES; i++)
-		s->free[s->nfree++] = (uint64_t)i * FRAME_BYTES;
-	if (cfg->xdp_mode == TX_XDP_COPY) {
-		rc = make_socket(tx, s, cfg, false);
-	} else {
-		rc = make_socket(tx, s, cfg, true);
-		/* Zero-copy needs driver support (veth has none): copy mode works everywhere. */
-		if (rc < 0 && rc != -EPERM && cfg->xdp_mode == TX_XDP_AUTO)
-			rc = make_socket(tx, s, cfg, false);
+	if (cfg->inplace.base) {
+		s->ubase = cfg->inplace.base;
+		s->stage0 = cfg->inplace.stage_off;
+		s->ubytes = s->stage0 + (uint64_t)NFRAMES * FRAME_BYTES;
+		s->ip_lo = (uintptr_t)cfg->inplace.base;
+		s->ip_hi = s->ip_lo + cfg->inplace.bytes;
+		s->unaligned = true;
+		rc = open_socket(tx, s, cfg);
+		if (rc == 0 || !s->umem_refused)
+			goto opened;
+		/* Not over the locked-memory limit, say: our own frames, copied into. */
+		s->ip_lo = s->ip_hi = 0;
+		s->unaligned = s->umem_refused = false;
 	}
+	s->area = mmap(NULL, (size_t)NFRAMES * FRAME_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (s->area == MAP_FAILED)
+		return tx_err(tx, -ENOMEM, "out of memory");
+	s->ubase = s->area;
+	s->ubytes = (uint64_t)NFRAMES * FRAME_BYTES;
+	s->stage0 = 0;
+	rc = open_socket(tx, s, cfg);
+opened:
 	if (rc < 0)
 		return rc;
+	for (unsigned i = 0; i < NFRAMES; i++)
+		s->free[s->nfree++] = s->stage0 + (uint64_t)i * FRAME_BYTES;
 	s->seen_cons = __atomic_load_n(s->tx.consumer, __ATOMIC_ACQUIRE);
-	s->submitted = s->seen_cons;
-	snprintf(tx->mode, sizeof(tx->mode), "%s mode, queue %u",
-		 s->zerocopy ? "zero-copy" : "copy", cfg->xdp_queue);
+	s->submitted = s->completed = s->seen_cons;
+	snprintf(tx->mode, sizeof(tx->mode), "%s mode, queue %u%s", s->zerocopy ? "zero-copy" : "copy",
+		 cfg->xdp_queue, s->ip_lo != s->ip_hi ? ", frames sent in place from the preload" : "");
 	return 0;
+}
+
+/* A staging frame's address (not a frame sent in place)? */
+static inline bool is_stage(const struct xdp_state *s, uint64_t addr)
+{
+	return addr - s->stage0 < (uint64_t)NFRAMES * FRAME_BYTES;
+}
+
+/*
+ * Can @v go in place: its bytes in the preload, within one chunk (the
+ * kernel's limit on a descriptor), and, for a zero-copy driver, within one
+ * page (the kernel checks that a frame crossing one lies in pages whose DMA
+ * addresses follow on).
+ */
+static inline bool in_place(const struct xdp_state *s, const struct pkt *v)
+{
+	uintptr_t p = (uintptr_t)v->data;
+
+	return p >= s->ip_lo && p + v->caplen <= s->ip_hi && v->caplen <= FRAME_BYTES &&
+	       (!s->zerocopy || ((p - (uintptr_t)s->ubase) & 4095) + v->caplen <= 4096);
 }
 
 /* Take back the frames the kernel is done with. */
@@ -196,10 +264,16 @@ static void reap(struct xdp_state *s)
 {
 	uint32_t idx, n = xsk_ring_cons__peek(&s->comp, COMP_DESCS, &idx);
 
-	for (uint32_t i = 0; i < n; i++)
-		s->free[s->nfree++] = *xsk_ring_cons__comp_addr(&s->comp, idx + i);
-	if (n)
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t a = *xsk_ring_cons__comp_addr(&s->comp, idx + i);
+
+		if (is_stage(s, a))
+			s->free[s->nfree++] = a;
+	}
+	if (n) {
 		xsk_ring_cons__release(&s->comp, n);
+		s->completed += n;
+	}
 }
 
 static int xdp_send(struct tx *tx, const struct pkt *v, unsigned n)
@@ -212,23 +286,29 @@ static int xdp_send(struct tx *tx, const struct pkt *v, unsigned n)
 		struct xdp_desc *d;
 		uint64_t addr;
 		uint32_t idx = 0;
+		bool inplace;
 
 		if (rc == 0 && v[i].caplen > FRAME_BYTES)
 			rc = tx_err(tx, -EMSGSIZE, "frame of %u bytes does not fit an AF_XDP frame (%u bytes)",
 				    v[i].caplen, FRAME_BYTES);
 		if (rc == 0 && s->sn == s->scap)
 			rc = -EAGAIN;
-		if (rc == 0 && !s->nfree)
+		inplace = rc == 0 && in_place(s, &v[i]);
+		if (rc == 0 && !inplace && !s->nfree)
 			reap(s);
-		if (rc == 0 && !s->nfree)
+		if (rc == 0 && !inplace && !s->nfree)
 			rc = -EAGAIN; /* every frame is with the kernel */
 		/* Full only of descriptors given up on a dead interface (TX_DESCS > TX_BATCH_MAX). */
 		if (rc == 0 && xsk_ring_prod__reserve(&s->tx, 1, &idx) != 1)
 			rc = -EAGAIN;
 		if (rc < 0)
 			return i ? (int)i : rc;
-		addr = s->free[--s->nfree];
-		memcpy(s->area + addr, v[i].data, v[i].caplen);
+		if (inplace) {
+			addr = (uint64_t)((uintptr_t)v[i].data - (uintptr_t)s->ubase);
+		} else {
+			addr = s->free[--s->nfree];
+			memcpy(s->ubase + addr, v[i].data, v[i].caplen);
+		}
 		d = xsk_ring_prod__tx_desc(&s->tx, idx);
 		d->addr = addr;
 		d->len = v[i].caplen;
@@ -307,8 +387,12 @@ static void xdp_discard(struct xdp_state *s)
 	/* Staged descriptors were never published: their slots are taken back, their frames freed. */
 	uint32_t first = s->tx.cached_prod - s->sn;
 
-	for (uint32_t i = 0; i < s->sn; i++)
-		s->free[s->nfree++] = xsk_ring_prod__tx_desc(&s->tx, first + i)->addr;
+	for (uint32_t i = 0; i < s->sn; i++) {
+		uint64_t a = xsk_ring_prod__tx_desc(&s->tx, first + i)->addr;
+
+		if (is_stage(s, a))
+			s->free[s->nfree++] = a;
+	}
 	s->tx.cached_prod = first;
 	s->sn = 0;
 	/* What is on the ring cannot be taken back; in copy mode it stays there unless kicked. */
@@ -336,10 +420,10 @@ static int xdp_drain(struct tx *tx)
 {
 	struct xdp_state *s = tx->priv;
 
-	/* Every frame back on the free list: sent and completed (or dropped and reported). */
+	/* Every descriptor back from the kernel: sent and completed (or dropped and reported). */
 	for (int waited = 0; waited < TX_DRAIN_TIMEOUT_MS * 10; waited++) {
 		reap(s);
-		if (s->nfree + s->sn == NFRAMES)
+		if (s->nfree + s->sn == NFRAMES && s->completed == s->submitted)
 			return 0;
 		if (s->discarded)
 			return 0; /* frames given up on a dead interface: nothing more will come back */
