@@ -266,7 +266,7 @@ measure() {
 	exec 9>&-
 	"$TSTATS" analyze "$trace" "$cap" $(replay_opts "$point") >"$ana"
 	rm -f "$cap"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
 		"$variant" "$point" "$sender" "$rep" \
 		"$(json_num "$ana" expected)" "$(json_num "$ana" lost)" "$RX_DROPS" \
 		"$(json_num "$ana" duration_error_pct)" \
@@ -274,7 +274,9 @@ measure() {
 		"$(json_num "$ana" max)" "$(json_num "$cpu" cpu_pct)" \
 		"$(json_num "$ana" pps)" "$(json_num "$ana" mbps)" \
 		"$( [ -s "$js" ] && json_num "$js" late_stalls || echo -)" \
-		"$(json_num "$ana" short_gaps)" >>"$OUT/results.tsv"
+		"$(json_num "$ana" short_gaps)" \
+		"$( [ -s "$js" ] && json_num "$js" spin_pauses || echo -)" \
+		"$( [ -s "$js" ] && json_num "$js" sleep_overshoots || echo -)" >>"$OUT/results.tsv"
 	tail -n1 "$OUT/results.tsv"
 }
 
@@ -305,7 +307,7 @@ cyclic() {
 	/^[0-9]/ { n = $2 + 0; if (n) { lat[++k] = $1 + 0; cnt[k] = n; tot += n } }
 	END {
 		tot += over
-		if (!tot) { printf "%s\t0\t0\t0\t\t\t\t\t\t\t\t\t\t\n", id; exit }
+		if (!tot) { printf "%s\t0\t0\t0\t\t\t\t\t\t\t\t\t\t\t\t\n", id; exit }
 		for (i = 1; i <= k; i++) {
 			c += cnt[i]
 			if (!p50 && c * 2 >= tot) p50 = lat[i]
@@ -313,7 +315,7 @@ cyclic() {
 			if (!p999 && c * 1000 >= tot * 999) p999 = lat[i]
 		}
 		if (!p50) p50 = 20000; if (!p99) p99 = 20000; if (!p999) p999 = 20000
-		printf "%s\t%d\t0\t0\t\t%d\t%d\t%d\t%d\t\t\t\t\t\n", id, tot, p50 * 1000, p99 * 1000, p999 * 1000, mx * 1000
+		printf "%s\t%d\t0\t0\t\t%d\t%d\t%d\t%d\t\t\t\t\t\t\t\n", id, tot, p50 * 1000, p99 * 1000, p999 * 1000, mx * 1000
 	}' "$hist" >>"$OUT/results.tsv"
 	tail -n1 "$OUT/results.tsv"
 }
@@ -334,7 +336,7 @@ floor() {
 run_matrix() {
 info "results in $OUT"
 for p in "${POINTS[@]}"; do make_trace "$p"; done
-printf 'variant\tpoint\tsender\trep\tframes\tlost\trx_drops\tdur_err_pct\tia_p50_ns\tia_p99_ns\tia_p999_ns\tia_max_ns\tcpu_pct\tpps\tmbps\tlate_stalls\tshort_gaps\n' \
+printf 'variant\tpoint\tsender\trep\tframes\tlost\trx_drops\tdur_err_pct\tia_p50_ns\tia_p99_ns\tia_p999_ns\tia_max_ns\tcpu_pct\tpps\tmbps\tlate_stalls\tshort_gaps\tspin_pauses\tsleep_overshoots\n' \
 	>"$OUT/results.tsv"
 for rep in $(seq "$REPS"); do
 	floor "$rep"
@@ -412,6 +414,19 @@ floors() {
 		function v(str, k,   m) { if (match(str, "\"" k "\":[0-9.]+")) return substr(str, RSTART + length(k) + 3, RLENGTH - length(k) - 3); return 0 }' "$f"
 	done
 }
+# runs: replay's runs one by one -- a p99 set against what the sender itself
+# saw: spin_pauses (a spin across a deadline's last stretch lost the CPU for
+# over 5 us: the VM or the host took it) and sleep_overshoots (a sleep woke
+# past its margin).  A run whose p99 stands out beside the others of its
+# point usually has the pauses to show for it (issue 16's spread).
+runs() {
+	echo
+	echo "| load | point | sender | rep | ia p99 | ia p99.9 | spin pauses | sleep overshoots |"
+	echo "|---|---|---|---|---|---|---|---|"
+	awk -F'\t' 'NR > 1 && $3 ~ /^replay/ {
+		printf "| %s | %s | %s | %s | %.1f us | %.1f us | %s | %s |\n", $1, $2, $3, $4, $10 / 1000, $11 / 1000, $18, $19
+	}' "$OUT/results.tsv"
+}
 # SUMMARY_ONLY=1: only summarize the results already in DIR.
 [ "${SUMMARY_ONLY:-0}" = 1 ] || run_matrix
-{ summarize; floors; } | tee "$OUT/summary.md"
+{ summarize; floors; runs; } | tee "$OUT/summary.md"
