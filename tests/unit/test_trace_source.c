@@ -770,6 +770,77 @@ static void test_pipe_first_record_at_once(void **state)
 	tb_free(&erf);
 }
 
+/*
+ * --preload with spare memory (an AF_XDP sender's UMEM, src/tx/xdp.c): the
+ * copy and the spare are one mapping, the spare page-aligned after the
+ * file's bytes, zeroed and writable; a frame read as recorded is a view into
+ * the copy and one the reader converted (RAW -> Ethernet) is not in the
+ * region at all, so a sender can tell which frames to send in place; and
+ * writing the spare (the sender's staging frames) changes no packet.  Only
+ * a preloaded file with spare asked for has a region.
+ */
+static void test_preload_spare(void **state)
+{
+	const size_t spare = 1u << 20, page = (size_t)sysconf(_SC_PAGESIZE);
+	struct tracebuf b = { 0 };
+	struct trace_cfg cfg = { .preload = true, .preload_spare_bytes = spare };
+	struct trace_region reg;
+	struct trace *t;
+	struct pkt p;
+	unsigned inside = 0, outside = 0, n = 0;
+	uint32_t sum = 0, sum2 = 0;
+	char *path;
+
+	(void)state;
+	build_pcapng(&b, 300);
+	path = write_temp(&b);
+	assert_int_equal(trace_open(&t, path, &cfg), 0);
+	assert_true(trace_preload_region(t, &reg));
+	assert_int_equal((uintptr_t)reg.base % page, 0);
+	assert_int_equal(reg.data_bytes, b.len);
+	assert_int_equal(reg.spare_off, (b.len + page - 1) / page * page);
+	assert_int_equal(reg.spare_bytes, spare);
+	assert_memory_equal(reg.base, b.data, b.len);
+	for (size_t i = 0; i < spare; i += 997)
+		assert_int_equal(reg.base[reg.spare_off + i], 0);
+	while (trace_next(t, &p) == 1) {
+		uintptr_t d = (uintptr_t)p.data, lo = (uintptr_t)reg.base;
+
+		if (d >= lo && d + p.caplen <= lo + reg.data_bytes)
+			inside++;
+		else if (d + p.caplen <= lo || d >= lo + reg.spare_off + reg.spare_bytes)
+			outside++;
+		else
+			fail_msg("packet %u's view straddles the copy's end or lies in the spare", n);
+		for (uint32_t k = 0; k < p.caplen; k++)
+			sum = sum * 31 + p.data[k];
+		n++;
+	}
+	assert_int_equal(n, 300);
+	assert_int_equal(outside, 100); /* every third record is RAW, converted */
+	assert_int_equal(inside, 200);
+	memset(reg.base + reg.spare_off, 0xa5, reg.spare_bytes);
+	assert_int_equal(trace_rewind(t), 0);
+	while (trace_next(t, &p) == 1)
+		for (uint32_t k = 0; k < p.caplen; k++)
+			sum2 = sum2 * 31 + p.data[k];
+	assert_int_equal(sum2, sum);
+	trace_close(t);
+
+	/* No spare asked for, or not preloaded: no region. */
+	cfg.preload_spare_bytes = 0;
+	assert_int_equal(trace_open(&t, path, &cfg), 0);
+	assert_false(trace_preload_region(t, &reg));
+	trace_close(t);
+	cfg = (struct trace_cfg){ .preload_spare_bytes = spare };
+	assert_int_equal(trace_open(&t, path, &cfg), 0);
+	assert_false(trace_preload_region(t, &reg));
+	trace_close(t);
+	unlink(path);
+	free(path);
+	tb_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -779,6 +850,7 @@ int main(void)
 		cmocka_unit_test(test_hugepage_advice),
 		cmocka_unit_test(test_hugepage_stream_preload),
 		cmocka_unit_test(test_preload_file),
+		cmocka_unit_test(test_preload_spare),
 		cmocka_unit_test(test_real_pipe),
 		cmocka_unit_test(test_truncated_under_mapping),
 		cmocka_unit_test(test_pipe_stop_signal),
