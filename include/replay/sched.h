@@ -290,6 +290,20 @@ struct waiter {
 void waiter_init(struct waiter *w, const struct sched_cfg *cfg, struct clock *clk);
 
 /*
+ * waiter_sleeps() - would a wait of @wait_ns begun at @now_ns sleep (rather
+ * than spin all the way)?  Hybrid: if it leaves a sleep of at least the
+ * shortest worth taking before the margin, and no wake-up-stall hold is on;
+ * --timer sleep: always; --timer spin: never.  waiter_until() decides by it.
+ */
+static inline bool waiter_sleeps(const struct waiter *w, uint64_t wait_ns, uint64_t now_ns)
+{
+	uint64_t margin = w->timer == SCHED_TIMER_HYBRID ? w->margin_ns : 0;
+
+	return w->timer != SCHED_TIMER_SPIN && wait_ns > margin + w->sleep_min_ns &&
+	       now_ns >= w->hold_until_ns;
+}
+
+/*
  * waiter_calibrate() - measure how late the clock's sleeps wake, with a
  * short probe (about 60 ms) under the calling thread's current scheduling
  * policy, and set the hybrid margin from it.  Does nothing unless the timer
@@ -451,7 +465,8 @@ int sched_wait(struct sched *s, uint64_t deadline_ns);
  * or later while the run is behind after a hiccup.  A packet that went late
  * by no more than the late threshold (a VM pause, an interrupt in the kick:
  * microseconds) is made up gradually where the gaps are short enough that
- * the waiter spins them (shorter than its sleep margin, or --timer spin):
+ * the waiter spins them (waiter_sleeps(): no sleep worth taking before its
+ * margin, a wake-up-stall hold on, or --timer spin):
  * each following packet keeps at least (SCHED_CATCHUP_DIV - 1) /
  * SCHED_CATCHUP_DIV of its recorded gap to the one before as sent, until
  * the schedule is regained, instead of the packets behind going at once,
@@ -471,7 +486,8 @@ static inline uint64_t sched_paced(const struct sched *s, uint64_t deadline_ns)
 	if (likely(!s->behind_ns) || deadline_ns <= s->wait_dl_ns)
 		return deadline_ns;
 	gap = deadline_ns - s->wait_dl_ns;
-	if (gap >= s->waiter.margin_ns && s->waiter.timer != SCHED_TIMER_SPIN)
+	/* The paced wait is gap - gap / 16 long: paced only if the waiter spins it. */
+	if (waiter_sleeps(&s->waiter, gap - gap / SCHED_CATCHUP_DIV, s->behind_ns))
 		return deadline_ns;
 	floor = s->behind_ns + gap - gap / SCHED_CATCHUP_DIV;
 	return floor > deadline_ns ? floor : deadline_ns;

@@ -91,7 +91,7 @@
  *
  * After the wait: what the loop does with a packet that went late is the
  * scheduler's (sched.c).  Within the late threshold, at gaps this waiter
- * spins (shorter than the margin), the packets behind are paced back to the
+ * spins (waiter_sleeps() false), the packets behind are paced back to the
  * schedule a sixteenth of a gap at a time (sched_paced()) rather than sent
  * back to back; beyond it, the late policy (catch up at once, or shift).
  */
@@ -635,7 +635,7 @@ int64_t waiter_until(struct waiter *w, uint64_t deadline_ns)
 	if (w->timer == SCHED_TIMER_SPIN && w->clk->spin_until_ns)
 		return spin_to(w, deadline_ns);
 	margin = w->timer == SCHED_TIMER_HYBRID ? w->margin_ns : 0;
-	if (deadline_ns - now > margin + w->sleep_min_ns && now >= w->hold_until_ns) {
+	if (waiter_sleeps(w, deadline_ns - now, now)) {
 		uint64_t target = deadline_ns - margin;
 		/* Only the adaptive hybrid holds; the run queue is read before the sleep, where it costs no accuracy. */
 		uint64_t rq0 = w->adaptive && w->clk->run_delay_ns ? w->clk->run_delay_ns(w->clk) : UINT64_MAX;
