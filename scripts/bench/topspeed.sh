@@ -34,7 +34,9 @@
 # the 2 MiB folios the kernel reads ahead in: a trace replayed again).
 # Anchors: tcpreplay (Debian's 4.4.3, -K), tcpreplay46 (4.6 from
 # ../shared/anchors or $TCPREPLAY46, -K), tcpreplay46-xdp (the same with
-# --xdp --xdp-batch-size 64, its best injector), trafgen (--cpus 1),
+# --xdp --xdp-batch-size 64, its best injector), tcpreplay46-xdp-stream (the
+# same without -K: it reads the trace while sending, like replay's default),
+# trafgen (--cpus 1),
 # trafgen2 (--cpus 2), netsniff-ng.
 #
 # For each frame size and tool, REPS runs; the median is printed with the
@@ -130,6 +132,8 @@ cmd_for() {
 	tcpreplay) echo "tcpreplay -q -t -K $l -i $IA $tr" ;;
 	tcpreplay46) echo "$TCPREPLAY46 -q -t -K $l -i $IA $tr" ;;
 	tcpreplay46-xdp) echo "$TCPREPLAY46 -q -t -K --xdp --xdp-batch-size 64 $l -i $IA $tr" ;;
+	# Without -K: it reads the trace as it sends, as replay's default does.
+	tcpreplay46-xdp-stream) echo "$TCPREPLAY46 -q -t --xdp --xdp-batch-size 64 $l -i $IA $tr" ;;
 	trafgen2) echo "trafgen --dev $IA --conf $WORK/t$size.cfg --num $n --cpus 2" ;;
 	*@*) echo "$REPLAY -q -i $IA --method ${tool%@*} --threads ${tool#*@} --cpu 0-$((${tool#*@} - 1)) --topspeed $l --stats-json $WORK/js $tr" ;;
 	netsniff-ng) echo "netsniff-ng --in $tr --out $IA --ring-size 64MiB -A --silent" ;;
