@@ -221,7 +221,7 @@ static int xdp_open(struct tx *tx, const struct tx_cfg *cfg)
 		rc = open_socket(tx, s, cfg);
 		if (rc == 0 || !s->umem_refused)
 			goto opened;
-		/* Not over the locked-memory limit, say: our own frames, copied into. */
+		/* Refused (the whole trace over the locked-memory limit, say): our own frames, copied into. */
 		s->ip_lo = s->ip_hi = 0;
 		s->unaligned = s->umem_refused = false;
 	}
