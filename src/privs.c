@@ -54,6 +54,9 @@ void privs_needed(const struct opts *o, uint64_t *need, uint64_t *want)
 		*need |= CAPS_IPC_LOCK;
 	else if (memlock_short(xdp_lock_bytes(o, true), &limit))
 		*want |= CAPS_IPC_LOCK; /* lets auto take xdp */
+	/* The preloaded trace as the UMEM locks its whole size: without the cap, frames are staged. */
+	if (opts_xdp_inplace(o))
+		*want |= CAPS_IPC_LOCK;
 	if (o->rt.priority)
 		*want |= CAPS_SYS_NICE | CAPS_IPC_LOCK;
 }

@@ -30,17 +30,6 @@ static uint64_t realtime_minus_mono_ns(void)
 	       (uint64_t)m.tv_nsec;
 }
 
-/*
- * One preloaded file sent by AF_XDP (asked for, or perhaps chosen by auto)
- * on one interface: its copy can be the UMEM, its frames sent in place
- * (src/tx/xdp.c).  -I's second lane would need a UMEM of its own.
- */
-static bool inplace_possible(const struct opts *o)
-{
-	return o->trace.preload && o->nfiles == 1 && !o->source_if && !o->tx.path && !o->intf2 &&
-	       (o->method == TX_METHOD_XDP || o->method == TX_METHOD_AUTO);
-}
-
 /* Open every trace first: a bad file is reported before a single packet leaves. */
 static int open_inputs(struct replay *r)
 {
@@ -56,7 +45,7 @@ static int open_inputs(struct replay *r)
 
 	tcfg.will_rewind = o->loop != 1;
 	/* AF_XDP may send a preloaded file's frames in place: room for its staging frames after them. */
-	if (inplace_possible(o))
+	if (opts_xdp_inplace(o))
 		tcfg.preload_spare_bytes = TX_XDP_UMEM_BYTES;
 	tcfg.stop = r->stop;
 	tcfg.on_wait = replay_input_wait;
@@ -343,7 +332,7 @@ static int open_lane(struct replay *r, unsigned i, const char *ifname, const str
 
 	r->nlanes = i + 1;
 	cfg.ifname = ifname;
-	if (i == 0 && inplace_possible(o) && trace_preload_region(r->traces[0], &reg) &&
+	if (i == 0 && opts_xdp_inplace(o) && trace_preload_region(r->traces[0], &reg) &&
 	    reg.spare_bytes >= TX_XDP_UMEM_BYTES) {
 		cfg.inplace.base = reg.base;
 		cfg.inplace.bytes = reg.data_bytes;

@@ -183,6 +183,18 @@ struct opts {
 /* A uint64_t option's value when it was not given and the program decides. */
 #define OPT_AUTO UINT64_MAX
 
+/*
+ * opts_xdp_inplace() - may the run send a preloaded trace's frames in place
+ * (src/tx/xdp.c)?  One file, preloaded (-K), on one interface, by AF_XDP
+ * asked for or perhaps chosen by auto: its copy is then the UMEM, locked
+ * memory of the trace's size (src/privs.c keeps cap_ipc_lock for it).
+ */
+static inline bool opts_xdp_inplace(const struct opts *o)
+{
+	return o->trace.preload && o->nfiles == 1 && !o->source_if && !o->tx.path && !o->intf2 &&
+	       (o->method == TX_METHOD_XDP || o->method == TX_METHOD_AUTO);
+}
+
 enum opt_group {
 	OPT_GRP_INPUT,
 	OPT_GRP_TIMING,

@@ -186,6 +186,28 @@ static void test_input_options(void **state)
 			   "--window-size: 20000000000000000000G is out of range (256K..1024G)");
 }
 
+/* opts_xdp_inplace(): only one preloaded file, one interface, AF_XDP asked for or auto's to choose. */
+static void test_xdp_inplace(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-K", "-i", "x", "a"), 0);
+	assert_true(opts_xdp_inplace(&o));
+	assert_int_equal(PARSE(&o, "-K", "--method", "xdp", "-i", "x", "a"), 0);
+	assert_true(opts_xdp_inplace(&o));
+	assert_int_equal(PARSE(&o, "--method", "xdp", "-i", "x", "a"), 0);
+	assert_false(opts_xdp_inplace(&o)); /* streamed */
+	assert_int_equal(PARSE(&o, "-K", "--method", "mmsg", "-i", "x", "a"), 0);
+	assert_false(opts_xdp_inplace(&o));
+	assert_int_equal(PARSE(&o, "-K", "--method", "xdp", "-i", "x", "a", "b"), 0);
+	assert_false(opts_xdp_inplace(&o)); /* two files: one UMEM cannot hold both copies */
+	assert_int_equal(PARSE(&o, "-K", "--method", "xdp", "-i", "x", "-I", "y", "a"), 0);
+	assert_false(opts_xdp_inplace(&o)); /* -I's lane would need its own */
+	assert_int_equal(PARSE(&o, "-K", "-w", "out.pcap", "a"), 0);
+	assert_false(opts_xdp_inplace(&o));
+}
+
 static void test_help_skips_checks(void **state)
 {
 	struct opts o;
@@ -1056,6 +1078,7 @@ int main(void)
 		cmocka_unit_test(test_defaults_and_basics),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_input_options),
+		cmocka_unit_test(test_xdp_inplace),
 		cmocka_unit_test(test_help_skips_checks),
 		cmocka_unit_test(test_numbers_hex),
 		cmocka_unit_test(test_timing),
