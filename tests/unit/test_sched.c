@@ -712,6 +712,21 @@ static void paced_wait(struct sched *s, uint64_t d)
  * margin): made up gradually -- the packets after it keep at least 15/16 of
  * their gaps (no burst) -- and the schedule is regained.
  */
+/*
+ * Packets 0-2 on time at @gap ns apart, packet 3 sent @late ns late (checked);
+ * returns when packet 4 went (paced or at its deadline).
+ */
+static uint64_t next_after_late(struct sched *s, struct fakeclock *fc, uint64_t gap, uint64_t late)
+{
+	for (uint64_t i = 0; i < 3; i++)
+		paced_wait(s, deadline_of(s, TS0 + i * gap, 60));
+	fc->now += gap + late;
+	paced_wait(s, deadline_of(s, TS0 + 3 * gap, 60));
+	assert_int_equal(fc->now, T0 + 3 * gap + late);
+	paced_wait(s, deadline_of(s, TS0 + 4 * gap, 60));
+	return fc->now;
+}
+
 static void test_late_paced(void **state)
 {
 	struct fakeclock fc;
@@ -743,13 +758,7 @@ static void test_late_paced(void **state)
 
 	/* Gaps the waiter sleeps (100 us, above its 50 us margin): caught up at once, as before. */
 	init(&s, &fc, (struct sched_cfg){ .late_threshold_ns = 1000000, .spin_fixed = true, .spin_ns = 50000 });
-	for (uint64_t i = 0; i < 3; i++)
-		paced_wait(&s, deadline_of(&s, TS0 + i * 100000, 60));
-	fc.now += 130000; /* packet 3 goes 30 us late */
-	paced_wait(&s, deadline_of(&s, TS0 + 3 * 100000, 60));
-	assert_int_equal(fc.now, T0 + 3 * 100000 + 30000);
-	paced_wait(&s, deadline_of(&s, TS0 + 4 * 100000, 60));
-	assert_int_equal(fc.now, T0 + 4 * 100000);
+	assert_int_equal(next_after_late(&s, &fc, 100000, 30000), T0 + 4 * 100000);
 
 	/*
 	 * Gaps above the margin that the waiter still spins -- 70 us against a
@@ -760,22 +769,13 @@ static void test_late_paced(void **state)
 	 */
 	init(&s, &fc, (struct sched_cfg){ .late_threshold_ns = 1000000, .spin_fixed = true, .spin_ns = 50000 });
 	s.waiter.sleep_min_ns = 30000;
-	for (uint64_t i = 0; i < 3; i++)
-		paced_wait(&s, deadline_of(&s, TS0 + i * 70000, 60));
-	fc.now += 90000; /* packet 3 goes 20 us late */
-	paced_wait(&s, deadline_of(&s, TS0 + 3 * 70000, 60));
-	assert_int_equal(fc.now, T0 + 3 * 70000 + 20000);
-	paced_wait(&s, deadline_of(&s, TS0 + 4 * 70000, 60));
-	assert_int_equal(fc.now, T0 + 3 * 70000 + 20000 + 70000 - 70000 / SCHED_CATCHUP_DIV);
+	assert_int_equal(next_after_late(&s, &fc, 70000, 20000),
+			 T0 + 3 * 70000 + 20000 + 70000 - 70000 / SCHED_CATCHUP_DIV);
 	assert_int_equal(s.waiter.sleeps, 0);
 	init(&s, &fc, (struct sched_cfg){ .late_threshold_ns = 1000000, .spin_fixed = true, .spin_ns = 50000 });
 	s.waiter.hold_until_ns = UINT64_MAX;
-	for (uint64_t i = 0; i < 3; i++)
-		paced_wait(&s, deadline_of(&s, TS0 + i * 100000, 60));
-	fc.now += 130000; /* packet 3 goes 30 us late */
-	paced_wait(&s, deadline_of(&s, TS0 + 3 * 100000, 60));
-	paced_wait(&s, deadline_of(&s, TS0 + 4 * 100000, 60));
-	assert_int_equal(fc.now, T0 + 3 * 100000 + 30000 + 100000 - 100000 / SCHED_CATCHUP_DIV);
+	assert_int_equal(next_after_late(&s, &fc, 100000, 30000),
+			 T0 + 3 * 100000 + 30000 + 100000 - 100000 / SCHED_CATCHUP_DIV);
 
 	/* Behind after a stall (beyond the threshold): the late policy's catch-up, at once. */
 	init(&s, &fc, (struct sched_cfg){ .late_threshold_ns = 5000, .spin_fixed = true, .spin_ns = 50000 });
