@@ -30,8 +30,13 @@ static uint64_t realtime_minus_mono_ns(void)
 	       (uint64_t)m.tv_nsec;
 }
 
-/* Open every trace first: a bad file is reported before a single packet leaves. */
-static int open_inputs(struct replay *r)
+/*
+ * Open every trace first: a bad file is reported before a single packet
+ * leaves.  A --threads worker (@main: thread 0's run; NULL for thread 0
+ * itself) reads a preloaded trace from thread 0's copy: one copy of the
+ * trace in memory, read once, whatever the number of threads.
+ */
+static int open_inputs(struct replay *r, const struct replay *main)
 {
 	const struct opts *o = r->o;
 
@@ -44,9 +49,12 @@ static int open_inputs(struct replay *r)
 	char livepath[64];
 
 	tcfg.will_rewind = o->loop != 1;
-	/* AF_XDP may send a preloaded file's frames in place: room for its staging frames after them. */
+	/*
+	 * AF_XDP may send a preloaded file's frames in place: room for the
+	 * staging frames after them, one socket's for each thread.
+	 */
 	if (opts_xdp_inplace(o))
-		tcfg.preload_spare_bytes = TX_XDP_UMEM_BYTES;
+		tcfg.preload_spare_bytes = (size_t)MAX(r->nshards, 1u) * TX_XDP_UMEM_BYTES;
 	tcfg.stop = r->stop;
 	tcfg.on_wait = replay_input_wait;
 	tcfg.on_wait_arg = r;
@@ -63,7 +71,19 @@ static int open_inputs(struct replay *r)
 	}
 	for (int i = 0; i < o->nfiles; i++) {
 		struct trace *t;
-		int rc = trace_open(&t, o->source_if ? livepath : o->files[i], &tcfg);
+		const uint8_t *data;
+		size_t len;
+		int rc;
+
+		if (main && trace_preloaded(main->traces[i], &data, &len)) {
+			struct trace_cfg mcfg = tcfg;
+
+			mcfg.preload = false;
+			mcfg.preload_spare_bytes = 0;
+			rc = trace_open_mem(&t, o->files[i], data, len, &mcfg);
+		} else {
+			rc = trace_open(&t, o->source_if ? livepath : o->files[i], &tcfg);
+		}
 
 		r->traces[i] = t;
 		if (rc == -EINTR && *r->stop)
@@ -316,11 +336,15 @@ static void note_fallback_unasked(const char *method, const char *why)
 
 /*
  * Output lane @i: the method (@ops from a test, -w, --method auto's
- * fallback, or the one named) on interface @ifname (NULL with -w).
+ * fallback, or the one named) on interface @ifname (NULL with -w).  @main:
+ * thread 0's run for a --threads worker (whose preloaded copy it sends
+ * from), else NULL.
  */
-static int open_lane(struct replay *r, unsigned i, const char *ifname, const struct tx_ops *ops)
+static int open_lane(struct replay *r, unsigned i, const char *ifname, const struct tx_ops *ops,
+		     const struct replay *main)
 {
 	static const char *const names[STATS_LANES_MAX] = { "intf1", "intf2" };
+	const struct replay *in_place_from = main ? main : r;
 	const struct opts *o = r->o;
 	struct lane *l = &r->lane[i];
 	struct tx_cfg cfg = o->tx;
@@ -332,11 +356,12 @@ static int open_lane(struct replay *r, unsigned i, const char *ifname, const str
 
 	r->nlanes = i + 1;
 	cfg.ifname = ifname;
-	if (i == 0 && opts_xdp_inplace(o) && trace_preload_region(r->traces[0], &reg) &&
-	    reg.spare_bytes >= TX_XDP_UMEM_BYTES) {
+	/* In place: thread k stages its copies in the k-th socket's share of the spare. */
+	if (i == 0 && opts_xdp_inplace(o) && trace_preload_region(in_place_from->traces[0], &reg) &&
+	    reg.spare_bytes >= (size_t)(r->shard + 1) * TX_XDP_UMEM_BYTES) {
 		cfg.inplace.base = reg.base;
 		cfg.inplace.bytes = reg.data_bytes;
-		cfg.inplace.stage_off = reg.spare_off;
+		cfg.inplace.stage_off = reg.spare_off + (size_t)r->shard * TX_XDP_UMEM_BYTES;
 	}
 	cfg.clock_to_real_ns = (int64_t)realtime_minus_mono_ns();
 	/* --threads: thread i binds the i-th --xdp-queue, or queue i. */
@@ -398,9 +423,9 @@ static int open_output(struct replay *r, const struct tx_ops *ops)
 {
 	const struct opts *o = r->o;
 
-	if (open_lane(r, 0, o->tx.ifname, ops) < 0)
+	if (open_lane(r, 0, o->tx.ifname, ops, NULL) < 0)
 		return -1;
-	if (o->intf2 && open_lane(r, 1, o->intf2, ops) < 0)
+	if (o->intf2 && open_lane(r, 1, o->intf2, ops, NULL) < 0)
 		return -1;
 	if (o->stats_json) {
 		char err[512];
@@ -740,7 +765,7 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	if (!hooks->clock && !o->tx.path)
 		realtime(r, &scfg);
 	/* A signal while a pipe's header (or --preload) was awaited: a run stopped before its first packet. */
-	rc = open_inputs(r);
+	rc = open_inputs(r, NULL);
 	r->stopped = rc == -EINTR && *stop;
 	if ((rc < 0 && !r->stopped) || open_edits(r) < 0 || open_flows(r) < 0 || open_split(r) < 0 ||
 	    impairing_open(r) < 0 || open_output(r, hooks->tx_ops) < 0 ||
@@ -856,8 +881,9 @@ int replay_open_worker(struct replay *w, const struct replay *main, unsigned idx
 	 * packet (not only this thread's), so every thread places each packet
 	 * on the side thread 0 would (src/replay.c, source_next()).
 	 */
-	if (open_inputs(w) < 0 || open_edits(w) < 0 || open_flows(w) < 0 || open_split(w) < 0 ||
-	    open_lane(w, 0, o->tx.ifname, NULL) < 0 || (o->intf2 && open_lane(w, 1, o->intf2, NULL) < 0))
+	if (open_inputs(w, main) < 0 || open_edits(w) < 0 || open_flows(w) < 0 || open_split(w) < 0 ||
+	    open_lane(w, 0, o->tx.ifname, NULL, main) < 0 ||
+	    (o->intf2 && open_lane(w, 1, o->intf2, NULL, main) < 0))
 		goto fail;
 	sched_init(&w->sched, scfg, main->sched.clk);
 	sched_top_clock_every(&w->sched, main->sched.top_every);

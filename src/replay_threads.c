@@ -17,7 +17,10 @@
  * per-thread rings: a file is mapped, so a second reader costs a walk over
  * pages already in the page cache and one hash per packet, and there is
  * nothing to hand between threads (no ring, no copy, no reader to keep up
- * with N senders).  Standard input can be read once: refused (src/opts.c).
+ * with N senders).  With --preload thread 0 reads each trace into memory
+ * and the others open their readers over that copy (one copy, read once;
+ * with AF_XDP every thread's socket sends from it in place).  Standard
+ * input can be read once: refused (src/opts.c).
  *
  * Two interfaces (-I, --dualfile): every thread has a socket on each and
  * places every packet it reads (its own and the others') on its side, so a

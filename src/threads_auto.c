@@ -15,7 +15,8 @@
  *     would starve the rest of the machine), nor --loop with --stats-json
  *     (whose "passes" one thread records: threads count passes each);
  *   - every input a regular file (each thread reads it itself), and with
- *     --preload all the threads' copies fit in half the memory available;
+ *     --preload its one copy (all threads read it) fits in half the memory
+ *     available;
  *   - the AF_XDP memory of every thread's sockets fits RLIMIT_MEMLOCK
  *     where xdp may be used (--method xdp or auto) and cap_ipc_lock is not
  *     held;
@@ -93,8 +94,9 @@ unsigned threads_auto(const struct opts *o, const struct threads_auto_env *env, 
 	if (env->cpus < 2)
 		return one(why, len, o->cpus.n ? "one CPU given (--cpu)" : "the process may run on one CPU");
 	n = MIN(MIN(env->queues, env->cpus), (unsigned)OPTS_THREADS_MAX);
-	if (o->trace.preload && env->input_bytes > env->mem_avail / 2 / n)
-		return one(why, len, "--preload: a copy per thread would not fit in half the memory available");
+	/* One copy, which every thread reads (src/replay_setup.c, open_inputs()). */
+	if (o->trace.preload && env->input_bytes > env->mem_avail / 2)
+		return one(why, len, "--preload: the copy would not fit in half the memory available");
 	if (env->memlock != UINT64_MAX && (uint64_t)xdp_lanes(o) * n * TX_XDP_UMEM_BYTES > env->memlock) {
 		snprintf(why, len, "RLIMIT_MEMLOCK (%llu KiB, no cap_ipc_lock) does not hold %u threads' AF_XDP memory",
 			 (unsigned long long)(env->memlock >> 10), n);

@@ -198,6 +198,15 @@ bool trace_can_rewind(const struct trace *t);
  */
 bool trace_preload_region(const struct trace *t, struct trace_region *out);
 
+/*
+ * trace_preloaded() - the input as --preload read it into memory: *@data
+ * and *@len are its bytes (the file, headers and all, as trace_open_mem()
+ * reads it), valid and unchanged until trace_close().  False (and @data,
+ * @len left alone) for a trace not preloaded.  --threads opens each other
+ * thread's reader over thread 0's copy this way: one copy, not one each.
+ */
+bool trace_preloaded(const struct trace *t, const uint8_t **data, size_t *len);
+
 /* trace_close() - release everything; accepts NULL. */
 void trace_close(struct trace *t);
 

@@ -748,6 +748,15 @@ bool trace_preload_region(const struct trace *t, struct trace_region *out)
 	return true;
 }
 
+bool trace_preloaded(const struct trace *t, const uint8_t **data, size_t *len)
+{
+	if (!t->mem)
+		return false;
+	*data = t->mem;
+	*len = t->size;
+	return true;
+}
+
 void trace_src_close(struct trace *t)
 {
 	if (t->map) {

@@ -138,6 +138,38 @@ test_summary_lines() {
 	grep -q '^Packets: read 48, sent 48' "$out" || die "merged totals wrong: $(cat "$out")"
 }
 
+# --preload: one copy of the traces, read by every thread (not one copy each).
+test_preload_shared() {
+	THREADS=2
+	threads_compare threads2-K --topspeed --threads 2 --cpu 0,1 -K
+	if ! built xdp; then
+		info "SKIP preload in place: xdp not built in"
+		return 0
+	fi
+	# AF_XDP: both threads send in place from that one copy (each socket registers it as its UMEM).
+	local big="$WORK/big.pcap" js="$WORK/threads2-K-xdp.json" rx0 rx1 bytes maxrss sent
+	"$GENTRACE" udp -o "$big" --count 44000 --gap-ns 1000 --flows 64 --size 1514 >/dev/null
+	bytes=$(stat -c %s "$big")
+	rx0=$(ifstat "$NS_B" "$IF_B" rx_packets)
+	maxrss=$(in_a python3 -c '
+import resource, subprocess, sys
+rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else "exit %d" % rc)
+' "$REPLAY" -q -i "$IF_A" --topspeed --threads 2 --cpu 0,1 -K --method xdp --loop 2 --stats-json "$js" "$big")
+	case $maxrss in *[!0-9]*) die "preload in place: replay $maxrss" ;; esac
+	rx1=$(ifstat "$NS_B" "$IF_B" rx_packets)
+	check_invariant "$js"
+	sent=$(json_get "$js" packets_sent)
+	[ "$sent" -eq 88000 ] || die "preload in place: sent $sent of 88000"
+	[ $((rx1 - rx0)) -ge 88000 ] || die "preload in place: far side received $((rx1 - rx0)) of 88000"
+	[ "$(grep -o 'queue [01], frames sent in place from the preload' "$js" | sort -u | wc -l)" -eq 2 ] ||
+		die "preload in place: not both threads in place: $(cat "$js")"
+	# One copy (64 MiB) and the two sockets' staging memory, not a copy per thread.
+	[ "$maxrss" -lt $(((bytes >> 10) + 48 * 1024)) ] ||
+		die "preload in place: peak RSS $maxrss KiB for a $((bytes >> 10)) KiB trace: a copy per thread?"
+	info "preload in place: $sent sent, peak RSS $((maxrss >> 10)) MiB for a $((bytes >> 20)) MiB trace"
+}
+
 # wait_handler PID: until process PID catches SIGINT (a background job starts with it ignored).
 wait_handler() {
 	local cgt
@@ -205,7 +237,7 @@ for VETH_QUEUES in 2 4; do
 	"$GENTRACE" udp -o "$WORK/flows.pcap" --count 20000 --gap-ns 2000 --flows 64 --size 128 >/dev/null
 	if [ "$VETH_QUEUES" = 2 ]; then
 		run_tests test_single_baseline test_two_threads_topspeed test_four_threads_topspeed \
-			test_two_threads_timed test_methods_and_loop test_summary_lines test_sigint_stops_all test_refused
+			test_two_threads_timed test_methods_and_loop test_preload_shared test_summary_lines test_sigint_stops_all test_refused
 	else
 		run_tests test_single_baseline test_two_threads_topspeed test_four_threads_topspeed test_four_threads_xdp
 		break # teardown (on exit) takes this pair down

@@ -169,13 +169,13 @@ static void test_environment_keeps_one(void **state)
 	env = two;
 	env.inputs_regular = false;
 	expect(&o, &env, 1, "an input is not a regular file");
-	/* --preload: each thread its own copy; two of them must fit in half what is available. */
+	/* --preload: one copy, which every thread reads, must fit in half what is available. */
 	assert_int_equal(PARSE(&o, "-t", "-i", "veth0", "-K", trace_path), 0);
 	env = two;
-	env.mem_avail = 4 * env.input_bytes;
+	env.mem_avail = 2 * env.input_bytes;
 	expect(&o, &env, 2, "2 sender threads");
-	env.mem_avail = 4 * env.input_bytes - 1;
-	expect(&o, &env, 1, "--preload");
+	env.mem_avail = 2 * env.input_bytes - 1;
+	expect(&o, &env, 1, "--preload: the copy would not fit in half the memory available");
 	/* Without --preload the inputs are mapped: the memory does not matter. */
 	assert_int_equal(PARSE(&o, "-t", "-i", "veth0", trace_path), 0);
 	expect(&o, &env, 2, "2 sender threads");

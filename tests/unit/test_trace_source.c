@@ -841,6 +841,68 @@ static void test_preload_spare(void **state)
 	tb_free(&b);
 }
 
+/*
+ * trace_preloaded(): a --preload copy is the file's bytes, and a second
+ * reader opened over it (--threads: each thread after the first) reads the
+ * same packets with views into that one copy; a trace not preloaded has none.
+ */
+static void test_preloaded(void **state)
+{
+	struct tracebuf b = { 0 };
+	struct trace_cfg cfg = { .preload = true };
+	struct trace *t, *t2;
+	const uint8_t *data = NULL;
+	size_t len = 0;
+	struct pkt p, p2;
+	unsigned n = 0, inside = 0;
+	char *path;
+
+	(void)state;
+	build_pcapng(&b, 300);
+	path = write_temp(&b);
+	for (int spare = 0; spare < 2; spare++) {
+		cfg.preload_spare_bytes = spare ? 1u << 20 : 0;
+		assert_int_equal(trace_open(&t, path, &cfg), 0);
+		assert_true(trace_preloaded(t, &data, &len));
+		assert_int_equal(len, b.len);
+		assert_memory_equal(data, b.data, b.len);
+		assert_int_equal(trace_open_mem(&t2, path, data, len, NULL), 0);
+		n = inside = 0;
+		for (;;) {
+			int r1 = trace_next(t, &p), r2 = trace_next(t2, &p2);
+
+			assert_int_equal(r1, r2);
+			if (r1 != 1)
+				break;
+			assert_int_equal(p.caplen, p2.caplen);
+			assert_memory_equal(p.data, p2.data, p.caplen);
+			/* A frame as recorded: both readers' views are the one copy's bytes. */
+			if (p.data >= data && p.data + p.caplen <= data + len) {
+				assert_ptr_equal(p.data, p2.data);
+				inside++;
+			}
+			n++;
+		}
+		assert_int_equal(n, 300);
+		assert_int_equal(inside, 200); /* every third record is RAW, converted */
+		trace_close(t2);
+		trace_close(t);
+	}
+	/* Mapped, not preloaded; or the caller's memory: none. */
+	cfg = (struct trace_cfg){ 0 };
+	data = NULL;
+	assert_int_equal(trace_open(&t, path, &cfg), 0);
+	assert_false(trace_preloaded(t, &data, &len));
+	trace_close(t);
+	assert_int_equal(trace_open_mem(&t, path, b.data, b.len, NULL), 0);
+	assert_false(trace_preloaded(t, &data, &len));
+	assert_null(data);
+	trace_close(t);
+	unlink(path);
+	free(path);
+	tb_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -851,6 +913,7 @@ int main(void)
 		cmocka_unit_test(test_hugepage_stream_preload),
 		cmocka_unit_test(test_preload_file),
 		cmocka_unit_test(test_preload_spare),
+		cmocka_unit_test(test_preloaded),
 		cmocka_unit_test(test_real_pipe),
 		cmocka_unit_test(test_truncated_under_mapping),
 		cmocka_unit_test(test_pipe_stop_signal),
