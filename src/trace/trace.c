@@ -312,6 +312,22 @@ int trace_next(struct trace *t, struct pkt *p)
 		trace_window_step(t);
 	rc = t->ops->next(t, p);
 	/*
+	 * A mapped file or a preload: ask for the lines TRACE_PREFETCH_AHEAD
+	 * past the cursor now, so the records are in the cache when they are
+	 * read.  The CPU's own prefetcher stops at each 4 KiB page, and the
+	 * first load of every page -- the touch below, usually -- then waited
+	 * for memory: at 512 B it was 23 % of a streamed xdp run's samples.
+	 * A prefetch of a page not mapped yet is dropped, not faulted.
+	 */
+	if (t->pf_ahead) {
+		size_t to = MIN(t->pos + t->pf_ahead, t->size);
+
+		if (t->pf_next < t->pos || t->pf_next > to)
+			t->pf_next = t->pos & ~(size_t)63;
+		for (; t->pf_next < to; t->pf_next += 64)
+			__builtin_prefetch(t->base + t->pf_next, 0, 3);
+	}
+	/*
 	 * The record's last byte (the header's when it has no data): a file
 	 * truncated under its mapping faults here, with the record still ours,
 	 * not later in the sender (see source.c).

@@ -26,6 +26,13 @@
 /* The ring converted frames are built in: a view survives TRACE_VIEW_KEEP_BYTES of later ones. */
 #define TRACE_RING_BYTES ((size_t)TRACE_VIEW_KEEP_BYTES + TRACE_RECORD_MAX_BYTES + 64)
 
+/*
+ * How far ahead of the cursor trace_next() prefetches a mapped or preloaded
+ * input, bytes: a page, ~3 frames of 1514 B (BENCHMARKS.md, stop 32: 1 KiB
+ * gained less, 8-32 KiB no more).
+ */
+#define TRACE_PREFETCH_AHEAD ((size_t)4096)
+
 /* How many interfaces one trace may declare: bounds the memory a hostile file can make us spend. */
 #define TRACE_IFACE_MAX 4096u
 
@@ -88,6 +95,8 @@ struct trace {
 	uint8_t *mem;           /* our preloaded copy, or NULL */
 	size_t mem_bytes;       /* its allocation, bytes */
 	size_t spare_off;       /* --preload of a file: the spare after the copy starts here; 0 = none */
+	size_t pf_next;         /* mapped or memory source: [pos, pf_next) was prefetched into the cache */
+	size_t pf_ahead;        /* ...up to this far ahead of the cursor, bytes; 0 = none (a stream) */
 
 	/* read-ahead window over a mapping (see window_step() in source.c) */
 	size_t win_bytes;       /* window, bytes, a multiple of the read-ahead chunk */
