@@ -21,6 +21,7 @@
 # with every run's value.  Every run holds /tmp/replay-bench.lock.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/bench/lib.sh
 REPLAY=$PWD/build/replay
 OLD=${OLD:-}
 T46=${TCPREPLAY46:-$PWD/../shared/anchors/tcpreplay-4.6.0-beta2/bin/tcpreplay}
@@ -39,10 +40,7 @@ ip netns add "$NS"
 ip link add "$IA" type veth peer name "$IB" netns "$NS"
 ip link set "$IA" up
 ip -n "$NS" link set "$IB" up
-for _ in $(seq 100); do
-	ip link show "$IA" | grep -q "state UP" && ip -n "$NS" link show "$IB" | grep -q "state UP" && break
-	sleep 0.05
-done
+links_up - "$IA" "$NS" "$IB"
 
 cmd_for() {
 	local tool=$1 tr=$2 l=""

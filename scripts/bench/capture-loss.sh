@@ -28,6 +28,7 @@
 # Exit status: 0 done, 1 a program or the bench failed, 2 usage error.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/bench/lib.sh
 
 usage() {
 	echo "usage: $0 [--repeat N] [--count N] [--size BYTES] [--snaps \"S ...\"] [--rings \"MIB ...\"] [--filters \"none flow\"] [--out FILE]" >&2
@@ -70,7 +71,7 @@ for s in "$NS_A $IF_A" "$NS_B $IF_B"; do
 	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 	ip -n "$1" link set dev "$2" mtu 1500 multicast off up
 done
-sleep 0.5
+links_up "$NS_A" "$IF_A" "$NS_B" "$IF_B"
 
 # Two frames of SIZE bytes in turn: the measured flow and unrelated traffic (the last
 # payload byte counting, so frames differ).  IPv4 total length SIZE - 14, UDP SIZE - 34.

@@ -40,6 +40,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/scripts/bench/lib.sh"
 BUILD=${BUILD:-$ROOT/build}
 TCPREPLAY46=${TCPREPLAY46:-$ROOT/../shared/anchors/tcpreplay-4.6.0-beta2/bin/tcpreplay}
 TCPPREP=${TCPPREP:-$(command -v tcpprep || true)}
@@ -104,7 +105,7 @@ for p in "$B1" "$B2"; do
 	ip netns exec "$NB" nft "add chain netdev dual in_$p { type filter hook ingress device $p priority 0; }"
 	ip netns exec "$NB" nft add rule netdev dual "in_$p" counter
 done
-sleep 1
+links_up "$NA" "$A1" "$NA" "$A2" "$NB" "$B1" "$NB" "$B2"
 far() { ip netns exec "$NB" nft list chain netdev dual "in_$1" | awk '/counter packets/ {print $3; exit}'; }
 
 trace_of() { echo "$OUT/trace-$1.pcap"; }

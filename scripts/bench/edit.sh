@@ -12,6 +12,7 @@
 # Usage: scripts/bench/edit.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/bench/lib.sh
 B=${1:-build}
 W=$(mktemp -d /tmp/bench-edit.XXXXXX)
 NS_A=bea$$ NS_B=beb$$ VA=vea$$ VB=veb$$
@@ -56,7 +57,7 @@ for s in "$NS_A $VA" "$NS_B $VB"; do
 	ip -n "$1" link set "$2" multicast off
 	ip -n "$1" link set "$2" up
 done
-sleep 1
+links_up "$NS_A" "$VA" "$NS_B" "$VB"
 rx() { ip netns exec "$NS_B" cat "/sys/class/net/$VB/statistics/$1"; }
 top_case() { # NAME CMD...
 	local name=$1; shift

@@ -65,6 +65,7 @@
 # mean something only on an otherwise idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/bench/lib.sh
 RATES=${RATES:-10000 80000 90000 top}
 DELAYS=${DELAYS:-1 10}
 SECS=${SECS:-10}
@@ -110,7 +111,7 @@ for s in "$NS_A $IF_A" "$NS_B $IF_B" "$NS_C $IF_C" "$NS_A $IF_F"; do
 	set -- $s
 	ip -n "$1" link set dev "$2" multicast off up
 done
-sleep 0.5
+links_up "$NS_A" "$IF_A" "$NS_B" "$IF_B" "$NS_C" "$IF_C" "$NS_A" "$IF_F"
 
 jget() { grep -o "\"$2\":[-0-9.e+]*" "$1" | head -n1 | cut -d: -f2; }
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }

@@ -17,6 +17,7 @@
 #   td-2M     tcpdump -s 128 -w /dev/null with its default 2 MiB buffer
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/bench/lib.sh
 
 REPEAT=3 COUNT=1000000 RATES="100000 200000 400000 top top2"
 while [ $# -gt 0 ]; do
@@ -50,7 +51,7 @@ for s in "$NS_A $IF_A" "$NS_B $IF_B"; do
 	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 	ip -n "$1" link set dev "$2" multicast off up
 done
-sleep 0.5
+links_up "$NS_A" "$IF_A" "$NS_B" "$IF_B"
 
 # 64-byte UDP frames, the last payload byte counting (so frames differ).
 cat >"$WORK/udp.cfg" <<'CFG'

@@ -9,6 +9,7 @@
 #   sudo [COUNT=PACKETS] scripts/bench/send-log.sh [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/bench/lib.sh
 RUNS=${1:-5}
 COUNT=${COUNT:-100000}
 [ "$(id -u)" = 0 ] || { echo "send-log: needs root" >&2; exit 1; }
@@ -42,7 +43,7 @@ for s in "$NS_A $IF_A" "$NS_B $IF_B"; do
 	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 	ip -n "$1" link set dev "$2" multicast off up
 done
-sleep 0.5
+links_up "$NS_A" "$IF_A" "$NS_B" "$IF_B"
 pps() { # ARGS...: replay's own pps at top speed across the veth pair
 	flock /tmp/replay-bench.lock ip netns exec "$NS_A" build/replay -q -i "$IF_A" --topspeed \
 		--stats-json "$WORK/s.json" "$@" "$WORK/t.pcap"

@@ -13,6 +13,7 @@
 # Holds /tmp/replay-bench.lock for the whole run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/bench/lib.sh
 BUILD=${1:-build}
 REPLAY=$PWD/$BUILD/replay
 GENTRACE=$PWD/$BUILD/gentrace
@@ -40,7 +41,7 @@ for s in "$NA $IA" "$NB $IB"; do
 	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 	ip -n "$1" link set "$2" multicast off up
 done
-sleep 1
+links_up "$NA" "$IA" "$NB" "$IB"
 
 cmd_for() {
 	case $1 in

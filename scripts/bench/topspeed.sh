@@ -57,6 +57,7 @@
 # Every measurement holds /tmp/replay-bench.lock (other benchmarks wait).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/bench/lib.sh
 BUILD=${1:-build}
 REPLAY=$PWD/$BUILD/replay
 GENTRACE=$PWD/$BUILD/gentrace
@@ -107,7 +108,7 @@ done
 ip netns exec "$NB" nft add table netdev bench
 ip netns exec "$NB" nft "add chain netdev bench in { type filter hook ingress device $IB priority 0; }"
 ip netns exec "$NB" nft add rule netdev bench in counter
-sleep 1
+links_up "$NA" "$IA" "$NB" "$IB"
 
 far_count() { ip netns exec "$NB" nft list chain netdev bench in | awk '/counter packets/ {print $3; exit}'; }
 txp() { ip netns exec "$NA" cat /sys/class/net/$IA/statistics/tx_packets; }
