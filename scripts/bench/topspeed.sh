@@ -39,8 +39,9 @@
 # trafgen (--cpus 1),
 # trafgen2 (--cpus 2), netsniff-ng.
 #
-# For each frame size and tool, REPS runs; the median is printed with the
-# spread (min..max of the rate).  Per run:
+# For each frame size, REPS rounds, each running every tool once in turn (a
+# slow phase of the machine then falls on all tools alike); per tool the
+# median is printed with the spread (min..max of the rate).  Per run:
 #   pps       frames that left A (A's tx_packets delta) / wall time of the command
 #             (trace loading included: tcpreplay -K preloads, replay maps)
 #   self      the tool's own rate for its send phase, where it reports one
@@ -159,7 +160,7 @@ self_pps() {
 
 # measure TOOL SIZE N [TRACE]: one run; prints "pps far lost cpu_ns_per_pkt drops self_pps".
 measure() {
-	local tool=$1 size=$2 n=$3 tr=${4:-$WORK/u$2.pcap} t0 f0 d0 s0 start end tim
+	local tool=$1 size=$2 n=$3 tr=${4:-$WORK/u$2.pcap} t0 f0 d0 s0 start end
 	[ "$tr" = "$WORK/u$size.pcap" ] && trace_state "$tr"
 	t0=$(txp) f0=$(far_count) d0=$(txd) s0=$(softnet)
 	rm -f "$WORK/js"
@@ -189,20 +190,32 @@ trace_state() {
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-# run_tool TOOL LABEL SIZE N TRACE: REPS runs, one line of medians.
-run_tool() {
-	local tool=$1 label=$2 size=$3 n=$4 tr=$5 pps lo hi lost drops cpu self
-	: >"$WORK/res"
-	for _ in $(seq "$REPS"); do measure "$tool" "$size" "$n" "$tr" >>"$WORK/res"; done
-	pps=$(cut -d' ' -f1 <"$WORK/res" | median)
-	lo=$(cut -d' ' -f1 <"$WORK/res" | sort -n | head -n1)
-	hi=$(cut -d' ' -f1 <"$WORK/res" | sort -n | tail -n1)
-	lost=$(awk '{s += $3} END {print s}' "$WORK/res")
-	drops=$(awk '{s += $5} END {print s}' "$WORK/res")
-	cpu=$(cut -d' ' -f4 <"$WORK/res" | median)
-	self=$(cut -d' ' -f6 <"$WORK/res" | median)
+# summarize TOOL LABEL SIZE N: one line of medians over TOOL's runs ($WORK/res.TOOL).
+summarize() {
+	local res=$WORK/res.$1 label=$2 size=$3 n=$4 pps lo hi lost drops cpu self
+	pps=$(cut -d' ' -f1 <"$res" | median)
+	lo=$(cut -d' ' -f1 <"$res" | sort -n | head -n1)
+	hi=$(cut -d' ' -f1 <"$res" | sort -n | tail -n1)
+	lost=$(awk '{s += $3} END {print s}' "$res")
+	drops=$(awk '{s += $5} END {print s}' "$res")
+	cpu=$(cut -d' ' -f4 <"$res" | median)
+	self=$(cut -d' ' -f6 <"$res" | median)
 	[ "$self" = 0 ] && self=-
 	printf "%-16s %5s %8s %8s (%7s..%7s) %8s %8s %6s %8s\n" "$label" "$size" "$n" "$pps" "$lo" "$hi" "$self" "$lost" "$drops" "$cpu"
+}
+
+# run_tools SIZE N TRACE SUFFIX TOOL...: REPS rounds, each running every TOOL
+# once in turn -- so a slow phase of the machine (they last seconds here)
+# falls on every tool alike, not on one tool's runs -- then a line of
+# medians per tool, labelled TOOL SUFFIX.
+run_tools() {
+	local size=$1 n=$2 tr=$3 suffix=$4 tool
+	shift 4
+	for tool in "$@"; do : >"$WORK/res.$tool"; done
+	for _ in $(seq "$REPS"); do
+		for tool in "$@"; do measure "$tool" "$size" "$n" "$tr" >>"$WORK/res.$tool"; done
+	done
+	for tool in "$@"; do summarize "$tool" "$tool$suffix" "$size" "$n"; done
 }
 
 echo "# replay $("$REPLAY" --version | cut -d' ' -f2), kernel $(uname -r), $(nproc) CPUs, veth with $QUEUES queues, $FLOWS flows, $(date -u +%FT%TZ)"
@@ -212,13 +225,11 @@ for size in $SIZES; do
 	"$GENTRACE" udp --size "$size" --count "$n" --flows "$FLOWS" -o "$WORK/u$size.pcap" >/dev/null
 	trafgen_cfg "$WORK/u$size.pcap" "$size" "$WORK/t$size.cfg"
 	"$GENTRACE" udp --size "$size" --count 1000 --flows "$FLOWS" -o "$WORK/h$size.pcap" >/dev/null
-	for tool in $METHODS $PRELOAD_ROWS $ANCHORS; do
-		run_tool "$tool" "$tool" "$size" "$n" "$WORK/u$size.pcap"
-	done
+	# shellcheck disable=SC2086 # the lists are words
+	run_tools "$size" "$n" "$WORK/u$size.pcap" "" $METHODS $PRELOAD_ROWS $ANCHORS
 	LOOP=$((n / 1000))
-	for tool in $HOT_TOOLS; do
-		run_tool "$tool" "$tool(hot)" "$size" "$n" "$WORK/h$size.pcap"
-	done
+	# shellcheck disable=SC2086
+	run_tools "$size" "$n" "$WORK/h$size.pcap" "(hot)" $HOT_TOOLS
 	LOOP=1
 	rm -f "$WORK/u$size.pcap"
 done
