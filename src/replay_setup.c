@@ -51,10 +51,11 @@ static int open_inputs(struct replay *r, const struct replay *main)
 	tcfg.will_rewind = o->loop != 1;
 	/*
 	 * AF_XDP may send a preloaded file's frames in place: room for the
-	 * staging frames after them, one socket's for each thread.
+	 * staging frames after them, one socket's for each thread and
+	 * interface (open_lane()).
 	 */
 	if (opts_xdp_inplace(o))
-		tcfg.preload_spare_bytes = (size_t)MAX(r->nshards, 1u) * TX_XDP_UMEM_BYTES;
+		tcfg.preload_spare_bytes = (size_t)MAX(r->nshards, 1u) * (o->intf2 ? 2 : 1) * TX_XDP_UMEM_BYTES;
 	tcfg.stop = r->stop;
 	tcfg.on_wait = replay_input_wait;
 	tcfg.on_wait_arg = r;
@@ -356,12 +357,15 @@ static int open_lane(struct replay *r, unsigned i, const char *ifname, const str
 
 	r->nlanes = i + 1;
 	cfg.ifname = ifname;
-	/* In place: thread k stages its copies in the k-th socket's share of the spare. */
-	if (i == 0 && opts_xdp_inplace(o) && trace_preload_region(in_place_from->traces[0], &reg) &&
-	    reg.spare_bytes >= (size_t)(r->shard + 1) * TX_XDP_UMEM_BYTES) {
-		cfg.inplace.base = reg.base;
-		cfg.inplace.bytes = reg.data_bytes;
-		cfg.inplace.stage_off = reg.spare_off + (size_t)r->shard * TX_XDP_UMEM_BYTES;
+	/* In place: thread k's lane i stages its copies in socket k * lanes + i's share of the spare. */
+	if (opts_xdp_inplace(o) && trace_preload_region(in_place_from->traces[0], &reg)) {
+		size_t sock = (size_t)r->shard * (o->intf2 ? 2 : 1) + i;
+
+		if (reg.spare_bytes >= (sock + 1) * TX_XDP_UMEM_BYTES) {
+			cfg.inplace.base = reg.base;
+			cfg.inplace.bytes = reg.data_bytes;
+			cfg.inplace.stage_off = reg.spare_off + sock * TX_XDP_UMEM_BYTES;
+		}
 	}
 	cfg.clock_to_real_ns = (int64_t)realtime_minus_mono_ns();
 	/* --threads: thread i binds the i-th --xdp-queue, or queue i. */

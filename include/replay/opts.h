@@ -183,16 +183,25 @@ struct opts {
 /* A uint64_t option's value when it was not given and the program decides. */
 #define OPT_AUTO UINT64_MAX
 
+/* opts_lane_xdp() - may output lane @i (0: -i, 1: -I) send by AF_XDP, asked for or chosen by auto? */
+static inline bool opts_lane_xdp(const struct opts *o, unsigned i)
+{
+	enum tx_method m = i ? o->method2 : o->method;
+
+	return (i == 0 || o->intf2) && (m == TX_METHOD_XDP || m == TX_METHOD_AUTO);
+}
+
 /*
  * opts_xdp_inplace() - may the run send a preloaded trace's frames in place
- * (src/tx/xdp.c)?  One file, preloaded (-K), on one interface, by AF_XDP
- * asked for or perhaps chosen by auto: its copy is then the UMEM, locked
- * memory of the trace's size (src/privs.c keeps cap_ipc_lock for it).
+ * (src/tx/xdp.c)?  One file, preloaded (-K), on interfaces (-i, and -I)
+ * one of which may send by AF_XDP: its copy is then the UMEM of every such
+ * socket, locked memory of the trace's size each (src/privs.c keeps
+ * cap_ipc_lock for it).
  */
 static inline bool opts_xdp_inplace(const struct opts *o)
 {
-	return o->trace.preload && o->nfiles == 1 && !o->source_if && !o->tx.path && !o->intf2 &&
-	       (o->method == TX_METHOD_XDP || o->method == TX_METHOD_AUTO);
+	return o->trace.preload && o->nfiles == 1 && !o->source_if && !o->tx.path &&
+	       (opts_lane_xdp(o, 0) || opts_lane_xdp(o, 1));
 }
 
 enum opt_group {

@@ -433,6 +433,25 @@ test_method2() {
 		in_a "$REPLAY" -i "$IF_A" --method2 mmsg "$TRACES/http.pcap"
 }
 
+# -K with AF_XDP on both ports: each port's socket registers the one preloaded copy as its
+# UMEM and sends its frames in place; with --method2 mmsg only the first port does.
+test_xdp_inplace_dual() {
+	if "$REPLAY" --method xdp -i lo /dev/null 2>&1 | grep -q "is not one of"; then
+		info "SKIP: xdp not built in"
+		return 0
+	fi
+	"$SPLITDUMP" first "$TRACES/http.pcap" >"$WORK/ipd.sides"
+	dual ipd "$TRACES/http.pcap" "$WORK/ipd.sides" -K --method xdp
+	grep -q "^intf1: xdp (copy mode, queue 0, frames sent in place from the preload) on $IF_A; " "$WORK/ipd.out" ||
+		die "intf1 not in place: $(cat "$WORK/ipd.out")"
+	grep -q "^intf2: xdp (copy mode, queue 0, frames sent in place from the preload) on $IF_A2; " "$WORK/ipd.out" ||
+		die "intf2 not in place: $(cat "$WORK/ipd.out")"
+	dual ipd2 "$TRACES/http.pcap" "$WORK/ipd.sides" -K --method xdp --method2 mmsg
+	grep -q "^intf1: xdp (copy mode, queue 0, frames sent in place from the preload) on $IF_A; " "$WORK/ipd2.out" ||
+		die "--method2 mmsg: intf1 not in place: $(cat "$WORK/ipd2.out")"
+	grep -q "^intf2: mmsg on $IF_A2; " "$WORK/ipd2.out" || die "--method2 mmsg: intf2: $(cat "$WORK/ipd2.out")"
+}
+
 # ipv6_records TRACE: the record numbers (from 1) of TRACE's IPv6 frames, behind any 802.1Q/802.1ad tags.
 ipv6_records() {
 	python3 - "$1" <<'EOF'
@@ -578,4 +597,4 @@ test_cachefile_exclude() {
 		in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" -c "$WORK/f.cache" "$TRACES/http.pcap"
 }
 
-run_tests test_split_first test_split_client test_endpoints test_split_cidr test_prep_split test_cachefile test_dualfile test_dualfile_impair test_top_speed_order test_side_checks test_method2 test_tcpprep_modes test_errors test_cachefile_exclude
+run_tests test_split_first test_split_client test_endpoints test_split_cidr test_prep_split test_cachefile test_dualfile test_dualfile_impair test_top_speed_order test_side_checks test_method2 test_xdp_inplace_dual test_tcpprep_modes test_errors test_cachefile_exclude

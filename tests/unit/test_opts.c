@@ -186,7 +186,7 @@ static void test_input_options(void **state)
 			   "--window-size: 20000000000000000000G is out of range (256K..1024G)");
 }
 
-/* opts_xdp_inplace(): only one preloaded file, one interface, AF_XDP asked for or auto's to choose. */
+/* opts_xdp_inplace(): only one preloaded file, on interfaces one of which AF_XDP may send by. */
 static void test_xdp_inplace(void **state)
 {
 	struct opts o;
@@ -202,8 +202,18 @@ static void test_xdp_inplace(void **state)
 	assert_false(opts_xdp_inplace(&o));
 	assert_int_equal(PARSE(&o, "-K", "--method", "xdp", "-i", "x", "a", "b"), 0);
 	assert_false(opts_xdp_inplace(&o)); /* two files: one UMEM cannot hold both copies */
+	/* -I: each lane's socket registers the copy; in place if either may send by AF_XDP. */
 	assert_int_equal(PARSE(&o, "-K", "--method", "xdp", "-i", "x", "-I", "y", "a"), 0);
-	assert_false(opts_xdp_inplace(&o)); /* -I's lane would need its own */
+	assert_true(opts_xdp_inplace(&o));
+	assert_true(opts_lane_xdp(&o, 0) && opts_lane_xdp(&o, 1));
+	assert_int_equal(PARSE(&o, "-K", "--method", "mmsg", "--method2", "xdp", "-i", "x", "-I", "y", "a"), 0);
+	assert_true(opts_xdp_inplace(&o));
+	assert_false(opts_lane_xdp(&o, 0));
+	assert_true(opts_lane_xdp(&o, 1));
+	assert_int_equal(PARSE(&o, "-K", "--method", "mmsg", "-i", "x", "-I", "y", "a"), 0);
+	assert_false(opts_xdp_inplace(&o)); /* -I takes --method's: mmsg on both */
+	assert_int_equal(PARSE(&o, "-K", "--method", "xdp", "-i", "x", "a"), 0);
+	assert_false(opts_lane_xdp(&o, 1)); /* no -I: no second lane */
 	assert_int_equal(PARSE(&o, "-K", "-w", "out.pcap", "a"), 0);
 	assert_false(opts_xdp_inplace(&o));
 }
