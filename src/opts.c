@@ -597,10 +597,12 @@ static int threads_check(struct opts *o, char *err, size_t len)
 		no = "--mbps with edits (each thread counts the bytes of every frame as read)";
 	if (no)
 		return opts_fail(err, len, "--threads %u does not support %s: use one thread", o->threads, no);
-	for (int i = 0; i < o->nfiles; i++)
+	/* With --preload thread 0 reads each input once into memory and every thread reads that copy. */
+	for (int i = 0; i < o->nfiles && !o->trace.preload; i++)
 		if (!strcmp(o->files[i], "-"))
 			return opts_fail(err, len, "--threads %u: every thread reads the traces itself; standard input "
-					 "can be read once: give a file", o->threads);
+					 "can be read once: give a file, or add --preload (-K) to read it into memory once "
+					 "for all threads", o->threads);
 	return 0;
 }
 

@@ -93,6 +93,12 @@ static int open_inputs(struct replay *r, const struct replay *main)
 			log_err("%s", t ? trace_strerror(t) : "out of memory");
 			return rc;
 		}
+		/* A named pipe or a device (standard input is refused by the options): one reader only. */
+		if (!main && r->nshards > 1 && !trace_can_rewind(t)) {
+			log_err("%s: not a regular file (a pipe or a device): --threads %u has every thread read it; add --preload (-K) to read it into memory once for all threads",
+				o->files[i], r->nshards);
+			return -ESPIPE;
+		}
 		if (o->loop != 1 && !trace_can_rewind(t)) {
 			log_err("%s: cannot loop over a pipe; add --preload (-K) to hold it in memory",
 				o->files[i]);

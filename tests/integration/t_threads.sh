@@ -20,7 +20,7 @@ threads_compare() {
 	local name=$1
 	shift
 	local exp="$WORK/$name.expected.pcap" got="$WORK/$name.got.pcap" js="$WORK/$name.json"
-	local sent read tx0 tx1 t n
+	local sent read tx0 tx1 n
 
 	# shellcheck disable=SC2046
 	"$REPLAY" -q -w "$exp" --topspeed $(inputs) || die "$name: dry run failed"
@@ -220,8 +220,31 @@ test_refused() {
 		in_a "$REPLAY" -i "$IF_A" --threads 2 --loss 1% "$TRACES/http.pcap"
 	expect_fail 2 "--threads 2 does not support -w" \
 		"$REPLAY" -w "$WORK/x.pcap" --threads 2 "$TRACES/http.pcap"
-	expect_fail 2 "--threads 2: every thread reads the traces itself" \
+	expect_fail 2 "--threads 2: every thread reads the traces itself; standard input can be read once: give a file, or add --preload" \
 		in_a "$REPLAY" -i "$IF_A" --threads 2 - <"$TRACES/http.pcap"
+	# A named pipe: refused at open (one reader only), before anything is sent -- not a hang.
+	local fifo="$WORK/fifo" js="$WORK/fifo.json" tx0 rc=0 writer
+	mkfifo "$fifo"
+	timeout 20 cat "$TRACES/http.pcap" >"$fifo" &
+	writer=$!
+	tx0=$(ifstat "$NS_A" "$IF_A" tx_packets)
+	timeout 20 ip netns exec "$NS_A" "$REPLAY" -q -i "$IF_A" --threads 2 "$fifo" 2>"$WORK/fifo.err" || rc=$?
+	wait "$writer" || true
+	[ "$rc" -eq 1 ] || die "--threads over a named pipe: exit $rc, expected 1: $(cat "$WORK/fifo.err")"
+	grep -q "^replay: $fifo: not a regular file (a pipe or a device): --threads 2 has every thread read it; add --preload" \
+		"$WORK/fifo.err" || die "--threads over a named pipe: $(cat "$WORK/fifo.err")"
+	[ "$(ifstat "$NS_A" "$IF_A" tx_packets)" -eq "$tx0" ] || die "--threads over a named pipe: frames went out"
+	# With -K the pipe, and standard input, are read once into memory and every thread sends from it.
+	timeout 20 cat "$TRACES/http.pcap" >"$fifo" &
+	writer=$!
+	in_a "$REPLAY" -q -i "$IF_A" --threads 2 -K --stats-json "$js" "$fifo" || die "--threads -K over a named pipe: exit $?"
+	wait "$writer" || true
+	check_invariant "$js"
+	[ "$(json_get "$js" packets_sent)" -eq 40 ] || die "--threads -K over a named pipe: sent $(json_get "$js" packets_sent)"
+	[ "$(grep -o '"thread":[0-9]*' "$js" | wc -l)" -eq 2 ] || die "--threads -K over a named pipe: not two threads"
+	cat "$TRACES/http.pcap" | in_a "$REPLAY" -q -i "$IF_A" --threads 2 -K --stats-json "$js" - ||
+		die "--threads -K from standard input: exit $?"
+	[ "$(json_get "$js" packets_sent)" -eq 40 ] || die "--threads -K from standard input: sent $(json_get "$js" packets_sent)"
 	expect_fail 2 "--cpu: 2 CPUs given for one thread" \
 		in_a "$REPLAY" -i "$IF_A" --cpu 0,1 "$TRACES/http.pcap"
 	expect_fail 2 "--xdp-queue: 3 queues given for --threads 2" \

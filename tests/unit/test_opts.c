@@ -613,7 +613,10 @@ static void test_cpu_list_and_threads(void **state)
 	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "2", "--mbps", "10", "--ttl", "5", "a"),
 			   "--threads 2 does not support --mbps with edits (each thread counts the bytes of every frame as read): use one thread");
 	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "3", "a", "-"),
-			   "--threads 3: every thread reads the traces itself; standard input can be read once: give a file");
+			   "--threads 3: every thread reads the traces itself; standard input can be read once: give a file, "
+			   "or add --preload (-K) to read it into memory once for all threads");
+	/* -K: read once into memory, every thread reads the copy. */
+	assert_int_equal(PARSE(&o, "-i", "x", "--threads", "3", "-K", "a", "-"), 0);
 	/* With --loop, a timed run, edits: taken. */
 	assert_int_equal(PARSE(&o, "-i", "x", "--threads", "2", "--loop", "3", "--ttl", "5", "-x", "2", "a"), 0);
 	/*
