@@ -20,7 +20,8 @@
  * with N senders).  With --preload thread 0 reads each trace into memory
  * and the others open their readers over that copy (one copy, read once;
  * with AF_XDP every thread's socket sends from it in place).  Standard
- * input can be read once: refused (src/opts.c).
+ * input, a pipe or a device can be read once: refused without --preload
+ * (src/opts.c, and open_inputs() in src/replay_setup.c for a named pipe).
  *
  * Two interfaces (-I, --dualfile): every thread has a socket on each and
  * places every packet it reads (its own and the others') on its side, so a
