@@ -14,9 +14,10 @@
  *     and no --rt-priority (a SCHED_FIFO thread spinning on every CPU
  *     would starve the rest of the machine), nor --loop with --stats-json
  *     (whose "passes" one thread records: threads count passes each);
- *   - every input a regular file (each thread reads it itself), and with
- *     --preload its one copy (all threads read it) fits in half the memory
- *     available;
+ *   - every input a regular file (each thread reads it itself), or
+ *     --preload, whose one copy (all threads read it) of the regular files
+ *     fits in half the memory available (a pipe's is bounded by what is
+ *     available when it is read);
  *   - the AF_XDP memory of every thread's sockets fits RLIMIT_MEMLOCK
  *     where xdp may be used (--method xdp or auto) and cap_ipc_lock is not
  *     held;
@@ -84,8 +85,9 @@ unsigned threads_auto(const struct opts *o, const struct threads_auto_env *env, 
 		snprintf(why, len, "%s is for one thread", no);
 		return 1;
 	}
-	if (!env->inputs_regular)
-		return one(why, len, "an input is not a regular file (each thread would read it)");
+	/* With --preload every input, a pipe too, is read once into memory for all threads. */
+	if (!env->inputs_regular && !o->trace.preload)
+		return one(why, len, "an input is not a regular file (each thread would read it; -K reads it once)");
 	if (env->queues < 2) {
 		snprintf(why, len, "%s has %u TX queue%s", o->intf2 && o->tx.ifname ? "an interface" : o->tx.ifname,
 			 env->queues, env->queues == 1 ? "" : "s");

@@ -105,6 +105,15 @@ PY
 		die "auto: far side received $(json_get "$RX_JSON" received), $sent sent"
 	python3 "$FLOW_ORDER" "$exp" "$got" >"$WORK/order" || die "auto: $(cat "$WORK/order")"
 	info "auto: $n threads: $(cat "$WORK/order"), $sent sent"
+	# Standard input: one thread (each thread would read it), with -K two (read once for all).
+	in_a "$REPLAY" -t --threads auto -i "$IF_A" - <"$WORK/flows.pcap" >"$out" || die "auto from stdin: exited $?"
+	grep -q "^Threads: --threads auto: one sender thread: an input is not a regular file (each thread would read it; -K reads it once)$" "$out" ||
+		die "auto from stdin: $(cat "$out")"
+	in_a "$REPLAY" -t -K --threads auto -i "$IF_A" --stats-json "$js" - <"$WORK/flows.pcap" >"$out" ||
+		die "auto -K from stdin: exited $?"
+	grep -q "^Threads: --threads auto: $n sender threads on 2 TX queues" "$out" || die "auto -K from stdin: $(cat "$out")"
+	check_invariant "$js"
+	[ "$(json_get "$js" packets_sent)" -eq 20000 ] || die "auto -K from stdin: sent $(json_get "$js" packets_sent) of 20000"
 	# The same with --cpu 0: one CPU given, one thread.
 	one_thread cpu0 -t --threads auto --cpu 0
 	grep -q "^Threads: --threads auto: one sender thread: one CPU given (--cpu)$" "$WORK/cpu0.out" || die "--cpu 0: $(cat "$WORK/cpu0.out")"

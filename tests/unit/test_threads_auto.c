@@ -168,7 +168,11 @@ static void test_environment_keeps_one(void **state)
 	expect(&o, &env, 1, "the process may run on one CPU");
 	env = two;
 	env.inputs_regular = false;
-	expect(&o, &env, 1, "an input is not a regular file");
+	expect(&o, &env, 1, "an input is not a regular file (each thread would read it; -K reads it once)");
+	/* -K: a pipe is read once into memory for all threads. */
+	assert_int_equal(PARSE(&o, "-t", "-i", "veth0", "-K", trace_path), 0);
+	expect(&o, &env, 2, "2 sender threads");
+	assert_int_equal(PARSE(&o, "-t", "-i", "veth0", trace_path), 0);
 	/* --preload: one copy, which every thread reads, must fit in half what is available. */
 	assert_int_equal(PARSE(&o, "-t", "-i", "veth0", "-K", trace_path), 0);
 	env = two;
