@@ -30,6 +30,12 @@ static uint64_t realtime_minus_mono_ns(void)
 	       (uint64_t)m.tv_nsec;
 }
 
+/* The output lanes (interfaces) each thread sends on: -i, and -I. */
+static unsigned lanes_of(const struct opts *o)
+{
+	return o->intf2 ? 2 : 1;
+}
+
 /*
  * Open every trace first: a bad file is reported before a single packet
  * leaves.  A --threads worker (@main: thread 0's run; NULL for thread 0
@@ -55,7 +61,7 @@ static int open_inputs(struct replay *r, const struct replay *main)
 	 * interface (open_lane()).
 	 */
 	if (opts_xdp_inplace(o))
-		tcfg.preload_spare_bytes = (size_t)MAX(r->nshards, 1u) * (o->intf2 ? 2 : 1) * TX_XDP_UMEM_BYTES;
+		tcfg.preload_spare_bytes = (size_t)MAX(r->nshards, 1u) * lanes_of(o) * TX_XDP_UMEM_BYTES;
 	tcfg.stop = r->stop;
 	tcfg.on_wait = replay_input_wait;
 	tcfg.on_wait_arg = r;
@@ -365,7 +371,7 @@ static int open_lane(struct replay *r, unsigned i, const char *ifname, const str
 	cfg.ifname = ifname;
 	/* In place: thread k's lane i stages its copies in socket k * lanes + i's share of the spare. */
 	if (opts_xdp_inplace(o) && trace_preload_region(in_place_from->traces[0], &reg)) {
-		size_t sock = (size_t)r->shard * (o->intf2 ? 2 : 1) + i;
+		size_t sock = (size_t)r->shard * lanes_of(o) + i;
 
 		if (reg.spare_bytes >= (sock + 1) * TX_XDP_UMEM_BYTES) {
 			cfg.inplace.base = reg.base;

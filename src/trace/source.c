@@ -134,7 +134,6 @@ void trace_src_mem(struct trace *t, const void *buf, size_t len)
 	t->pos = 0;
 	t->base_off = 0;
 	t->ra_next = SIZE_MAX;
-	t->pf_ahead = TRACE_PREFETCH_AHEAD;
 }
 
 /* --preload of a regular file: an anonymous copy, checked against what memory is free first. */
@@ -365,7 +364,6 @@ static int map_file(struct trace *t, const struct stat *st)
 	t->size = size;
 	t->pos = 0;
 	t->ra_next = SIZE_MAX;
-	t->pf_ahead = TRACE_PREFETCH_AHEAD;
 	if (ra == TRACE_RA_AUTO)
 		/* POSIX_FADV_SEQUENTIAL doubles the device's read-ahead for this file */
 		ra = 2 * device_readahead_bytes(st) >= KERNEL_RA_ENOUGH_BYTES ? TRACE_RA_KERNEL

@@ -319,8 +319,8 @@ int trace_next(struct trace *t, struct pkt *p)
 	 * for memory: at 512 B it was 23 % of a streamed xdp run's samples.
 	 * A prefetch of a page not mapped yet is dropped, not faulted.
 	 */
-	if (t->pf_ahead) {
-		size_t to = MIN(t->pos + t->pf_ahead, t->size);
+	if (t->src != TRACE_SRC_STREAM) {
+		size_t to = MIN(t->pos + TRACE_PREFETCH_AHEAD, t->size);
 
 		if (t->pf_next < t->pos || t->pf_next > to)
 			t->pf_next = t->pos & ~(size_t)63;

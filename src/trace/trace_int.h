@@ -96,7 +96,6 @@ struct trace {
 	size_t mem_bytes;       /* its allocation, bytes */
 	size_t spare_off;       /* --preload of a file: the spare after the copy starts here; 0 = none */
 	size_t pf_next;         /* mapped or memory source: [pos, pf_next) was prefetched into the cache */
-	size_t pf_ahead;        /* ...up to this far ahead of the cursor, bytes; 0 = none (a stream) */
 
 	/* read-ahead window over a mapping (see window_step() in source.c) */
 	size_t win_bytes;       /* window, bytes, a multiple of the read-ahead chunk */
