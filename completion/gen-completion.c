@@ -37,7 +37,7 @@ struct comp_prog {
 	size_t n;
 };
 
-/* The one place that knows the option tables (src/opts.c, src/rx/opts.c). */
+/* The one place that knows the option tables (src/cli/opts.c, src/rx/opts.c). */
 static int collect(const char *prog, struct comp_prog *p)
 {
 	const struct opt_def *t;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dqueue: a deadline-ordered queue of fixed capacity, for the send loop
- * (src/replay.c) where packets become due out of read order: impairment
+ * (src/run/loop.c) where packets become due out of read order: impairment
  * delays, two traces merged onto one schedule.  A binary min-heap keyed by
  * (deadline, sequence): the sequence is the order of insertion, so entries
  * with equal deadlines leave in the order they came (a stable merge, as

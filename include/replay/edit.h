@@ -93,7 +93,7 @@ enum edit_vlan_mode { EDIT_VLAN_NONE, EDIT_VLAN_ADD, EDIT_VLAN_DEL, EDIT_VLAN_MA
 enum edit_fixlen_mode { EDIT_FIXLEN_NONE, EDIT_FIXLEN_PAD, EDIT_FIXLEN_TRUNC, EDIT_FIXLEN_DEL,
 			EDIT_FIXLEN_MAX };
 
-/* Every edit option; filled by the option parser (src/opts.c) with the parsers and tables below. */
+/* Every edit option; filled by the option parser (src/cli/opts.c) with the parsers and tables below. */
 struct edit_cfg {
 	/* selection */
 	const char *filter;           /* --filter: libpcap expression, or NULL */

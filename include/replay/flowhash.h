@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Flow sharding for several sender threads (--threads, src/replay.c
+ * Flow sharding for several sender threads (--threads, src/run/loop.c
  * in_shard()): which shard an Ethernet frame belongs to, so that every
  * packet of a flow -- both directions of a connection -- goes to the same
  * sender and keeps its order.

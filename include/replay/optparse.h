@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The option machinery both programs share (src/optparse.c): a table of
+ * The option machinery both programs share (src/cli/optparse.c): a table of
  * rows, each binding one long option (and perhaps a short letter) to one
  * field of the program's option struct, parsed with getopt_long and printed
- * as --help.  replay's table is in src/opts.c, replay-rx's in src/rx/opts.c;
+ * as --help.  replay's table is in src/cli/opts.c, replay-rx's in src/rx/opts.c;
  * this file knows neither.
  *
  * A row is written with one of the OPT_* row macros below, which take the

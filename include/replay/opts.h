@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * replay's command-line options.  One table (src/opts.c) is the single
+ * replay's command-line options.  One table (src/cli/opts.c) is the single
  * source of the parser and of --help; every long option in it also appears
  * in man/replay.1 and README.md (a unit test checks).  Each row binds an
  * option straight to a field of a module's config embedded here (trace,
@@ -8,8 +8,8 @@
  * row macros of replay/optparse.h.
  *
  * To add an option: a field in the module's config (or here, if only
- * replay's top level reads it), a row in src/opts.c, a line in man/replay.1
- * and in README.md.  Nothing in src/replay.c.
+ * replay's top level reads it), a row in src/cli/opts.c, a line in man/replay.1
+ * and in README.md.  Nothing in src/run/loop.c.
  */
 #ifndef REPLAY_OPTS_H
 #define REPLAY_OPTS_H
@@ -60,7 +60,7 @@ struct opts_impair {
 	uint32_t limit;                      /* --impair-limit: frames held back at once (default 1000) */
 };
 
-/* The parsers of the impairment rows (src/impair_opts.c), each filling struct opts_impair. */
+/* The parsers of the impairment rows (src/cli/impair_opts.c), each filling struct opts_impair. */
 int opts_impair_add(void *f, const char *arg, char *err, size_t len);
 int opts_impair_flow(void *f, const char *arg, char *err, size_t len);
 int opts_impair_default(void *f, const char *arg, char *err, size_t len);
@@ -114,7 +114,7 @@ struct opts {
 	const char *cachefile;     /* -c, --cachefile: a tcpprep cache instead of --split */
 	bool dualfile;             /* -2, --dualfile: files in pairs, one per interface, merged by timestamp */
 	const char *source_if;     /* --source-interface IF: forward frames arriving on IF (no files) */
-	unsigned live_buffer_kib;  /* -B/--buffer-size: its capture ring, KiB; 0 = the default (src/live.h) */
+	unsigned live_buffer_kib;  /* -B/--buffer-size: its capture ring, KiB; 0 = the default (include/replay/live.h) */
 
 	/* timing */
 	struct sched_cfg sched;    /* mode, speed, rate, timer, late policy (filled from the options) */
@@ -146,7 +146,7 @@ struct opts {
 	const char *prep_out;      /* -o: where 'replay prep' writes the sidecar */
 	bool prep_cmd;             /* the 'prep' subcommand was given */
 
-	/* impairment (src/impair_opts.c): --impair, --loss, ... */
+	/* impairment (src/cli/impair_opts.c): --impair, --loss, ... */
 	struct opts_impair impair;
 
 	/* loops and limits */
@@ -195,7 +195,7 @@ static inline bool opts_lane_xdp(const struct opts *o, unsigned i)
  * opts_xdp_inplace() - may the run send a preloaded trace's frames in place
  * (src/tx/xdp.c)?  One file, preloaded (-K), on interfaces (-i, and -I)
  * one of which may send by AF_XDP: its copy is then the UMEM of every such
- * socket, locked memory of the trace's size each (src/privs.c keeps
+ * socket, locked memory of the trace's size each (src/run/privs.c keeps
  * cap_ipc_lock for it).
  */
 static inline bool opts_xdp_inplace(const struct opts *o)

@@ -130,7 +130,7 @@ struct sched_ratio {
 int sched_ratio_parse(const char *s, struct sched_ratio *r);
 
 /*
- * sched_parse_ratio() - option parser (OPT_FUNC in src/opts.c): a struct
+ * sched_parse_ratio() - option parser (OPT_FUNC in src/cli/opts.c): a struct
  * sched_ratio from @arg by sched_ratio_parse(); 0, or -EINVAL with the
  * reason in @err.
  */

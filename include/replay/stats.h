@@ -79,7 +79,7 @@ struct stats_lane {
 	const char *dev;         /* interface or output file */
 	uint64_t read, sent, failed, retried, filtered, bytes_sent; /* as in struct stats */
 	uint64_t impair_dropped, impair_copies; /* as in struct stats */
-	/* -i/-I: the interface's own counters over the run (src/checks.c); only when if_valid. */
+	/* -i/-I: the interface's own counters over the run (src/tx/ifcheck.c); only when if_valid. */
 	bool if_valid;
 	uint64_t if_tx_packets;  /* tx_packets it counted during the run */
 	uint64_t if_tx_dropped;  /* tx_dropped it counted during the run */

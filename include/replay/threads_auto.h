@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Sender threads unasked (src/threads_auto.c): with no --threads given, a
+ * Sender threads unasked (src/run/threads_auto.c): with no --threads given, a
  * run at top speed on an interface with several TX queues, on a process
  * that may use several CPUs, sends with one thread per queue and CPU (the
  * fewer of the two), each with its shard of the flows as --threads N.

@@ -503,7 +503,7 @@ int main(int argc, char **argv)
 
 	/*
 	 * SIGINT and SIGTERM back to their defaults, first, as replay does
-	 * (src/main.c): a non-interactive shell starts a background job with
+	 * (src/cli/main.c): a non-interactive shell starts a background job with
 	 * SIGINT ignored, and that is inherited, so a SIGINT before on_signal()
 	 * is installed below was thrown away and the capture ran on to its
 	 * --timeout, or forever.  Now it ends the process, as it would have

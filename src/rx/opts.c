@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * replay-rx's option table, parsed by the project's option machinery
- * (src/optparse.c, replay/optparse.h), without replay's own table.  To add an option: a field in struct rx_opts, a row here in
+ * (src/cli/optparse.c, replay/optparse.h), without replay's own table.  To add an option: a field in struct rx_opts, a row here in
  * its group, a line in man/replay-rx.1's OPTIONS and in README.md (a unit
  * test checks all three).  Names follow tcpdump where tcpdump has the same
  * thing (-i, -r, -w, -s, -c).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Fuzz the impairment seam as a replay -w run crosses it: a trace the input
- * describes -> the send loop's impairment (src/replay.c, run_impaired():
+ * describes -> the send loop's impairment (src/run/loop.c, run_impaired():
  * the engine, the deadline queue, the slab of held frames, corruption on a
  * private copy) -> the pcap file writer, whose output is read back.
  *
@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/replay.h"
+#include "replay/run.h"
 #include "replay/log.h"
 #include "replay/trace.h"
 

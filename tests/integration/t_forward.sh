@@ -251,7 +251,7 @@ test_sigint_ignored() {
 test_burst() {
 	# 3000 frames back to back (--topspeed): the capture thread takes them in batches of up to
 	# 256 per pcap_dispatch(), one write each, and looks again at once after a full batch
-	# (src/live.c).  Every frame arrives, in order, byte for byte; the live account and the
+	# (src/live/live.c).  Every frame arrives, in order, byte for byte; the live account and the
 	# identity hold.
 	local got="$WORK/burst.got.pcap" js="$WORK/burst.json"
 	"$GENTRACE" udp -o "$WORK/b.pcap" --count 3000 --size 64 >/dev/null

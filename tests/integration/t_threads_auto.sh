@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# --threads auto (src/threads_auto.c): `replay -t --threads auto -i IF` on a
+# --threads auto (src/run/threads_auto.c): `replay -t --threads auto -i IF` on a
 # veth with two TX queues a side sends with min(2, CPUs) threads and says so
 # in the summary and --stats-json; every frame arrives byte-exact, each flow
 # in its recorded order (flow_order.py on the far side's capture against the

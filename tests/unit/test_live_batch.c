@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The live source's batch (src/live_batch.c): the records it gathers are
+ * The live source's batch (src/live/batch.c): the records it gathers are
  * pcap records a reader takes back frame for frame, stamp for stamp; a
  * record that does not fit is refused whole (nothing half-written), the
  * exact fit is taken, a reset empties it, and the clock conversion.
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "live.h"
+#include "replay/live.h"
 #include "replay/trace.h"
 #include "tracebuf.h"
 

@@ -698,7 +698,7 @@ static void test_source_interface(void **state)
 	assert_string_equal(o.source_if, "in0");
 	assert_int_equal(o.nfiles, 1);
 	assert_string_equal(o.files[0], "in0");
-	assert_int_equal(o.live_buffer_kib, 0); /* the default: src/live.h */
+	assert_int_equal(o.live_buffer_kib, 0); /* the default: include/replay/live.h */
 	/* -B/--buffer-size: the capture ring, in KiB as tcpdump's -B and replay-rx's. */
 	assert_int_equal(PARSE(&o, "--source-interface", "in0", "-i", "out0", "-B", "131072"), 0);
 	assert_int_equal(o.live_buffer_kib, 131072);

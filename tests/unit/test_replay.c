@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "fakeclock.h"
-#include "replay.h"
+#include "replay/run.h"
 #include "tracebuf.h"
 
 #define T0 5000000000ull

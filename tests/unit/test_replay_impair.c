@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The send loop with impairment (src/replay.c, run_impaired()), through
+ * The send loop with impairment (src/run/loop.c, run_impaired()), through
  * the -w path: the written pcap carries each frame's impaired deadline as
  * its timestamp, so drops, delays that reorder, copies, corruption, queue
  * overflow, the default action, repeats, flow filters and the statistical
@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "fakeclock.h"
-#include "replay.h"
+#include "replay/run.h"
 #include "replay/trace.h"
 #include "tracebuf.h"
 

@@ -24,7 +24,7 @@
 #include <cmocka.h>
 
 #include "fakeclock.h"
-#include "replay.h"
+#include "replay/run.h"
 #include "replay/pkt_id.h"
 #include "replay/sendlog.h"
 #include "tracebuf.h"

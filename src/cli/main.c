@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "replay.h"
+#include "replay/run.h"
 #include "replay/log.h"
 #include "replay/outfile.h"
 #include "replay/threads_auto.h"
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	log_init("replay", LOG_LVL_WARN);
-	/* A tool for impairment traces with its own arguments (src/cmd_impair.c). */
+	/* A tool for impairment traces with its own arguments (src/cli/cmd_impair.c). */
 	if (argc > 1 && !strcmp(argv[1], "impair"))
 		return impair_main(argc - 1, argv + 1);
 	if (opts_parse(&o, argc, argv, err, sizeof(err)) < 0) {

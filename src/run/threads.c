@@ -6,7 +6,7 @@
  * own edit chain, flow table and --split classifier, its own socket on
  * each interface (for xdp its own queue of each).
  * Each takes only its shard of the packets -- the flows whose symmetric
- * hash picks it (replay/flowhash.h, src/replay.c in_shard()) -- so a flow,
+ * hash picks it (replay/flowhash.h, src/run/loop.c in_shard()) -- so a flow,
  * both its directions, goes by one thread in its recorded order, and
  * whatever state an edit or the flow statistics keep per flow stays in one
  * thread.  Every thread schedules every packet (its own and the others'),
@@ -21,7 +21,7 @@
  * and the others open their readers over that copy (one copy, read once;
  * with AF_XDP every thread's socket sends from it in place).  Standard
  * input, a pipe or a device can be read once: refused without --preload
- * (src/opts.c, and open_inputs() in src/replay_setup.c for a named pipe).
+ * (src/cli/opts.c, and open_inputs() in src/run/setup.c for a named pipe).
  *
  * Two interfaces (-I, --dualfile): every thread has a socket on each and
  * places every packet it reads (its own and the others') on its side, so a
@@ -29,7 +29,7 @@
  * first as a source) is fed the whole trace in order in every thread, and
  * all agree; the thread then sends its own packets by the side given.  A
  * flow's two directions hash alike, so they go by one thread, whose two
- * lanes keep their order across the ports (src/replay.c, send_one()).
+ * lanes keep their order across the ports (src/run/loop.c, send_one()).
  *
  * Signals: SIGINT and SIGTERM are blocked in the sender threads, so they
  * reach the calling thread (thread 0), whose handler sets the stop flag all
@@ -45,7 +45,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "replay_int.h"
+#include "run_int.h"
 #include "replay/log.h"
 
 /* Wakes a sender thread out of a sleep when the run is stopped (a no-op handler). */

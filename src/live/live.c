@@ -36,7 +36,7 @@
  * Batches.  Each wake-up takes what the ring holds, LIVE_BATCH_FRAMES at a
  * time (pcap_dispatch() with a count, so a busy ring cannot keep the
  * thread from its pipe), gathers their records in one buffer
- * (src/live_batch.c) and writes it into the pipe at once: one write() per
+ * (src/live/batch.c) and writes it into the pipe at once: one write() per
  * batch, where two per frame (header, frame) kept a 2-vCPU machine from
  * forwarding 90 000 frames/s.  After a full batch the thread looks at the
  * ring again without waiting.  A frame counts as captured once its batch
@@ -61,7 +61,7 @@
 
 #include <pcap/pcap.h>
 
-#include "live.h"
+#include "replay/live.h"
 #include "replay/compiler.h"
 #include "replay/log.h"
 

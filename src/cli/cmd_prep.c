@@ -11,7 +11,7 @@
  */
 #include <stdio.h>
 
-#include "replay.h"
+#include "replay/run.h"
 #include "replay/edit.h"
 #include "replay/log.h"
 #include "replay/outfile.h"

@@ -1,25 +1,25 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The run, shared by its two files: src/replay.c (the loop) and
- * src/replay_setup.c (building the pipeline before the loop, taking it down
+ * The run, shared by its two files: src/run/loop.c (the loop) and
+ * src/run/setup.c (building the pipeline before the loop, taking it down
  * and reporting after).  Nothing else includes this.
  */
-#ifndef REPLAY_REPLAY_INT_H
-#define REPLAY_REPLAY_INT_H
+#ifndef REPLAY_RUN_INT_H
+#define REPLAY_RUN_INT_H
 
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "replay.h"
+#include "replay/run.h"
 #include "replay/checks.h"
 #include "replay/decode.h"
 #include "replay/dqueue.h"
 #include "replay/edit.h"
 #include "replay/impair.h"
 #include "replay/flows.h"
-#include "live.h"
+#include "replay/live.h"
 #include "replay/outfile.h"
 #include "replay/progress.h"
 #include "replay/sched.h"
@@ -54,7 +54,7 @@ struct lane {
 	char mode[320];              /* the method's details for the summary */
 };
 
-/* Where the source is in passes x files (src/replay.c, source_read()). */
+/* Where the source is in passes x files (src/run/loop.c, source_read()). */
 struct source {
 	uint64_t pass;               /* from 0 */
 	int f;                       /* the file being read */
@@ -78,7 +78,7 @@ struct held {
 };
 
 /*
- * Impairment (--impair, --loss, ...; src/replay.c, run_impaired()): the
+ * Impairment (--impair, --loss, ...; src/run/loop.c, run_impaired()): the
  * engine, the deadline-ordered queue of held frames, and their memory, all
  * allocated before the run (--impair-limit frames, include/replay/slots.h).
  */
@@ -120,7 +120,7 @@ struct replay {
 	bool sides1;                /* one lane, but -c/--split give the edits their direction */
 	int side;                   /* the packet's side (SPLIT_INTF1/2) for the chain; 0 = none */
 	struct impairing imp;        /* imp.im NULL: no impairment */
-	/* accounting (account() in src/replay.c) */
+	/* accounting (account() in src/run/loop.c) */
 	struct stats st;
 	uint64_t ask_left;           /* --oneatatime: packets still to send before asking again */
 	struct flow_table *flows;    /* flow statistics, counted as each packet goes to its lane; NULL: off */
@@ -132,7 +132,7 @@ struct replay {
 	struct progress progress;    /* the status line or --stats N lines (replay/progress.h) */
 	enum progress_mode progress_mode;
 	FILE *summary;               /* where the summary (and progress) goes */
-	/* --threads (src/replay_threads.c): this run is shard @shard of @nshards (0: one thread) */
+	/* --threads (src/run/threads.c): this run is shard @shard of @nshards (0: one thread) */
 	unsigned shard, nshards;
 	struct replay *workers;      /* thread 0's: nshards runs, [0] unused (thread 0 is this one) */
 	struct rt_cfg rt_cfg;        /* a worker's real-time set-up, applied on its own thread */
@@ -167,7 +167,7 @@ int replay_close(struct replay *r, int status);
 
 /*
  * replay_collect() - after the loop: each lane's counters into r->st.lane[],
- * their sums into r->st's totals (src/replay.c).
+ * their sums into r->st's totals (src/run/loop.c).
  */
 void replay_collect(struct replay *r);
 
@@ -199,11 +199,11 @@ void replay_close_worker(struct replay *w);
  */
 int replay_threads_run(struct replay *r, struct replay *w, unsigned n);
 
-/* impairing_open() / impairing_close() - the engine and its queue (src/replay.c); 0 or -1 logged. */
+/* impairing_open() / impairing_close() - the engine and its queue (src/run/loop.c); 0 or -1 logged. */
 int impairing_open(struct replay *r);
 void impairing_close(struct replay *r);
 
-/* replay_input_wait() - trace_cfg.on_wait: the reader waits for a pipe (src/replay.c). */
+/* replay_input_wait() - trace_cfg.on_wait: the reader waits for a pipe (src/run/loop.c). */
 void replay_input_wait(void *arg);
 
 #endif

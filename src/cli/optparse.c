@@ -2,7 +2,7 @@
 /*
  * The option machinery (replay/optparse.h): a table of rows -> getopt_long,
  * typed parsing into the bound fields, and --help.  Knows no program's
- * options; replay's table is src/opts.c, replay-rx's src/rx/opts.c.
+ * options; replay's table is src/cli/opts.c, replay-rx's src/rx/opts.c.
  */
 #include <ctype.h>
 #include <errno.h>

@@ -8,7 +8,7 @@
  *   - at top speed (-t): paced runs (--pps, --mbps, recorded timing) keep
  *     one thread, whose schedule fixes the interleaving of flows on the
  *     wire, where several threads would only hold it to within a sleep;
- *   - with none of what several threads cannot do (src/opts.c,
+ *   - with none of what several threads cannot do (src/cli/opts.c,
  *     threads_check(): impairment, --oneatatime, --limit, --send-log,
  *     --stats, -v) and nothing given for one thread (--xdp-queue, one --cpu),
  *     and no --rt-priority (a SCHED_FIFO thread spinning on every CPU
@@ -96,7 +96,7 @@ unsigned threads_auto(const struct opts *o, const struct threads_auto_env *env, 
 	if (env->cpus < 2)
 		return one(why, len, o->cpus.n ? "one CPU given (--cpu)" : "the process may run on one CPU");
 	n = MIN(MIN(env->queues, env->cpus), (unsigned)OPTS_THREADS_MAX);
-	/* One copy, which every thread reads (src/replay_setup.c, open_inputs()). */
+	/* One copy, which every thread reads (src/run/setup.c, open_inputs()). */
 	if (o->trace.preload && env->input_bytes > env->mem_avail / 2)
 		return one(why, len, "--preload: the copy would not fit in half the memory available");
 	if (env->memlock != UINT64_MAX && (uint64_t)xdp_lanes(o) * n * TX_XDP_UMEM_BYTES > env->memlock) {

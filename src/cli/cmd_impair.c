@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "replay.h"
+#include "replay/run.h"
 #include "replay/impair.h"
 #include "replay/log.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The capture thread's batch (src/live.c): the pcap records of the frames
+ * The capture thread's batch (src/live/live.c): the pcap records of the frames
  * one pcap_dispatch() hands over, gathered in one buffer so that they cross
  * the pipe in one write() rather than two per frame.  Pure memory, no
  * system calls: the thread writes the buffer out (live.c's flush).
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "live.h"
+#include "replay/live.h"
 
 int live_batch_init(struct live_batch *b, size_t cap)
 {

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "replay.h"
+#include "replay/run.h"
 #include "replay/log.h"
 #include "replay/split.h"
 #include "replay/trace.h"

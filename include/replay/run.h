@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-#ifndef REPLAY_REPLAY_H
-#define REPLAY_REPLAY_H
+#ifndef REPLAY_RUN_H
+#define REPLAY_RUN_H
 
 #include <signal.h>
 
@@ -40,7 +40,7 @@ struct split;
 int split_learn_trace(const char *path, struct split *sp, uint64_t *n);
 
 /*
- * impair_main() - "replay impair convert IN OUT" (src/cmd_impair.c): @argv
+ * impair_main() - "replay impair convert IN OUT" (src/cli/cmd_impair.c): @argv
  * starts at "impair".  Returns the exit status.
  */
 int impair_main(int argc, char **argv);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * replay's option table; the parser and --help are generated from it by
- * src/optparse.c.  To add an option: a field in the module's config (or in
+ * src/cli/optparse.c.  To add an option: a field in the module's config (or in
  * struct opts), a row here in its group, a line to the man page's OPTIONS
  * and to README.md.  Options that tcpreplay also has keep tcpreplay's names
  * and meanings, so that users' command lines carry over.
@@ -230,7 +230,7 @@ static const struct opt_def table[] = {
 	STR(prep_out, .name = "output", .key = 'o', .metavar = "FILE", .group = OPT_GRP_EDIT,
 	    .help = "with 'replay prep TRACE': write the sidecar to FILE"),
 
-	/* impairment (src/impair_opts.c; replay-impair(5)): one contiguous block */
+	/* impairment (src/cli/impair_opts.c; replay-impair(5)): one contiguous block */
 #define IMP(name_, fn, mv, help_)                                                                 \
 	FUNC(impair, struct opts_impair, fn, .name = name_, .metavar = mv, .group = OPT_GRP_IMPAIR, \
 	     .help = help_)
@@ -355,6 +355,8 @@ static const struct opt_hint tool_hints[] = {
 	{ 0, "hdlc-address", "tcprewrite's --hdlc-address is for --dlt hdlc; replay sends Ethernet only", true },
 	{ 0, "user-dlt", "tcprewrite's --user-dlt is for --dlt user; replay sends Ethernet only", true },
 	{ 0, "user-dlink", "tcprewrite's --user-dlink is for --dlt user; replay sends Ethernet only", true },
+	{ 0, "fragroute", "tcprewrite's --fragroute (fragroute's evasion rules) " NOT_YET, true },
+	{ 0, "fragdir", "tcprewrite's --fragdir is for --fragroute, " NOT_YET, true },
 	{ 0, "infile", "tcprewrite's -i/--infile: name the trace as an operand (replay -w OUT IN)", true },
 	{ 0, "outfile", "tcprewrite's -o/--outfile is -w/--write here (replay -w OUT IN)", true },
 	/* letters replay keeps with its own meaning: said when their argument looks wrong */
@@ -555,7 +557,7 @@ static void warn(struct opts *o, const char *msg)
  * (so no standard input), sends on its own sockets of the interfaces (no
  * -w), and counts only its own packets (no --limit, --stats N, --send-log,
  * --oneatatime, impairment).  -I, --dualfile, -c, --split and the edits by
- * direction are each thread's: it places every packet (src/replay.c).
+ * direction are each thread's: it places every packet (src/run/loop.c).
  */
 const char *opts_one_thread_only(const struct opts *o)
 {
@@ -729,7 +731,7 @@ static int check(struct opts *o, char *err, size_t len)
 	if (o->live_buffer_kib && !o->source_if)
 		return opts_fail(err, len, "--buffer-size is the capture ring of --source-interface: give that too");
 	if (o->source_if) {
-		/* The live forwarder (src/live.c): frames as they arrive, one source, at their arrival times. */
+		/* The live forwarder (src/live/live.c): frames as they arrive, one source, at their arrival times. */
 		if (o->nfiles)
 			return opts_fail(err, len, "--source-interface %s is the input: give no trace file (%s)",
 					 o->source_if, o->files[0]);
@@ -747,7 +749,7 @@ static int check(struct opts *o, char *err, size_t len)
 		    o->sched.max_gap_ns || o->sched.start_at.set)
 			return opts_fail(err, len, "--source-interface sends each frame when it arrives (plus its impairment "
 					 "delay): it takes no --topspeed, --speed, --pps, --mbps, --maxsleep or --start-at");
-		/* One input, named by the interface; src/replay_setup.c opens it as the capture's stream. */
+		/* One input, named by the interface; src/run/setup.c opens it as the capture's stream. */
 		live_files[0] = (char *)o->source_if;
 		o->files = live_files;
 		o->nfiles = 1;

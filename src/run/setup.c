@@ -3,7 +3,7 @@
  * Building the run before the loop and taking it down after: every input
  * and output is opened and checked before a packet leaves, and after the
  * last one the outputs are committed, the summary printed, and everything
- * closed.  The loop itself is src/replay.c.
+ * closed.  The loop itself is src/run/loop.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,10 +15,10 @@
 #include <sys/timex.h>
 
 #include "privs.h"
-#include "replay_int.h"
+#include "run_int.h"
 #include "replay/caps.h"
 #include "replay/log.h"
-#include "live.h"
+#include "replay/live.h"
 
 static uint64_t realtime_minus_mono_ns(void)
 {
@@ -69,7 +69,7 @@ static int open_inputs(struct replay *r, const struct replay *main)
 	if (o->source_if) {
 		char err[1024];
 
-		/* The capture, then its stream as the one trace (src/live.c). */
+		/* The capture, then its stream as the one trace (src/live/live.c). */
 		if (live_open(&r->live, o->source_if, o->live_buffer_kib, err, sizeof(err)) < 0) {
 			log_err("%s", err);
 			return -ENODEV;
@@ -895,7 +895,7 @@ int replay_open_worker(struct replay *w, const struct replay *main, unsigned idx
 	 * -I (or --dualfile): a socket on each interface.  -c, --split and the
 	 * sidecar's sides: a classifier of its own, which the loop feeds every
 	 * packet (not only this thread's), so every thread places each packet
-	 * on the side thread 0 would (src/replay.c, source_next()).
+	 * on the side thread 0 would (src/run/loop.c, source_next()).
 	 */
 	if (open_inputs(w, main) < 0 || open_edits(w) < 0 || open_flows(w) < 0 || open_split(w) < 0 ||
 	    open_lane(w, 0, o->tx.ifname, NULL, main) < 0 ||

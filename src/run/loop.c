@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The send loop: the only file that knows every module.  Building the
- * pipeline and taking it down is src/replay_setup.c (replay_open(),
+ * pipeline and taking it down is src/run/setup.c (replay_open(),
  * replay_close()); here is what happens to each packet.  The loop is
  * "packets from one or more sources, a deadline-ordered queue, one or
  * more output lanes":
@@ -63,7 +63,7 @@
  *   lanes    struct lane: a method's handle, its staged FIFO and its
  *            counters.  route() picks the lane before the packet is edited
  *            (--split, -c).  With --threads each thread has its own lanes,
- *            one per interface (src/replay_threads.c).
+ *            one per interface (src/run/threads.c).
  *   fates    a packet dropped by impairment is FATE_IMPAIRED, counted in
  *            account() like every other end; a copy an action adds is
  *            counted when it is made (impair_copies), so that
@@ -76,8 +76,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "live.h"
-#include "replay_int.h"
+#include "replay/live.h"
+#include "run_int.h"
 #include "replay/compiler.h"
 #include "replay/flowhash.h"
 #include "replay/log.h"
@@ -1010,7 +1010,7 @@ source_next(struct replay *r, const struct trace **tp, struct pkt *p, struct lan
 		}
 		/*
 		 * A live frame is due when it arrived (its timestamp is on the run
-		 * clock, src/live.c); the impairment adds its delay to that.
+		 * clock, src/live/live.c); the impairment adds its delay to that.
 		 */
 		if (unlikely(r->live))
 			*deadline = p->sched_ns = p->ts_ns;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * --source-interface IF: frames arriving on IF as a pcap stream in a pipe,
- * each stamped with its arrival on the run clock (src/live.c).
+ * each stamped with its arrival on the run clock (src/live/live.c).
  */
 #ifndef REPLAY_LIVE_H
 #define REPLAY_LIVE_H
@@ -41,7 +41,7 @@ const char *live_name(const struct live *lv);
 void live_close(struct live *lv);
 
 /*
- * The capture thread's batch (src/live_batch.c): the pcap records (a 16-byte
+ * The capture thread's batch (src/live/batch.c): the pcap records (a 16-byte
  * header, native byte order, nanosecond stamps, then the frame) of up to
  * LIVE_BATCH_FRAMES frames, written into the pipe at once.
  */
