@@ -42,7 +42,7 @@
 #             netem 10ms   AVG 13.2   STD 1.0                           CPU 100%  loss 16%
 #             trace 10ms   AVG 13.1   STD 0.9                           CPU 100%  loss 97%
 # (netem's mean is about 1 ms above the delay asked for: its 1 ms timer, and
-# a packet goes only once its time stamp is past.)  Goals (issue 15): no loss
+# a packet goes only once its time stamp is past.)  Goals: no loss
 # below the queue limit at 90k pps with 10 ms (the thesis lost 1e-5 at 80k
 # and 97% at 90k trace-driven), the applied delay's p99 error within the
 # timing engine's own p99 (the reference case's send error), and the mean

@@ -4,7 +4,7 @@
  *
  *   umem-probe FILE [SCRATCH_DIR]
  *
- * Zero-copy replay (issue 17) would register the trace's own mapping as the
+ * Zero-copy replay would register the trace's own mapping as the
  * UMEM, in unaligned-chunk mode, so frames go without the staging copy.  The
  * kernel pins a UMEM's pages for the socket's life (FOLL_WRITE |
  * FOLL_LONGTERM), which not every mapping allows.  This registers, one at a

@@ -3,7 +3,7 @@
 # Seeds for the seam targets, pipeline and prep, and edit's frame-limit cases (tests/fuzz/fuzz_pipeline.c and
 # fuzz_prep.c say how an input is read): the sample traces under a few edit
 # configurations, and synthesised records at the frame limit that reach the
-# bugs issue 11 found (conversion past the edit buffer, VLAN del + padding,
+# bugs the frame-limit checks fixed (conversion past the edit buffer, VLAN del + padding,
 # wrapped wire lengths).  Committed; run again after changing either target.
 #   tests/fuzz/make-seeds-seams.py
 import os

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-# Crafted traces for t_limits.sh (issue 11), written into DIR:
+# Crafted traces for t_limits.sh (the pipeline's frame limit), written into DIR:
 #   raw-cap.pcap       RAW: an IPv4 packet of 262144 bytes (the readers' cap), then a small one
 #   raw-cap.pcapng     the same two packets in pcapng (IDB link type RAW, two EPBs)
 #   vlan-wire.pcap     Ethernet 802.1Q + IPv4, 100 bytes captured, wire lengths 262145..262148

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# -v/--verbose and -A/--decode (tcpreplay's meaning, issue 14): over a veth
+# -v/--verbose and -A/--decode (tcpreplay's meaning): over a veth
 # pair, each packet sent is printed by tcpdump as it goes -- one line a
 # packet, the lines tcpdump itself prints for the trace -- and every packet
 # still arrives on the far side; -A's arguments reach tcpdump; without

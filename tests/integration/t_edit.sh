@@ -75,7 +75,7 @@ test_edit_errors() {
 	expect_fail 2 "^replay: --prep: a sidecar belongs to one trace" \
 		"$REPLAY" -w "$o" --prep x "$TRACES/dns.pcap" "$TRACES/http.pcap"
 	# A stale sidecar (its trace changed) and a foreign one are refused before sending.
-	# Only touching the trace changes nothing: the sidecar is bound to its content (issue 11).
+	# Only touching the trace changes nothing: the sidecar is bound to its content, not its modification time.
 	cp "$TRACES/dns.pcap" "$WORK/d.pcap"
 	"$REPLAY" prep -q "$WORK/d.pcap" -o "$WORK/d.prep" --pad-payload
 	touch -d '2001-01-01' "$WORK/d.pcap"

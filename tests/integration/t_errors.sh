@@ -143,7 +143,7 @@ test_interface_errors() {
 	ip -n "$NS_A" link set down0 up
 	expect_fail 1 "^replay: down0: interface is up but has no carrier" in_a "$REPLAY" -i down0 "$TRACES/dns.pcap"
 	ip -n "$NS_A" link del down0
-	# Issue 18: refused before anything is opened, naming the capability and the setcap command.
+	# Without the capability: refused before anything is opened, naming it and the setcap command.
 	expect_fail 1 "^replay: sending on $IF_A needs cap_net_raw, which this process does not have: run as root, or grant it once \(as root\): setcap cap_net_raw=ep $REPLAY$" \
 		in_a setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
 		"$REPLAY" -i "$IF_A" "$TRACES/dns.pcap"
@@ -190,7 +190,7 @@ test_tool_command_lines() {
 	# tcpprep's -M 24 in replay prep is its maximum mask, never --mbps.
 	(cd "$d" && expect_fail 2 "^replay: -M is not supported: tcpprep's -M/--maxmask" \
 		"$REPLAY" prep "$dns" -o p.prep -M 24)
-	# -I is tcpreplay's second interface (issue 13): the same one twice is refused before anything opens.
+	# -I is tcpreplay's second interface: the same one twice is refused before anything opens.
 	(cd "$d" && expect_fail 2 "^replay: -i and -I both name lo: two-interface replay needs two interfaces" \
 		"$REPLAY" -i lo -I lo "$dns")
 	[ -z "$(ls -A "$d")" ] || die "refused command lines wrote $(ls -A "$d")"

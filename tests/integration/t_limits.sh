@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Crafted traces at the pipeline's limits (issue 11): one frame limit
+# Crafted traces at the pipeline's limits: one frame limit
 # (262144 bytes) through reader, conversion, edits and writer; 32-bit wire
 # lengths that would wrap; --mtu-trunc below the IP header; a stale --prep
 # sidecar; and the messages for what is actually wrong.  Each used to crash

@@ -121,7 +121,7 @@ test_faults_caught_exactly() {
 	expect_list reordered_records "70"
 
 	# Frames of another trace are foreign -- when they are captured at all: the
-	# kernel filter made from the reference keeps them out (issue 19), so this
+	# kernel filter made from the reference keeps them out, so this
 	# takes everything (--no-ref-filter).
 	"$GENTRACE" udp -o "$WORK/base.pcap" --count 100 >/dev/null
 	rx_start "$WORK/foreign.json" --reference "$WORK/base.pcap" --no-ref-filter
@@ -454,11 +454,11 @@ test_rx_errors() {
 	expect_fail 2 "^replay-rx: nothing to receive" "$REPLAY_RX"
 	expect_fail 2 "^replay-rx: unexpected argument 'udp'" "$REPLAY_RX" -i "$IF_B" udp
 	expect_fail 1 "^replay-rx: nosuch0: no such interface$" in_b "$REPLAY_RX" -i nosuch0
-	# A filter that does not compile is a bad option (issue 11: exit 2, was 1).
+	# A filter that does not compile is a bad option: exit 2, not 1.
 	expect_fail 2 "^replay-rx: --filter 'udp port': " in_b "$REPLAY_RX" -i "$IF_B" --filter "udp port"
 	expect_fail 1 "^replay-rx: /nonexistent/ref.pcap: " in_b "$REPLAY_RX" -i "$IF_B" -R /nonexistent/ref.pcap
 	expect_fail 1 "^replay-rx: $IF_B: no hardware receive timestamps" in_b "$REPLAY_RX" -i "$IF_B" --hw-timestamps
-	# Issue 18: refused before anything is opened, naming the capability and the setcap command.
+	# Without the capability: refused before anything is opened, naming it and the setcap command.
 	expect_fail 1 "^replay-rx: capturing on $IF_B needs cap_net_raw, which this process does not have: run as root, or grant it once \(as root\): setcap cap_net_raw=ep $REPLAY_RX$" \
 		in_b setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$REPLAY_RX" -i "$IF_B"
 	# Outputs are checked before the capture starts: no "listening", no wait.

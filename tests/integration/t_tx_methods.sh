@@ -246,8 +246,8 @@ test_raw_layer3() {
 
 test_auto_choice() {
 	local tap
-	# Issue 17: auto takes AF_XDP unasked where bypassing loses nothing -- veth's noqueue
-	# qdisc, no capture on the interface -- and says so; it took mmsg here before.
+	# auto takes AF_XDP unasked where bypassing loses nothing -- veth's noqueue
+	# qdisc, no capture on the interface -- and says so (not mmsg).
 	in_a "$REPLAY" -i "$IF_A" --topspeed --stats-json "$WORK/auto.json" "$TRACES/dns.pcap" >"$WORK/auto.out"
 	if have xdp; then
 		grep -q "^Method: xdp (copy mode, queue 0, chosen by --method auto: nothing to bypass) on $IF_A" \

@@ -151,7 +151,7 @@ static void test_parsers(void **state)
 	assert_int_equal(edit_parse_pktlist(&l, "P:0", err, sizeof(err)), -EINVAL);
 	assert_int_equal(edit_parse_pktlist(&l, "P:5-2", err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "'P:5-2': the range 5-2 goes from high to low");
-	/* What is wrong, not "a range must go from low to high" (issue 11). */
+	/* What is wrong, not "a range must go from low to high". */
 	assert_int_equal(edit_parse_pktlist(&l, "P:5-x", err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "'P:5-x': expected the packet number that ends the range at 'x'");
 	assert_int_equal(edit_parse_pktlist(&l, "P:0", err, sizeof(err)), -EINVAL);
@@ -168,7 +168,7 @@ static void test_parsers(void **state)
 					    err, sizeof(err)), 0);
 	assert_int_equal(cm.n, 2);
 	assert_int_equal(cm.e[1].to.plen, 16);
-	/* issue 14: a length after the bracket is ignored by tcprewrite 4.6 (a one-host map): refused with
+	/* A length after the bracket is ignored by tcprewrite 4.6 (a one-host map): refused with
 	 * its spelling (this test accepted "[fd00::]/16" as a /16 before). */
 	assert_int_equal(edit_parse_cidrmap(&cm, "[2001:db8::]/32:[fd00::]/32", err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "'[2001:db8::]/32:[fd00::]/32': write the prefix length inside the brackets, "
@@ -541,7 +541,7 @@ static uint8_t *tagged4(size_t n)
 }
 
 /*
- * The frame limit (issue 11): no edit writes past the chain's buffer or builds a frame
+ * The frame limit: no edit writes past the chain's buffer or builds a frame
  * longer than PKT_FRAME_MAX_BYTES, and a 32-bit wire length never wraps.  Each used to:
  * a packet longer than the buffer was copied into it whole; VLAN add made 262148 bytes
  * and wrapped 2^32 - 1 to 3; VLAN del + padding read 1-4 bytes past the buffer (ASan).
@@ -618,7 +618,7 @@ static void test_frame_limit(void **state)
 	free(big);
 }
 
-/* --mtu-trunc --mtu 20 on IPv4 with options: never a total length below the header's (issue 11). */
+/* --mtu-trunc --mtu 20 on IPv4 with options: never a total length below the header's. */
 static void test_mtu_keeps_ip_header(void **state)
 {
 	struct edit_cfg c = EDIT_CFG_DEFAULTS;
@@ -649,7 +649,7 @@ static void test_mtu_keeps_ip_header(void **state)
 }
 
 /*
- * The sidecar is bound to the trace's whole content (issue 11): one payload byte changed
+ * The sidecar is bound to the trace's whole content: one payload byte changed
  * far past the first 4 KiB, same size, mtime put back, used to pass with its stale
  * checksums.  A trace only touched (content the same) keeps its sidecar.
  */

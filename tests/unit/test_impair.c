@@ -412,7 +412,7 @@ static void test_open_refusals(void **state)
 	assert_null(im);
 	if (!strstr(err, "line 3, column 8: unknown unit 'zs'"))
 		fail_msg("%s", err);
-	/* Issue 15 replaced "only one trace, no filter" (-ENOTSUP) by the per-flow sources. */
+	/* Not "only one trace, no filter" (-ENOTSUP) any more: the per-flow sources take several. */
 	assert_int_equal(impair_open(&im, cfg, 0, err, sizeof(err)), -EINVAL);
 	unlink(path);
 	put_text("pass\n");

@@ -72,7 +72,7 @@ static void expect_usage_error(int rc, const char *msg)
 }
 
 /*
- * -v/--verbose and -A/--decode are tcpreplay's (issue 14): each packet sent,
+ * -v/--verbose and -A/--decode are tcpreplay's: each packet sent,
  * decoded by tcpdump with ARGS; the old "say more" is --debug, counted.
  */
 static void test_decode_opts(void **state)
@@ -114,7 +114,7 @@ static void test_decode_opts(void **state)
 	expect_usage_error(PARSE(&o, "-v", "-i", "x", "--threads", "2", "a"),
 			   "--threads 2 does not support -v (one tcpdump decodes the packets in the order they are sent): "
 			   "use one thread");
-	/* --pktlen beside --pad-payload would change nothing (issue 14): refused, one line. */
+	/* --pktlen beside --pad-payload would change nothing: refused, one line. */
 	expect_usage_error(PARSE(&o, "--pktlen", "--pad-payload", "-w", "o", "a"),
 			   "--pad-payload already sends each frame at its wire length (zeros past the headers); "
 			   "--pktlen would change nothing: give one");
@@ -621,8 +621,8 @@ static void test_cpu_list_and_threads(void **state)
 	assert_int_equal(PARSE(&o, "-i", "x", "--threads", "2", "--loop", "3", "--ttl", "5", "-x", "2", "a"), 0);
 	/*
 	 * Two interfaces, the split, the cache and the edits by direction:
-	 * taken (issue 17: each thread has a socket on each interface and places
-	 * every packet itself; these were refused before).
+	 * taken (each thread has a socket on each interface and places every
+	 * packet itself).
 	 */
 	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--threads", "2", "a"), 0);
 	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--threads", "2", "--split", "first", "a"), 0);
@@ -685,7 +685,7 @@ static void test_option_like_arguments(void **state)
 }
 
 /*
- * -I/--intf2 (issue 13: it was refused with a hint before): the second
+ * -I/--intf2 (tcpreplay's): the second
  * interface, with -i only; --split and -c need it (or --info).
  */
 /* --source-interface IF: the live forwarder's input, in place of the files; what it refuses. */
@@ -767,7 +767,7 @@ static void test_intf2(void **state)
 }
 
 /*
- * -2/--dualfile (issue 13; a hint before): files in pairs, with -I, and
+ * -2/--dualfile (tcpreplay's): files in pairs, with -I, and
  * nothing else choosing the interface.
  */
 static void test_dualfile(void **state)
@@ -835,7 +835,7 @@ static void test_tool_hints(void **state)
 	assert_true(o.edit.dlt_enet);
 	assert_int_equal(PARSE(&o, "-w", "o", "--dlt", "hdlc", "a"), -EINVAL);
 	assert_non_null(strstr(err, "--dlt: 'hdlc': replay writes and sends Ethernet frames only"));
-	/* -E is tcprewrite's --efcs now (issue 14); so is -e its --endpoints, steered by -c or --split
+	/* -E is tcprewrite's --efcs; so is -e its --endpoints, steered by -c or --split
 	 * even with one output (the old refusal is gone), and refused beside the address maps. */
 	assert_int_equal(PARSE(&o, "-w", "o", "-E", "a"), 0);
 	assert_true(o.edit.efcs);
@@ -849,7 +849,7 @@ static void test_tool_hints(void **state)
 	assert_non_null(strstr(err, "--endpoints: '1.2.3.0/24:5.6.7.8': '1.2.3.0/24' is not an IPv4 address"));
 	assert_int_equal(PARSE(&o, "-w", "o", "-e", "1.2.3.4:5.6.7.8", "--pnat", "1.0.0.0/8:2.0.0.0/8", "a"), -EINVAL);
 	assert_non_null(strstr(err, "-e/--endpoints excludes --pnat"));
-	/* -A is tcpreplay's --decode now (issue 14): tcpdump's arguments, which start with '-'. */
+	/* -A is tcpreplay's --decode: tcpdump's arguments, which start with '-'. */
 	assert_int_equal(PARSE(&o, "-w", "o", "-vtA", "-n", "a"), 0);
 	assert_string_equal(o.decode_args, "-n");
 	assert_int_equal(PARSE(&o, "-w", "o", "--outfile=b", "a"), -EINVAL);

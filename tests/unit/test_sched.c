@@ -293,7 +293,7 @@ static void test_ratio_parse(void **state)
 	r = ratio(".25");
 	assert_int_equal(r.num, 1);
 	assert_int_equal(r.den, 4);
-	/* Hexadecimal, as tcpreplay 4.6 reads --pps/--mbps with strtod (issue 14). */
+	/* Hexadecimal, as tcpreplay 4.6 reads --pps/--mbps with strtod. */
 	r = ratio("0x10");
 	assert_int_equal(r.num, 16);
 	assert_int_equal(r.den, 1);

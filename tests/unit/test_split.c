@@ -484,7 +484,7 @@ static void test_cache_bad(void **state)
 	 * A third data byte fits tcpprep -a with -x/-X (up to 4 bytes for 8
 	 * packets), but then entry 1 must be a first-pass "don't send": here it
 	 * is sent, so the file is not what tcpprep writes.  (The old reader
-	 * refused every byte past ceil(count / 4); issue 13 accepts those.)
+	 * refused every byte past ceil(count / 4); this one takes those.)
 	 */
 	memcpy(bad, b, len);
 	bad[len] = 0;

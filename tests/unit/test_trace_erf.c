@@ -261,7 +261,7 @@ static void test_probe(void **state)
 	/*
 	 * The first record's header is ERF's but its length is broken: the record error,
 	 * naming record 1, not "unknown magic 0x00000000" over the timestamp's fraction
-	 * (issue 11; this open used to fail with that).
+	 * (this open used to fail with that).
 	 */
 	b.data[10] = 0, b.data[11] = 8; /* rlen shorter than a header */
 	{

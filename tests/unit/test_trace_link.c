@@ -192,7 +192,7 @@ static int convert_big(uint16_t linktype, const uint8_t *rec, uint32_t len, uint
 }
 
 /*
- * The frame limit (issue 11): a record at the readers' cap grows by the Ethernet header
+ * The frame limit: a record at the readers' cap grows by the Ethernet header
  * when converted, past the edit buffer, and used to be built anyway (a heap overflow in
  * the edit chain).  The conversion refuses it, per record; one that fits converts; a
  * 32-bit wire length never wraps.

@@ -86,8 +86,8 @@ static void test_file_roundtrip(void **state)
 	for (unsigned i = 0; i < 3; i++) {
 		assert_int_equal(trace_next(t, &p), 1);
 		assert_int_equal(p.caplen, v[i].caplen);
-		/* The wire length is kept, as tcprewrite keeps it (issue 14: this test wanted caplen for
-		 * both before, which turned a short capture into a whole frame). */
+		/* The wire length is kept, as tcprewrite keeps it (caplen for both would turn a
+		 * short capture into a whole frame). */
 		assert_int_equal(p.wirelen, i < 2 ? 1500u : v[i].caplen);
 		assert_memory_equal(p.data, f[i], p.caplen);
 		assert_int_equal(p.ts_ns, v[i].sched_ns + 1000);
