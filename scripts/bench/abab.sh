@@ -5,15 +5,16 @@
 # (A B C A B C ...), over a one-queue veth pair in a network namespace this
 # script creates and removes; the sender pinned to CPU $SENDER_CPU.  For an
 # A/B of two builds, or of replay against tcpreplay 4.6, where a difference of
-# a few percent has to stand out of the machine's drift (stop 31's in-place
-# figures in BENCHMARKS.md).
+# a few percent has to stand out of the machine's drift (BENCHMARKS.md, "Frames
+# in place from the preload").
 #
 #   sudo scripts/bench/abab.sh TRACE... 
 #   TOOLS="default K oldK t46" REPS=5 OLD=/path/to/old/build/replay LOOP=4
 #
 # Tools: default (replay -t), K (replay -t -K --method xdp), xdp (replay -t
 # --method xdp), oldK / oldxdp (the same with $OLD), t46 (tcpreplay 4.6 -t -K
-# --xdp --xdp-batch-size 64), t46s (the same without -K).  LOOP passes over
+# --xdp --xdp-batch-size 64; $TCPREPLAY46, else $ANCHOR_BIN/tcpreplay; neither
+# set, skipped with a note), t46s (the same without -K).  LOOP passes over
 # the trace per run (replay --loop / tcpreplay --loop).
 # Per run: self (the tool's own pps), wall (frames / the command's wall time)
 # and far (frames the far side counted minus frames sent: 0, or a few the
@@ -24,15 +25,19 @@ cd "$(dirname "$0")/../.."
 . scripts/bench/lib.sh
 REPLAY=$PWD/build/replay
 OLD=${OLD:-}
-T46=${TCPREPLAY46:-$PWD/../shared/anchors/tcpreplay-4.6.0-beta2/bin/tcpreplay}
+T46=${TCPREPLAY46:-${ANCHOR_BIN:+$ANCHOR_BIN/tcpreplay}}
 TOOLS=${TOOLS:-"default K t46"}
+if [ ! -x "$T46" ] && [[ " $TOOLS " == *" t46"* ]]; then
+	echo "abab.sh: note: no tcpreplay 4.6 at '$T46' (set ANCHOR_BIN or TCPREPLAY46): t46 and t46s skipped" >&2
+	TOOLS=$(for t in $TOOLS; do [[ $t == t46* ]] || printf '%s ' "$t"; done)
+fi
 REPS=${REPS:-5}
 LOOP=${LOOP:-1}
 SENDER_CPU=${SENDER_CPU:-0}
 NS=abab$$
 IA=aba$$
 IB=abb$$
-[ $# -gt 0 ] || { sed -n '3,21p' "$0" >&2; exit 2; }
+[ $# -gt 0 ] || { sed -n '3,22p' "$0" >&2; exit 2; }
 
 cleanup() { ip netns del "$NS" 2>/dev/null || true; ip link del "$IA" 2>/dev/null || true; }
 trap cleanup EXIT

@@ -5,6 +5,8 @@
 # out the other, from one schedule -- replay -i A1 -I A2 against tcpreplay
 # (Debian's 4.4.3) and tcpreplay 4.6 with a tcpprep cache, in the same run,
 # over two veth pairs between two network namespaces this script creates.
+# tcpreplay 4.6 is $TCPREPLAY46, else $ANCHOR_BIN/tcpreplay; neither set, its
+# rows are skipped with a note.
 #
 #   sudo scripts/bench/dual.sh [-r REPS] [-o DIR] [-S SENDERS] [POINT...]
 #
@@ -33,8 +35,8 @@
 #         alternates ports, so every pair is a cross-port one: this is the
 #         cross-port skew), frames out of order (a reply ahead of its request
 #         counts), lost, duration error; and each port's own p99 (its
-#         consecutive arrivals only).  Goal (issue 13): cross-port p99 no
-#         worse than the one-port p99.
+#         consecutive arrivals only).  Goal: cross-port p99 no worse than
+#         the one-port p99.
 # The sender runs on $SENDER_CPU (default 0) under taskset; every run holds
 # /tmp/replay-bench.lock.  Results: DIR/results.tsv and DIR/summary.md.
 set -euo pipefail
@@ -42,7 +44,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/scripts/bench/lib.sh"
 BUILD=${BUILD:-$ROOT/build}
-TCPREPLAY46=${TCPREPLAY46:-$ROOT/../shared/anchors/tcpreplay-4.6.0-beta2/bin/tcpreplay}
+TCPREPLAY46=${TCPREPLAY46:-${ANCHOR_BIN:+$ANCHOR_BIN/tcpreplay}}
 TCPPREP=${TCPPREP:-$(command -v tcpprep || true)}
 SENDER_CPU=${SENDER_CPU:-0}
 RX_CPU=${RX_CPU:-1}
@@ -156,7 +158,7 @@ measure() {
 	replay-cache) cmd=("$B/replay" -q "${topt[@]}" -i "$A1" -I "$A2" -c "$trace.cache" "$trace") ;;
 	tcpreplay) cmd=(tcpreplay -q "${ropt[@]}" -c "$trace.cache" -i "$A1" -I "$A2" "$trace") ;;
 	tcpreplay46)
-		[ -x "$TCPREPLAY46" ] || { echo "# $sender: $TCPREPLAY46 is missing, skipped" >&2; return 0; }
+		[ -x "$TCPREPLAY46" ] || { echo "# $sender: no tcpreplay 4.6 at '$TCPREPLAY46' (set ANCHOR_BIN or TCPREPLAY46), skipped" >&2; return 0; }
 		cmd=("$TCPREPLAY46" -q "${ropt[@]}" -c "$trace.cache" -i "$A1" -I "$A2" "$trace") ;;
 	*) die "unknown sender $sender" ;;
 	esac

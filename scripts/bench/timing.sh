@@ -24,8 +24,8 @@
 # the same with --rt-priority 50), replay-m-METHOD (the defaults with --method
 # METHOD: which injector keeps the far side's timing best), replay-x (the
 # defaults plus $REPLAY_X_OPTS), tcpreplay
-# (Debian's 4.4.3), tcpreplay46 (4.6 from ../shared/anchors, or $TCPREPLAY46;
-# skipped with a note when absent), and cyclictest (rt-tests; at the dN
+# (Debian's 4.4.3), tcpreplay46 (4.6: $TCPREPLAY46, else $ANCHOR_BIN/tcpreplay;
+# skipped with a note when neither is set), and cyclictest (rt-tests; at the dN
 # points only: the machine's floor -- cyclictest -p 50 on the sender's CPU at
 # the same interval, its wake-up latency percentiles in the ia_* columns,
 # for the "within 1.5 us of cyclictest's p99" comparison); under load
@@ -63,7 +63,7 @@ STRESS=0
 SENDERS="replay replay-rt tcpreplay tcpreplay46 cyclictest"
 SENDER_CPU=${SENDER_CPU:-0}
 RX_CPU=${RX_CPU:-1}
-TCPREPLAY46=${TCPREPLAY46:-$ROOT/../shared/anchors/tcpreplay-4.6.0-beta2/bin/tcpreplay}
+TCPREPLAY46=${TCPREPLAY46:-${ANCHOR_BIN:+$ANCHOR_BIN/tcpreplay}}
 while getopts "r:o:s:xS:" opt; do
 	case $opt in
 	S) SENDERS=$OPTARG ;;
@@ -91,7 +91,7 @@ esac
 case " $SENDERS " in
 *" tcpreplay46 "*)
 	if [ ! -x "$TCPREPLAY46" ]; then
-		echo "timing.sh: note: no tcpreplay 4.6 at $TCPREPLAY46 (set TCPREPLAY46): not measured" >&2
+		echo "timing.sh: note: no tcpreplay 4.6 at '$TCPREPLAY46' (set ANCHOR_BIN or TCPREPLAY46): not measured" >&2
 		SENDERS=$(echo " $SENDERS " | sed 's/ tcpreplay46 / /')
 	fi ;;
 esac
@@ -418,7 +418,7 @@ floors() {
 # saw: spin_pauses (a spin across a deadline's last stretch lost the CPU for
 # over 5 us: the VM or the host took it) and sleep_overshoots (a sleep woke
 # past its margin).  A run whose p99 stands out beside the others of its
-# point usually has the pauses to show for it (issue 16's spread).
+# point usually has the pauses to show for it (BENCHMARKS.md, "Run-to-run spread").
 runs() {
 	echo
 	echo "| load | point | sender | rep | ia p99 | ia p99.9 | spin pauses | sleep overshoots |"

@@ -5,19 +5,22 @@
 # definition, made by flows/craft.py), with and without --flow-expiry and
 # --loop; --no-flow-stats prints none.  The expected lines
 # (flows/tcpreplay46.tsv) and each edge frame's kind (flows/frames.tcpreplay46.txt)
-# were recorded from the tcpreplay 4.6.0-beta2 anchor binary; with it at hand
-# ($ANCHOR_BIN) they are recorded again and must not have changed.  The fps
-# figure is a rate and is left out of the comparison (its format is checked).
+# were recorded from the tcpreplay 4.6.0-beta2 binary; with it at hand
+# ($ANCHOR_BIN/tcpreplay; unset, skipped with a note) they are recorded again
+# and must not have changed.  The fps figure is a rate and is left out of the
+# comparison (its format is checked).
 set -euo pipefail
 : "${REPLAY:?}" "${TRACES:?}"
 here=$(cd "$(dirname "$0")" && pwd)
-ANCHOR_BIN=${ANCHOR_BIN:-/work/shared/anchors/tcpreplay-4.6.0-beta2/bin}
+ANCHOR_BIN=${ANCHOR_BIN:-}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 die() { echo "FAIL: $*" >&2; exit 1; }
 anchor=
-if [ -x "$ANCHOR_BIN/tcpreplay" ] && "$ANCHOR_BIN/tcpreplay" --version >/dev/null 2>&1; then
+if [ -n "$ANCHOR_BIN" ] && [ -x "$ANCHOR_BIN/tcpreplay" ] && "$ANCHOR_BIN/tcpreplay" --version >/dev/null 2>&1; then
 	anchor=$ANCHOR_BIN/tcpreplay
+else
+	echo "note: no tcpreplay 4.6 in \$ANCHOR_BIN ('$ANCHOR_BIN'): compared with the recorded lines only"
 fi
 command -v python3 >/dev/null || { [ "${CI:-}" = true ] && die "python3 is missing"; echo "SKIP: python3 missing"; exit 77; }
 

@@ -2,15 +2,18 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # --unique-ip --loop N writes the addresses tcpreplay 4.6 writes with -w, pass
 # for pass, and every checksum stays valid.  The expected files
-# (unique-ip/*.tcpreplay46.pcap) were written by tcpreplay 4.6.0; with the
-# anchor binary at hand ($ANCHOR_BIN) they are written again and must match.
+# (unique-ip/*.tcpreplay46.pcap) were written by tcpreplay 4.6.0; with that
+# binary at hand ($ANCHOR_BIN/tcpreplay; unset, skipped with a note) they are
+# written again and must match.
 # tcpreplay 4.6 fails every frame without IP in the passes after the first
 # (replay sends it unchanged: replay(1), DIFFERENCES); those frames are left
 # out of our output before comparing, and checked to be the originals.
 set -euo pipefail
 : "${REPLAY:?}" "${PCAPDIFF:?}" "${TRACES:?}"
 here=$(cd "$(dirname "$0")" && pwd)
-ANCHOR_BIN=${ANCHOR_BIN:-/work/shared/anchors/tcpreplay-4.6.0-beta2/bin}
+ANCHOR_BIN=${ANCHOR_BIN:-}
+[ -n "$ANCHOR_BIN" ] && [ -x "$ANCHOR_BIN/tcpreplay" ] ||
+	echo "note: no tcpreplay 4.6 in \$ANCHOR_BIN ('$ANCHOR_BIN'): compared with the recorded files only"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 die() { echo "FAIL: $*" >&2; exit 1; }
@@ -47,7 +50,7 @@ PY
 check() { # NAME TRACE LOOPS
 	local name=$1 trace=$2 loops=$3 exp=$here/unique-ip/$1.loop$3.tcpreplay46.pcap n
 	n=$(tcpdump -nr "$trace" 2>/dev/null | wc -l)
-	if [ -x "$ANCHOR_BIN/tcpreplay" ] && "$ANCHOR_BIN/tcpreplay" --version >/dev/null 2>&1; then
+	if [ -n "$ANCHOR_BIN" ] && [ -x "$ANCHOR_BIN/tcpreplay" ] && "$ANCHOR_BIN/tcpreplay" --version >/dev/null 2>&1; then
 		"$ANCHOR_BIN/tcpreplay" -q -w "$WORK/ref.pcap" --unique-ip --loop "$loops" -t "$trace" >/dev/null 2>&1 || true
 		"$PCAPDIFF" "$exp" "$WORK/ref.pcap" >/dev/null || die "$name: tcpreplay 4.6 writes other bytes than $exp now"
 	fi

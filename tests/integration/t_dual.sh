@@ -13,7 +13,8 @@
 # missing interface on either side (named), --split without -I.
 . "$(dirname "$0")/lib.sh"
 : "${PCAPDIFF:?}" "${SPLITDUMP:?}"
-TCPPREP=${TCPPREP:-/work/shared/anchors/tcpreplay-4.6.0-beta2/bin/tcpprep}
+# tcpprep 4.6: $TCPPREP, else $ANCHOR_BIN/tcpprep; neither set, its cases are skipped with a note.
+TCPPREP=${TCPPREP:-${ANCHOR_BIN:+$ANCHOR_BIN/tcpprep}}
 
 require_root
 init_ns
@@ -145,7 +146,7 @@ test_prep_split() {
 
 test_cachefile() {
 	if [ ! -x "$TCPPREP" ]; then
-		info "SKIP test_cachefile: no tcpprep 4.6 at $TCPPREP"
+		info "SKIP test_cachefile: no tcpprep 4.6 at '$TCPPREP' (set TCPPREP or ANCHOR_BIN)"
 		return 0
 	fi
 	"$TCPPREP" -a client -i "$TRACES/vlan.pcap" -o "$WORK/vlan.cache" >/dev/null 2>&1 ||
@@ -479,7 +480,7 @@ EOF
 test_tcpprep_modes() {
 	local tr m args d n=0 ndiff=0 r
 	if [ ! -x "$TCPPREP" ]; then
-		info "SKIP test_tcpprep_modes: no tcpprep 4.6 at $TCPPREP"
+		info "SKIP test_tcpprep_modes: no tcpprep 4.6 at '$TCPPREP' (set TCPPREP or ANCHOR_BIN)"
 		return 0
 	fi
 	for tr in http dns ipv6 http6 mixed vlan icmp-flood; do
@@ -568,7 +569,7 @@ xcache_run() {
 	info "tcpprep $1: $n1 frames on port 1, $n2 on port 2, $n0 not sent, as tcpreplay 4.6 reads the cache"
 }
 
-# tcpprep 4.6 -a with -x/-X (issue 13): its first pass already wrote a "don't send" entry per
+# tcpprep 4.6 -a with -x/-X: its first pass already wrote a "don't send" entry per
 # excluded packet, so the cache holds more data than its header's count needs and tcpreplay 4.6
 # reads the sides shifted (-x P:1-10 on http.pcap: packets 1-30 not sent, 31-40 sent with the
 # sides tcpprep found for 1-10; measured with tcpreplay 4.6 -c -i -I on these veths, frame for
@@ -576,7 +577,7 @@ xcache_run() {
 test_cachefile_exclude() {
 	local args
 	if [ ! -x "$TCPPREP" ]; then
-		info "SKIP test_cachefile_exclude: no tcpprep 4.6 at $TCPPREP"
+		info "SKIP test_cachefile_exclude: no tcpprep 4.6 at '$TCPPREP' (set TCPPREP or ANCHOR_BIN)"
 		return 0
 	fi
 	for args in "-a client -x P:1-10" "-a first -X P:5,7,20-22"; do

@@ -14,7 +14,8 @@
 . "$(dirname "$0")/lib.sh"
 : "${GENTRACE:?}"
 FLOW_ORDER="$(dirname "$0")/flow_order.py"
-TCPPREP=${TCPPREP:-/work/shared/anchors/tcpreplay-4.6.0-beta2/bin/tcpprep}
+# tcpprep 4.6: $TCPPREP, else $ANCHOR_BIN/tcpprep; neither set, its cases are skipped with a note.
+TCPPREP=${TCPPREP:-${ANCHOR_BIN:+$ANCHOR_BIN/tcpprep}}
 
 require_root
 command -v python3 >/dev/null || die "python3 is not installed"
@@ -211,7 +212,7 @@ test_split_edits_by_side() {
 
 test_cachefile() {
 	if [ ! -x "$TCPPREP" ]; then
-		info "SKIP -c: no tcpprep at $TCPPREP"
+		info "SKIP -c: no tcpprep at '$TCPPREP' (set TCPPREP or ANCHOR_BIN)"
 		return 0
 	fi
 	"$TCPPREP" -a client -i "$WORK/cross.pcap" -o "$WORK/cross.cache" >/dev/null ||
