@@ -7,18 +7,11 @@
  * cache, --split MODE, a --dualfile side, or the first mode).
  *
  * As tcprewrite 4.6 does it (its -e is --pnat with two maps from 0.0.0.0/0,
- * or [::/0], to the two addresses):
- *   - IPv4 endpoints rewrite IPv4 packets and the IPv4 addresses of ARP
- *     requests and replies; IPv6 packets are left alone.  IPv6 endpoints
- *     ([A]:[B]) rewrite IPv6 packets only.
- *   - ARP follows its direction like any packet: in a request the sender
- *     takes the destination side's address and the target the source side's;
- *     in a reply the other way round.  tcpprep places every ARP frame on the
- *     server side, so with its caches a request reads "who-has SERVER tell
- *     CLIENT" and a reply "SERVER is-at".
- *   - With --skipbroadcast a multicast (or broadcast) address is kept.
- *   - Every fragment is rewritten; checksums follow per RFC 1624 (IPv4
- *     header, and the TCP/UDP/ICMPv6 checksum through the pseudo-header).
+ * or [::/0], to the two addresses): IPv4 endpoints rewrite IPv4 packets and
+ * the IPv4 addresses of ARP, IPv6 endpoints ([A]:[B]) IPv6 packets only;
+ * with --skipbroadcast a multicast or broadcast address is kept; every
+ * fragment is rewritten, checksums follow per RFC 1624 (IPv4 header, and
+ * TCP/UDP/ICMPv6 through the pseudo-header).  ARP: endpoints_apply().
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -103,6 +96,13 @@ static void put_addr(const struct edit_cfg *cfg, struct edit_ctx *c, uint32_t of
 		edit_addr(c, off, to, n);
 }
 
+/*
+ * ARP follows its direction like any packet: in a request the sender takes
+ * the destination side's address and the target the source side's; in a
+ * reply the other way round.  tcpprep places every ARP frame on the server
+ * side, so with its caches a request reads "who-has SERVER tell CLIENT" and
+ * a reply "SERVER is-at".
+ */
 static int endpoints_apply(struct edit *e, struct edit_ctx *c)
 {
 	const struct edit_cfg *cfg = e->cfg;

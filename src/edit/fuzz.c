@@ -1,31 +1,16 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * --fuzz-seed N [--fuzz-factor F]: tcprewrite 4.6's fuzzing, byte for byte.
- * Its generator is the ISO C rand() example (edit_rand31()), seeded with N
- * and run five times before the first packet.  Every packet tcpedit edits
- * (not its soft errors, soft.c) takes one value r; the packet is fuzzed when
- * r % F == 0 (F is 8 unless given), with one of eleven actions chosen by
- * s = r' % 11, r' = r ^ (r >> 16):
- *
- *   0 drop the packet, 1 cut the frame to 1 + r' % (L - 1) bytes,
- *   2-4 zero / xor with (r' >> 4) / set to ff the first n bytes of the region,
- *   5-7 the same for n bytes from 1 + (r' >> 16) % (L - 1) into it,
- *   8-10 the same for its last n bytes,
- *
- * n being 1 when the length left is 16 bytes or less, else 1 + r' % 15.  The
- * region starts behind the TCP (20 bytes) or UDP (8 bytes) header, or at the
- * L4 header for other IP protocols, or at layer 3 for other EtherTypes;
- * tcpedit takes its length L to be the L4 header's offset in the frame less
- * that header's size for IP packets, and the bytes after layer 2 otherwise,
- * so a region may reach past the captured bytes: those writes are lost, as
- * they are in tcprewrite's output.  Checksums of a fuzzed packet are then
- * recomputed, except where tcprewrite leaves them (tcpedit_sums()).
- *
- * After fuzzing, tcpedit runs its layer-2 and header edits (MACs, VLAN,
- * TTL, TOS, ports, TCP sequence, IPv6 class and label) a second time on
- * every packet, whether fuzzed or not (its "goto again"), so --ttl +1 with
- * --fuzz-seed adds 2: the chain does the same (EDIT_AGAIN), stopping where
- * tcpedit meets a soft error in the fuzzed frame.
+ * Its generator is the ISO C rand() example (edit_rand31()), seeded with N and
+ * run five times before the first packet.  Every packet tcpedit edits (not its
+ * soft errors, soft.c) takes one value r and is fuzzed when r % F == 0 (F is 8
+ * unless given), by one of eleven actions (edit_fuzz_packet()); checksums of a
+ * fuzzed packet are then recomputed, except where tcprewrite leaves them
+ * (tcpedit_sums()).  Then tcpedit runs its layer-2 and header edits (MACs,
+ * VLAN, TTL, TOS, ports, TCP sequence, IPv6 class and label) again on every
+ * packet, fuzzed or not ("goto again"): --ttl +1 with --fuzz-seed adds 2.  The
+ * chain does the same (EDIT_AGAIN), stopping where tcpedit meets a soft error
+ * in the fuzzed frame.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -84,6 +69,21 @@ static void fill(uint8_t *d, uint32_t caplen, uint32_t base, int64_t from, int64
 	}
 }
 
+/*
+ * The action is s = r' % 11, r' = r ^ (r >> 16):
+ *   0 drop the packet, 1 cut the frame to 1 + r' % (L - 1) bytes,
+ *   2-4 zero / xor with (r' >> 4) / set to ff the first n bytes of the region,
+ *   5-7 the same for n bytes from 1 + (r' >> 16) % (L - 1) into it,
+ *   8-10 the same for its last n bytes,
+ *
+ * n being 1 when the length left is 16 bytes or less, else 1 + r' % 15.  The
+ * region starts behind the TCP (20 bytes) or UDP (8 bytes) header, or at the
+ * L4 header for other IP protocols, or at layer 3 for other EtherTypes;
+ * tcpedit takes its length L to be the L4 header's offset in the frame less
+ * that header's size for IP packets, and the bytes after layer 2 otherwise,
+ * so a region may reach past the captured bytes: those writes are lost, as
+ * they are in tcprewrite's output.
+ */
 int edit_fuzz_packet(struct pkt *p, uint8_t *d, uint32_t r)
 {
 	uint32_t caplen = p->caplen, l2, l4, base, r2, s, off;

@@ -6,14 +6,10 @@
  * second on server-to-client ones (tcprewrite's meaning with a tcpprep cache).
  * --enet-subsmac OLD,NEW,...: then each pair in turn replaces source and
  * destination addresses equal to its OLD by its NEW (tcprewrite 4.6's order:
- * after --enet-dmac/--enet-smac, and a later pair sees what an earlier one
- * wrote).  An IP multicast destination then gets its group's MAC
- * (edit_group_ops below, after the layer-3 edits).  With
- * --skipl2broadcast an address that is broadcast (ff:ff:ff:ff:ff:ff) or in
- * the IPv4 or IPv6 multicast MAC ranges (01:00:5e, 33:33) is left as it is;
- * other group addresses (01:80:c2, LLDP's and STP's) are rewritten, as
- * tcprewrite 4.6 does.  802.3 length frames are left whole.  Under MPLS the
- * header rewritten is a pseudowire's (RFC 4448), as tcprewrite 4.6 rewrites it.
+ * after --enet-dmac/--enet-smac).  An IP multicast destination then gets its
+ * group's MAC (edit_group_ops below, after the layer-3 edits).
+ * --skipl2broadcast, 802.3 length frames and MPLS pseudowires as tcprewrite
+ * 4.6 treats them: mac_apply().
  */
 #include <string.h>
 
@@ -38,6 +34,14 @@ static const uint8_t *pick(struct edit_ctx *c, const struct edit_macs *m)
 	return m->n == 2 ? m->mac[edit_direction(c)] : m->mac[0];
 }
 
+/*
+ * --enet-subsmac: a later pair sees what an earlier one wrote.  With
+ * --skipl2broadcast an address that is broadcast (ff:ff:ff:ff:ff:ff) or in
+ * the IPv4 or IPv6 multicast MAC ranges (01:00:5e, 33:33) is left as it is;
+ * other group addresses (01:80:c2, LLDP's and STP's) are rewritten, as
+ * tcprewrite 4.6 does.  802.3 length frames are left whole.  Under MPLS the
+ * header rewritten is a pseudowire's (RFC 4448), as tcprewrite 4.6 rewrites it.
+ */
 static int mac_apply(struct edit *e, struct edit_ctx *c)
 {
 	const struct edit_cfg *cfg = e->cfg;

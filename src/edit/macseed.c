@@ -2,17 +2,15 @@
 /*
  * --enet-mac-seed N [--enet-mac-seed-keep-bytes K]: scramble the Ethernet
  * addresses of every frame with a mask drawn from N, the bytes tcprewrite
- * 4.6 writes.  The mask is six distinct bytes, each the low byte of the next
- * value of the ISO C rand() example generator (edit_rand31()) seeded with N
- * (a byte equal to an earlier one is drawn again).  Each address byte b from
- * K on becomes (b ^ m) - (b & m) for its mask byte m, modulo 256; an address
- * that is not unicast keeps its bytes (broadcast, 01:00:5e and 33:33
- * multicast, and VRRP's 00:00:5e:00:01 and 00:00:5e:00:02, RFC 7042 and
- * RFC 5798, 7.3), and without K a unicast address loses the group bit the
- * scrambling may have set, so it stays unicast.  Frames tcprewrite does not
- * decode (802.3 lengths, 18 bytes or less: soft.c) are left as they are, and
- * as tcprewrite does, an IP packet whose destination is a multicast group
- * then gets that group's MAC (mac.c's edit_group_ops, after this edit).
+ * 4.6 writes: six distinct bytes, each the low byte of the next value of the
+ * ISO C rand() example generator (edit_rand31()) seeded with N, a byte equal
+ * to an earlier one drawn again.  Each address byte b from K on becomes
+ * (b ^ m) - (b & m) for its mask byte m, modulo 256; an address that is not
+ * unicast (unicast()) keeps its bytes, and without K a unicast address loses
+ * the group bit the scrambling may have set.  Frames tcprewrite does not
+ * decode (802.3 lengths, 18 bytes or less: soft.c) are left as they are; an
+ * IP packet whose destination is a multicast group then gets that group's
+ * MAC (mac.c's edit_group_ops, after this edit), as tcprewrite does.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -68,7 +66,11 @@ static void macseed_free(struct edit *e)
 	free(e->priv);
 }
 
-/* tcpedit 4.6's is_unicast_ethernet(). */
+/*
+ * tcpedit 4.6's is_unicast_ethernet(): broadcast, 01:00:5e and 33:33
+ * multicast, and VRRP's 00:00:5e:00:01 and 00:00:5e:00:02 (RFC 7042 and
+ * RFC 5798, 7.3) are not unicast, so never scrambled.
+ */
 static bool unicast(const uint8_t *a)
 {
 	static const uint8_t bc[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };

@@ -2,30 +2,16 @@
 /*
  * tcpprep's cache file, format version 04, as tcpprep 4.6 writes it (its
  * cache.c and cache.h).  The layout, all integers big-endian, no padding:
- *
  *   0  magic        8 bytes "tcpprep\0"
  *   8  version      4 bytes "04\0\0" (tcpprep compares atoi() of it)
  *  12  num_packets  u64
  *  20  packets_per_byte u16 (always 4)
  *  22  comment_len  u16
  *  24  comment      comment_len bytes, not NUL-terminated
- *      data         ceil(num_packets / 4) bytes, or more (below)
- *
+ *      data         ceil(num_packets / 4) bytes, or more (split_cache_load())
  * Packet n (from 1) owns bits 2k+1 (send) and 2k (primary interface) of data
  * byte (n-1)/4, where k = (n-1)%4.  Everything is checked against the file's
  * real size before anything is allocated from a header field.
- *
- * Longer data: tcpprep 4.6's auto modes (-a) read the trace twice, and its
- * include/exclude test (-x/-X P:, S:, D:, B:) runs before the mode is looked
- * at, so the first pass (which only learns hosts) already appends a "don't
- * send" entry for every packet it leaves out; the second pass then appends
- * all num_packets entries.  The data is thus ceil((E + num_packets) / 4)
- * bytes, E <= num_packets excluded packets, its first E entries zero, while
- * the header counts num_packets.  tcpreplay 4.6 (read_cache) reads only the
- * first ceil(num_packets / 4) bytes and sends by those entries -- the first
- * pass's zeros, then the start of the second pass -- and so does replay
- * (split_cache_extra() lets the caller warn).  A longer file, or one whose
- * leading entries are not the zeros that E must have written, is refused.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,6 +46,19 @@ void split_cache_free(struct split_cache *c)
 	free(c);
 }
 
+/*
+ * Longer data: tcpprep 4.6's auto modes (-a) read the trace twice, and its
+ * include/exclude test (-x/-X P:, S:, D:, B:) runs before the mode is looked
+ * at, so the first pass (which only learns hosts) already appends a "don't
+ * send" entry for every packet it leaves out; the second pass then appends
+ * all num_packets entries.  The data is thus ceil((E + num_packets) / 4)
+ * bytes, E <= num_packets excluded packets, its first E entries zero.
+ * tcpreplay 4.6 (read_cache) reads only the first ceil(num_packets / 4)
+ * bytes and sends by those entries -- the first pass's zeros, then the start
+ * of the second pass -- and so does replay (split_cache_extra() lets the
+ * caller warn).  A longer file, or one whose leading entries are not the
+ * zeros that E must have written, is refused.
+ */
 int split_cache_load(struct split_cache **cp, const uint8_t *b, size_t len, char *err,
 		     size_t errlen)
 {

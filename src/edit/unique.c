@@ -5,19 +5,9 @@
  * the addresses tcpreplay 4.6 writes.  In pass k (from 0) the lower of the
  * two addresses moves down by k and the higher (or equal) one up by k --
  * IPv4 addresses whole, IPv6 addresses in their last 32 bits, compared as
- * 32-bit numbers -- modulo 2^32, except that when only one of the two
- * wraps around, the one that wrapped moves one step further.
- *
- * Why it needs no checksum work: a 32-bit word adds to a one's-complement
- * sum as its value modulo 0xffff, and 2^32 = 1 modulo 0xffff.  Moving one
- * address down by k and the other up by k leaves the sum of the two as it
- * was; a wrap-around shifts a value by one, which the extra step undoes (two
- * wraps cancel each other).  So the IPv4 header checksum and the TCP, UDP
- * and ICMPv6 checksums over the pseudo-header stay valid untouched, the
- * RFC 1624 update of them is the identity, and the bytes are tcpreplay's.
- *
- * Frames without IP are sent as they are (tcpreplay 4.6 fails them in every
- * pass but the first: replay(1), DIFFERENCES).
+ * 32-bit numbers -- modulo 2^32 (edit_unique_move(), which also says why no
+ * checksum needs work).  Frames without IP are sent as they are (tcpreplay
+ * 4.6 fails them in every pass but the first: replay(1), DIFFERENCES).
  */
 #include <string.h>
 
@@ -41,6 +31,17 @@ static void put32(uint8_t *b, uint32_t v)
 	b[3] = (uint8_t)v;
 }
 
+/*
+ * When only one of the two addresses wraps around, the one that wrapped
+ * moves one step further.  Why no checksum work: a 32-bit word adds to a
+ * one's-complement sum as its value modulo 0xffff, and 2^32 = 1 modulo
+ * 0xffff.  Moving one address down by k and the other up by k leaves the sum
+ * of the two as it was; a wrap-around shifts a value by one, which the extra
+ * step undoes (two wraps cancel each other).  So the IPv4 header checksum and
+ * the TCP, UDP and ICMPv6 checksums over the pseudo-header stay valid
+ * untouched, the RFC 1624 update of them is the identity, and the bytes are
+ * tcpreplay's.
+ */
 void edit_unique_move(uint32_t *src, uint32_t *dst, uint32_t k)
 {
 	uint32_t s = *src, d = *dst, ns, nd;

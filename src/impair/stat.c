@@ -1,20 +1,17 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Statistical impairment with the names and meanings of Linux netem
- * (tc-netem(8); S. Hemminger, "Network Emulation with NetEm", linux.conf.au
- * 2005): random loss with correlation, the Gilbert-Elliott model (E. N.
- * Gilbert, "Capacity of a burst-noise channel", 1960; E. O. Elliott,
- * "Estimates of error rates for codes on burst-noise channels", 1963) and
- * the 4-state Markov model of netem's CLG extension (S. Salsano, F. Ludovici,
- * A. Ordine, "Definition of a general and intuitive loss model for packet
- * networks and its implementation in the Netem module in the Linux kernel",
- * 2012), delay with jitter, correlation and a distribution, duplication,
- * corruption, reordering with a gap, and a rate.  Each packet's fate is one
- * struct impair_action, the same the trace reader produces.
- *
- * Where netem reads generated tables, the distributions are computed here
- * (replay-impair(5) says how); the draws come from our own xoshiro256** so
- * that a seed repeats a run exactly.  No allocation after impair_stat_open().
+ * Statistical impairment as Linux netem names and means it (tc-netem(8); S.
+ * Hemminger, "Network Emulation with NetEm", linux.conf.au 2005): random loss
+ * with correlation, the Gilbert-Elliott model (Gilbert, "Capacity of a
+ * burst-noise channel", 1960; Elliott, "Estimates of error rates for codes on
+ * burst-noise channels", 1963) and the 4-state Markov model of netem's CLG
+ * extension (Salsano, Ludovici and Ordine, "Definition of a general and
+ * intuitive loss model for packet networks and its implementation in the Netem
+ * module in the Linux kernel", 2012), delay with jitter, correlation and a
+ * distribution, duplication, corruption, reordering with a gap, and a rate.
+ * Each packet's fate is one struct impair_action, as the trace reader's.
+ * Distributions are computed here (replay-impair(5)), draws come from our own
+ * xoshiro256** (a seed repeats a run).  No allocation after impair_stat_open().
  */
 #include <ctype.h>
 #include <errno.h>

@@ -1,25 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * From the records to the numbers in the report.
+ * From the records to the numbers in the report (rx_analyse()).
  *
  * Order (RFC 4737): a frame is reordered when its reference position is
  * below the next expected one, i.e. a later packet arrived first; each
  * in-order frame moves the next expected position past itself.  Swapping
- * two neighbours makes exactly one reordered frame.
- *
- * Timing against the reference: for two consecutive in-order frames a, b
- * the intended gap is the reference's ts[b] - ts[a] (the packets between
- * them may be lost: the gap still spans them), the error is the received
- * gap minus that.  RFC 3550's interarrival jitter (6.4.1) smooths |error|
- * with gain 1/16; RFC 4689's jitter (3.2.5) is |delay(b) - delay(a)| per
- * pair, with delay taken from the send log when there is one -- the path's
- * own jitter, apart from the sender's timing error -- else from the
- * reference, where it equals |error|.
- *
- * Percentiles are exact, from sorted arrays, not from the 1/32-precision
- * histogram of stats/hist.c: the receiver keeps every record anyway, and its
- * figures are checked against an independent receiver to within 1 %, which
- * a 3 %-wide bucket could not show.  Eight bytes per frame, n log n once.
+ * two neighbours makes exactly one reordered frame.  Timing and jitter are
+ * taken over consecutive in-order frames (against_reference(),
+ * against_log()); percentiles are exact (rx_dist_of()).
  *
  * Every time goes through rx_time()/rx_tdiff() (rx.h): a timestamp of 2^63 ns
  * or more (a crafted capture or send log) is taken as RX_TIME_MAX_NS, so no
@@ -47,6 +35,12 @@ static int64_t rank(const int64_t *v, size_t n, uint64_t num, uint64_t den)
 	return v[r ? r - 1 : 0];
 }
 
+/*
+ * Percentiles are exact, from sorted arrays, not from the 1/32-precision
+ * histogram of stats/hist.c: the receiver keeps every record anyway, and its
+ * figures are checked against an independent receiver to within 1 %, which
+ * a 3 %-wide bucket could not show.  Eight bytes per frame, n log n once.
+ */
 void rx_dist_of(struct rx_dist *d, int64_t *v, size_t n)
 {
 	long double sum = 0, sq = 0, mean;
@@ -100,7 +94,16 @@ static unsigned hints_at(const struct rx_recs *recs, size_t k, const uint64_t *e
 	return h;
 }
 
-/* Received frames against the reference: kinds, losses, timing. */
+/*
+ * Received frames against the reference: kinds, losses, timing.  For two
+ * consecutive in-order frames a, b the intended gap is the reference's
+ * ts[b] - ts[a] (the packets between them may be lost: the gap still spans
+ * them), the error is the received gap minus that.  RFC 3550's interarrival
+ * jitter (6.4.1) smooths |error| with gain 1/16; RFC 4689's jitter (3.2.5)
+ * is |delay(b) - delay(a)| per pair, with delay taken from the send log when
+ * there is one (against_log(): the path's own jitter, apart from the
+ * sender's timing error) -- else from the reference, where it equals |error|.
+ */
 static int against_reference(struct rx_result *res, const struct rx_recs *recs,
 			     const struct rx_ref *ref, int64_t *err, int64_t *abs_err)
 {

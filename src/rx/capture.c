@@ -7,7 +7,6 @@
  * that took tcpdump's capture loss from 7.7 % to 0.004 % (Menski, "tcpdump
  * Analyse", 2016) are all here: a small snap length (the filter's return
  * value), a large ring (64 MiB by default), and a precise kernel filter.
- *
  * Timestamps: the socket asks for software receive timestamps
  * (SOF_TIMESTAMPING_RX_SOFTWARE), which makes the kernel stamp every frame
  * once as the device hands it to the stack (net.core.netdev_tstamp_prequeue),

@@ -1,24 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * replay-rx: the receiver that proves a replay.  Its parts, one file each:
- *
- *   opts.c     the option table (the project's option machinery, optparse.c)
- *   filter.c   libpcap expression -> kernel BPF program (and offline matching)
- *   capture.c  TPACKET_V3 ring: frames -> struct rx_sink, PACKET_STATISTICS
- *   offline.c  the same from a capture file (-r)
- *   sink.c     per frame: identity, compact record, -w pcap, stop on --count
- *   ref.c      the reference trace, loaded and identified
- *   match.c    identity index: which reference packet a frame is
- *   flow.c     flows (5-tuple, or MAC pair and EtherType), --per-flow, the
- *              kernel filter made from the reference's flows
- *   analyse.c  loss, duplicates, reordering, timing, jitter, latency
- *   report.c   the human table and --json
- *   plot.c     --plot: self-contained SVG figures
- *   main.c     the order of things, exit statuses
- *
- * Capture keeps per frame only (timestamp, identity, length); everything
- * else is computed afterwards, so the capture loop does no more than hash
- * a few dozen bytes and append 24 bytes per frame.
+ * replay-rx: the receiver that proves a replay.  A live capture (capture.c:
+ * a TPACKET_V3 ring; fanout.c: several, one thread each; filter.c: the
+ * kernel filter) or a file (offline.c, -r) feeds every frame to the sink
+ * (sink.c: identity, a 24-byte record, pcapout.c's -w).  Afterwards the
+ * records are matched (match.c) against the reference (ref.c) or the send
+ * log, grouped into flows (flow.c), analysed (analyse.c, series.c) and
+ * reported (report.c; plot.c over svg.c; impair_rec.c's impairment trace);
+ * main.c orders it all.  Capture keeps per frame only (timestamp, identity,
+ * length), so the capture loop does no more than hash a few dozen bytes and
+ * append 24 bytes per frame.
  */
 #ifndef REPLAY_RX_H
 #define REPLAY_RX_H

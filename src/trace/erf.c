@@ -2,28 +2,16 @@
 /*
  * ERF, the Extensible Record Format of Endace DAG cards (Endace "ERF Types
  * Reference Guide"; libpcap's pcap-dag.c and Wireshark's wiretap/erf.c read
- * the same layout).  There is no file header: a file is records, each
- *
+ * the same layout).  No file header: a file is records, each
  *   ts     8  little-endian 32.32 fixed point seconds since the epoch
  *   type   1  record type (bits 0-6); bit 7: extension headers follow
  *   flags  1  bits 0-1 capture port, 2 variable length, 3 truncated,
  *             4 receive error, 5 DS error
- *   rlen   2  big-endian record length, header included (records may be
- *             padded to 8 bytes, so rlen can exceed what was captured)
+ *   rlen   2  big-endian record length, header and any 8-byte padding included
  *   lctr   2  big-endian loss counter (a colour on the COLOR_* types)
  *   wlen   2  big-endian length on the wire -- for Ethernet, FCS included
  *   ext    8 each, while the previous one's bit 7 says another follows
  *   payload: Ethernet types begin with 2 bytes (offset, pad) before the frame
- *
- * So the Ethernet frame is wlen - 4 bytes on the wire and we take at most
- * that many of what the record holds: the FCS (if captured) and the record
- * padding are never sent.  IPv4/IPv6 records hold the packet alone and come
- * out with link type IPV4/IPV6 (turned into Ethernet frames by linktype.c).
- * Provenance (META) and PAD records are skipped; any other record type is
- * handed out whole as LINKTYPE_ERF, which the caller cannot send.
- *
- * No magic number: the probe checks that the input starts with a few
- * plausible records, and runs after every format that has a magic.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -142,6 +130,10 @@ static size_t erf_probe_want(const uint8_t *head, size_t len)
 	return at;
 }
 
+/*
+ * ERF has no magic number: the probe checks that the input starts with a
+ * few plausible records, and runs after every format that has a magic.
+ */
 static bool erf_probe(const uint8_t *head, size_t len)
 {
 	size_t at = 0;
@@ -225,6 +217,14 @@ static int port_iface(struct trace *t, unsigned port, uint16_t linktype, uint64_
 	return s->port_if[port];
 }
 
+/*
+ * The Ethernet frame is wlen - 4 bytes on the wire and we take at most that
+ * many of what the record holds: the FCS (if captured) and the record
+ * padding are never sent.  IPv4/IPv6 records hold the packet alone and come
+ * out with link type IPV4/IPV6 (turned into Ethernet frames by linktype.c).
+ * Provenance (META) and PAD records are skipped; any other record type is
+ * handed out whole as LINKTYPE_ERF, which the caller cannot send.
+ */
 static int erf_next(struct trace *t, struct pkt *p)
 {
 	for (;;) {

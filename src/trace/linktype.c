@@ -2,22 +2,16 @@
 /*
  * Link-type conversion: every packet leaves the reader as an Ethernet frame,
  * whatever the file recorded, packet by packet (a pcapng may mix link types
- * across its interfaces).  One place for every format.
- *
+ * across its interfaces); one place for every format (trace_to_ethernet()).
  * The new frame is the packet without its link-layer header, behind a
- * 14-byte Ethernet header:
- *   EtherType  from the header (SLL/SLL2 protocol; NULL/LOOP address family)
- *              or the IP version (RAW, IPV4, IPV6).  SLL's 802.2 LLC and
- *              Novell 802.3 pseudo-protocols become an 802.3 length field.
- *   source     the address a Linux cooked capture recorded, when it is a
- *              6-byte Ethernet address; else cfg.smac (TRACE_DEFAULT_SMAC).
- *   destination
- *              the group address an IP multicast destination maps to (RFC
- *              1112 6.4, RFC 2464 7) and ff:ff:ff:ff:ff:ff for 255.255.255.255
- *              or a cooked capture's broadcast packet type; else cfg.dmac
- *              (TRACE_DEFAULT_DMAC).
- * The frame is built in a ring (views outlive TRACE_VIEW_KEEP_BYTES of later
- * frames), because the input is read-only and the headers differ in size.
+ * 14-byte Ethernet header.  EtherType: from the header (SLL/SLL2 protocol,
+ * NULL/LOOP address family; SLL's 802.2 LLC and Novell 802.3 pseudo-protocols
+ * become an 802.3 length) or the IP version (RAW, IPV4, IPV6).  Source: the
+ * address a cooked capture recorded, if a 6-byte one, else cfg.smac
+ * (TRACE_DEFAULT_SMAC).  Destination: an IP multicast group's address (RFC
+ * 1112 6.4, RFC 2464 7), broadcast for 255.255.255.255 or a cooked capture's
+ * broadcast packet, else cfg.dmac (TRACE_DEFAULT_DMAC).  Built in a ring
+ * (views outlive TRACE_VIEW_KEEP_BYTES of later frames): the input is read-only.
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,20 +1,17 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * pcapng: https://datatracker.ietf.org/doc/draft-ietf-opsawg-pcapng/
- *
- * A file is a sequence of blocks (section 3.1): type, total length, body
+ * pcapng: https://datatracker.ietf.org/doc/draft-ietf-opsawg-pcapng/ -- a
+ * file is a sequence of blocks (section 3.1): type, total length, body
  * padded to 32 bits, total length again.  A Section Header Block (4.1)
  * starts each section and sets its byte order; Interface Description Blocks
- * (4.2) number the section's interfaces from 0, each with its own link type,
- * snap length and timestamp unit (if_tsresol, if_tsoffset: 4.2 options).
- * Packets come in Enhanced Packet Blocks (4.3), Simple Packet Blocks (4.4:
- * interface 0, no timestamp) and the obsolete Packet Block (appendix A).
- * Every other block -- name resolution, statistics, secrets, custom, types
- * not yet defined -- is skipped, its trailer still checked.
- *
- * Every length is checked against the block before use, as libpcap's
- * read_block()/get_from_block_data() do; packet-bearing blocks are capped at
- * TRACE_PEEK_MAX_BYTES, others are skipped without being held in memory.
+ * (4.2) number the section's interfaces from 0, each with its link type,
+ * snap length and timestamp unit (if_tsresol, if_tsoffset).  Packets come in
+ * Enhanced (4.3), Simple (4.4: interface 0, no timestamp) and the obsolete
+ * Packet Blocks (appendix A).  Every other block -- name resolution,
+ * statistics, secrets, custom, new types -- is skipped, its trailer still
+ * checked.  Every length is checked against the block before use, as
+ * libpcap's read_block() and get_from_block_data() do; packet blocks are
+ * capped at TRACE_PEEK_MAX_BYTES, others skipped without being held.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,58 +1,17 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Where a trace's bytes come from: the caller's memory, a regular file mapped
- * whole and paged through a read-ahead window, a preloaded copy, or a stream
- * (pipe, device, standard input) read into two alternating buffers.
+ * whole and paged through a read-ahead window, a preloaded copy (-K), or a
+ * stream (pipe, device, standard input) read into two alternating buffers.
  *
- * The read-ahead window (Feng, Bezzaz, Feng and Walpole, "NetVCR: a
- * high-performance packet replay engine", 2002, section III-A).  NetVCR
- * mapped two alternating 32 MiB windows and madvise()d the next one while
- * sending from the current one, in the send loop, with no thread and no
- * lock.  We keep that idea and its memory bound, not its two separate mappings:
- *
- *  - The file is mapped once, whole (address space is free on 64-bit), so a
- *    record straddling two windows is contiguous and a view stays valid
- *    until trace_close(): nothing is ever unmapped under a live view, which
- *    lets the methods batch views freely.
- *  - What the window bounds is memory: once per window, the pages more than
- *    RELEASE_LAG behind the cursor are MADV_DONTNEED (and, for files too big
- *    to stay cached, POSIX_FADV_DONTNEED), so at most about one window plus
- *    a few MiB is mapped whatever the file size.  A view older than that
- *    still reads correctly: the kernel faults it back in.  Once per window,
- *    not per step: each MADV_DONTNEED ends in a TLB shootdown, ~100 us in a
- *    VM whatever its length (released every 128 KiB, a warm 1 GiB drain ran
- *    2.5x slower than libpcap).
- *  - Ahead of the cursor, what fills the page cache depends on the kernel.
- *    WINDOW keeps one window ahead MADV_WILLNEED, in 128 KiB steps (one
- *    32 MiB call costs over a millisecond in the send loop and is cut to
- *    read_ahead_kb anyway; a step costs ~15 us).  But WILLNEED fills the
- *    page cache with 4 KiB folios, mapped page by page, while the kernel's
- *    own sequential read-ahead through the mapping builds large folios,
- *    mapped 2 MiB at a time: on the project's machines (kernel 6.18, a VM)
- *    draining a warm 1 GiB trace of 64-byte frames ran at 6.3 M records/s
- *    from a WILLNEED-filled cache and 61-85 M records/s from a cache the
- *    kernel filled, and cold at 0.33 against 0.9 GB/s.  So AUTO lets the
- *    kernel do it (KERNEL: MADV_SEQUENTIAL, and POSIX_FADV_SEQUENTIAL to
- *    double its read-ahead) when that read-ahead already runs at least
- *    KERNEL_RA_ENOUGH ahead -- ~30 ms at 1 Gbit/s -- and keeps NetVCR's
- *    window where it does not (read_ahead_kb is 128 on many systems).
- *    KERNEL also asks for MADV_HUGEPAGE, so what it reads from disk comes
- *    in 2 MiB folios mapped 2 MiB at a time (one fault each).  A file just
- *    written keeps the folios its writer's write()s made (4 KiB from
- *    stdio), mapped 64 KiB a fault (fault_around_bytes): a trace replayed
- *    right after it was written costs one fault per ~43 frames of 1514
- *    bytes, and one TLB miss per ~2.7.
- *    BENCHMARKS.md has the stalls each policy causes.
- *
- * A mapping cannot report an I/O error or a file truncated under it except
- * by SIGBUS.  A trace is truncated while it is replayed more often than one
- * would think (log rotation, a copy still being written), so the fault is
- * caught: on_sigbus() maps zeros over the rest of the mapping, so that the
- * access that faulted completes, and marks the trace, whose next
- * trace_next() then fails with -EIO naming the file and where it ended.
- * trace_next() reads each record's last byte before handing it out, so the
- * fault comes while the reader holds the record, not in the sender (which
- * would send zeros): the whole cost is that one load per packet.
+ * A file is mapped once, whole, so a view stays valid until trace_close()
+ * and the methods may batch views.  The window bounds memory, not the
+ * mapping: trace_window_step() releases what lies RELEASE_LAG behind the
+ * cursor once a window, and keeps the window ahead on its way in -- by the
+ * kernel's read-ahead where it runs KERNEL_RA_ENOUGH ahead, else by NetVCR's
+ * MADV_WILLNEED steps (map_file() picks).  A file truncated under its
+ * mapping raises SIGBUS: on_sigbus() maps zeros over the rest, and the next
+ * trace_next() fails with -EIO naming the file and where: doc/reading.md.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -68,11 +27,11 @@
 
 #include "trace_int.h"
 
-/* One read-ahead step: see the comment at the top. */
+/* One read-ahead step (doc/reading.md says why this size). */
 #define RA_CHUNK_BYTES ((size_t)128 << 10)
 /* Releases start on a huge-page boundary, so a 2 MiB mapping around the cursor is never split. */
 #define RELEASE_ALIGN_BYTES ((size_t)2 << 20)
-/* The kernel's sequential read-ahead that makes our own unnecessary (see the top). */
+/* The kernel's sequential read-ahead that makes our own unnecessary (doc/reading.md). */
 #define KERNEL_RA_ENOUGH_BYTES ((size_t)4 << 20)
 /* Pages this far behind the cursor stay mapped: views a method still holds are not refaulted. */
 #define RELEASE_LAG_BYTES ((size_t)1 << 20)
@@ -221,7 +180,7 @@ void trace_window_step(struct trace *t)
 		(void)posix_fadvise(t->fd, 0, (off_t)MIN(t->win_bytes, t->size), POSIX_FADV_WILLNEED);
 		t->ra_wrap = MIN(t->win_bytes, t->size);
 	}
-	/* Release behind, once per window: see the top for why not more often. */
+	/* Release behind, once per window: doc/reading.md says why not more often. */
 	if (t->ra_release && t->pos >= t->rel_next) {
 		size_t rel = round_down(t->pos - MIN(t->pos, RELEASE_LAG_BYTES), RELEASE_ALIGN_BYTES);
 

@@ -28,8 +28,8 @@
 
 /*
  * How far ahead of the cursor trace_next() prefetches a mapped or preloaded
- * input, bytes: a page, ~3 frames of 1514 B (BENCHMARKS.md, stop 32: 1 KiB
- * gained less, 8-32 KiB no more).
+ * input, bytes: a page, ~3 frames of 1514 B (BENCHMARKS.md, Reading, "The
+ * prefetch": 1 KiB gained less, 8-32 KiB no more).
  */
 #define TRACE_PREFETCH_AHEAD ((size_t)4096)
 

@@ -2,19 +2,15 @@
 /*
  * Would AF_XDP lose anything on this interface?  --method auto asks before it
  * tries xdp unasked (tx_open_auto()).  AF_XDP in copy mode hands each frame
- * straight to the driver: no qdisc, and no packet tap sees it (tcpdump on
- * the sending interface would show nothing).  Where the interface's qdiscs
- * are all the kernel's defaults (noqueue on veth, pfifo_fast or mq with the
- * net.core.default_qdisc children on a NIC) there is nothing to bypass, and
- * where no tap listens there is nothing to hide; then xdp is the fastest
- * method and costs nothing.  A user's shaping (tbf, htb, ...), a clsact
- * egress hook, a running capture, an MTU past an AF_XDP frame or a missing
- * TX queue (one per sender thread, or the --xdp-queue asked for) keep auto
- * on mmsg.
- *
- * The qdiscs and the queue count come from rtnetlink (RTM_GETQDISC dump,
- * RTM_GETLINK), the taps from /proc/net/packet: both are the caller's
- * network namespace's, as the interface name is.
+ * straight to the driver: no qdisc, and no packet tap sees it.  Where the
+ * interface's qdiscs are all the kernel's defaults (noqueue on veth,
+ * pfifo_fast or mq with the net.core.default_qdisc children on a NIC) and no
+ * tap listens, there is nothing to bypass or hide, and xdp is the fastest
+ * method.  A user's shaping (tbf, htb, ...), a clsact egress hook, a running
+ * capture, an MTU past an AF_XDP frame or a missing TX queue (one per sender
+ * thread, or the --xdp-queue asked for) keep auto on mmsg.  The qdiscs and
+ * the queue count come from rtnetlink (RTM_GETQDISC, RTM_GETLINK), the taps
+ * from /proc/net/packet: both the caller's network namespace's.
  */
 #include <errno.h>
 #include <linux/netlink.h>

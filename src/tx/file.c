@@ -1,19 +1,16 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The file method (-w): writes the frames that would go on the wire to a
- * nanosecond pcap, each stamped with its scheduled send time.  It runs in
- * virtual time, so a dry run of an hour-long trace takes as long as the
- * writing.  A regular output file is written unnamed (replay/outfile.h) and
- * appears under its name only at commit, which the send loop asks for only
- * when the whole run succeeded: a run that fails partway leaves nothing
- * behind (and no old file clobbered), even when killed.  Devices, FIFOs and
- * standard output are written directly.
- *
- * Every record fits the snap length of the file's own header (the pipeline's
- * frame maximum) and its timestamp fits pcap's 32-bit seconds; a frame that
- * does not is refused with its reason, never written cut or wrapped.  A
- * write error (a closed pipe, a full disk) ends the run: the stream is
- * broken from that point.
+ * nanosecond pcap, each stamped with its scheduled send time, in virtual
+ * time (a dry run of an hour-long trace takes as long as the writing).  A
+ * regular output file is written unnamed (replay/outfile.h) and appears
+ * under its name only at commit, which the send loop asks for only when the
+ * whole run succeeded: a run that fails partway leaves nothing behind (and
+ * no old file clobbered), even when killed.  Devices, FIFOs and standard
+ * output are written directly.  Every record fits the snap length of the
+ * file's own header (the pipeline's frame maximum) and pcap's 32-bit
+ * seconds; a frame that does not is refused with its reason, never written
+ * cut or wrapped.  A write error (a closed pipe, a full disk) ends the run.
  */
 #include <endian.h>
 #include <errno.h>

@@ -2,27 +2,16 @@
 /*
  * PACKET_TX_RING (TPACKET_V2): frames are written straight into a ring the
  * kernel shares with us, and one send() kicks every frame that is ready.
- *
- * Ownership of a ring frame, by its tp_status (each hand-off is a named
- * function below):
+ * A ring frame's owner, by its tp_status (each hand-off a named function):
  *   AVAILABLE     ours: send() may fill it (user_may_fill());
- *   SEND_REQUEST  filled and handed over (hand_to_kernel()), but the kernel
- *                 only looks at it when kicked (send(fd, NULL, 0)) -- so
- *                 send() stages by filling frames ahead of their deadline,
- *                 and flush() is the kick at the deadline; until the kick,
- *                 discard() may take it back (take_back_from_kernel());
- *   SENDING       the kernel built an skb from it and it is on its way;
- *   AVAILABLE     again once the skb is freed (tpacket_destruct_skb);
- *   WRONG_FORMAT  the kernel refused the frame (PACKET_LOSS is not set, so
- *                 it stops there rather than skipping it silently).
- * The kernel walks the ring in order from its own head and stops at the first
- * frame that is not SEND_REQUEST; a frame the device refused (qdisc full) is
- * put back to SEND_REQUEST and retried on the next kick.  So after a kick,
- * the staged frames that are no longer SEND_REQUEST are exactly the prefix
- * the kernel took: that is what flush() reports.
- *
- * tcpreplay 4.6 closes its ring without waiting and loses the last frames;
- * drain() here waits for every frame to come back AVAILABLE.
+ *   SEND_REQUEST  filled and handed over (hand_to_kernel()), but looked at
+ *                 only when kicked (send(fd, NULL, 0)): send() stages ahead
+ *                 of the deadline, flush() is the kick at it, and until the
+ *                 kick discard() may take it back (take_back_from_kernel());
+ *   SENDING       the kernel built an skb from it; AVAILABLE again once the
+ *                 skb is freed (tpacket_destruct_skb);
+ *   WRONG_FORMAT  the kernel refused it (PACKET_LOSS is not set, so it stops
+ *                 there rather than skipping it silently).
  */
 #include <errno.h>
 #include <linux/if_packet.h>
@@ -176,6 +165,13 @@ static int ring_send(struct tx *tx, const struct pkt *v, unsigned n)
 	return (int)n;
 }
 
+/*
+ * The kernel walks the ring in order from its own head and stops at the
+ * first frame that is not SEND_REQUEST; a frame the device refused (qdisc
+ * full) is put back to SEND_REQUEST and retried on the next kick.  So after
+ * a kick, the staged frames that are no longer SEND_REQUEST are exactly the
+ * prefix the kernel took: that is what flush() reports.
+ */
 static int ring_flush(struct tx *tx)
 {
 	struct ring_state *s = tx->priv;
@@ -241,6 +237,7 @@ static int ring_wait(struct tx *tx, int err)
 	return 0;
 }
 
+/* Wait for every frame back AVAILABLE (tcpreplay 4.6 closes at once and loses the last). */
 static int ring_drain(struct tx *tx)
 {
 	struct ring_state *s = tx->priv;

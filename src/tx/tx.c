@@ -47,28 +47,19 @@ const struct opt_enum tx_xdp_mode_choices[] = {
 };
 
 /*
- * --method auto: the fastest method that works here, tried in this order.
- * Measured on veth (BENCHMARKS.md, "Transmit methods": sender CPU per
- * 64-byte frame from a 1 M-frame trace, median of 3, two runs): xdp
- * 600-740 ns, mmsg 720-940 ns, ring 950-1080 ns, uring 1040-1220 ns,
- * packet 2470-3150 ns; mmsg also led ring at 512 and 1514 bytes.
- *   xdp    AF_XDP, copy mode here (zero-copy where the driver has it): the
- *          fastest, but it bypasses the qdisc (tc shaping would be ignored
- *          silently), holds frames of at most 4 KiB and takes over a device
- *          queue -- so auto uses it when the user asked for
- *          --qdisc-bypass, or when bypassing loses nothing
- *          (tx_bypass_harmless(): default qdiscs, no capture listening, the
- *          MTU fits; src/tx/bypass.c);
+ * --method auto: the fastest method that works here, tried in this order
+ * (sender CPU per frame on veth: BENCHMARKS.md, Top speed).
+ *   xdp    AF_XDP: the fastest, but it bypasses the qdisc (tc shaping would
+ *          be ignored silently), holds frames of at most 4 KiB and takes
+ *          over a device queue -- so only with --qdisc-bypass, or where
+ *          bypassing loses nothing (tx_bypass_harmless(), src/tx/bypass.c);
  *   mmsg   sendmmsg() per batch: the fastest that honours the qdisc, and
- *          it works wherever an AF_PACKET socket does;
- *   ring   PACKET_TX_RING: a little slower than mmsg on every size
- *          measured (the kernel builds page-fragment skbs and hands each
- *          frame back through its status word), for when mmsg is refused;
+ *          works wherever an AF_PACKET socket does;
+ *   ring   PACKET_TX_RING: a little slower than mmsg at every size measured
+ *          (page-fragment skbs, each frame handed back by its status word);
  *   packet one send() per frame: the last resort.
- * uring is not tried: on a packet socket it does mmsg's work with more
- * bookkeeping and was slower (it is there by request, e.g. with SQPOLL).
- * raw is layer 3 and changes what goes on the wire (the kernel builds the
- * Ethernet header), so it is never picked for the user.
+ * uring (mmsg's work with more bookkeeping, and slower) is there by request;
+ * raw is layer 3 (the kernel builds the Ethernet header): never picked.
  */
 static const char *const auto_bypass[] = { "xdp", "mmsg", "ring", "packet" };
 static const char *const auto_plain[] = { "mmsg", "ring", "packet" };

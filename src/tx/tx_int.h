@@ -197,21 +197,18 @@ static inline uint32_t stage_slot_bytes(uint32_t mtu)
 }
 
 /*
- * struct sock_tx - the skeleton the staging socket methods (packet, mmsg,
- * uring) share, in src/tx/sock.c: a send-only AF_PACKET socket and a
- * stage.  A method's state starts with one (it is tx->priv), so the
- * sock_tx_*() functions serve as its ops where it has nothing to add:
+ * struct sock_tx - the skeleton of the staging socket methods (packet, mmsg,
+ * uring; src/tx/sock.c): a send-only AF_PACKET socket and a stage.  A
+ * method's state starts with one (tx->priv), so the sock_tx_*() functions
+ * serve as its ops where it has nothing to add:
  *   sock_tx_open()     calloc @state_bytes of state (zeroed, fd -1) into
  *                      tx->priv, open the socket (netdev_packet_socket()),
  *                      set tx->batch and a stage of that many frames, and
  *                      tx->mode for --qdisc-bypass.  0 or -errno with
  *                      tx->err set; the method's open() goes on from there;
- *   sock_tx_send()     ops->send: stage_frames();
- *   sock_tx_discard()  ops->discard: empty the stage;
- *   sock_tx_wait()     ops->wait: netdev_wait_room() on the socket;
- *   sock_tx_drain()    ops->drain: netdev_wait_outq() on the socket;
- *   sock_tx_close()    ops->close: the socket, the stage and the state; a
- *                      method with more frees its own first, then calls it.
+ *   sock_tx_send(), sock_tx_discard()  stage_frames(), empty the stage;
+ *   sock_tx_wait(), sock_tx_drain()    netdev_wait_room(), netdev_wait_outq();
+ *   sock_tx_close()    the socket, the stage, the state (a method frees its own first).
  * Only flush(), how the stage reaches the kernel, is each method's own.
  */
 struct sock_tx {

@@ -1,47 +1,17 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * AF_XDP (libxdp): frames are copied into UMEM, the memory the socket shares
- * with the kernel, and their descriptors go on the TX ring; one sendto()
- * kicks the kernel to send them.  Zero-copy where the driver supports it
- * (the NIC reads UMEM directly), copy mode everywhere else (the kernel
- * builds an skb per frame and hands it straight to the driver: no qdisc).
- * No XDP program is loaded: this socket only sends.
- *
- * A UMEM frame belongs to
- *   us           on the free list, or staged: filled, its descriptor
- *                written in a TX ring slot we reserved but have not
- *                published (the producer index does not cover it yet);
- *   the kernel   from the moment the producer index is published past its
- *                descriptor until its address comes back on the completion
- *                ring.
- * send() fills free frames and writes their descriptors straight into the
- * ring; flush() publishes them, kicks, and reports how many descriptors the
- * kernel consumed (its consumer index).
- * In copy mode the kernel consumes at most 32 per kick, so flush() reports
- * a prefix and the loop kicks again.  A descriptor the driver refused with
- * NET_XMIT_DROP (veth: its peer's backlog was full) is consumed but not
- * sent; the kernel says so with EBUSY, and that packet is reported failed,
- * never counted as sent.
- *
- * In place (tx_cfg.inplace: the trace was preloaded, with spare memory after
- * it): the copy of the trace and the spare after it are registered as one
- * UMEM, in unaligned-chunk mode (a descriptor may point at any byte), the
- * staging frames live in the spare, and a frame whose bytes lie in the copy
- * -- one sent as recorded, which is every frame of a run without edits --
- * goes by its address in the copy, with no memcpy.  In copy mode the kernel
- * still copies it into an skb, and that copy then reads the cold trace
- * itself, through the UMEM's 4 KiB kernel mapping: alone that was 4-5 %
- * slower than staging at 1514 B (perf: the user memmove's share moved to the
- * kernel's memcpy and grew).  So a frame sent in place is prefetched, whole,
- * when it is staged, through the preload's 2 MiB pages, and the kernel's copy
- * at the kick finds it in the cache: 1.13x the staging copy's rate at 1514 B,
- * 1.02x at 512 B, 1.00x at 64 B (BENCHMARKS.md, stop 31).  With a zero-copy
- * driver the CPU never touches the frame.  The trace mapping itself
- * cannot be registered: the kernel pins a UMEM for writing (FOLL_WRITE |
- * FOLL_LONGTERM), which a read-only file mapping refuses (scripts/bench/
- * umem-probe.c), and a private writable one would be copied whole at
- * registration.  A completion of an in-place frame returns nothing to the
- * free list; the descriptors out are counted instead (drain()).
+ * AF_XDP (libxdp), send only, no XDP program: frames go into UMEM, memory
+ * shared with the kernel, their descriptors on the TX ring; one sendto() kicks.
+ * Zero copy where the driver has it, else copy mode (an skb per frame, no
+ * qdisc).  A UMEM frame is ours while free or staged (its descriptor in a ring
+ * slot not yet published), the kernel's from the publishing until its address
+ * comes back on the completion ring.  flush() publishes, kicks and reports the
+ * prefix the kernel consumed (at most 32 a kick in copy mode); a descriptor the
+ * driver refused (EBUSY) is a failed packet.  In place (tx_cfg.inplace) the
+ * preload and its spare are one unaligned-chunk UMEM: a frame as recorded goes
+ * by its address in the copy, prefetched before the kick, and its completion
+ * frees nothing (drain() counts them).  Why, and why not the trace's own
+ * mapping: doc/scaling.md, "AF_XDP zero-copy".
  */
 #include <errno.h>
 #include <linux/if_xdp.h>
