@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Edit-chain benchmarks (BENCHMARKS.md, "Edit chain"):
+# Edit-chain benchmarks (BENCHMARKS.md, "Editing"):
 #  1. cost per packet of the chain alone, in ns (median of 5 runs) and in
 #     instructions (callgrind, counting inside edit_chain_apply only), for: no
 #     edits, MAC rewrite, pnat + fixcsum, padding on the fly, padding with the

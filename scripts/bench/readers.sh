@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# Trace-reader benchmarks (BENCHMARKS.md, "Trace readers").  Every figure is
+# Trace-reader benchmarks (BENCHMARKS.md, "Reading").  Every figure is
 # the median of RUNS runs (all runs shown in brackets), our reader and its
 # anchor measured in the same run of this script:
 #
