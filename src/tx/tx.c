@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Method registry and the helpers every method shares. */
+/* Method registry and the functions every method shares. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
