@@ -2,16 +2,16 @@
 /*
  * Where a trace's bytes come from: the caller's memory, a regular file mapped
  * whole and paged through a read-ahead window, a preloaded copy (-K), or a
- * stream (pipe, device, standard input) read into two alternating buffers.
- *
- * A file is mapped once, whole, so a view stays valid until trace_close()
- * and the methods may batch views.  The window bounds memory, not the
- * mapping: trace_window_step() releases what lies RELEASE_LAG behind the
- * cursor once a window, and keeps the window ahead on its way in -- by the
- * kernel's read-ahead where it runs KERNEL_RA_ENOUGH ahead, else by NetVCR's
- * MADV_WILLNEED steps (map_file() picks).  A file truncated under its
- * mapping raises SIGBUS: on_sigbus() maps zeros over the rest, and the next
- * trace_next() fails with -EIO naming the file and where: doc/reading.md.
+ * stream (pipe, device, standard input) read into two alternating buffers.  A
+ * file is mapped once, whole, so a view stays valid until trace_close() and the
+ * methods may batch views.  The window bounds memory, not the mapping:
+ * trace_window_step() releases what lies RELEASE_LAG behind the cursor once a
+ * window, and keeps the window ahead on its way in -- by the kernel's
+ * read-ahead where it runs KERNEL_RA_ENOUGH ahead, else by NetVCR's
+ * MADV_WILLNEED steps (map_file() picks).  A file truncated under its mapping
+ * raises SIGBUS, which is caught: zeros are mapped over the rest, and the next
+ * trace_next() fails with -EIO naming the file and where it ended.  Why each:
+ * doc/reading.md.
  */
 #include <errno.h>
 #include <fcntl.h>
