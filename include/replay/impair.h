@@ -313,12 +313,14 @@ const struct impair_stats *impair_stats(const struct impair *im);
 const char *impair_strerror(const struct impair *im);
 void impair_close(struct impair *im);
 
+struct json;
+
 /*
  * impair_stats_print() - the summary lines ("Impairment: ...") for @st.
- * impair_stats_write_json() - @st as one JSON object (no newline), to be
- * the value of "impairment" in --stats-json; 0 or -errno on a write error.
+ * impair_stats_json() - @st as one JSON object, the value of @key (NULL
+ * where the writer takes no key), as "impairment" in --stats-json.
  */
 void impair_stats_print(const struct impair_stats *st, FILE *f);
-int impair_stats_write_json(const struct impair_stats *st, FILE *f);
+void impair_stats_json(struct json *w, const char *key, const struct impair_stats *st);
 
 #endif

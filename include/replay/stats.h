@@ -138,6 +138,8 @@ struct stats_pass {
 
 #define STATS_EXTRA_MAX 2
 
+struct json;
+
 struct stats {
 	uint64_t read;       /* records read from the traces (not counting one interrupted by a signal) */
 	uint64_t sent;       /* packets the method accepted */
@@ -172,7 +174,7 @@ struct stats {
 	 */
 	struct stats_extra {
 		void (*print)(const void *arg, FILE *f);
-		int (*json)(const void *arg, FILE *f); /* one JSON value, the value of key */
+		void (*json)(const void *arg, struct json *w); /* one JSON value (key NULL), the value of key */
 		const char *key;
 		const void *arg;
 	} extra[STATS_EXTRA_MAX];
@@ -250,10 +252,7 @@ void stats_print(const struct stats *s, FILE *f);
  */
 #define STATS_JSON_SCHEMA 2
 
-/* stats_write_json() - one JSON object and a newline to @f; 0 or -errno. */
+/* stats_write_json() - one JSON object and a newline to @f; 0 or -errno (json_finish()). */
 int stats_write_json(const struct stats *s, FILE *f);
-
-/* Write @str to @f as a JSON string, with the escapes RFC 8259 requires (NULL as ""). */
-void stats_json_str(FILE *f, const char *str);
 
 #endif

@@ -4,9 +4,8 @@
  * (replay/impair.h), in the manner of src/stats/stats.c: human lines with
  * durations in a readable unit, and one JSON object of integers in ns.
  */
-#include <errno.h>
-
 #include "impair_int.h"
+#include "replay/json.h"
 
 #define ULL(x) ((unsigned long long)(x))
 
@@ -48,28 +47,38 @@ void impair_stats_print(const struct impair_stats *st, FILE *f)
 		fprintf(f, "Impairment: %llu complete passes over the traces\n", ULL(st->passes));
 }
 
-int impair_stats_write_json(const struct impair_stats *st, FILE *f)
+void impair_stats_json(struct json *w, const char *key, const struct impair_stats *st)
 {
 	const struct hist *h = &st->delay;
 
-	fprintf(f,
-		"{\"packets\":%llu,\"unmatched\":%llu,\"actions\":%llu,\"from_trace\":%llu,"
-		"\"from_default\":%llu,\"from_model\":%llu,\"passes\":%llu,\"passed\":%llu,"
-		"\"dropped\":%llu,\"queue_dropped\":%llu,\"delayed\":%llu,\"duplicated\":%llu,"
-		"\"copies\":%llu,\"reordered\":%llu,\"corrupted\":%llu,\"bits_flipped\":%llu,"
-		"\"corrupt_outside\":%llu,\"late\":%llu,\"queue_limit\":%llu,\"queue_peak\":%llu,"
-		"\"queue_full\":%llu,",
-		ULL(st->packets), ULL(st->unmatched), ULL(st->actions), ULL(st->from_trace),
-		ULL(st->from_default), ULL(st->from_model), ULL(st->passes), ULL(st->passed),
-		ULL(st->dropped), ULL(st->queue_dropped), ULL(st->delayed), ULL(st->duplicated),
-		ULL(st->copies), ULL(st->reordered), ULL(st->corrupted), ULL(st->bits_flipped),
-		ULL(st->corrupt_outside), ULL(st->late), ULL(st->queue_limit), ULL(st->queue_peak),
-		ULL(st->queue_full));
-	fprintf(f,
-		"\"delay_ns\":{\"count\":%llu,\"p50\":%llu,\"p99\":%llu,\"max\":%llu,\"mean\":%.1f}}",
-		ULL(h->count), ULL(hist_pct(h, 0.5)), ULL(hist_pct(h, 0.99)), ULL(h->max),
-		hist_mean(h));
-	if (fflush(f) != 0 || ferror(f))
-		return -(errno ? errno : EIO);
-	return 0;
+	json_object(w, key);
+	json_uint(w, "packets", st->packets);
+	json_uint(w, "unmatched", st->unmatched);
+	json_uint(w, "actions", st->actions);
+	json_uint(w, "from_trace", st->from_trace);
+	json_uint(w, "from_default", st->from_default);
+	json_uint(w, "from_model", st->from_model);
+	json_uint(w, "passes", st->passes);
+	json_uint(w, "passed", st->passed);
+	json_uint(w, "dropped", st->dropped);
+	json_uint(w, "queue_dropped", st->queue_dropped);
+	json_uint(w, "delayed", st->delayed);
+	json_uint(w, "duplicated", st->duplicated);
+	json_uint(w, "copies", st->copies);
+	json_uint(w, "reordered", st->reordered);
+	json_uint(w, "corrupted", st->corrupted);
+	json_uint(w, "bits_flipped", st->bits_flipped);
+	json_uint(w, "corrupt_outside", st->corrupt_outside);
+	json_uint(w, "late", st->late);
+	json_uint(w, "queue_limit", st->queue_limit);
+	json_uint(w, "queue_peak", st->queue_peak);
+	json_uint(w, "queue_full", st->queue_full);
+	json_object(w, "delay_ns");
+	json_uint(w, "count", h->count);
+	json_uint(w, "p50", hist_pct(h, 0.5));
+	json_uint(w, "p99", hist_pct(h, 0.99));
+	json_uint(w, "max", h->max);
+	json_double(w, "mean", hist_mean(h), 1);
+	json_end(w);
+	json_end(w);
 }

@@ -17,6 +17,7 @@
 #include "privs.h"
 #include "run_int.h"
 #include "replay/caps.h"
+#include "replay/json.h"
 #include "replay/log.h"
 #include "replay/live.h"
 
@@ -947,11 +948,11 @@ static void imp_print(const void *arg, FILE *f)
 	}
 }
 
-static int imp_json(const void *arg, FILE *f)
+static void imp_json(const void *arg, struct json *w)
 {
 	const struct replay *r = arg;
 
-	return impair_stats_write_json(impair_stats(r->imp.im), f);
+	impair_stats_json(w, NULL, impair_stats(r->imp.im));
 }
 
 /* The live source's account: what it captured, and what was lost before it, each on its own line. */
@@ -971,19 +972,22 @@ static void live_print(const void *arg, FILE *f)
 			(unsigned long long)ls->too_long, ls->snaplen);
 }
 
-static int live_json(const void *arg, FILE *f)
+static void live_json(const void *arg, struct json *w)
 {
 	const struct replay *r = arg;
 	const struct live_stats *ls = &r->live_st;
+	const char *name = live_name(r->live);
 
-	fprintf(f, "{\"interface\":");
-	stats_json_str(f, live_name(r->live));
-	fprintf(f, ",\"captured\":%llu,\"kernel_dropped\":%llu,\"interface_dropped\":%llu,\"too_long\":%llu,"
-		"\"forwarded\":%llu,\"snaplen\":%u,\"buffer_bytes\":%llu}",
-		(unsigned long long)ls->captured, (unsigned long long)ls->kernel_dropped,
-		(unsigned long long)ls->if_dropped, (unsigned long long)ls->too_long,
-		(unsigned long long)r->st.sent, ls->snaplen, (unsigned long long)ls->buffer_bytes);
-	return ferror(f) ? -EIO : 0;
+	json_object(w, NULL);
+	json_str(w, "interface", name ? name : "");
+	json_uint(w, "captured", ls->captured);
+	json_uint(w, "kernel_dropped", ls->kernel_dropped);
+	json_uint(w, "interface_dropped", ls->if_dropped);
+	json_uint(w, "too_long", ls->too_long);
+	json_uint(w, "forwarded", r->st.sent);
+	json_uint(w, "snaplen", ls->snaplen);
+	json_uint(w, "buffer_bytes", ls->buffer_bytes);
+	json_end(w);
 }
 
 int replay_close(struct replay *r, int status)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "replay/compiler.h"
+#include "replay/json.h"
 #include "replay/stats.h"
 
 void stats_init(struct stats *s)
@@ -151,26 +152,22 @@ static void print_flows(const struct flow_counts *c, uint64_t ns, FILE *f)
 			(unsigned long long)c->untracked);
 }
 
-void stats_print(const struct stats *s, FILE *f)
+/* The method line, with one lane; with two, each side's method is on its own line (print_lanes()). */
+static void print_method(const struct stats *s, FILE *f)
 {
-	uint64_t ns = stats_elapsed_ns(s);
-
-	fprintf(f, "Actual: %llu packets (%llu bytes) sent in %.6f seconds\n",
-		(unsigned long long)s->sent, (unsigned long long)s->bytes_sent, (double)ns / 1e9);
-	fprintf(f, "Rated: %.1f Bps, %.3f Mbps, %.2f pps\n",
-		ns ? (double)s->bytes_sent * 1e9 / (double)ns : 0.0, stats_mbps(s), stats_pps(s));
-	print_flows(&s->flows, ns, f);
 	if (s->nlanes > 1)
-		; /* each side's method is on its line below */
-	else if (s->method_mode && s->method_mode[0])
+		return;
+	if (s->method_mode && s->method_mode[0])
 		fprintf(f, "Method: %s (%s) on %s\n", s->method ? s->method : "none", s->method_mode,
 			s->dev ? s->dev : "-");
 	else
 		fprintf(f, "Method: %s on %s\n", s->method ? s->method : "none",
 			s->dev ? s->dev : "-");
-	/* --threads auto: how many it chose, and why. */
-	if (s->threads_auto)
-		fprintf(f, "Threads: --threads auto: %s\n", s->threads_auto);
+}
+
+/* Where every packet went; with impairment, the identity that accounts for each. */
+static void print_packets(const struct stats *s, FILE *f)
+{
 	fprintf(f, "Packets: read %llu, sent %llu, filtered %llu, failed %llu, retried %llu\n",
 		(unsigned long long)s->read, (unsigned long long)s->sent,
 		(unsigned long long)s->filtered, (unsigned long long)s->failed,
@@ -182,89 +179,122 @@ void stats_print(const struct stats *s, FILE *f)
 			(unsigned long long)s->sent, (unsigned long long)s->filtered,
 			(unsigned long long)s->failed, (unsigned long long)s->impair_dropped,
 			(unsigned long long)s->impair_qdropped);
-	for (unsigned i = 0; i < s->nextra; i++)
-		if (s->extra[i].print)
-			s->extra[i].print(s->extra[i].arg, f);
-	if (s->send_err.count) {
-		static const struct {
-			const char *name;
-			double q;
-		} pct[] = { { "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 }, { "p99.9", 0.999 } };
-		char v[32];
+}
 
-		fprintf(f, "Send error (actual - scheduled):");
-		for (size_t i = 0; i < ARRAY_SIZE(pct); i++) {
-			fmt_ns(v, sizeof(v), hist_pct(&s->send_err, pct[i].q));
-			fprintf(f, " %s %s,", pct[i].name, v);
-		}
-		fmt_ns(v, sizeof(v), s->send_err.max);
-		fprintf(f, " max %s\n", v);
+static void print_send_err(const struct stats *s, FILE *f)
+{
+	static const struct {
+		const char *name;
+		double q;
+	} pct[] = { { "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 }, { "p99.9", 0.999 } };
+	char v[32];
+
+	if (!s->send_err.count)
+		return;
+	fprintf(f, "Send error (actual - scheduled):");
+	for (size_t i = 0; i < ARRAY_SIZE(pct); i++) {
+		fmt_ns(v, sizeof(v), hist_pct(&s->send_err, pct[i].q));
+		fprintf(f, " %s %s,", pct[i].name, v);
 	}
-	if (s->start.set) {
-		char e[32];
-		int64_t err = s->start.error_ns;
+	fmt_ns(v, sizeof(v), s->send_err.max);
+	fprintf(f, " max %s\n", v);
+}
 
-		fprintf(f, "Start: --start-at %llu.%09llu on the %s clock; ", (unsigned long long)(s->start.at_ns / 1000000000u),
-			(unsigned long long)(s->start.at_ns % 1000000000u), s->start.clock ? s->start.clock : "?");
-		if (s->start.sent) {
-			fmt_ns(e, sizeof(e), err < 0 ? (uint64_t)-err : (uint64_t)err);
-			fprintf(f, "first packet sent %s%s after it (start error %lld ns)\n", err < 0 ? "-" : "", e,
-				(long long)err);
-		} else {
-			fprintf(f, "no packet sent\n");
-		}
+/* --start-at: the instant asked for, and how far from it the first packet went. */
+static void print_start(const struct stats *s, FILE *f)
+{
+	char e[32];
+	int64_t err = s->start.error_ns;
+
+	if (!s->start.set)
+		return;
+	fprintf(f, "Start: --start-at %llu.%09llu on the %s clock; ", (unsigned long long)(s->start.at_ns / 1000000000u),
+		(unsigned long long)(s->start.at_ns % 1000000000u), s->start.clock ? s->start.clock : "?");
+	if (s->start.sent) {
+		fmt_ns(e, sizeof(e), err < 0 ? (uint64_t)-err : (uint64_t)err);
+		fprintf(f, "first packet sent %s%s after it (start error %lld ns)\n", err < 0 ? "-" : "", e,
+			(long long)err);
+	} else {
+		fprintf(f, "no packet sent\n");
 	}
-	if (s->sched.timer) {
-		char m[32], th[32], sh[32];
+}
 
-		fmt_ns(m, sizeof(m), s->sched.spin_margin_ns);
-		fmt_ns(th, sizeof(th), s->sched.late_threshold_ns);
-		fmt_ns(sh, sizeof(sh), s->sched.late_shifted_ns);
-		fprintf(f, "Timing: %s timer", s->sched.timer);
-		if (s->sched.spin_margin_ns)
-			fprintf(f, ", spin margin %s", m);
-		fprintf(f, "; stalls (later than %s): %llu, %llu packets late", th,
-			(unsigned long long)s->sched.late_stalls, (unsigned long long)s->sched.late_packets);
-		if (s->sched.late_shifted_ns)
-			fprintf(f, ", schedule shifted by %s", sh);
-		if (s->sched.late_packets)
-			fprintf(f, " (timer %llu, planned sleep %llu, spin pause %llu, trace read %llu, "
-				   "back-pressure %llu, loop %llu)",
-				(unsigned long long)s->sched.late_timer, (unsigned long long)s->sched.late_plan,
-				(unsigned long long)s->sched.late_spin, (unsigned long long)s->sched.late_read,
-				(unsigned long long)s->sched.late_backpressure, (unsigned long long)s->sched.late_loop);
-		if (s->sched.guard_sleeps)
-			fprintf(f, "; %llu planned sleeps for real-time throttling (%llu with no gap to go in)",
-				(unsigned long long)s->sched.guard_sleeps,
-				(unsigned long long)s->sched.plan_chunks);
-		if (s->sched.plan_demotions)
-			fprintf(f, "; %llu spells at normal priority for real-time throttling (%.1f ms, %llu on a contested CPU)",
-				(unsigned long long)s->sched.plan_demotions, (double)s->sched.plan_demoted_ns / 1e6,
-				(unsigned long long)s->sched.plan_costly);
-		if (s->sched.plan_contested)
-			fprintf(f, "; %llu debts slept off instead, the CPUs being contested",
-				(unsigned long long)s->sched.plan_contested);
-		if (s->sched.wake_stalls)
-			fprintf(f, "; %llu wake-up stalls (a sleep woke > 300 us late with the CPU free): "
-				   "spun through the gaps for %.1f s after them",
-				(unsigned long long)s->sched.wake_stalls, (double)s->sched.wake_hold_ns / 1e9);
-		if (s->sched.plan[0])
-			fprintf(f, "; plan: %s", s->sched.plan);
-		fputc('\n', f);
+/* The late packets of a timed run, by cause. */
+static void print_late(const struct sched_report *r, FILE *f)
+{
+	char th[32], sh[32];
+
+	fmt_ns(th, sizeof(th), r->late_threshold_ns);
+	fmt_ns(sh, sizeof(sh), r->late_shifted_ns);
+	fprintf(f, "; stalls (later than %s): %llu, %llu packets late", th,
+		(unsigned long long)r->late_stalls, (unsigned long long)r->late_packets);
+	if (r->late_shifted_ns)
+		fprintf(f, ", schedule shifted by %s", sh);
+	if (r->late_packets)
+		fprintf(f, " (timer %llu, planned sleep %llu, spin pause %llu, trace read %llu, "
+			   "back-pressure %llu, loop %llu)",
+			(unsigned long long)r->late_timer, (unsigned long long)r->late_plan,
+			(unsigned long long)r->late_spin, (unsigned long long)r->late_read,
+			(unsigned long long)r->late_backpressure, (unsigned long long)r->late_loop);
+}
+
+/* The waiting plan's account: what the real-time throttle and the machine cost. */
+static void print_plan(const struct sched_report *r, FILE *f)
+{
+	if (r->guard_sleeps)
+		fprintf(f, "; %llu planned sleeps for real-time throttling (%llu with no gap to go in)",
+			(unsigned long long)r->guard_sleeps, (unsigned long long)r->plan_chunks);
+	if (r->plan_demotions)
+		fprintf(f, "; %llu spells at normal priority for real-time throttling (%.1f ms, %llu on a contested CPU)",
+			(unsigned long long)r->plan_demotions, (double)r->plan_demoted_ns / 1e6,
+			(unsigned long long)r->plan_costly);
+	if (r->plan_contested)
+		fprintf(f, "; %llu debts slept off instead, the CPUs being contested",
+			(unsigned long long)r->plan_contested);
+	if (r->wake_stalls)
+		fprintf(f, "; %llu wake-up stalls (a sleep woke > 300 us late with the CPU free): "
+			   "spun through the gaps for %.1f s after them",
+			(unsigned long long)r->wake_stalls, (double)r->wake_hold_ns / 1e9);
+	if (r->plan[0])
+		fprintf(f, "; plan: %s", r->plan);
+}
+
+/* A timed run's "Timing:" line: the timer, its lateness and its plan. */
+static void print_timing(const struct sched_report *r, FILE *f)
+{
+	char m[32];
+
+	if (!r->timer)
+		return;
+	fmt_ns(m, sizeof(m), r->spin_margin_ns);
+	fprintf(f, "Timing: %s timer", r->timer);
+	if (r->spin_margin_ns)
+		fprintf(f, ", spin margin %s", m);
+	print_late(r, f);
+	print_plan(r, f);
+	fputc('\n', f);
+}
+
+/* Two lanes: each side's method and account, one line each. */
+static void print_lanes(const struct stats *s, FILE *f)
+{
+	for (unsigned i = 0; s->nlanes > 1 && i < s->nlanes; i++) {
+		const struct stats_lane *l = &s->lane[i];
+
+		fprintf(f, "%s: %s", l->name, l->method ? l->method : "none");
+		if (l->method_mode && l->method_mode[0])
+			fprintf(f, " (%s)", l->method_mode);
+		fprintf(f, " on %s; read %llu, sent %llu (%llu bytes), filtered %llu, failed %llu, retried %llu\n",
+			l->dev ? l->dev : "-", (unsigned long long)l->read,
+			(unsigned long long)l->sent, (unsigned long long)l->bytes_sent,
+			(unsigned long long)l->filtered, (unsigned long long)l->failed,
+			(unsigned long long)l->retried);
 	}
-	if (s->nlanes > 1)
-		for (unsigned i = 0; i < s->nlanes; i++) {
-			const struct stats_lane *l = &s->lane[i];
+}
 
-			fprintf(f, "%s: %s", l->name, l->method ? l->method : "none");
-			if (l->method_mode && l->method_mode[0])
-				fprintf(f, " (%s)", l->method_mode);
-			fprintf(f, " on %s; read %llu, sent %llu (%llu bytes), filtered %llu, failed %llu, retried %llu\n",
-				l->dev ? l->dev : "-", (unsigned long long)l->read,
-				(unsigned long long)l->sent, (unsigned long long)l->bytes_sent,
-				(unsigned long long)l->filtered, (unsigned long long)l->failed,
-				(unsigned long long)l->retried);
-		}
+/* --threads: each thread's account, and with two interfaces its account on each, indented. */
+static void print_threads(const struct stats *s, FILE *f)
+{
 	for (unsigned i = 0; i < s->nthreads; i++) {
 		const struct stats_thread *t = &s->thread[i];
 
@@ -280,7 +310,6 @@ void stats_print(const struct stats *s, FILE *f)
 		if (s->sched.timer)
 			fprintf(f, ", %llu late", (unsigned long long)t->late_packets);
 		fputc('\n', f);
-		/* Two interfaces: its account on each, indented under it. */
 		for (unsigned k = 0; t->nlanes > 1 && k < t->nlanes; k++) {
 			const struct stats_lane *l = &t->lane[k];
 
@@ -293,6 +322,11 @@ void stats_print(const struct stats *s, FILE *f)
 				(unsigned long long)l->failed, (unsigned long long)l->retried);
 		}
 	}
+}
+
+/* What each interface itself counted, where it could be read. */
+static void print_interfaces(const struct stats *s, FILE *f)
+{
 	for (unsigned i = 0; i < s->nlanes; i++) {
 		const struct stats_lane *l = &s->lane[i];
 
@@ -308,222 +342,268 @@ void stats_print(const struct stats *s, FILE *f)
 	}
 }
 
-void stats_json_str(FILE *f, const char *str)
+void stats_print(const struct stats *s, FILE *f)
 {
-	fputc('"', f);
-	for (const unsigned char *c = (const unsigned char *)(str ? str : ""); *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(f, "\\%c", *c);
-		else if (*c < 0x20)
-			fprintf(f, "\\u%04x", *c);
-		else
-			fputc(*c, f);
-	}
-	fputc('"', f);
+	uint64_t ns = stats_elapsed_ns(s);
+
+	fprintf(f, "Actual: %llu packets (%llu bytes) sent in %.6f seconds\n",
+		(unsigned long long)s->sent, (unsigned long long)s->bytes_sent, (double)ns / 1e9);
+	fprintf(f, "Rated: %.1f Bps, %.3f Mbps, %.2f pps\n",
+		ns ? (double)s->bytes_sent * 1e9 / (double)ns : 0.0, stats_mbps(s), stats_pps(s));
+	print_flows(&s->flows, ns, f);
+	print_method(s, f);
+	/* --threads auto: how many it chose, and why. */
+	if (s->threads_auto)
+		fprintf(f, "Threads: --threads auto: %s\n", s->threads_auto);
+	print_packets(s, f);
+	for (unsigned i = 0; i < s->nextra; i++)
+		if (s->extra[i].print)
+			s->extra[i].print(s->extra[i].arg, f);
+	print_send_err(s, f);
+	print_start(s, f);
+	print_timing(&s->sched, f);
+	print_lanes(s, f);
+	print_threads(s, f);
+	print_interfaces(s, f);
 }
 
-/* One interface's account: its six counters, each after a comma. */
-static void json_lane_counts(FILE *f, const struct stats_lane *l)
+/* The JSON has "" where the summary has nothing to name. */
+static const char *str(const char *s)
 {
-	fprintf(f,
-		",\"packets_read\":%llu,\"packets_sent\":%llu,\"packets_failed\":%llu,"
-		"\"packets_retried\":%llu,\"packets_filtered\":%llu,\"bytes_sent\":%llu",
-		(unsigned long long)l->read, (unsigned long long)l->sent, (unsigned long long)l->failed,
-		(unsigned long long)l->retried, (unsigned long long)l->filtered,
-		(unsigned long long)l->bytes_sent);
+	return s ? s : "";
+}
+
+/* Rates over @ns: "pps" to 3 decimals, "mbps" to 6. */
+static void json_rates(struct json *w, uint64_t sent, uint64_t bytes, uint64_t ns)
+{
+	json_double(w, "pps", ns ? (double)sent * 1e9 / (double)ns : 0.0, 3);
+	json_double(w, "mbps", ns ? (double)bytes * 8.0 * 1e3 / (double)ns : 0.0, 6);
+}
+
+/* An account's six counters. */
+static void json_counts(struct json *w, uint64_t read, uint64_t sent, uint64_t failed,
+			uint64_t retried, uint64_t filtered, uint64_t bytes_sent)
+{
+	json_uint(w, "packets_read", read);
+	json_uint(w, "packets_sent", sent);
+	json_uint(w, "packets_failed", failed);
+	json_uint(w, "packets_retried", retried);
+	json_uint(w, "packets_filtered", filtered);
+	json_uint(w, "bytes_sent", bytes_sent);
+}
+
+static void json_lane_counts(struct json *w, const struct stats_lane *l)
+{
+	json_counts(w, l->read, l->sent, l->failed, l->retried, l->filtered, l->bytes_sent);
 }
 
 /* The interface's own counters of lane @l, when they could be read. */
-static void json_if(FILE *f, const struct stats_lane *l)
+static void json_if(struct json *w, const struct stats_lane *l)
 {
-	if (l->if_valid)
-		fprintf(f, ",\"interface_tx_packets\":%llu,\"interface_tx_dropped\":%llu,"
-			"\"interface_tx_deficit\":%llu",
-			(unsigned long long)l->if_tx_packets, (unsigned long long)l->if_tx_dropped,
-			(unsigned long long)l->if_tx_deficit);
+	if (!l->if_valid)
+		return;
+	json_uint(w, "interface_tx_packets", l->if_tx_packets);
+	json_uint(w, "interface_tx_dropped", l->if_tx_dropped);
+	json_uint(w, "interface_tx_deficit", l->if_tx_deficit);
+}
+
+/* The first keys of a "send_error_ns" object: the histogram's summary. */
+static void json_err_summary(struct json *w, uint64_t count, uint64_t p50, uint64_t p90, uint64_t p99,
+			     uint64_t p999, uint64_t max, double mean)
+{
+	json_uint(w, "count", count);
+	json_uint(w, "p50", p50);
+	json_uint(w, "p90", p90);
+	json_uint(w, "p99", p99);
+	json_uint(w, "p999", p999);
+	json_uint(w, "max", max);
+	json_double(w, "mean", mean, 1);
+}
+
+/* The scheduler's account: its timer and plan, then the send error and the late packets. */
+static void json_sched(struct json *w, const struct stats *s)
+{
+	const struct sched_report *r = &s->sched;
+	const struct hist *h = &s->send_err;
+
+	json_str(w, "timer", r->timer ? r->timer : "none");
+	json_uint(w, "spin_margin_ns", r->spin_margin_ns);
+	json_uint(w, "guard_sleeps", r->guard_sleeps);
+	json_uint(w, "plan_demotions", r->plan_demotions);
+	json_uint(w, "plan_demoted_ns", r->plan_demoted_ns);
+	json_uint(w, "plan_costly_spells", r->plan_costly);
+	json_uint(w, "plan_contested", r->plan_contested);
+	json_uint(w, "plan_chunks", r->plan_chunks);
+	json_uint(w, "sleep_overshoots", r->sleep_overshoots);
+	json_uint(w, "spin_pauses", r->spin_pauses);
+	json_uint(w, "wake_stalls", r->wake_stalls);
+	json_uint(w, "wake_hold_ns", r->wake_hold_ns);
+	json_str(w, "plan", r->plan);
+	json_object(w, "send_error_ns");
+	json_err_summary(w, h->count, hist_pct(h, 0.5), hist_pct(h, 0.9), hist_pct(h, 0.99),
+			 hist_pct(h, 0.999), h->max, hist_mean(h));
+	json_uint(w, "late_stalls", r->late_stalls);
+	json_uint(w, "late_packets", r->late_packets);
+	json_uint(w, "late_threshold", r->late_threshold_ns);
+	json_uint(w, "late_shifted", r->late_shifted_ns);
+	json_object(w, "late_causes");
+	json_uint(w, "timer", r->late_timer);
+	json_uint(w, "plan", r->late_plan);
+	json_uint(w, "spin", r->late_spin);
+	json_uint(w, "read", r->late_read);
+	json_uint(w, "backpressure", r->late_backpressure);
+	json_uint(w, "loop", r->late_loop);
+	json_end(w);
+	json_end(w);
+}
+
+static void json_start_at(struct json *w, const struct sched_start_report *st)
+{
+	if (!st->set)
+		return;
+	json_object(w, "start_at");
+	json_str(w, "clock", str(st->clock));
+	json_uint(w, "requested_ns", st->at_ns);
+	json_uint(w, "woke_ns", st->woke_ns);
+	if (st->sent)
+		json_int(w, "error_ns", st->error_ns);
+	else
+		json_null(w, "error_ns");
+	json_end(w);
+}
+
+/* Flow counts: the run's ("expiry_s" and "fps" with @ns != 0), or a pass's. */
+static void json_flow_counts(struct json *w, const struct flow_counts *c, bool run, uint64_t ns)
+{
+	json_object(w, "flows");
+	json_uint(w, "flows", c->flows);
+	json_uint(w, "unique", c->unique);
+	json_uint(w, "expired", c->expired);
+	if (run) {
+		json_uint(w, "expiry_s", c->expiry_s);
+		json_fixed(w, "fps", flow_fps_x100(c->flows, ns), 2);
+	}
+	json_uint(w, "flow_packets", c->flow_packets);
+	json_uint(w, "non_flow_packets", c->non_flow);
+	json_uint(w, "invalid_packets", c->invalid);
+	json_uint(w, "untracked_packets", c->untracked);
+	json_end(w);
+}
+
+/* One lane: its interface's counters; two: "intf1" and "intf2", each side's account. */
+static void json_lanes(struct json *w, const struct stats *s)
+{
+	if (s->nlanes == 1)
+		json_if(w, &s->lane[0]);
+	for (unsigned i = 0; s->nlanes > 1 && i < s->nlanes; i++) {
+		const struct stats_lane *l = &s->lane[i];
+
+		json_object(w, str(l->name));
+		json_str(w, "method", str(l->method));
+		json_str(w, "interface", str(l->dev));
+		json_lane_counts(w, l);
+		json_if(w, l);
+		json_end(w);
+	}
+}
+
+/* The threads were asked for (--threads N) or chosen unasked, and then why; each one's account. */
+static void json_threads(struct json *w, const struct stats *s)
+{
+	if (!s->nthreads)
+		return;
+	json_uint(w, "thread_count", s->nthreads);
+	json_bool(w, "threads_auto", s->threads_auto);
+	if (s->threads_auto)
+		json_str(w, "threads_auto_reason", s->threads_auto);
+	json_array(w, "threads");
+	for (unsigned i = 0; i < s->nthreads; i++) {
+		const struct stats_thread *t = &s->thread[i];
+
+		json_object(w, NULL);
+		json_uint(w, "thread", i);
+		json_int(w, "cpu", t->cpu);
+		json_str(w, "method_mode", str(t->method_mode));
+		json_counts(w, t->read, t->sent, t->failed, t->retried, t->filtered, t->bytes_sent);
+		json_uint(w, "late_packets", t->late_packets);
+		/* Two interfaces: "intf1" and "intf2", its account on each. */
+		for (unsigned k = 0; t->nlanes > 1 && k < t->nlanes; k++) {
+			const struct stats_lane *l = &t->lane[k];
+
+			json_object(w, str(l->name));
+			json_str(w, "interface", str(l->dev));
+			json_str(w, "method_mode", str(l->method_mode));
+			json_lane_counts(w, l);
+			json_end(w);
+		}
+		json_end(w);
+	}
+	json_end(w);
 }
 
 /* "passes": one object per loop pass (struct stats_pass). */
-static void json_passes(const struct stats *s, FILE *f)
+static void json_passes(struct json *w, const struct stats *s)
 {
-	fprintf(f, ",\"passes\":[");
+	json_array(w, "passes");
 	for (size_t i = 0; i < s->npasses; i++) {
 		const struct stats_pass *p = &s->passes[i];
 		uint64_t ns = p->end_ns - p->start_ns;
 
-		fprintf(f,
-			"%s{\"pass\":%llu,\"passes\":%llu,\"packets_read\":%llu,\"packets_sent\":%llu,"
-			"\"packets_failed\":%llu,\"packets_retried\":%llu,\"packets_filtered\":%llu,"
-			"\"bytes_sent\":%llu,\"in_flight_before\":%llu,\"in_flight_after\":%llu,\"start_ns\":%llu,\"elapsed_ns\":%llu,\"pps\":%.3f,\"mbps\":%.6f,"
-			"\"send_error_ns\":{\"count\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,"
-			"\"p999\":%llu,\"max\":%llu,\"mean\":%.1f}",
-			i ? "," : "", (unsigned long long)p->pass, (unsigned long long)p->npasses,
-			(unsigned long long)p->c.read, (unsigned long long)p->c.sent,
-			(unsigned long long)p->c.failed, (unsigned long long)p->c.retried,
-			(unsigned long long)p->c.filtered, (unsigned long long)p->c.bytes_sent,
-			(unsigned long long)p->in_flight_before, (unsigned long long)p->in_flight_after,
-			(unsigned long long)(p->start_ns - s->start_ns), (unsigned long long)ns,
-			ns ? (double)p->c.sent * 1e9 / (double)ns : 0.0,
-			ns ? (double)p->c.bytes_sent * 8.0 * 1e3 / (double)ns : 0.0,
-			(unsigned long long)p->err_count, (unsigned long long)p->err_p50,
-			(unsigned long long)p->err_p90, (unsigned long long)p->err_p99,
-			(unsigned long long)p->err_p999, (unsigned long long)p->err_max, p->err_mean);
+		json_object(w, NULL);
+		json_uint(w, "pass", p->pass);
+		json_uint(w, "passes", p->npasses);
+		json_counts(w, p->c.read, p->c.sent, p->c.failed, p->c.retried, p->c.filtered,
+			    p->c.bytes_sent);
+		json_uint(w, "in_flight_before", p->in_flight_before);
+		json_uint(w, "in_flight_after", p->in_flight_after);
+		json_uint(w, "start_ns", p->start_ns - s->start_ns);
+		json_uint(w, "elapsed_ns", ns);
+		json_rates(w, p->c.sent, p->c.bytes_sent, ns);
+		json_object(w, "send_error_ns");
+		json_err_summary(w, p->err_count, p->err_p50, p->err_p90, p->err_p99, p->err_p999,
+				 p->err_max, p->err_mean);
+		json_end(w);
 		if (p->flows.enabled)
-			fprintf(f,
-				",\"flows\":{\"flows\":%llu,\"unique\":%llu,\"expired\":%llu,"
-				"\"flow_packets\":%llu,\"non_flow_packets\":%llu,\"invalid_packets\":%llu,"
-				"\"untracked_packets\":%llu}",
-				(unsigned long long)p->flows.flows, (unsigned long long)p->flows.unique,
-				(unsigned long long)p->flows.expired, (unsigned long long)p->flows.flow_packets,
-				(unsigned long long)p->flows.non_flow, (unsigned long long)p->flows.invalid,
-				(unsigned long long)p->flows.untracked);
-		if (s->impaired)
-			fprintf(f,
-				",\"packets_impair_dropped\":%llu,\"impair_copies\":%llu",
-				(unsigned long long)p->c.impair_dropped, (unsigned long long)p->c.impair_copies);
-		fputc('}', f);
+			json_flow_counts(w, &p->flows, false, 0);
+		if (s->impaired) {
+			json_uint(w, "packets_impair_dropped", p->c.impair_dropped);
+			json_uint(w, "impair_copies", p->c.impair_copies);
+		}
+		json_end(w);
 	}
-	fputc(']', f);
+	json_end(w);
 }
 
 int stats_write_json(const struct stats *s, FILE *f)
 {
-	const struct hist *h = &s->send_err;
+	struct json w;
 
-	fprintf(f, "{\"schema_version\":%d,\"method\":", STATS_JSON_SCHEMA);
-	stats_json_str(f, s->method);
-	fprintf(f, ",\"interface\":");
-	stats_json_str(f, s->dev);
-	fprintf(f,
-		",\"packets_read\":%llu,\"packets_sent\":%llu,\"packets_failed\":%llu,"
-		"\"packets_retried\":%llu,\"packets_filtered\":%llu,\"bytes_sent\":%llu,"
-		"\"elapsed_ns\":%llu,\"pps\":%.3f,\"mbps\":%.6f",
-		(unsigned long long)s->read, (unsigned long long)s->sent,
-		(unsigned long long)s->failed, (unsigned long long)s->retried,
-		(unsigned long long)s->filtered, (unsigned long long)s->bytes_sent,
-		(unsigned long long)stats_elapsed_ns(s), stats_pps(s), stats_mbps(s));
-	fprintf(f, ",\"timer\":");
-	stats_json_str(f, s->sched.timer ? s->sched.timer : "none");
-	fprintf(f, ",\"spin_margin_ns\":%llu,\"guard_sleeps\":%llu", (unsigned long long)s->sched.spin_margin_ns,
-		(unsigned long long)s->sched.guard_sleeps);
-	fprintf(f, ",\"plan_demotions\":%llu,\"plan_demoted_ns\":%llu,\"plan_costly_spells\":%llu,\"plan_contested\":%llu",
-		(unsigned long long)s->sched.plan_demotions, (unsigned long long)s->sched.plan_demoted_ns,
-		(unsigned long long)s->sched.plan_costly, (unsigned long long)s->sched.plan_contested);
-	fprintf(f, ",\"plan_chunks\":%llu,\"sleep_overshoots\":%llu,\"spin_pauses\":%llu",
-		(unsigned long long)s->sched.plan_chunks, (unsigned long long)s->sched.sleep_overshoots,
-		(unsigned long long)s->sched.spin_pauses);
-	fprintf(f, ",\"wake_stalls\":%llu,\"wake_hold_ns\":%llu,\"plan\":", (unsigned long long)s->sched.wake_stalls,
-		(unsigned long long)s->sched.wake_hold_ns);
-	stats_json_str(f, s->sched.plan);
-	fprintf(f,
-		",\"send_error_ns\":{\"count\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,"
-		"\"p999\":%llu,\"max\":%llu,\"mean\":%.1f,\"late_stalls\":%llu,"
-		"\"late_packets\":%llu,\"late_threshold\":%llu,\"late_shifted\":%llu,"
-		"\"late_causes\":{\"timer\":%llu,\"plan\":%llu,\"spin\":%llu,\"read\":%llu,"
-		"\"backpressure\":%llu,\"loop\":%llu}}",
-		(unsigned long long)h->count, (unsigned long long)hist_pct(h, 0.5),
-		(unsigned long long)hist_pct(h, 0.9), (unsigned long long)hist_pct(h, 0.99),
-		(unsigned long long)hist_pct(h, 0.999), (unsigned long long)h->max, hist_mean(h),
-		(unsigned long long)s->sched.late_stalls, (unsigned long long)s->sched.late_packets,
-		(unsigned long long)s->sched.late_threshold_ns, (unsigned long long)s->sched.late_shifted_ns,
-		(unsigned long long)s->sched.late_timer, (unsigned long long)s->sched.late_plan,
-		(unsigned long long)s->sched.late_spin, (unsigned long long)s->sched.late_read,
-		(unsigned long long)s->sched.late_backpressure, (unsigned long long)s->sched.late_loop);
-	if (s->start.set) {
-		fprintf(f, ",\"start_at\":{\"clock\":");
-		stats_json_str(f, s->start.clock);
-		fprintf(f, ",\"requested_ns\":%llu,\"woke_ns\":%llu,\"error_ns\":", (unsigned long long)s->start.at_ns,
-			(unsigned long long)s->start.woke_ns);
-		if (s->start.sent)
-			fprintf(f, "%lld}", (long long)s->start.error_ns);
-		else
-			fprintf(f, "null}");
+	json_init(&w, f);
+	json_object(&w, NULL);
+	json_int(&w, "schema_version", STATS_JSON_SCHEMA);
+	json_str(&w, "method", str(s->method));
+	json_str(&w, "interface", str(s->dev));
+	json_counts(&w, s->read, s->sent, s->failed, s->retried, s->filtered, s->bytes_sent);
+	json_uint(&w, "elapsed_ns", stats_elapsed_ns(s));
+	json_rates(&w, s->sent, s->bytes_sent, stats_elapsed_ns(s));
+	json_sched(&w, s);
+	json_start_at(&w, &s->start);
+	if (s->flows.enabled)
+		json_flow_counts(&w, &s->flows, true, stats_elapsed_ns(s));
+	json_lanes(&w, s);
+	json_threads(&w, s);
+	if (s->impaired) {
+		json_uint(&w, "packets_impair_dropped", s->impair_dropped);
+		json_uint(&w, "packets_impair_queue_dropped", s->impair_qdropped);
+		json_uint(&w, "impair_copies", s->impair_copies);
 	}
-	if (s->flows.enabled) {
-		const struct flow_counts *c = &s->flows;
-		uint64_t fps = flow_fps_x100(c->flows, stats_elapsed_ns(s));
-
-		fprintf(f,
-			",\"flows\":{\"flows\":%llu,\"unique\":%llu,\"expired\":%llu,\"expiry_s\":%llu,"
-			"\"fps\":%llu.%02u,\"flow_packets\":%llu,\"non_flow_packets\":%llu,"
-			"\"invalid_packets\":%llu,\"untracked_packets\":%llu}",
-			(unsigned long long)c->flows, (unsigned long long)c->unique,
-			(unsigned long long)c->expired, (unsigned long long)c->expiry_s,
-			(unsigned long long)(fps / 100), (unsigned)(fps % 100),
-			(unsigned long long)c->flow_packets, (unsigned long long)c->non_flow,
-			(unsigned long long)c->invalid, (unsigned long long)c->untracked);
-	}
-	if (s->nlanes == 1)
-		json_if(f, &s->lane[0]);
-	for (unsigned i = 0; s->nlanes > 1 && i < s->nlanes; i++) {
-		const struct stats_lane *l = &s->lane[i];
-
-		fprintf(f, ",");
-		stats_json_str(f, l->name);
-		fprintf(f, ":{\"method\":");
-		stats_json_str(f, l->method);
-		fprintf(f, ",\"interface\":");
-		stats_json_str(f, l->dev);
-		json_lane_counts(f, l);
-		json_if(f, l);
-		fprintf(f, "}");
-	}
-	if (s->nthreads) {
-		/* The threads were asked for (--threads N) or chosen unasked, and then why. */
-		fprintf(f, ",\"thread_count\":%u,\"threads_auto\":%s", s->nthreads, s->threads_auto ? "true" : "false");
-		if (s->threads_auto) {
-			fprintf(f, ",\"threads_auto_reason\":");
-			stats_json_str(f, s->threads_auto);
-		}
-		fprintf(f, ",\"threads\":[");
-		for (unsigned i = 0; i < s->nthreads; i++) {
-			const struct stats_thread *t = &s->thread[i];
-
-			fprintf(f, "%s{\"thread\":%u,\"cpu\":%d,\"method_mode\":", i ? "," : "", i, t->cpu);
-			stats_json_str(f, t->method_mode);
-			fprintf(f,
-				",\"packets_read\":%llu,\"packets_sent\":%llu,\"packets_failed\":%llu,"
-				"\"packets_retried\":%llu,\"packets_filtered\":%llu,\"bytes_sent\":%llu,"
-				"\"late_packets\":%llu",
-				(unsigned long long)t->read, (unsigned long long)t->sent,
-				(unsigned long long)t->failed, (unsigned long long)t->retried,
-				(unsigned long long)t->filtered, (unsigned long long)t->bytes_sent,
-				(unsigned long long)t->late_packets);
-			/* Two interfaces: "intf1" and "intf2", its account on each. */
-			for (unsigned k = 0; t->nlanes > 1 && k < t->nlanes; k++) {
-				const struct stats_lane *l = &t->lane[k];
-
-				fprintf(f, ",");
-				stats_json_str(f, l->name);
-				fprintf(f, ":{\"interface\":");
-				stats_json_str(f, l->dev);
-				fprintf(f, ",\"method_mode\":");
-				stats_json_str(f, l->method_mode);
-				json_lane_counts(f, l);
-				fprintf(f, "}");
-			}
-			fprintf(f, "}");
-		}
-		fprintf(f, "]");
-	}
-	if (s->impaired)
-		fprintf(f, ",\"packets_impair_dropped\":%llu,\"packets_impair_queue_dropped\":%llu,"
-			"\"impair_copies\":%llu",
-			(unsigned long long)s->impair_dropped, (unsigned long long)s->impair_qdropped,
-			(unsigned long long)s->impair_copies);
 	if (s->passes_on)
-		json_passes(s, f);
+		json_passes(&w, s);
 	for (unsigned i = 0; i < s->nextra; i++) {
-		int rc;
-
-		fprintf(f, ",");
-		stats_json_str(f, s->extra[i].key);
-		fprintf(f, ":");
-		if ((rc = s->extra[i].json(s->extra[i].arg, f)) < 0)
-			return rc;
+		json_key(&w, str(s->extra[i].key));
+		s->extra[i].json(s->extra[i].arg, &w);
 	}
-	fprintf(f, "}\n");
-	if (fflush(f) != 0 || ferror(f))
-		return -(errno ? errno : EIO);
-	return 0;
+	json_end(&w);
+	fputc('\n', f);
+	return json_finish(&w);
 }

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "replay/impair.h"
+#include "replay/json.h"
 
 #define N 1000000
 
@@ -408,6 +409,7 @@ static void test_repeatable(void **state)
 static void test_report(void **state)
 {
 	struct impair *im = open_model("delay 2ms", 1);
+	struct json w;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -437,7 +439,9 @@ static void test_report(void **state)
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	assert_int_equal(impair_stats_write_json(impair_stats(im), f), 0);
+	json_init(&w, f);
+	impair_stats_json(&w, NULL, impair_stats(im));
+	assert_int_equal(json_finish(&w), 0);
 	fclose(f);
 	assert_string_equal(buf,
 			    "{\"packets\":3,\"unmatched\":0,\"actions\":3,\"from_trace\":0,"
