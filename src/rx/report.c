@@ -5,13 +5,12 @@
  * replay-rx(1)).
  */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
 #include "replay/compiler.h"
-#include "replay/stats.h"
+#include "replay/json.h"
 #include "rx.h"
 
 /* A duration in ns with a unit a person reads at a glance; @sign prints "+" for positive values. */
@@ -218,38 +217,40 @@ void rx_report_print(const struct rx_result *r, const struct rx_source *src, FIL
 				: "NOT exact (see above)");
 }
 
-/* A JSON string, or null for NULL. */
-static void json_str(FILE *f, const char *s)
+/* A distribution as flat keys "@p_count" ... "@p_variance_ns2" (the JSON is flat: every key unique). */
+static void json_dist(struct json *w, const char *p, const struct rx_dist *d)
 {
-	if (s)
-		stats_json_str(f, s);
-	else
-		fputs("null", f);
+	static const char *const ranks[] = { "min", "p50", "p90", "p99", "p999", "max" };
+	const int64_t v[] = { d->min, d->p50, d->p90, d->p99, d->p999, d->max };
+	char key[64];
+
+	snprintf(key, sizeof(key), "%s_count", p);
+	json_uint(w, key, d->count);
+	for (size_t i = 0; i < ARRAY_SIZE(ranks); i++) {
+		snprintf(key, sizeof(key), "%s_%s_ns", p, ranks[i]);
+		json_int(w, key, v[i]);
+	}
+	snprintf(key, sizeof(key), "%s_mean_ns", p);
+	json_double(w, key, d->mean, 1);
+	snprintf(key, sizeof(key), "%s_stddev_ns", p);
+	json_double(w, key, d->stddev, 1);
+	snprintf(key, sizeof(key), "%s_variance_ns2", p);
+	json_double(w, key, d->variance, 1);
 }
 
-static void json_dist(FILE *f, const char *p, const struct rx_dist *d)
-{
-	fprintf(f,
-		",\"%s_count\":%" PRIu64 ",\"%s_min_ns\":%" PRId64 ",\"%s_p50_ns\":%" PRId64
-		",\"%s_p90_ns\":%" PRId64 ",\"%s_p99_ns\":%" PRId64 ",\"%s_p999_ns\":%" PRId64
-		",\"%s_max_ns\":%" PRId64 ",\"%s_mean_ns\":%.1f,\"%s_stddev_ns\":%.1f"
-		",\"%s_variance_ns2\":%.1f",
-		p, d->count, p, d->min, p, d->p50, p, d->p90, p, d->p99, p, d->p999, p, d->max, p,
-		d->mean, p, d->stddev, p, d->variance);
-}
-
-static void json_list(FILE *f, const char *key, const struct rx_result *r, int which)
+/* The first RX_LIST_MAX record numbers of one kind. */
+static void json_list(struct json *w, const char *key, const struct rx_result *r, int which)
 {
 	size_t n = MIN(r->nlist[which], (size_t)RX_LIST_MAX);
 
-	fprintf(f, ",\"%s\":[", key);
+	json_array(w, key);
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s%" PRIu64, i ? "," : "", r->list[which][i]);
-	fprintf(f, "]");
+		json_uint(w, NULL, r->list[which][i]);
+	json_end(w);
 }
 
-/* An address of @k in JSON: "10.0.0.1", "2001:db8::1", "02:00:00:00:00:01". */
-static void json_addr(FILE *f, const struct rx_flow_key *k, const uint8_t *a)
+/* An address of @k: "10.0.0.1", "2001:db8::1", "02:00:00:00:00:01". */
+static void json_addr(struct json *w, const char *key, const struct rx_flow_key *k, const uint8_t *a)
 {
 	char buf[INET6_ADDRSTRLEN];
 
@@ -258,153 +259,178 @@ static void json_addr(FILE *f, const struct rx_flow_key *k, const uint8_t *a)
 			 a[4], a[5]);
 	else
 		inet_ntop(k->kind == RX_FLOW_IP6 ? AF_INET6 : AF_INET, a, buf, sizeof(buf));
-	fprintf(f, "\"%s\"", buf);
+	json_str(w, key, buf);
 }
 
-static void json_flows(FILE *f, const struct rx_result *r)
+/* @v, or null when @known is false. */
+static void json_uint_or_null(struct json *w, const char *key, bool known, uint64_t v)
+{
+	if (known)
+		json_uint(w, key, v);
+	else
+		json_null(w, key);
+}
+
+/* A flow's key: its name, kind, addresses, protocol, ports and VLAN (null where it has none). */
+static void json_flow_key(struct json *w, const struct rx_flow_key *k)
 {
 	static const char *const kind[] = { [RX_FLOW_ETH] = "ethernet", [RX_FLOW_IP4] = "ipv4",
 					    [RX_FLOW_IP6] = "ipv6" };
-	char key[160];
+	char name[160];
 
-	fprintf(f, ",\"flow_count\":%zu,\"flows\":[", r->nflows);
+	json_str(w, "flow", rx_flow_str(k, name, sizeof(name)));
+	json_str(w, "kind", kind[k->kind]);
+	json_addr(w, "src", k, k->src);
+	json_addr(w, "dst", k, k->dst);
+	json_uint(w, "ethertype", k->ethertype);
+	json_uint_or_null(w, "proto", k->kind != RX_FLOW_ETH, k->proto);
+	json_uint_or_null(w, "sport", k->ports, k->sport);
+	json_uint_or_null(w, "dport", k->ports, k->dport);
+	json_uint_or_null(w, "vlan", k->vlan, k->vlan - 1u);
+}
+
+static void json_flows(struct json *w, const struct rx_result *r)
+{
+	json_uint(w, "flow_count", r->nflows);
+	json_array(w, "flows");
 	for (size_t i = 0; i < r->nflows; i++) {
 		const struct rx_flow_result *x = &r->flows[i];
-		const struct rx_flow_key *k = &r->flow_keys[x->flow];
 
-		fprintf(f, "%s{\"flow\":", i ? "," : "");
-		stats_json_str(f, rx_flow_str(k, key, sizeof(key)));
-		fprintf(f, ",\"kind\":\"%s\",\"src\":", kind[k->kind]);
-		json_addr(f, k, k->src);
-		fprintf(f, ",\"dst\":");
-		json_addr(f, k, k->dst);
-		fprintf(f, ",\"ethertype\":%u", k->ethertype);
-		if (k->kind == RX_FLOW_ETH)
-			fprintf(f, ",\"proto\":null");
-		else
-			fprintf(f, ",\"proto\":%u", k->proto);
-		if (k->ports)
-			fprintf(f, ",\"sport\":%u,\"dport\":%u", k->sport, k->dport);
-		else
-			fprintf(f, ",\"sport\":null,\"dport\":null");
-		if (k->vlan)
-			fprintf(f, ",\"vlan\":%u", k->vlan - 1);
-		else
-			fprintf(f, ",\"vlan\":null");
-		fprintf(f,
-			",\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"received\":%" PRIu64
-			",\"lost\":%" PRIu64 ",\"bytes_lost\":%" PRIu64 ",\"loss_ratio\":%.9f"
-			",\"reordered\":%" PRIu64 ",\"duplicated\":%" PRIu64,
-			x->packets, x->bytes, x->received, x->lost, x->bytes_lost,
-			x->packets ? (double)x->lost / (double)x->packets : 0.0, x->reordered, x->dup);
-		json_dist(f, "error", &x->err);
-		json_dist(f, "error_abs", &x->abs_err);
+		json_object(w, NULL);
+		json_flow_key(w, &r->flow_keys[x->flow]);
+		json_uint(w, "packets", x->packets);
+		json_uint(w, "bytes", x->bytes);
+		json_uint(w, "received", x->received);
+		json_uint(w, "lost", x->lost);
+		json_uint(w, "bytes_lost", x->bytes_lost);
+		json_double(w, "loss_ratio", x->packets ? (double)x->lost / (double)x->packets : 0.0, 9);
+		json_uint(w, "reordered", x->reordered);
+		json_uint(w, "duplicated", x->dup);
+		json_dist(w, "error", &x->err);
+		json_dist(w, "error_abs", &x->abs_err);
 		if (r->have_log)
-			json_dist(f, "latency", &x->latency);
-		fprintf(f, "}");
+			json_dist(w, "latency", &x->latency);
+		json_end(w);
 	}
-	fprintf(f, "]");
+	json_end(w);
+}
+
+/* What was captured, how, and what the kernel counted (null where it counted nothing). */
+static void json_capture(struct json *w, const struct rx_result *r, const struct rx_source *src)
+{
+	json_str(w, "interface", src->intf);
+	json_str(w, "file", src->file);
+	json_str(w, "filter", src->filter);
+	json_str(w, "filter_user", src->filter_user);
+	json_str(w, "filter_reference", src->filter_ref);
+	json_str(w, "filter_reference_basis", src->filter_ref_why);
+	json_uint(w, "snaplen", src->snaplen);
+	json_uint(w, "id_bytes", src->id_bytes);
+	json_str(w, "timestamps", ts_source(r, src));
+	json_uint(w, "received", r->received);
+	json_uint(w, "bytes", r->bytes);
+	json_double(w, "elapsed_ns", elapsed_ns(r), 0);
+	json_double(w, "pps", pps(r), 3);
+	json_double(w, "mbps", mbps(r), 6);
+	json_uint(w, "vlan_reinserted", r->vlan);
+	json_uint(w, "hw_timestamped", r->hw_ts);
+	json_uint_or_null(w, "kernel_packets", src->kstats_valid, src->k.packets);
+	json_uint_or_null(w, "kernel_drops", src->kstats_valid, src->k.drops);
+	json_uint_or_null(w, "kernel_freeze_q", src->kstats_valid, src->k.freeze_q);
+	json_uint_or_null(w, "fanout", src->rings, src->rings);
+	if (src->rings) {
+		json_array(w, "rings");
+		for (uint32_t i = 0; i < src->rings; i++) {
+			json_object(w, NULL);
+			json_uint(w, "frames", src->ring_frames[i]);
+			json_uint(w, "kernel_packets", src->ring_k[i].packets);
+			json_uint(w, "kernel_drops", src->ring_k[i].drops);
+			json_uint(w, "kernel_freeze_q", src->ring_k[i].freeze_q);
+			json_end(w);
+		}
+		json_end(w);
+	} else {
+		json_null(w, "rings");
+	}
+	if (src->softnet_drops >= 0)
+		json_int(w, "softnet_drops", src->softnet_drops);
+	else
+		json_null(w, "softnet_drops");
+}
+
+/* The matches against the reference: counts, the records of each kind, timing errors, duration. */
+static void json_reference(struct json *w, const struct rx_result *r, const struct rx_source *src)
+{
+	int64_t derr = r->duration_ns - r->duration_intended_ns;
+
+	json_str(w, "reference", src->reference);
+	json_uint(w, "reference_packets", r->ref_packets);
+	json_uint(w, "reference_bytes", r->bytes_expected);
+	json_uint(w, "matched", r->matched);
+	json_uint(w, "lost", r->lost);
+	json_uint(w, "duplicated", r->dup);
+	json_uint(w, "reordered", r->reordered);
+	json_uint(w, "foreign", r->foreign);
+	json_uint(w, "bytes_lost", r->bytes_lost);
+	json_double(w, "loss_ratio", r->loss_ratio, 9);
+	json_double(w, "bytes_loss_ratio", r->bytes_loss_ratio, 9);
+	json_list(w, "lost_records", r, RX_K_MAX);
+	json_list(w, "duplicated_records", r, RX_K_DUP);
+	json_list(w, "reordered_records", r, RX_K_REORDERED);
+	json_list(w, "foreign_frames", r, RX_K_FOREIGN);
+	json_dist(w, "error", &r->gap_err);
+	json_dist(w, "error_abs", &r->gap_abs_err);
+	json_int(w, "duration_received_ns", r->duration_ns);
+	json_int(w, "duration_intended_ns", r->duration_intended_ns);
+	json_int(w, "duration_error_ns", derr);
+	json_double(w, "duration_error_pct",
+		    r->duration_intended_ns ? 100.0 * (double)derr / (double)r->duration_intended_ns : 0.0, 6);
+	json_double(w, "jitter_rfc3550_ns", r->jitter_rfc3550_ns, 1);
+}
+
+/* --sequence: the numbers seen and expected, and the numbers of each kind. */
+static void json_sequence(struct json *w, const struct rx_result *r)
+{
+	json_uint(w, "sequence_first", r->seq_first);
+	json_uint(w, "sequence_last", r->seq_last);
+	json_uint(w, "sequence_expected", r->seq_expected);
+	json_uint(w, "matched", r->matched);
+	json_uint(w, "lost", r->lost);
+	json_uint(w, "duplicated", r->dup);
+	json_uint(w, "reordered", r->reordered);
+	json_uint(w, "foreign", r->foreign);
+	json_double(w, "loss_ratio", r->loss_ratio, 9);
+	json_list(w, "lost_sequence", r, RX_K_MAX);
+	json_list(w, "duplicated_sequence", r, RX_K_DUP);
+	json_list(w, "reordered_sequence", r, RX_K_REORDERED);
+	json_list(w, "foreign_frames", r, RX_K_FOREIGN);
 }
 
 int rx_report_json(const struct rx_result *r, const struct rx_source *src, FILE *f)
 {
-	fprintf(f, "{\"interface\":");
-	json_str(f, src->intf);
-	fprintf(f, ",\"file\":");
-	json_str(f, src->file);
-	fprintf(f, ",\"filter\":");
-	json_str(f, src->filter);
-	fprintf(f, ",\"filter_user\":");
-	json_str(f, src->filter_user);
-	fprintf(f, ",\"filter_reference\":");
-	json_str(f, src->filter_ref);
-	fprintf(f, ",\"filter_reference_basis\":");
-	json_str(f, src->filter_ref_why);
-	fprintf(f, ",\"snaplen\":%u,\"id_bytes\":%u,\"timestamps\":\"%s\"", src->snaplen,
-		src->id_bytes, ts_source(r, src));
-	fprintf(f,
-		",\"received\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"elapsed_ns\":%.0f,\"pps\":%.3f"
-		",\"mbps\":%.6f,\"vlan_reinserted\":%" PRIu64 ",\"hw_timestamped\":%" PRIu64,
-		r->received, r->bytes, elapsed_ns(r), pps(r), mbps(r), r->vlan, r->hw_ts);
-	if (src->kstats_valid)
-		fprintf(f,
-			",\"kernel_packets\":%" PRIu64 ",\"kernel_drops\":%" PRIu64
-			",\"kernel_freeze_q\":%" PRIu64,
-			src->k.packets, src->k.drops, src->k.freeze_q);
-	else
-		fprintf(f, ",\"kernel_packets\":null,\"kernel_drops\":null,\"kernel_freeze_q\":null");
-	if (src->rings) {
-		fprintf(f, ",\"fanout\":%u,\"rings\":[", src->rings);
-		for (uint32_t i = 0; i < src->rings; i++)
-			fprintf(f, "%s{\"frames\":%" PRIu64 ",\"kernel_packets\":%" PRIu64
-				",\"kernel_drops\":%" PRIu64 ",\"kernel_freeze_q\":%" PRIu64 "}",
-				i ? "," : "", src->ring_frames[i], src->ring_k[i].packets,
-				src->ring_k[i].drops, src->ring_k[i].freeze_q);
-		fprintf(f, "]");
-	} else {
-		fprintf(f, ",\"fanout\":null,\"rings\":null");
-	}
-	if (src->softnet_drops >= 0)
-		fprintf(f, ",\"softnet_drops\":%" PRId64, src->softnet_drops);
-	else
-		fprintf(f, ",\"softnet_drops\":null");
-	json_dist(f, "interarrival", &r->gap);
-	if (r->have_ref) {
-		fprintf(f, ",\"reference\":");
-		json_str(f, src->reference);
-		fprintf(f,
-			",\"reference_packets\":%zu,\"reference_bytes\":%" PRIu64 ",\"matched\":%" PRIu64
-			",\"lost\":%" PRIu64 ",\"duplicated\":%" PRIu64 ",\"reordered\":%" PRIu64
-			",\"foreign\":%" PRIu64 ",\"bytes_lost\":%" PRIu64 ",\"loss_ratio\":%.9f"
-			",\"bytes_loss_ratio\":%.9f",
-			r->ref_packets, r->bytes_expected, r->matched, r->lost, r->dup, r->reordered,
-			r->foreign, r->bytes_lost, r->loss_ratio, r->bytes_loss_ratio);
-		json_list(f, "lost_records", r, RX_K_MAX);
-		json_list(f, "duplicated_records", r, RX_K_DUP);
-		json_list(f, "reordered_records", r, RX_K_REORDERED);
-		json_list(f, "foreign_frames", r, RX_K_FOREIGN);
-		json_dist(f, "error", &r->gap_err);
-		json_dist(f, "error_abs", &r->gap_abs_err);
-		fprintf(f,
-			",\"duration_received_ns\":%" PRId64 ",\"duration_intended_ns\":%" PRId64
-			",\"duration_error_ns\":%" PRId64 ",\"duration_error_pct\":%.6f"
-			",\"jitter_rfc3550_ns\":%.1f",
-			r->duration_ns, r->duration_intended_ns,
-			r->duration_ns - r->duration_intended_ns,
-			r->duration_intended_ns
-				? 100.0 * (double)(r->duration_ns - r->duration_intended_ns) /
-					  (double)r->duration_intended_ns
-				: 0.0,
-			r->jitter_rfc3550_ns);
-	}
-	if (r->have_seq) {
-		fprintf(f,
-			",\"sequence_first\":%" PRIu64 ",\"sequence_last\":%" PRIu64
-			",\"sequence_expected\":%" PRIu64 ",\"matched\":%" PRIu64 ",\"lost\":%" PRIu64
-			",\"duplicated\":%" PRIu64 ",\"reordered\":%" PRIu64 ",\"foreign\":%" PRIu64
-			",\"loss_ratio\":%.9f",
-			r->seq_first, r->seq_last, r->seq_expected, r->matched, r->lost, r->dup,
-			r->reordered, r->foreign, r->loss_ratio);
-		json_list(f, "lost_sequence", r, RX_K_MAX);
-		json_list(f, "duplicated_sequence", r, RX_K_DUP);
-		json_list(f, "reordered_sequence", r, RX_K_REORDERED);
-		json_list(f, "foreign_frames", r, RX_K_FOREIGN);
-	}
+	struct json w;
+
+	json_init(&w, f);
+	json_object(&w, NULL);
+	json_capture(&w, r, src);
+	json_dist(&w, "interarrival", &r->gap);
+	if (r->have_ref)
+		json_reference(&w, r, src);
+	if (r->have_seq)
+		json_sequence(&w, r);
 	if (r->have_log) {
-		fprintf(f, ",\"send_log\":");
-		json_str(f, src->send_log);
-		fprintf(f, ",\"send_log_matched\":%" PRIu64, r->log_matched);
-		json_dist(f, "latency", &r->latency);
+		json_str(&w, "send_log", src->send_log);
+		json_uint(&w, "send_log_matched", r->log_matched);
+		json_dist(&w, "latency", &r->latency);
 	}
 	if (r->jitter_rfc4689_basis) {
-		fprintf(f, ",\"jitter_rfc4689_basis\":\"%s\"", r->jitter_rfc4689_basis);
-		json_dist(f, "jitter_rfc4689", &r->jitter_rfc4689);
+		json_str(&w, "jitter_rfc4689_basis", r->jitter_rfc4689_basis);
+		json_dist(&w, "jitter_rfc4689", &r->jitter_rfc4689);
 	}
 	if (r->flows)
-		json_flows(f, r);
-	fprintf(f, ",\"exact\":%s}\n",
-		rx_exact(r, src->kstats_valid ? &src->k : NULL) ? "true" : "false");
-	if (fflush(f) != 0 || ferror(f))
-		return -(errno ? errno : EIO);
-	return 0;
+		json_flows(&w, r);
+	json_bool(&w, "exact", rx_exact(r, src->kstats_valid ? &src->k : NULL));
+	json_end(&w);
+	fputc('\n', f);
+	return json_finish(&w);
 }
