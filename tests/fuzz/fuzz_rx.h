@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsoncheck.h"
 #include "replay/pkt_id.h"
 #include "rx.h"
 
@@ -170,7 +171,7 @@ static inline void fuzz_rx_ends(const char *text, size_t len, const char *tail)
 		abort();
 }
 
-/* The table, the JSON and the three figures of @res, into memory; their shape checked. */
+/* The table, the JSON (which must parse) and the three figures of @res, into memory; their shape checked. */
 static inline void fuzz_rx_write(const struct rx_result *res, const struct rx_recs *recs,
 				 const struct rx_ref *ref, const struct rx_source *src)
 {
@@ -192,7 +193,7 @@ static inline void fuzz_rx_write(const struct rx_result *res, const struct rx_re
 	if (rx_report_json(res, src, f) < 0)
 		abort();
 	fclose(f);
-	if (!len || out[0] != '{' || memchr(out, '\0', len))
+	if (!len || out[0] != '{' || memchr(out, '\0', len) || !jsoncheck(out, len))
 		abort();
 	fuzz_rx_ends(out, len, "}\n");
 	free(out);

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Histogram accuracy and the summary formats. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "jsoncheck.h"
+#include "replay/json.h"
 #include "replay/stats.h"
 
 static void test_hist_exact_small(void **state)
@@ -480,6 +484,76 @@ static void test_threads_two_lanes(void **state)
 	free(json);
 }
 
+/* An extra account's value: an object with one key, or (@arg set) a misuse of the writer. */
+static void extra_json(const void *arg, struct json *w)
+{
+	json_object(w, NULL);
+	json_uint(w, arg ? NULL : "n", 1);
+	json_end(w);
+}
+
+/*
+ * Every part of the JSON at once -- two lanes, threads on two lanes,
+ * passes, --start-at, flows, impairment, an extra account -- with names
+ * that are not ASCII: one well-formed JSON document (a Latin-1 name was
+ * once copied raw, and no strict parser read the file); an extra that
+ * misuses the writer fails the whole.
+ */
+static void test_json_whole(void **state)
+{
+	static struct stats_thread th[2];
+	struct stats_counts c = { 0 };
+	struct stats s;
+	char *json;
+
+	(void)state;
+	stats_init(&s);
+	s.method = "packet";
+	s.dev = "caf\xe9";
+	s.start = (struct sched_start_report){ .set = true, .clock = "tai", .sent = true, .error_ns = -5 };
+	s.flows = (struct flow_counts){ .enabled = true, .flows = 3 };
+	s.impaired = true;
+	s.nlanes = 2;
+	s.lane[0] = (struct stats_lane){ .name = "intf1", .method = "packet", .dev = "v\xc3\xa9th0",
+					 .if_valid = true };
+	s.lane[1] = (struct stats_lane){ .name = "intf2", .method = "mmsg", .dev = "veth\x01" };
+	for (int i = 0; i < 2; i++) {
+		th[i] = (struct stats_thread){ .cpu = i - 1, .nlanes = 2 };
+		th[i].lane[0] = s.lane[0];
+		th[i].lane[1] = s.lane[1];
+	}
+	s.nthreads = 2;
+	s.thread = th;
+	s.threads_auto = "one per queue";
+	s.passes_on = true;
+	for (int p = 0; p < 2; p++) {
+		stats_pass_begin(&s, 10 + (uint64_t)p, &c);
+		run_pkts(&s, &c, 5, 1, 1, 100);
+		assert_int_equal(stats_pass_end(&s, 20 + (uint64_t)p, &c), 0);
+	}
+	s.extra[s.nextra++] = (struct stats_extra){ .json = extra_json, .key = "extra" };
+	json = render(json_fn, &s);
+	assert_true(jsoncheck(json, strlen(json)));
+	assert_non_null(strstr(json, "\"interface\":\"caf\\ufffd\","));
+	assert_non_null(strstr(json, "\"interface\":\"v\\u00e9th0\","));
+	assert_non_null(strstr(json, "\"interface\":\"veth\\u0001\","));
+	assert_non_null(strstr(json, ",\"extra\":{\"n\":1}}\n"));
+	free(json);
+
+	s.extra[0].arg = &s;
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_non_null(f);
+		assert_int_equal(stats_write_json(&s, f), -EINVAL);
+		fclose(f);
+		free(buf);
+	}
+	stats_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +561,7 @@ int main(void)
 		cmocka_unit_test(test_hist_buckets_monotonic),
 		cmocka_unit_test(test_hist_percentile_accuracy),
 		cmocka_unit_test(test_summary_and_json),
+		cmocka_unit_test(test_json_whole),
 		cmocka_unit_test(test_timing_reported),
 		cmocka_unit_test(test_zero_elapsed),
 		cmocka_unit_test(test_passes),
