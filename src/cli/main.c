@@ -11,14 +11,10 @@
 #include "replay/run.h"
 #include "replay/log.h"
 #include "replay/outfile.h"
+#include "replay/prologue.h"
 #include "replay/threads_auto.h"
 
 static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
 
 /* --listnics: the interfaces replay could send on, one a line (index and name). */
 static int list_nics(void)
@@ -60,71 +56,74 @@ static int save_opts(const char *path)
 	return EXIT_DONE;
 }
 
-int main(int argc, char **argv)
+/* "replay impair ...": a tool for impairment traces with its own arguments (src/cli/cmd_impair.c). */
+static int subcommand(int argc, char **argv)
 {
-	struct sigaction sa;
-	struct opts o;
-	char err[512];
-
-	/*
-	 * SIGINT and SIGTERM back to their defaults, first: a non-interactive
-	 * shell starts a background job with SIGINT (and SIGQUIT) ignored, and
-	 * that is inherited, so a SIGINT during the set-up -- before on_signal()
-	 * is installed below -- was thrown away and the run (a forwarder that
-	 * never ends by itself) went on.  Now it ends the process, as it would
-	 * have from a terminal; from the handler on, it stops the run.
-	 */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	log_init("replay", LOG_LVL_WARN);
-	/* A tool for impairment traces with its own arguments (src/cli/cmd_impair.c). */
 	if (argc > 1 && !strcmp(argv[1], "impair"))
 		return impair_main(argc - 1, argv + 1);
-	if (opts_parse(&o, argc, argv, err, sizeof(err)) < 0) {
-		log_err("%s", err);
-		return EXIT_USAGE;
-	}
-	if (o.help) {
-		opts_usage(stdout, "replay");
-		return EXIT_DONE;
-	}
-	if (o.version) {
-		printf("replay %s\n", REPLAY_VERSION);
-		return EXIT_DONE;
-	}
-	if (o.listnics)
+	return -1;
+}
+
+static int parse(void *opts, struct prologue_flags *fl, int argc, char **argv, char *err,
+		 size_t errlen)
+{
+	struct opts *o = opts;
+	int rc = opts_parse(o, argc, argv, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	fl->help = o->help;
+	fl->version = o->version;
+	fl->level = o->quiet || (o->no_warnings && !o->debug) ? LOG_LVL_ERR
+		    : o->debug >= 2 ? LOG_LVL_DEBUG
+		    : o->debug ? LOG_LVL_INFO
+			       : LOG_LVL_WARN;
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	opts_usage(f, "replay");
+}
+
+/* What ends the program before a run: the commands of their own, then the option warnings. */
+static int commands(void *opts)
+{
+	struct opts *o = opts;
+
+	if (o->listnics)
 		return list_nics();
-	if (o.save_opts)
-		return save_opts(o.save_opts);
-	if (o.pid) {
+	if (o->save_opts)
+		return save_opts(o->save_opts);
+	if (o->pid) {
 		/* tcpreplay's -P line, before anything is sent, so a script can signal the run. */
 		printf("PID: %d\n", (int)getpid());
 		fflush(stdout);
 	}
-	if (o.info)
-		return replay_info(&o);
-	log_init("replay", o.quiet || (o.no_warnings && !o.debug) ? LOG_LVL_ERR
-				   : o.debug >= 2 ? LOG_LVL_DEBUG
-				   : o.debug ? LOG_LVL_INFO
-					       : LOG_LVL_WARN);
-	for (unsigned i = 0; i < o.nwarn && !o.no_warnings; i++)
-		log_warn("%s", o.warn[i]);
+	if (o->info)
+		return replay_info(o);
+	for (unsigned i = 0; i < o->nwarn && !o->no_warnings; i++)
+		log_warn("%s", o->warn[i]);
+	if (o->prep_cmd)
+		return prep_main(o);
+	return -1;
+}
 
-	if (o.prep_cmd)
-		return prep_main(&o);
+int main(int argc, char **argv)
+{
+	static const struct prologue p = {
+		.prog = "replay",
+		.usage_status = EXIT_USAGE,
+		.subcommand = subcommand,
+		.parse = parse,
+		.usage = usage,
+		.commands = commands,
+	};
+	struct opts o;
+	int rc = prologue(&p, &o, argc, argv, &stop_signal);
 
-	/* No SA_RESTART: a signal must cut a sleep short so the run can stop. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	/* A closed output pipe (-w - | head) is a write error we report, not a silent death. */
-	signal(SIGPIPE, SIG_IGN);
-
+	if (rc >= 0)
+		return rc;
 	/* No --threads given: at top speed one per TX queue and CPU, where nothing is lost by it. */
 	threads_auto_apply(&o);
 	return replay_main(&o, &stop_signal);

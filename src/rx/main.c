@@ -18,14 +18,10 @@
 #include "replay/log.h"
 #include "replay/outfile.h"
 #include "replay/pkt_id.h"
+#include "replay/prologue.h"
 #include "rx.h"
 
 static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
 
 /* Per-CPU backlog drops, summed over CPUs (second column, hex); -1 if unreadable. */
 static int64_t softnet_drops(void)
@@ -495,48 +491,34 @@ out:
 	return status;
 }
 
+static int parse(void *opts, struct prologue_flags *fl, int argc, char **argv, char *err,
+		 size_t errlen)
+{
+	struct rx_opts *o = opts;
+	int rc = rx_opts_parse(o, argc, argv, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	fl->help = o->help;
+	fl->version = o->version;
+	fl->level = o->quiet ? LOG_LVL_ERR
+		    : o->verbose >= 2 ? LOG_LVL_DEBUG
+		    : o->verbose ? LOG_LVL_INFO
+				 : LOG_LVL_WARN;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	struct sigaction sa;
+	static const struct prologue p = {
+		.prog = "replay-rx",
+		.usage_status = RX_EXIT_USAGE,
+		.parse = parse,
+		.usage = rx_opts_usage,
+	};
 	struct rx_opts o;
-	char err[512];
+	int rc = prologue(&p, &o, argc, argv, &stop_signal);
 
-	/*
-	 * SIGINT and SIGTERM back to their defaults, first, as replay does
-	 * (src/cli/main.c): a non-interactive shell starts a background job with
-	 * SIGINT ignored, and that is inherited, so a SIGINT before on_signal()
-	 * is installed below was thrown away and the capture ran on to its
-	 * --timeout, or forever.  Now it ends the process, as it would have
-	 * from a terminal; from the handler on, it stops the capture.
-	 */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	log_init("replay-rx", LOG_LVL_WARN);
-	if (rx_opts_parse(&o, argc, argv, err, sizeof(err)) < 0) {
-		log_err("%s", err);
-		return RX_EXIT_USAGE;
-	}
-	if (o.help) {
-		rx_opts_usage(stdout);
-		return RX_EXIT_OK;
-	}
-	if (o.version) {
-		printf("replay-rx %s\n", REPLAY_VERSION);
-		return RX_EXIT_OK;
-	}
-	log_init("replay-rx", o.quiet ? LOG_LVL_ERR
-				      : o.verbose >= 2 ? LOG_LVL_DEBUG
-				      : o.verbose ? LOG_LVL_INFO
-						  : LOG_LVL_WARN);
-	/* No SA_RESTART: a signal must cut poll() short; it ends the capture, not the report. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	return rx_run(&o);
+	/* From here a signal ends the capture, not the report. */
+	return rc >= 0 ? rc : rx_run(&o);
 }
