@@ -59,6 +59,7 @@ struct rx {
 	FILE *json;
 	bool usage; /* the error is a bad option: exit 2 */
 	struct outfile json_out;
+	int plot_fd;        /* --plot: the directory, opened once in prepare(); -1 */
 	char err[1024];
 };
 
@@ -188,12 +189,8 @@ static int prepare(struct rx *x)
 			return rc;
 		}
 	}
-	if (o->plot_dir && mkdir(o->plot_dir, 0777) < 0 && errno != EEXIST) {
-		rc = -errno;
-		snprintf(x->err, sizeof(x->err), "%s: cannot create the plot directory: %s",
-			 o->plot_dir, strerror(-rc));
-		return rc;
-	}
+	if (o->plot_dir && (x->plot_fd = rx_plot_dir_open(o->plot_dir, x->err, sizeof(x->err))) < 0)
+		return x->plot_fd;
 	if (o->write_path &&
 	    (rc = rx_pcapout_open(&x->sink.out, o->write_path, x->err, sizeof(x->err))) < 0)
 		return rc;
@@ -403,8 +400,8 @@ static int report(struct rx *x)
 	if (o->write_impairment && (rc = write_impairment(x)) < 0)
 		return rc;
 	if (o->plot_dir &&
-	    (rc = rx_plot_write(o->plot_dir, &x->res, &x->sink.recs, &x->ref, x->err,
-				sizeof(x->err))) < 0)
+	    (rc = rx_plot_write_at(x->plot_fd, o->plot_dir, &x->res, &x->sink.recs, &x->ref, x->err,
+				   sizeof(x->err))) < 0)
 		return rc;
 	return 0;
 }
@@ -425,11 +422,13 @@ static void cleanup(struct rx *x)
 	sendlog_free(&x->log);
 	if (x->json)
 		outfile_fclose(&x->json_out, x->json);
+	if (x->plot_fd >= 0)
+		close(x->plot_fd);
 }
 
 static int rx_run(const struct rx_opts *o)
 {
-	struct rx x = { .o = o, .json_out = OUTFILE_INIT };
+	struct rx x = { .o = o, .json_out = OUTFILE_INIT, .plot_fd = -1 };
 	int status = RX_EXIT_FAIL, rc;
 
 	if (privs(&x, true) < 0)

@@ -241,7 +241,30 @@ test_plot_is_a_file() {
 	[ "$(cat "$f")" = keep ] || die "--plot file was changed"
 }
 
+test_plot_symlink() {
+	# Another user plants a link to a directory of root's (outside a sticky directory, where
+	# fs.protected_symlinks does not apply): replay-rx --plot through it must write nothing there.
+	local d="$WORK/rootdir" x="$WORK/plot-link"
+	mkdir -p "$d"
+	ln -s "$d" "$x"
+	chown -h nobody "$x"
+	expect_fail 1 "^replay-rx: --plot $x: is a symbolic link; give the directory itself$" \
+		"$REPLAY_RX" -r "$TRACES/dns.pcap" --reference "$TRACES/dns.pcap" --plot "$x"
+	[ "$(wc -l <"$WORK/err")" -eq 1 ] || die "--plot through a link: more than one line: $(cat "$WORK/err")"
+	[ -z "$(ls -A "$d")" ] || die "--plot wrote through another user's link: $(ls -A "$d")"
+	# One level up: another user's link on the way to a directory of root's.
+	mkdir -p "$d/figs"
+	expect_fail 1 "plot-link is a symbolic link owned by another user \(uid [0-9]+\); refusing to follow it" \
+		"$REPLAY_RX" -r "$TRACES/dns.pcap" --reference "$TRACES/dns.pcap" --plot "$x/figs"
+	[ -z "$(ls -A "$d/figs")" ] || die "--plot wrote through another user's link: $(ls -A "$d/figs")"
+	# A directory anyone may write in, without the sticky bit.
+	chmod 0777 "$d/figs"
+	expect_fail 1 "anyone may write in the directory \(mode 0777, no sticky bit\)" \
+		"$REPLAY_RX" -r "$TRACES/dns.pcap" --reference "$TRACES/dns.pcap" --plot "$d/figs"
+	[ -z "$(ls -A "$d/figs")" ] || die "--plot wrote into a world-writable directory"
+}
+
 require_root
 init_ns
 run_tests ${T_FILES_TESTS:-test_output_on_input test_foreign_symlink test_failed_run_leaves_nothing test_write_limits \
-	test_closed_pipe test_loop_sends_nothing test_interface_counter test_plot_is_a_file test_send_log_sigint}
+	test_closed_pipe test_loop_sends_nothing test_interface_counter test_plot_is_a_file test_plot_symlink test_send_log_sigint}

@@ -6,14 +6,18 @@
  * nothing received) still give a figure that says so.  Rendering with
  * rsvg-convert is checked by t_rx_plot_render.sh.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -473,6 +477,183 @@ static void test_write_dir(void **state)
 	free_run(&r);
 }
 
+/* Entries of @dir other than "." and "..". */
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+static void rm_rf(const char *dir)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%.400s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * The rule of rx_plot_dir_check(), over every permission bit and both
+ * owners: a directory of the caller's, not writable by others unless
+ * sticky; anything but a directory is not one.
+ */
+static void test_dir_check(void **state)
+{
+	uid_t me = 1000;
+	char err[512];
+
+	(void)state;
+	for (unsigned mode = 0; mode <= 07777; mode++) {
+		for (int other = 0; other < 2; other++) {
+			struct stat st = { .st_mode = S_IFDIR | mode, .st_uid = other ? me + 1 : me };
+			bool ok = !other && (!(mode & S_IWOTH) || (mode & S_ISVTX));
+			int rc = rx_plot_dir_check(&st, me, "d", err, sizeof(err));
+
+			if (rc != (ok ? 0 : -EPERM))
+				fail_msg("mode %04o, %s: %d", mode, other ? "another's" : "mine", rc);
+			if (!ok && (strncmp(err, "--plot d: ", 10) || strchr(err, '\n')))
+				fail_msg("mode %04o: '%s'", mode, err);
+		}
+	}
+	for (unsigned type = 0; type < 8; type++) {
+		static const mode_t kinds[] = { S_IFREG, S_IFLNK, S_IFCHR, S_IFBLK, S_IFIFO, S_IFSOCK,
+						S_IFREG, S_IFREG };
+		struct stat st = { .st_mode = kinds[type] | 0755, .st_uid = me };
+
+		assert_int_equal(rx_plot_dir_check(&st, me, "f", err, sizeof(err)), -ENOTDIR);
+		assert_string_equal(err, "--plot f: exists and is not a directory");
+	}
+}
+
+/*
+ * A plot directory reached through a symbolic link is refused, whoever
+ * made it, and nothing is written where it points -- a link another user
+ * plants (/tmp/x -> a directory of root's) once had root write its figures
+ * there; so are one through another user's link, another user's
+ * directory, and one anyone may write in without the sticky bit.
+ */
+static void test_dir_refused(void **state)
+{
+	char dir[] = "/tmp/test_rx_plot.XXXXXX", target[300], link[300], p[400], err[512];
+	struct run r;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	make_run(&r, 300, true, false);
+	snprintf(target, sizeof(target), "%s/target", dir);
+	snprintf(link, sizeof(link), "%s/x", dir);
+	assert_int_equal(mkdir(target, 0755), 0);
+	assert_int_equal(symlink(target, link), 0);
+	assert_int_equal(rx_plot_write(link, &r.res, &r.sink.recs, &r.ref, err, sizeof(err)), -EPERM);
+	snprintf(p, sizeof(p), "--plot %s: is a symbolic link; give the directory itself", link);
+	assert_string_equal(err, p);
+	snprintf(p, sizeof(p), "%s/", link); /* a trailing slash follows the link, O_NOFOLLOW or not */
+	assert_int_equal(rx_plot_write(p, &r.res, &r.sink.recs, &r.ref, err, sizeof(err)), -EPERM);
+	assert_int_equal(entries(target), 0);
+
+	/* Through a link of our own to a directory of ours: followed. */
+	snprintf(p, sizeof(p), "%s/x/figs", dir);
+	assert_int_equal(rx_plot_write(p, &r.res, &r.sink.recs, &r.ref, err, sizeof(err)), 0);
+	snprintf(p, sizeof(p), "%s/figs", target);
+	assert_int_equal(entries(p), 5);
+	rm_rf(p);
+
+	/* Anyone may write in it: refused; with the sticky bit, as /tmp: written. */
+	assert_int_equal(chmod(target, 0777), 0);
+	assert_int_equal(rx_plot_write(target, &r.res, &r.sink.recs, &r.ref, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "anyone may write in the directory (mode 0777, no sticky bit)"));
+	assert_int_equal(entries(target), 0);
+	assert_int_equal(chmod(target, 01777), 0);
+	assert_int_equal(rx_plot_write(target, &r.res, &r.sink.recs, &r.ref, err, sizeof(err)), 0);
+	assert_int_equal(entries(target), 5);
+	rm_rf(target);
+
+	/* Another user's link on the way, another user's directory: only root can make them. */
+	if (geteuid() == 0) {
+		assert_int_equal(mkdir(target, 0755), 0);
+		snprintf(p, sizeof(p), "%s/sub", target);
+		assert_int_equal(mkdir(p, 0755), 0);
+		assert_int_equal(lchown(link, 65534, 65534), 0);
+		snprintf(p, sizeof(p), "%s/sub", link);
+		assert_int_equal(rx_plot_write(p, &r.res, &r.sink.recs, &r.ref, err, sizeof(err)), -EPERM);
+		assert_non_null(strstr(err, ": x is a symbolic link owned by another user (uid 65534)"));
+		snprintf(p, sizeof(p), "%s/sub", target);
+		assert_int_equal(entries(p), 0);
+		assert_int_equal(chown(p, 65534, 65534), 0);
+		assert_int_equal(rx_plot_write(p, &r.res, &r.sink.recs, &r.ref, err, sizeof(err)), -EPERM);
+		assert_non_null(strstr(err, "the directory belongs to another user (uid 65534)"));
+		assert_int_equal(entries(p), 0);
+	}
+	rm_rf(dir);
+	free_run(&r);
+}
+
+/*
+ * All or none: a figure that cannot be written (a file size limit, as a
+ * full disk would) or that cannot take its name (a directory in the way)
+ * leaves no figure of the run and no temporary behind, and an older figure
+ * as it was.
+ */
+static void test_all_or_nothing(void **state)
+{
+	char dir[] = "/tmp/test_rx_plot.XXXXXX", p[300], err[512], *old;
+	struct rlimit lim, small;
+	struct run r;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	make_run(&r, 2000, true, true);
+	snprintf(p, sizeof(p), "%s/interval.svg", dir);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("old", f);
+	fclose(f);
+
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &lim), 0);
+	small = (struct rlimit){ 10000, lim.rlim_max }; /* the soft limit only: it goes back up */
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	assert_int_equal(rx_plot_write(dir, &r.res, &r.sink.recs, &r.ref, err, sizeof(err)), -EFBIG);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	assert_non_null(strstr(err, ": cannot write: File too large"));
+	assert_int_equal(entries(dir), 1);
+	old = slurp(p);
+	assert_string_equal(old, "old");
+	free(old);
+
+	snprintf(p, sizeof(p), "%s/send-series.svg", dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	assert_int_equal(rx_plot_write(dir, &r.res, &r.sink.recs, &r.ref, err, sizeof(err)), -EISDIR);
+	snprintf(p, sizeof(p), "%s/send-series.svg: cannot write: Is a directory", dir);
+	assert_string_equal(err, p);
+	assert_int_equal(entries(dir), 2);
+	snprintf(p, sizeof(p), "%s/interval.svg", dir);
+	old = slurp(p);
+	assert_string_equal(old, "old");
+	free(old);
+
+	/* With room, all seven replace what was there. */
+	snprintf(p, sizeof(p), "%s/send-series.svg", dir);
+	assert_int_equal(rmdir(p), 0);
+	assert_int_equal(rx_plot_write(dir, &r.res, &r.sink.recs, &r.ref, err, sizeof(err)), 0);
+	assert_int_equal(entries(dir), 7);
+	snprintf(p, sizeof(p), "%s/interval.svg", dir);
+	old = slurp(p);
+	assert_non_null(strstr(old, "</svg>"));
+	free(old);
+	rm_rf(dir);
+	free_run(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -483,6 +664,9 @@ int main(void)
 		cmocka_unit_test(test_interval_linear),
 		cmocka_unit_test(test_send_series),
 		cmocka_unit_test(test_write_dir),
+		cmocka_unit_test(test_dir_check),
+		cmocka_unit_test(test_dir_refused),
+		cmocka_unit_test(test_all_or_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
