@@ -155,12 +155,86 @@ static int ref_filter(struct rx *x)
 	return 0;
 }
 
+/* The outputs, opened before the first frame: the report, the plot directory, -w. */
+static int open_outputs(struct rx *x)
+{
+	const struct rx_opts *o = x->o;
+	int rc;
+
+	if (o->json) {
+		x->json = outfile_fopen(&x->json_out, o->json, x->err, sizeof(x->err));
+		if (!x->json) {
+			rc = -errno;
+			if (rc != -EPERM) /* else x->err names another user's symbolic link */
+				snprintf(x->err, sizeof(x->err), "%s: cannot write the report: %s",
+					 o->json, strerror(-rc));
+			return rc;
+		}
+	}
+	if (o->plot_dir && (x->plot_fd = rx_plot_dir_open(o->plot_dir, x->err, sizeof(x->err))) < 0)
+		return x->plot_fd;
+	if (o->write_path)
+		return rx_pcapout_open(&x->sink.out, o->write_path, x->err, sizeof(x->err));
+	return 0;
+}
+
+/*
+ * The records a live capture makes room for, so the capture loop seldom
+ * allocates -- but no more than RX_RESERVE_MAX up front (a huge --count
+ * must not take memory, or time, before the first frame): beyond it the
+ * records grow a chunk at a time, up to rx_mem_cap().
+ */
+static size_t records_expected(const struct rx *x)
+{
+	size_t expect = x->o->count ? x->o->count : x->ref.n + x->ref.n / 8 + 4096;
+
+	if (expect > RX_RESERVE_MAX)
+		expect = RX_RESERVE_MAX;
+	if (expect > rx_mem_cap() / sizeof(struct rx_rec))
+		expect = rx_mem_cap() / sizeof(struct rx_rec);
+	return expect;
+}
+
+/* -i: the ring (or --fanout's rings) on the interface, with room for @expect records. */
+static int open_capture(struct rx *x, size_t expect)
+{
+	const struct rx_opts *o = x->o;
+	long page = sysconf(_SC_PAGESIZE);
+	struct rx_capture_cfg cfg = {
+		.ifname = o->intf,
+		.snaplen = (uint32_t)o->snaplen,
+		.block_ms = (uint32_t)o->block_ms,
+		.hw_ts = o->hw_ts,
+		.filter = &x->filter,
+		.fanout = RX_FANOUT_NONE,
+	};
+
+	rx_ring_layout(o->ring_kib * 1024u, (uint32_t)o->block_bytes, (uint32_t)o->blocks,
+		       (uint32_t)o->snaplen, page > 0 ? (uint32_t)page : 4096u, &x->block_bytes,
+		       &x->blocks);
+	cfg.block_bytes = x->block_bytes;
+	cfg.blocks = x->blocks;
+	if (!o->fanout) {
+		if (rx_recs_reserve(&x->sink.recs, expect) < 0) {
+			snprintf(x->err, sizeof(x->err), "out of memory for %zu records", expect);
+			return -ENOMEM;
+		}
+		return rx_capture_open(&x->cap, &cfg, x->err, sizeof(x->err));
+	}
+	x->ring_k = calloc(o->fanout, sizeof(*x->ring_k));
+	x->ring_frames = calloc(o->fanout, sizeof(*x->ring_frames));
+	if (!x->ring_k || !x->ring_frames) {
+		snprintf(x->err, sizeof(x->err), "out of memory");
+		return -ENOMEM;
+	}
+	return rx_fanout_open(&x->fan, &cfg, (uint32_t)o->fanout, expect, x->err, sizeof(x->err));
+}
+
 /* Everything that can fail before capturing, in the order a user would fix it. */
 static int prepare(struct rx *x)
 {
 	const struct rx_opts *o = x->o;
 	uint32_t id_bytes = (uint32_t)o->snaplen;
-	size_t expect;
 	int rc;
 
 	if ((rc = check_paths(x)) < 0)
@@ -179,39 +253,11 @@ static int prepare(struct rx *x)
 	}
 	if (o->intf && o->reference && !o->no_ref_filter && (rc = ref_filter(x)) < 0)
 		return rc;
-	if (o->json) {
-		x->json = outfile_fopen(&x->json_out, o->json, x->err, sizeof(x->err));
-		if (!x->json) {
-			rc = -errno;
-			if (rc != -EPERM) /* else x->err names another user's symbolic link */
-				snprintf(x->err, sizeof(x->err), "%s: cannot write the report: %s",
-					 o->json, strerror(-rc));
-			return rc;
-		}
-	}
-	if (o->plot_dir && (x->plot_fd = rx_plot_dir_open(o->plot_dir, x->err, sizeof(x->err))) < 0)
-		return x->plot_fd;
-	if (o->write_path &&
-	    (rc = rx_pcapout_open(&x->sink.out, o->write_path, x->err, sizeof(x->err))) < 0)
+	if ((rc = open_outputs(x)) < 0)
 		return rc;
 	x->sink.id_bytes = id_bytes;
 	x->sink.count_max = o->count;
 	x->sink.seq = o->sequence;
-	/*
-	 * A live capture: room for what is expected, so the capture loop seldom
-	 * allocates -- but no more than RX_RESERVE_MAX up front (a huge --count
-	 * must not take memory, or time, before the first frame): beyond it the
-	 * records grow a chunk at a time, up to rx_mem_cap().  -r needs none.
-	 */
-	expect = o->count ? o->count : x->ref.n + x->ref.n / 8 + 4096;
-	if (expect > RX_RESERVE_MAX)
-		expect = RX_RESERVE_MAX;
-	if (expect > rx_mem_cap() / sizeof(struct rx_rec))
-		expect = rx_mem_cap() / sizeof(struct rx_rec);
-	if (o->intf && !o->fanout && rx_recs_reserve(&x->sink.recs, expect) < 0) {
-		snprintf(x->err, sizeof(x->err), "out of memory for %zu records", expect);
-		return -ENOMEM;
-	}
 	x->src = (struct rx_source){
 		.intf = o->intf,
 		.file = o->read_path,
@@ -226,34 +272,8 @@ static int prepare(struct rx *x)
 		.softnet_drops = -1,
 		.worst = o->worst == RX_WORST_UNSET ? RX_WORST_DEFAULT : (size_t)o->worst,
 	};
-	if (o->intf) {
-		long page = sysconf(_SC_PAGESIZE);
-		struct rx_capture_cfg cfg = {
-			.ifname = o->intf,
-			.snaplen = (uint32_t)o->snaplen,
-			.block_ms = (uint32_t)o->block_ms,
-			.hw_ts = o->hw_ts,
-			.filter = &x->filter,
-			.fanout = RX_FANOUT_NONE,
-		};
-
-		rx_ring_layout(o->ring_kib * 1024u, (uint32_t)o->block_bytes, (uint32_t)o->blocks,
-			       (uint32_t)o->snaplen, page > 0 ? (uint32_t)page : 4096u, &x->block_bytes,
-			       &x->blocks);
-		cfg.block_bytes = x->block_bytes;
-		cfg.blocks = x->blocks;
-		if (!o->fanout)
-			return rx_capture_open(&x->cap, &cfg, x->err, sizeof(x->err));
-		x->ring_k = calloc(o->fanout, sizeof(*x->ring_k));
-		x->ring_frames = calloc(o->fanout, sizeof(*x->ring_frames));
-		if (!x->ring_k || !x->ring_frames) {
-			snprintf(x->err, sizeof(x->err), "out of memory");
-			return -ENOMEM;
-		}
-		return rx_fanout_open(&x->fan, &cfg, (uint32_t)o->fanout, expect, x->err,
-				      sizeof(x->err));
-	}
-	return 0;
+	/* -r reads its records as they come; it needs no room made. */
+	return o->intf ? open_capture(x, records_expected(x)) : 0;
 }
 
 /*
