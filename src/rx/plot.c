@@ -82,6 +82,96 @@ static void free_pairs(struct pairs *p)
 	free(p->got);
 }
 
+/* The smallest and the largest gap above 0, intended or received; *@hi is 0 when there is none. */
+static void pairs_range(const struct pairs *p, double *lo, double *hi)
+{
+	*lo = DBL_MAX;
+	*hi = 0;
+	for (size_t i = 0; i < p->n; i++)
+		for (int s = 0; s < 2; s++) {
+			double v = s ? p->got[i] : p->want[i];
+
+			if (v > 0) {
+				*lo = MIN(*lo, v);
+				*hi = MAX(*hi, v);
+			}
+		}
+}
+
+/* How the scatter's points lie: a gap of 0 (log axes), above and below the diagonal. */
+struct scatter_count {
+	size_t clamped, above, below;
+};
+
+/*
+ * The points binned into CELL-pixel cells whose darkness grows with the
+ * count: bounded output for any number of frames.  0 or -ENOMEM.
+ */
+static int scatter_cells(FILE *f, const struct pairs *p, const struct axis *x,
+			 const struct axis *y, bool log, struct scatter_count *n)
+{
+	size_t nx = (size_t)ceil((x->px1 - x->px0) / CELL) + 1;
+	size_t ny = (size_t)ceil((y->px0 - y->px1) / CELL) + 1;
+	uint32_t *cell = calloc(nx * ny, sizeof(*cell));
+	double cmax = 0;
+
+	if (!cell)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n; i++) {
+		size_t cx, cy;
+
+		if (log && (p->want[i] <= 0 || p->got[i] <= 0))
+			n->clamped++;
+		/* Within 1 % of the diagonal counts as on it. */
+		if (p->got[i] > p->want[i] * 1.01 + 0.5)
+			n->above++;
+		else if (p->got[i] < p->want[i] * 0.99 - 0.5)
+			n->below++;
+		cx = (size_t)((svg_map(x, p->want[i]) - x->px0) / CELL);
+		cy = (size_t)((y->px0 - svg_map(y, p->got[i])) / CELL);
+		cell[cy * nx + cx]++;
+		cmax = MAX(cmax, (double)cell[cy * nx + cx]);
+	}
+	fprintf(f, "<g fill=\"#1f5fbf\">\n");
+	for (size_t cy = 0; cy < ny; cy++)
+		for (size_t cx = 0; cx < nx; cx++) {
+			uint32_t c = cell[cy * nx + cx];
+
+			if (!c)
+				continue;
+			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill-opacity=\"%.2f\"/>\n",
+				x->px0 + (double)cx * CELL, y->px0 - (double)(cy + 1) * CELL, CELL, CELL,
+				0.3 + 0.7 * log1p(c) / log1p(cmax));
+		}
+	fprintf(f, "</g>\n");
+	free(cell);
+	return 0;
+}
+
+/* The diagonal, and the shares on, above and below it in the room on the right. */
+static void scatter_notes(FILE *f, size_t npairs, const struct axis *x, const struct axis *y,
+			  const struct scatter_count *n)
+{
+	double all = (double)npairs;
+
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c00\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
+		svg_map(x, x->lo), svg_map(y, y->lo), svg_map(x, x->hi), svg_map(y, y->hi));
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#c00\" text-anchor=\"end\">received = intended</text>\n",
+		x->px1 - 8, y->px1 + 18);
+	fprintf(f, "<g font-size=\"13\">\n"
+		   "<text x=\"%.1f\" y=\"%.1f\">%zu pairs</text>\n"
+		   "<text x=\"%.1f\" y=\"%.1f\">%.1f %% within 1 %% of intended</text>\n"
+		   "<text x=\"%.1f\" y=\"%.1f\">%.1f %% longer (above)</text>\n"
+		   "<text x=\"%.1f\" y=\"%.1f\">%.1f %% shorter (below)</text>\n</g>\n",
+		x->px1 + 20, y->px1 + 20, npairs, x->px1 + 20, y->px1 + 40,
+		100.0 * (double)(npairs - n->above - n->below) / all, x->px1 + 20, y->px1 + 60,
+		100.0 * (double)n->above / all, x->px1 + 20, y->px1 + 80,
+		100.0 * (double)n->below / all);
+	if (n->clamped)
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#444\">%zu with a gap of 0</text>\n",
+			x->px1 + 20, y->px1 + 100, n->clamped);
+}
+
 /*
  * The interval-interval scatter, on log-log axes (@log: decades covering
  * every gap above 0) or linear ones (from 0 to a round value above the
@@ -94,25 +184,15 @@ static int interval_scatter(FILE *f, const struct rx_result *res, const struct r
 	/* Square, so the diagonal is at 45 degrees; notes go in the room on the right. */
 	struct axis x = { .log = log, .px0 = SVG_LEFT, .px1 = SVG_LEFT + (SVG_H - SVG_TOP - SVG_BOTTOM) };
 	struct axis y = { .log = log, .px0 = SVG_H - SVG_BOTTOM, .px1 = SVG_TOP };
-	double lo = DBL_MAX, hi = 0, cmax = 0;
-	size_t nx, ny, clamped = 0, above = 0, below = 0;
-	uint32_t *cell;
+	struct scatter_count n = { 0 };
+	double lo, hi;
 	struct pairs p;
 	char sub[200];
 	int rc = collect_pairs(&p, res, recs, ref);
 
 	if (rc < 0)
 		return rc;
-	for (size_t i = 0; i < p.n; i++) {
-		for (int s = 0; s < 2; s++) {
-			double v = s ? p.got[i] : p.want[i];
-
-			if (v > 0) {
-				lo = MIN(lo, v);
-				hi = MAX(hi, v);
-			}
-		}
-	}
+	pairs_range(&p, &lo, &hi);
 	snprintf(sub, sizeof(sub),
 		 "%zu pairs of consecutive in-order frames; above the diagonal: a gap longer than intended",
 		 p.n);
@@ -136,59 +216,11 @@ static int interval_scatter(FILE *f, const struct rx_result *res, const struct r
 	y.hi = x.hi;
 	svg_axis(f, &x, true, true, &y);
 	svg_axis(f, &y, false, true, &x);
-
-	/* Bin the points: bounded output for any number of frames. */
-	nx = (size_t)ceil((x.px1 - x.px0) / CELL) + 1;
-	ny = (size_t)ceil((y.px0 - y.px1) / CELL) + 1;
-	cell = calloc(nx * ny, sizeof(*cell));
-	if (!cell) {
+	if ((rc = scatter_cells(f, &p, &x, &y, log, &n)) < 0) {
 		free_pairs(&p);
-		return -ENOMEM;
+		return rc;
 	}
-	for (size_t i = 0; i < p.n; i++) {
-		size_t cx, cy;
-
-		if (log && (p.want[i] <= 0 || p.got[i] <= 0))
-			clamped++;
-		/* Within 1 % of the diagonal counts as on it. */
-		if (p.got[i] > p.want[i] * 1.01 + 0.5)
-			above++;
-		else if (p.got[i] < p.want[i] * 0.99 - 0.5)
-			below++;
-		cx = (size_t)((svg_map(&x, p.want[i]) - x.px0) / CELL);
-		cy = (size_t)((y.px0 - svg_map(&y, p.got[i])) / CELL);
-		cell[cy * nx + cx]++;
-		cmax = MAX(cmax, (double)cell[cy * nx + cx]);
-	}
-	fprintf(f, "<g fill=\"#1f5fbf\">\n");
-	for (size_t cy = 0; cy < ny; cy++)
-		for (size_t cx = 0; cx < nx; cx++) {
-			uint32_t c = cell[cy * nx + cx];
-
-			if (!c)
-				continue;
-			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill-opacity=\"%.2f\"/>\n",
-				x.px0 + (double)cx * CELL, y.px0 - (double)(cy + 1) * CELL, CELL, CELL,
-				0.3 + 0.7 * log1p(c) / log1p(cmax));
-		}
-	fprintf(f, "</g>\n");
-	free(cell);
-	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c00\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
-		svg_map(&x, x.lo), svg_map(&y, y.lo), svg_map(&x, x.hi), svg_map(&y, y.hi));
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#c00\" text-anchor=\"end\">received = intended</text>\n",
-		x.px1 - 8, y.px1 + 18);
-	fprintf(f, "<g font-size=\"13\">\n"
-		   "<text x=\"%.1f\" y=\"%.1f\">%zu pairs</text>\n"
-		   "<text x=\"%.1f\" y=\"%.1f\">%.1f %% within 1 %% of intended</text>\n"
-		   "<text x=\"%.1f\" y=\"%.1f\">%.1f %% longer (above)</text>\n"
-		   "<text x=\"%.1f\" y=\"%.1f\">%.1f %% shorter (below)</text>\n</g>\n",
-		x.px1 + 20, y.px1 + 20, p.n, x.px1 + 20, y.px1 + 40,
-		100.0 * (double)(p.n - above - below) / (double)p.n, x.px1 + 20, y.px1 + 60,
-		100.0 * (double)above / (double)p.n, x.px1 + 20, y.px1 + 80,
-		100.0 * (double)below / (double)p.n);
-	if (clamped)
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#444\">%zu with a gap of 0</text>\n",
-			x.px1 + 20, y.px1 + 100, clamped);
+	scatter_notes(f, p.n, &x, &y, &n);
 	svg_frame(f, &x, &y, "intended gap (reference)", "received gap");
 	free_pairs(&p);
 	return svg_end(f);
@@ -238,7 +270,7 @@ int rx_plot_interval_hist(FILE *f, const struct rx_result *res, const struct rx_
 {
 	struct axis x = { .log = true, .px0 = SVG_LEFT, .px1 = SVG_W - SVG_RIGHT };
 	struct axis y = { .log = false, .lo = 0, .px0 = SVG_H - SVG_BOTTOM, .px1 = SVG_TOP };
-	double lo = DBL_MAX, hi = 0, top = 0, overlap = 0, *want, *got;
+	double lo, hi, top = 0, overlap = 0, *want, *got;
 	size_t nbins, nw = 0, ng = 0;
 	struct pairs p;
 	char sub[200];
@@ -246,15 +278,7 @@ int rx_plot_interval_hist(FILE *f, const struct rx_result *res, const struct rx_
 
 	if (rc < 0)
 		return rc;
-	for (size_t i = 0; i < p.n; i++)
-		for (int s = 0; s < 2; s++) {
-			double v = s ? p.got[i] : p.want[i];
-
-			if (v > 0) {
-				lo = MIN(lo, v);
-				hi = MAX(hi, v);
-			}
-		}
+	pairs_range(&p, &lo, &hi);
 	snprintf(sub, sizeof(sub),
 		 "%zu gaps between consecutive in-order frames, %d logarithmic bins a decade",
 		 p.n, HIST_PER_DECADE);
@@ -394,6 +418,131 @@ int rx_plot_error_cdf(FILE *f, const struct rx_result *res, const struct rx_recs
 	return svg_end(f);
 }
 
+/* The timeline's state: its axes, the origins of its times, its bands and its lost ticks. */
+struct timeline {
+	struct axis x, y, yl;   /* time since the first packet; upper and lower panel */
+	size_t cols;            /* pixel columns */
+	size_t first;           /* the first in-order frame */
+	double s0, r0, t0;      /* its scheduled, received and (have_send) send time */
+	bool have_send;
+	struct svg_band rb, sb, lb; /* arrival, send, latency */
+	bool *lost;             /* per column: a lost packet was due there */
+	size_t nlost;
+};
+
+/* The column of schedule time @s (since the first packet). */
+static size_t tl_col(const struct timeline *t, double s)
+{
+	return (size_t)((svg_map(&t->x, s) - t->x.px0) * (double)(t->cols - 1) /
+			(t->x.px1 - t->x.px0));
+}
+
+/* The time axis is the schedule: the reference from its first to its last packet. */
+static void tl_time_axis(struct timeline *t, const struct rx_ref *ref)
+{
+	t->x.lo = 0;
+	t->x.hi = 0;
+	for (size_t i = 0; i < ref->n; i++) {
+		t->x.lo = MIN(t->x.lo, (double)ref->ts_ns[i] - t->s0);
+		t->x.hi = MAX(t->x.hi, (double)ref->ts_ns[i] - t->s0);
+	}
+	if (t->x.hi <= t->x.lo)
+		t->x.hi = t->x.lo + 1;
+}
+
+/* Each matched frame into the bands: arrival and send minus schedule, and latency. */
+static void tl_bands(struct timeline *t, const struct rx_result *res, const struct rx_recs *recs,
+		     const struct rx_ref *ref)
+{
+	for (size_t k = 0; k < recs->n; k++) {
+		double s, r;
+		size_t col;
+
+		if (res->kind[k] != RX_K_IN_ORDER && res->kind[k] != RX_K_REORDERED)
+			continue;
+		s = (double)ref->ts_ns[res->pos[k]] - t->s0;
+		col = tl_col(t, s);
+		r = (double)rx_recs_at(recs, k)->ts_ns;
+		svg_band_add(&t->rb, col, (r - t->r0) - s);
+		if (t->have_send && res->send_ns[k] >= 0) {
+			svg_band_add(&t->sb, col, ((double)res->send_ns[k] - t->t0) - s);
+			svg_band_add(&t->lb, col, r - (double)res->send_ns[k]);
+		}
+	}
+}
+
+/* The columns where a packet no frame took was due; 0 or -ENOMEM. */
+static int tl_lost(struct timeline *t, const struct rx_result *res, const struct rx_recs *recs,
+		   const struct rx_ref *ref)
+{
+	bool *taken;
+
+	if (!res->lost)
+		return 0;
+	if (!(taken = calloc(ref->n ? ref->n : 1, sizeof(bool))))
+		return -ENOMEM;
+	for (size_t k = 0; k < recs->n; k++)
+		if (res->pos[k] != RX_NONE)
+			taken[res->pos[k]] = true;
+	for (size_t i = 0; i < ref->n; i++) {
+		if (taken[i])
+			continue;
+		t->lost[tl_col(t, (double)ref->ts_ns[i] - t->s0)] = true;
+		t->nlost++;
+	}
+	free(taken);
+	return 0;
+}
+
+/* The lower panel, with a send log: the one-way latency. */
+static void tl_latency_panel(FILE *f, const struct timeline *t)
+{
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#333\"/>\n",
+		t->x.px0, t->y.px1, t->x.px1 - t->x.px0, t->y.px0 - t->y.px1);
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">One-way latency (arrival minus send)</text>\n",
+		t->x.px0, t->yl.px1 - 8);
+	svg_axis(f, &t->x, true, true, &t->yl);
+	svg_axis(f, &t->yl, false, true, &t->x);
+	svg_band_draw(f, &t->lb, t->cols, &t->yl, t->x.px0, "#2a9d5c", true);
+	fprintf(f, "<text transform=\"translate(20 %.1f) rotate(-90)\" text-anchor=\"middle\">actual minus intended</text>\n",
+		(t->y.px0 + t->y.px1) / 2);
+	svg_frame(f, &t->x, &t->yl, "intended time since the first packet (reference)", "latency");
+}
+
+/* The panels' layout and ranges, then the figure. */
+static int tl_draw(FILE *f, struct timeline *t)
+{
+	char sub[240];
+
+	if (t->have_send) {
+		double ph = SVG_H - SVG_BOTTOM - SVG_TOP;
+
+		t->y.px0 = SVG_TOP + 0.58 * ph;
+		t->yl.px1 = SVG_TOP + 0.70 * ph;
+		svg_band_range(&t->yl, &t->lb, NULL, t->cols);
+	}
+	svg_band_range(&t->y, &t->rb, t->have_send ? &t->sb : NULL, t->cols);
+	snprintf(sub, sizeof(sub), "relative to the first in-order frame; blue: arrival%s; red ticks: %zu lost",
+		 t->have_send ? ", orange: send (send log)" : "", t->nlost);
+	svg_begin(f, "Timeline: how late each packet was against the schedule", sub);
+	svg_axis_opt(f, &t->x, true, true, &t->y, t->have_send);
+	svg_axis(f, &t->y, false, true, &t->x);
+	svg_band_draw(f, &t->rb, t->cols, &t->y, t->x.px0, "#1f5fbf", true);
+	if (t->have_send)
+		svg_band_draw(f, &t->sb, t->cols, &t->y, t->x.px0, "#e08000", false);
+	for (size_t c = 0; c < t->cols; c++)
+		if (t->lost[c])
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d00\" stroke-width=\"1.5\"/>\n",
+				t->x.px0 + (double)c + 0.5, t->y.px0, t->x.px0 + (double)c + 0.5,
+				t->y.px0 - 12);
+	if (t->have_send)
+		tl_latency_panel(f, t);
+	else
+		svg_frame(f, &t->x, &t->y, "intended time since the first packet (reference)",
+			  "actual minus intended time");
+	return svg_end(f);
+}
+
 /*
  * Upper panel: arrival (blue band) and, with a send log, send (orange
  * outline) time minus the schedule, both relative to the first in-order
@@ -403,118 +552,42 @@ int rx_plot_error_cdf(FILE *f, const struct rx_result *res, const struct rx_recs
 int rx_plot_timeline(FILE *f, const struct rx_result *res, const struct rx_recs *recs,
 		     const struct rx_ref *ref)
 {
-	struct axis x = { .log = false, .px0 = SVG_LEFT, .px1 = SVG_W - SVG_RIGHT };
-	struct axis y = { .log = false, .px0 = SVG_H - SVG_BOTTOM, .px1 = SVG_TOP };
-	struct axis yl = { .log = false, .px0 = SVG_H - SVG_BOTTOM, .px1 = SVG_TOP };
-	size_t cols = (size_t)(x.px1 - x.px0), first = RX_NONE, nlost = 0;
-	double s0 = 0, r0 = 0, t0 = 0;
-	bool have_send = false;
-	struct svg_band rb = { 0 }, sb = { 0 }, lb = { 0 };
-	bool *lost = NULL;
-	char sub[240];
+	struct timeline t = {
+		.x = { .log = false, .px0 = SVG_LEFT, .px1 = SVG_W - SVG_RIGHT },
+		.y = { .log = false, .px0 = SVG_H - SVG_BOTTOM, .px1 = SVG_TOP },
+		.yl = { .log = false, .px0 = SVG_H - SVG_BOTTOM, .px1 = SVG_TOP },
+		.cols = (size_t)(SVG_W - SVG_RIGHT - SVG_LEFT),
+		.first = RX_NONE,
+	};
 	int rc = -ENOMEM;
 
-	for (size_t k = 0; res->kind && k < recs->n && first == RX_NONE; k++)
+	for (size_t k = 0; res->kind && k < recs->n && t.first == RX_NONE; k++)
 		if (res->kind[k] == RX_K_IN_ORDER)
-			first = k;
-	if (first == RX_NONE) {
+			t.first = k;
+	if (t.first == RX_NONE) {
 		svg_begin(f, "Timeline: arrival time minus schedule", "no frame of the reference arrived");
 		svg_no_data(f, "nothing to draw");
 		return svg_end(f);
 	}
-	s0 = (double)ref->ts_ns[res->pos[first]];
-	r0 = (double)rx_recs_at(recs, first)->ts_ns;
-	if (res->send_ns && res->send_ns[first] >= 0) {
-		t0 = (double)res->send_ns[first];
-		have_send = true;
+	t.s0 = (double)ref->ts_ns[res->pos[t.first]];
+	t.r0 = (double)rx_recs_at(recs, t.first)->ts_ns;
+	if (res->send_ns && res->send_ns[t.first] >= 0) {
+		t.t0 = (double)res->send_ns[t.first];
+		t.have_send = true;
 	}
-	/* The time axis is the schedule: the reference from its first to its last packet. */
-	x.lo = 0;
-	x.hi = 0;
-	for (size_t i = 0; i < ref->n; i++) {
-		x.lo = MIN(x.lo, (double)ref->ts_ns[i] - s0);
-		x.hi = MAX(x.hi, (double)ref->ts_ns[i] - s0);
-	}
-	if (x.hi <= x.lo)
-		x.hi = x.lo + 1;
-	if (svg_band_new(&rb, cols) < 0 || svg_band_new(&sb, cols) < 0 || svg_band_new(&lb, cols) < 0 ||
-	    !(lost = calloc(cols, sizeof(bool))))
+	tl_time_axis(&t, ref);
+	if (svg_band_new(&t.rb, t.cols) < 0 || svg_band_new(&t.sb, t.cols) < 0 ||
+	    svg_band_new(&t.lb, t.cols) < 0 || !(t.lost = calloc(t.cols, sizeof(bool))))
 		goto out;
-	for (size_t k = 0; k < recs->n; k++) {
-		double s, r;
-		size_t col;
-
-		if (res->kind[k] != RX_K_IN_ORDER && res->kind[k] != RX_K_REORDERED)
-			continue;
-		s = (double)ref->ts_ns[res->pos[k]] - s0;
-		col = (size_t)((svg_map(&x, s) - x.px0) * (double)(cols - 1) / (x.px1 - x.px0));
-		r = (double)rx_recs_at(recs, k)->ts_ns;
-		svg_band_add(&rb, col, (r - r0) - s);
-		if (have_send && res->send_ns[k] >= 0) {
-			svg_band_add(&sb, col, ((double)res->send_ns[k] - t0) - s);
-			svg_band_add(&lb, col, r - (double)res->send_ns[k]);
-		}
-	}
-	if (res->lost) {
-		/* Positions no frame took. */
-		bool *taken = calloc(ref->n ? ref->n : 1, sizeof(bool));
-
-		if (!taken)
-			goto out;
-		for (size_t k = 0; k < recs->n; k++)
-			if (res->pos[k] != RX_NONE)
-				taken[res->pos[k]] = true;
-		for (size_t i = 0; i < ref->n; i++) {
-			if (taken[i])
-				continue;
-			lost[(size_t)((svg_map(&x, (double)ref->ts_ns[i] - s0) - x.px0) * (double)(cols - 1) /
-				      (x.px1 - x.px0))] = true;
-			nlost++;
-		}
-		free(taken);
-	}
-	if (have_send) {
-		double ph = SVG_H - SVG_BOTTOM - SVG_TOP;
-
-		y.px0 = SVG_TOP + 0.58 * ph;
-		yl.px1 = SVG_TOP + 0.70 * ph;
-		svg_band_range(&yl, &lb, NULL, cols);
-	}
-	svg_band_range(&y, &rb, have_send ? &sb : NULL, cols);
-	snprintf(sub, sizeof(sub), "relative to the first in-order frame; blue: arrival%s; red ticks: %zu lost",
-		 have_send ? ", orange: send (send log)" : "", nlost);
-	svg_begin(f, "Timeline: how late each packet was against the schedule", sub);
-	svg_axis_opt(f, &x, true, true, &y, have_send);
-	svg_axis(f, &y, false, true, &x);
-	svg_band_draw(f, &rb, cols, &y, x.px0, "#1f5fbf", true);
-	if (have_send)
-		svg_band_draw(f, &sb, cols, &y, x.px0, "#e08000", false);
-	for (size_t c = 0; c < cols; c++)
-		if (lost[c])
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d00\" stroke-width=\"1.5\"/>\n",
-				x.px0 + (double)c + 0.5, y.px0, x.px0 + (double)c + 0.5, y.px0 - 12);
-	if (have_send) {
-		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#333\"/>\n",
-			x.px0, y.px1, x.px1 - x.px0, y.px0 - y.px1);
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">One-way latency (arrival minus send)</text>\n",
-			x.px0, yl.px1 - 8);
-		svg_axis(f, &x, true, true, &yl);
-		svg_axis(f, &yl, false, true, &x);
-		svg_band_draw(f, &lb, cols, &yl, x.px0, "#2a9d5c", true);
-		fprintf(f, "<text transform=\"translate(20 %.1f) rotate(-90)\" text-anchor=\"middle\">actual minus intended</text>\n",
-			(y.px0 + y.px1) / 2);
-		svg_frame(f, &x, &yl, "intended time since the first packet (reference)",
-				 "latency");
-	} else {
-		svg_frame(f, &x, &y, "intended time since the first packet (reference)",
-				 "actual minus intended time");
-	}
-	rc = svg_end(f);
+	tl_bands(&t, res, recs, ref);
+	if (tl_lost(&t, res, recs, ref) < 0)
+		goto out;
+	rc = tl_draw(f, &t);
 out:
-	svg_band_free(&rb);
-	svg_band_free(&sb);
-	svg_band_free(&lb);
-	free(lost);
+	svg_band_free(&t.rb);
+	svg_band_free(&t.sb);
+	svg_band_free(&t.lb);
+	free(t.lost);
 	return rc;
 }
 
