@@ -244,14 +244,111 @@ static int parse_loss(struct words *ws, struct impair_stat_cfg *c)
 	return 0;
 }
 
-int impair_stat_parse(const char *spec, struct impair_stat_cfg *c, char *err, size_t errlen)
+/* "delay TIME [JITTER [CORR%]]": a later clause replaces an earlier one whole. */
+static int parse_delay(struct words *ws, struct impair_stat_cfg *n)
 {
-	static struct words wsbuf; /* not on the stack: 2 KiB, and parsing is not re-entered */
-	struct words *ws = &wsbuf;
-	struct impair_stat_cfg n = *c; /* nothing changes in @c on failure */
-	long long v;
-	int rc = 0;
+	int rc;
 
+	n->jitter_ns = 0;
+	n->delay_corr = 0;
+	if ((rc = get_time(ws, &n->delay_ns)) < 0)
+		return rc;
+	if (next_is_number(ws) && (rc = get_time(ws, &n->jitter_ns)) < 0)
+		return rc;
+	if (n->jitter_ns)
+		return opt_percent(ws, &n->delay_corr);
+	return 0;
+}
+
+static int parse_distribution(struct words *ws, struct impair_stat_cfg *n)
+{
+	static const char *const names[] = { "uniform", "normal", "pareto", "paretonormal" };
+	unsigned i = ws->i++;
+	size_t k;
+
+	if (i >= ws->n)
+		return p_fail(ws, i, "a distribution name is missing");
+	for (k = 0; k < ARRAY_SIZE(names) && strcmp(ws->w[i], names[k]); k++)
+		;
+	if (k == ARRAY_SIZE(names))
+		return p_fail(ws, i, "unknown distribution (uniform, normal, pareto, paretonormal)");
+	n->dist = (enum impair_dist)k;
+	return 0;
+}
+
+/* "duplicate|corrupt|reorder PERCENT [CORR]": the event's probability and correlation. */
+static int parse_event(struct words *ws, double *p, double *corr)
+{
+	int rc;
+
+	*corr = 0;
+	if ((rc = percent(ws, p)) < 0)
+		return rc;
+	return opt_percent(ws, corr);
+}
+
+/* "rate RATE [PACKETOVERHEAD [CELLSIZE [CELLOVERHEAD]]]", as tc's. */
+static int parse_rate(struct words *ws, struct impair_stat_cfg *n)
+{
+	long long v;
+	int rc;
+
+	n->overhead = n->cell_overhead = 0;
+	n->cell_size = 0;
+	if ((rc = get_rate(ws, &n->rate_bps)) < 0)
+		return rc;
+	if (next_is_number(ws) && (rc = get_int(ws, -65535, 65535, &v)) == 0)
+		n->overhead = (int32_t)v;
+	if (rc == 0 && next_is_number(ws) && (rc = get_int(ws, 0, 65535, &v)) == 0)
+		n->cell_size = (uint32_t)v;
+	if (rc == 0 && next_is_number(ws) && (rc = get_int(ws, -65535, 65535, &v)) == 0)
+		n->cell_overhead = (int32_t)v;
+	return rc;
+}
+
+/* "gap N", "limit N": a count from 1. */
+static int parse_count(struct words *ws, uint32_t *out)
+{
+	long long v;
+	int rc = get_int(ws, 1, UINT32_MAX, &v);
+
+	if (rc == 0)
+		*out = (uint32_t)v;
+	return rc;
+}
+
+/* One clause, from its keyword on. */
+static int parse_clause(struct words *ws, struct impair_stat_cfg *n)
+{
+	unsigned at = ws->i;
+	const char *w = ws->w[ws->i++];
+
+	if (!strcmp(w, "delay"))
+		return parse_delay(ws, n);
+	if (!strcmp(w, "distribution"))
+		return parse_distribution(ws, n);
+	if (!strcmp(w, "loss") || !strcmp(w, "drop"))
+		return parse_loss(ws, n);
+	if (!strcmp(w, "duplicate"))
+		return parse_event(ws, &n->dup, &n->dup_corr);
+	if (!strcmp(w, "corrupt"))
+		return parse_event(ws, &n->corrupt, &n->corrupt_corr);
+	if (!strcmp(w, "reorder"))
+		return parse_event(ws, &n->reorder, &n->reorder_corr);
+	if (!strcmp(w, "gap"))
+		return parse_count(ws, &n->gap);
+	if (!strcmp(w, "rate"))
+		return parse_rate(ws, n);
+	if (!strcmp(w, "limit"))
+		return parse_count(ws, &n->limit);
+	return p_fail(ws, at,
+		      "unknown word (delay, distribution, loss, duplicate, corrupt, "
+		      "reorder, gap, rate, limit)");
+}
+
+/* @spec cut into ws's words at blanks. */
+static int split_words(struct words *ws, const char *spec, char *err, size_t errlen)
+{
 	memset(ws, 0, sizeof(*ws));
 	ws->err = err;
 	ws->errlen = errlen;
@@ -261,9 +358,8 @@ int impair_stat_parse(const char *spec, struct impair_stat_cfg *c, char *err, si
 	}
 	strcpy(ws->buf, spec);
 	for (char *s = strtok(ws->buf, " \t\n"); s; s = strtok(NULL, " \t\n")) {
-		if (ws->n == sizeof(ws->w) / sizeof(ws->w[0])) {
-			snprintf(err, errlen, "impairment spec of more than %zu words",
-				 sizeof(ws->w) / sizeof(ws->w[0]));
+		if (ws->n == ARRAY_SIZE(ws->w)) {
+			snprintf(err, errlen, "impairment spec of more than %zu words", ARRAY_SIZE(ws->w));
 			return -EINVAL;
 		}
 		ws->w[ws->n++] = s;
@@ -272,94 +368,46 @@ int impair_stat_parse(const char *spec, struct impair_stat_cfg *c, char *err, si
 		snprintf(err, errlen, "empty impairment spec");
 		return -EINVAL;
 	}
-	while (rc == 0 && ws->i < ws->n) {
-		unsigned at = ws->i;
-		const char *w = ws->w[ws->i++];
+	return 0;
+}
 
-		if (!strcmp(w, "delay")) {
-			n.jitter_ns = 0;
-			n.delay_corr = 0;
-			if ((rc = get_time(ws, &n.delay_ns)) < 0)
-				break;
-			if (next_is_number(ws) && (rc = get_time(ws, &n.jitter_ns)) < 0)
-				break;
-			if (n.jitter_ns && (rc = opt_percent(ws, &n.delay_corr)) < 0)
-				break;
-		} else if (!strcmp(w, "distribution")) {
-			static const char *const names[] = { "uniform", "normal", "pareto",
-							     "paretonormal" };
-			unsigned i = ws->i++;
-			size_t k;
-
-			if (i >= ws->n) {
-				rc = p_fail(ws, i, "a distribution name is missing");
-				break;
-			}
-			for (k = 0; k < 4 && strcmp(ws->w[i], names[k]); k++)
-				;
-			if (k == 4) {
-				rc = p_fail(ws, i, "unknown distribution (uniform, normal, pareto, paretonormal)");
-				break;
-			}
-			n.dist = (enum impair_dist)k;
-		} else if (!strcmp(w, "loss") || !strcmp(w, "drop")) {
-			rc = parse_loss(ws, &n);
-		} else if (!strcmp(w, "duplicate")) {
-			n.dup_corr = 0;
-			if ((rc = percent(ws, &n.dup)) == 0)
-				rc = opt_percent(ws, &n.dup_corr);
-		} else if (!strcmp(w, "corrupt")) {
-			n.corrupt_corr = 0;
-			if ((rc = percent(ws, &n.corrupt)) == 0)
-				rc = opt_percent(ws, &n.corrupt_corr);
-		} else if (!strcmp(w, "reorder")) {
-			n.reorder_corr = 0;
-			if ((rc = percent(ws, &n.reorder)) == 0)
-				rc = opt_percent(ws, &n.reorder_corr);
-		} else if (!strcmp(w, "gap")) {
-			if ((rc = get_int(ws, 1, UINT32_MAX, &v)) == 0)
-				n.gap = (uint32_t)v;
-		} else if (!strcmp(w, "rate")) {
-			n.overhead = n.cell_overhead = 0;
-			n.cell_size = 0;
-			if ((rc = get_rate(ws, &n.rate_bps)) < 0)
-				break;
-			if (next_is_number(ws) && (rc = get_int(ws, -65535, 65535, &v)) == 0)
-				n.overhead = (int32_t)v;
-			if (rc == 0 && next_is_number(ws) && (rc = get_int(ws, 0, 65535, &v)) == 0)
-				n.cell_size = (uint32_t)v;
-			if (rc == 0 && next_is_number(ws) && (rc = get_int(ws, -65535, 65535, &v)) == 0)
-				n.cell_overhead = (int32_t)v;
-		} else if (!strcmp(w, "limit")) {
-			if ((rc = get_int(ws, 1, UINT32_MAX, &v)) == 0)
-				n.limit = (uint32_t)v;
-		} else {
-			rc = p_fail(ws, at,
-				    "unknown word (delay, distribution, loss, duplicate, corrupt, "
-				    "reorder, gap, rate, limit)");
-		}
+/*
+ * A correlation without its event means nothing: one canonical config for
+ * each model; and what tc itself would refuse or imply.
+ */
+static int canonical(struct impair_stat_cfg *n, char *err, size_t errlen)
+{
+	if (n->loss == IMPAIR_LOSS_NONE) {
+		n->loss_corr = 0;
+		memset(n->loss_p, 0, sizeof(n->loss_p));
 	}
-	if (rc < 0)
-		return rc;
-	/* A correlation without its event means nothing: one canonical config for each model. */
-	if (n.loss == IMPAIR_LOSS_NONE) {
-		n.loss_corr = 0;
-		memset(n.loss_p, 0, sizeof(n.loss_p));
-	}
-	if (n.dup <= 0)
-		n.dup_corr = 0;
-	if (n.corrupt <= 0)
-		n.corrupt_corr = 0;
-	if (n.reorder <= 0)
-		n.reorder_corr = 0;
-	if (!n.jitter_ns)
-		n.delay_corr = 0;
-	if (n.reorder > 0 && !n.gap)
-		n.gap = 1; /* as tc: "reorder P" alone reorders any packet with probability P */
-	if (n.reorder > 0 && !n.delay_ns) {
+	if (n->dup <= 0)
+		n->dup_corr = 0;
+	if (n->corrupt <= 0)
+		n->corrupt_corr = 0;
+	if (n->reorder <= 0)
+		n->reorder_corr = 0;
+	if (!n->jitter_ns)
+		n->delay_corr = 0;
+	if (n->reorder > 0 && !n->gap)
+		n->gap = 1; /* as tc: "reorder P" alone reorders any packet with probability P */
+	if (n->reorder > 0 && !n->delay_ns) {
 		snprintf(err, errlen, "reorder needs a delay (the packets not reordered are delayed)");
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int impair_stat_parse(const char *spec, struct impair_stat_cfg *c, char *err, size_t errlen)
+{
+	static struct words ws; /* not on the stack: 2 KiB, and parsing is not re-entered */
+	struct impair_stat_cfg n = *c; /* nothing changes in @c on failure */
+	int rc = split_words(&ws, spec, err, errlen);
+
+	while (rc == 0 && ws.i < ws.n)
+		rc = parse_clause(&ws, &n);
+	if (rc < 0 || (rc = canonical(&n, err, errlen)) < 0)
+		return rc;
 	*c = n;
 	return 0;
 }
