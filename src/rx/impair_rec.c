@@ -2,25 +2,15 @@
 /*
  * --write-impairment FILE: the impairment trace (replay-impair(5)) that
  * reproduces what a path did to the reference, packet by packet, as the
- * netem trace extension records one from a measurement (A. Keller, "Trace
- * Control for Netem", ETH Zurich SA-2006-15, 2006):
- *
- *   a packet never received       drop
- *   received                      delay = its one-way delay minus the
- *                                 smallest one-way delay of the run
- *   received k more times         dup k, each copy with its own delay
- *
- * One-way delays are receive time minus send time from the send log; a
- * frame the log does not hold (or every frame, without a log) takes its
- * send time from the reference's timestamp at the offset of the last frame
- * the log held (or none), so only relative delays matter -- the minimum is
- * subtracted anyway.  Reordering is reproduced by the delays themselves:
- * replayed on the reference's schedule, the frames leave in the order they
- * arrived.  Where the measured delays alone would not keep that order (the
- * sender's own timing error, or a copy arriving with the same time), the
- * later frame's delay is raised to 1 ns after the one before it.  Corrupted
- * frames do not match the reference (they count as foreign), so their
- * packet reads as lost.
+ * netem trace extension records one (A. Keller, "Trace Control for
+ * Netem", ETH Zurich SA-2006-15, 2006): a packet never received is a drop;
+ * one received is delayed by its one-way delay minus the run's smallest;
+ * one received k more times gets k copies, each with its own delay.
+ * One-way delays are receive minus send time from the send log; a frame it
+ * lacks takes the reference's timestamp at the offset of the last frame it
+ * held.  Reordering is reproduced by the delays; where they alone would not
+ * keep the arrival order, the later frame's delay is raised to 1 ns past
+ * the one before.  A corrupted frame matches nothing: its packet reads as lost.
  */
 #include <errno.h>
 #include <inttypes.h>

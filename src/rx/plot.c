@@ -1,29 +1,18 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * --plot: five self-contained SVG figures (no script, no external font or
- * style), each of bounded size however many frames there were:
- *
- *   interval.svg   received gap against intended gap for consecutive
- *                  in-order frames, log-log with the diagonal (Lange,
- *                  "Analyse und Performancetests von Paket Replay
- *                  Programmen", 2004, figures 18-20); points binned into
- *                  3-pixel cells whose darkness grows with the count
- *   interval-linear.svg  the same on linear axes from 0, beside the
- *                  log-log one: a constant offset is a parallel to the
- *                  diagonal, and absolute differences read directly
- *   error-cdf.svg  cumulative distribution of |received - intended gap|,
- *                  log x, with p50/p99/p99.9 marked
- *   interval-hist.svg  the distribution of the gaps, intended (the original
- *                  trace) against received (the replica), 20 logarithmic
- *                  bins a decade (Lange, 2004, figure 17), with their
- *                  overlap (the sum over bins of the smaller share)
- *   send-series.svg, send-series.tsv  with a send log only: per packet of
- *                  the reference, send time and arrival time minus the
- *                  schedule and the one-way latency (series.c), drawn and
- *                  as numbers
- *   timeline.svg   over the run: arrival time minus schedule (and, with a
- *                  send log, send time minus schedule) as a min-max band per
- *                  pixel column; lost packets as red ticks where they were due
+ * --plot: self-contained SVG figures (no script, no external font or
+ * style), each of bounded size however many frames there were, and the
+ * directory they go in (rx.h has the list):
+ *   interval.svg, interval-linear.svg  received against intended gap of
+ *     consecutive in-order frames, log-log and linear, with the diagonal
+ *     (Lange, "Analyse und Performancetests von Paket Replay Programmen",
+ *     2004, figures 18-20); points binned into cells that darken with the count
+ *   error-cdf.svg      |received - intended gap|, cumulative, p50/p99/p99.9 marked
+ *   interval-hist.svg  the gaps intended against received, 20 log bins a
+ *     decade (Lange, figure 17), with their overlap
+ *   timeline.svg       arrival (and send) time minus schedule, a min-max band
+ *     per pixel column; lost packets as red ticks where they were due
+ *   send-series.svg, send-series.tsv  with a send log: per packet (series.c)
  */
 #include <errno.h>
 #include <fcntl.h>

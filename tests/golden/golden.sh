@@ -1,27 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 # One golden case: replay -w with REPLAY_ARGS must write, frame for frame, what
-# the reference tool writes for the equivalent command line, and every
-# checksum in our output must verify.
+# the reference tool writes for the same command line, and every checksum in
+# our output must verify.  EXCEPT lists the frames the reference gets wrong
+# (WHY says how); the cases are tests/meson.build's golden tables.
 #
 #   golden.sh NAME TRACE REF REF_ARGS REPLAY_ARGS [EXCEPT WHY]
 #
-# REF is tcprewrite (REF_ARGS are its options), tcpdump (REF_ARGS is a filter
-# expression), editcap (REF_ARGS are its options and packet ranges), prep (the
-# reference is our own run computing everything, ours uses a sidecar made by
-# 'replay prep' with the same REPLAY_ARGS: they must not differ by a byte), or
-# tcprewrite+tcpprep (a tcpprep --auto=first cache drives the client/server
-# split, as our pair forms do), or tcprewrite46: tcprewrite 4.6, the anchor
-# binary ($TCPREWRITE46, else $ANCHOR_BIN/tcprewrite; neither set: skipped
-# with a note) when it runs here -- its output must then also equal
-# the checked-in tests/golden/expected/NAME.pcap (GOLDEN_REGEN=1 rewrites that
-# file) -- else the checked-in file alone; or tcprewrite46+tcpprep: REF_ARGS is
-# "TCPPREP_ARGS;;TCPREWRITE_ARGS", tcpprep 4.6 makes a cache with the first
-# (checked in as expected/NAME.cache, like the output), tcprewrite 4.6 -c
-# uses it with the second, and @CACHE@ in REPLAY_ARGS names that cache (a
-# row without it must give the same bytes from --split alone).  EXCEPT lists frames the reference gets wrong
-# (WHY says how); every other frame must be identical.  The table of cases is
-# tests/meson.build; case names and reasons are what meson prints.
+# REF: tcprewrite (REF_ARGS its options); tcpdump (a filter); editcap (options
+# and ranges); prep (our run editing on the fly against one from a sidecar of
+# 'replay prep': not a byte apart); tcprewrite+tcpprep (a tcpprep --auto=first
+# cache splits the pair forms); tcprewrite46: tcprewrite 4.6 ($TCPREWRITE46,
+# else $ANCHOR_BIN/tcprewrite) where it runs, whose output must equal
+# tests/golden/expected/NAME.pcap (GOLDEN_REGEN=1 rewrites it), else that file
+# alone, with a note; tcprewrite46+tcpprep: REF_ARGS "TCPPREP_ARGS;;TCPREWRITE_ARGS",
+# the cache checked in as expected/NAME.cache, @CACHE@ in REPLAY_ARGS naming it.
 set -euo pipefail
 : "${REPLAY:?}" "${PCAPDIFF:?}" "${CSUMCHECK:?}" "${EDCHECK:?}" "${TRACES:?}"
 name=$1 trace=$TRACES/$2 ref=$3 ref_args=$4 replay_args=$5 except=${6:-} why=${7:-}
