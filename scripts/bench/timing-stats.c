@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "replay/json.h"
 #include "replay/sched.h"
 #include "replay/trace.h"
 
@@ -239,16 +240,36 @@ static int analyze(int argc, char **argv)
 		double pps = span > 0 ? (double)(recv - 1) * 1e9 / span : 0;
 		double mbps = span > 0 ? (double)bytes * 8.0 * 1e3 / span : 0;
 
-		printf("{\"expected\":%zu,\"received\":%" PRIu64 ",\"lost\":%" PRIu64
-		       ",\"out_of_order\":%" PRIu64 ",\"other\":%" PRIu64 ","
-		       "\"duration_ns\":%.0f,\"expected_duration_ns\":%.0f,\"duration_error_pct\":%.4f,"
-		       "\"pps\":%.2f,\"mbps\":%.3f,\"short_gaps\":%" PRIu64 ","
-		       "\"ia_err_ns\":{\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64
-		       ",\"p999\":%" PRIu64 ",\"max\":%" PRIu64 ",\"mean_signed\":%.1f}}\n",
-		       n, recv, n - recv, dup_or_back, other, span, want, dur_err, pps, mbps, short_gaps,
-		       pct(err, nerr, 0.5), pct(err, nerr, 0.9), pct(err, nerr, 0.99),
-		       pct(err, nerr, 0.999), nerr ? err[nerr - 1] : 0,
-		       nerr ? sum_signed / (double)nerr : 0);
+		struct json w;
+
+		json_init(&w, stdout);
+		json_object(&w, NULL);
+		json_uint(&w, "expected", n);
+		json_uint(&w, "received", recv);
+		json_uint(&w, "lost", n - recv);
+		json_uint(&w, "out_of_order", dup_or_back);
+		json_uint(&w, "other", other);
+		json_double(&w, "duration_ns", span, 0);
+		json_double(&w, "expected_duration_ns", want, 0);
+		json_double(&w, "duration_error_pct", dur_err, 4);
+		json_double(&w, "pps", pps, 2);
+		json_double(&w, "mbps", mbps, 3);
+		json_uint(&w, "short_gaps", short_gaps);
+		json_object(&w, "ia_err_ns");
+		json_uint(&w, "p50", pct(err, nerr, 0.5));
+		json_uint(&w, "p90", pct(err, nerr, 0.9));
+		json_uint(&w, "p99", pct(err, nerr, 0.99));
+		json_uint(&w, "p999", pct(err, nerr, 0.999));
+		json_uint(&w, "max", nerr ? err[nerr - 1] : 0);
+		json_double(&w, "mean_signed", nerr ? sum_signed / (double)nerr : 0, 1);
+		json_end(&w);
+		json_end(&w);
+		putchar('\n');
+		if (json_finish(&w) < 0) {
+			free(err);
+			free(e);
+			return die("%s", "cannot write the result");
+		}
 	}
 	free(err);
 	free(e);
@@ -272,6 +293,7 @@ static int run(int argc, char **argv)
 {
 	struct rusage ru;
 	double t0, wall, cpu;
+	struct json w;
 	int status;
 	pid_t pid;
 	FILE *f;
@@ -294,9 +316,19 @@ static int run(int argc, char **argv)
 	f = fopen(argv[2], "w");
 	if (!f)
 		return die("%s: cannot write", argv[2]);
-	fprintf(f, "{\"user_s\":%.3f,\"sys_s\":%.3f,\"wall_s\":%.3f,\"cpu_pct\":%.1f,\"status\":%d}\n",
-		tv_s(ru.ru_utime), tv_s(ru.ru_stime), wall, wall > 0 ? cpu / wall * 100 : 0,
-		WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	json_init(&w, f);
+	json_object(&w, NULL);
+	json_double(&w, "user_s", tv_s(ru.ru_utime), 3);
+	json_double(&w, "sys_s", tv_s(ru.ru_stime), 3);
+	json_double(&w, "wall_s", wall, 3);
+	json_double(&w, "cpu_pct", wall > 0 ? cpu / wall * 100 : 0, 1);
+	json_int(&w, "status", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	json_end(&w);
+	fputc('\n', f);
+	if (json_finish(&w) < 0) {
+		fclose(f);
+		return die("%s: cannot write", argv[2]);
+	}
 	fclose(f);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
@@ -311,6 +343,8 @@ static uint64_t now_ns(void)
 
 static int lateness(int argc, char **argv)
 {
+	struct json w;
+	int rc;
 	size_t n, k = 0, over10 = 0;
 	uint64_t paused = 0;
 	uint64_t period, t, *late, *gap, end, prev;
@@ -363,16 +397,29 @@ static int lateness(int argc, char **argv)
 		over10 += gap[i] > 10000;
 		paused += gap[i];
 	}
-	printf("{\"sleep_late_ns\":{\"n\":%zu,\"period_us\":%" PRIu64 ",\"p50\":%" PRIu64
-	       ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64 ",\"max\":%" PRIu64 "},"
-	       "\"spin_pauses_100ms\":{\"over_1us\":%zu,\"over_10us\":%zu,\"p50\":%" PRIu64
-	       ",\"max\":%" PRIu64 ",\"paused_pct\":%.1f}}\n",
-	       n, period / 1000, pct(late, n, 0.5), pct(late, n, 0.99), pct(late, n, 0.999),
-	       late[n - 1], k, over10, pct(gap, k, 0.5), k ? gap[k - 1] : 0,
-	       (double)paused / 1e6 * 100 / 100.0);
+	json_init(&w, stdout);
+	json_object(&w, NULL);
+	json_object(&w, "sleep_late_ns");
+	json_uint(&w, "n", n);
+	json_uint(&w, "period_us", period / 1000);
+	json_uint(&w, "p50", pct(late, n, 0.5));
+	json_uint(&w, "p99", pct(late, n, 0.99));
+	json_uint(&w, "p999", pct(late, n, 0.999));
+	json_uint(&w, "max", late[n - 1]);
+	json_end(&w);
+	json_object(&w, "spin_pauses_100ms");
+	json_uint(&w, "over_1us", k);
+	json_uint(&w, "over_10us", over10);
+	json_uint(&w, "p50", pct(gap, k, 0.5));
+	json_uint(&w, "max", k ? gap[k - 1] : 0);
+	json_double(&w, "paused_pct", (double)paused / 1e6 * 100 / 100.0, 1);
+	json_end(&w);
+	json_end(&w);
+	putchar('\n');
+	rc = json_finish(&w);
 	free(late);
 	free(gap);
-	return 0;
+	return rc < 0 ? die("%s", "cannot write the result") : 0;
 }
 
 int main(int argc, char **argv)
