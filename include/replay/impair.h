@@ -189,10 +189,13 @@ struct impair_stat_cfg {
 	uint64_t rate_bps;            /* rate RATE [OVERHEAD [CELLSIZE [CELLOVERHEAD]]], bit/s */
 	int32_t overhead, cell_overhead;
 	uint32_t cell_size;
-	uint32_t limit;               /* limit N: the queue limit for the send loop (1000) */
+	uint32_t limit;               /* limit N: the queue limit for the send loop (IMPAIR_LIMIT_DEFAULT) */
 };
 
-/* impair_stat_init() - @c with nothing impaired and netem's defaults (limit 1000). */
+/* netem's queue limit: frames held back at once when no "limit N" (or --impair-limit) says. */
+#define IMPAIR_LIMIT_DEFAULT 1000u
+
+/* impair_stat_init() - @c with nothing impaired and netem's defaults (limit IMPAIR_LIMIT_DEFAULT). */
 void impair_stat_init(struct impair_stat_cfg *c);
 
 /*

@@ -74,6 +74,10 @@ enum tx_method {
 extern const struct opt_enum tx_method_choices[];
 extern const struct opt_enum tx_xdp_mode_choices[];
 
+/* Default and ceiling of tx_cfg.batch: enough to amortise a syscall (~1-2 us) to tens of ns. */
+#define TX_BATCH_DEFAULT 64u
+#define TX_BATCH_MAX 1024u
+
 /* The memory each AF_XDP socket registers as its UMEM (locked: RLIMIT_MEMLOCK or cap_ipc_lock). */
 #define TX_XDP_UMEM_BYTES (4096u * 4096u)
 
@@ -81,7 +85,7 @@ struct tx_cfg {
 	const char *ifname;        /* interface, for wire methods */
 	const char *path;          /* output file ("-" = stdout), for the file method */
 	int64_t clock_to_real_ns;  /* add to a run-clock time to get CLOCK_REALTIME, ns */
-	unsigned batch;            /* most packets staged at once; 0 = the method's default */
+	unsigned batch;            /* most packets staged at once; 0 = TX_BATCH_DEFAULT */
 	bool qdisc_bypass;         /* AF_PACKET methods: PACKET_QDISC_BYPASS (no qdisc, no shaping) */
 	bool auto_xdp;             /* tx_open_auto(): try xdp first, unasked (tx_bypass_harmless() said 1) */
 	unsigned xdp_queue;        /* xdp: the device TX queue to bind */

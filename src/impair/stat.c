@@ -30,7 +30,7 @@
 void impair_stat_init(struct impair_stat_cfg *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->limit = 1000;
+	c->limit = IMPAIR_LIMIT_DEFAULT;
 }
 
 bool impair_stat_active(const struct impair_stat_cfg *c)

@@ -23,10 +23,6 @@ extern const struct tx_ops tx_xdp_ops;
 extern const struct tx_ops tx_raw_ops;
 extern const struct tx_ops tx_file_ops;
 
-/* Default and ceiling of tx_cfg.batch: enough to amortise a syscall (~1-2 us) to tens of ns. */
-#define TX_BATCH_DEFAULT 64u
-#define TX_BATCH_MAX 1024u
-
 /* tx_err() - set tx->err; returns @err (a negative errno). */
 int tx_err(struct tx *tx, int err, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
