@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * replay's command-line options.  One table (src/cli/opts.c) is the single
- * source of the parser and of --help; every long option in it also appears
- * in man/replay.1 and README.md (a unit test checks).  Each row binds an
- * option straight to a field of a module's config embedded here (trace,
- * sched, rt, tx, edit) or to one of replay's own fields below, through the
- * row macros of replay/optparse.h.
+ * source of the parser, --help, the shell completions and the man page's
+ * OPTION RULES; every long option in it also appears in man/replay.1 and
+ * README.md (a unit test checks).  Each row binds an option straight to a
+ * field of a module's config embedded here (trace, sched, rt, tx, edit) or
+ * to one of replay's own fields below, through the row macros of
+ * replay/optparse.h, and carries its rules with other options.
  *
- * To add an option: a field in the module's config (or here, if only
- * replay's top level reads it), a row in src/cli/opts.c, a line in man/replay.1
- * and in README.md.  Nothing in src/run/loop.c.
+ * To add an option: HACKING.md, "Adding an option".
  */
 #ifndef REPLAY_OPTS_H
 #define REPLAY_OPTS_H
@@ -50,6 +49,7 @@ struct opts_impair {
 	unsigned n;                          /* --impair options given */
 	struct opts_impair_src src[OPTS_IMPAIR_MAX];
 	bool stat_given;                     /* a netem option was given: the model below applies */
+	const char *stat_opt;                /* the first of them given ("--corrupt"), for messages */
 	struct impair_stat_cfg stat;         /* --loss, --delay, ..., --impair-stat */
 	uint64_t repeat;                     /* --impair-repeat before any --impair: every trace's
 						passes unless it has its own; 0 = forever */
@@ -57,10 +57,15 @@ struct opts_impair {
 	bool dflt_given;
 	struct impair_action dflt;           /* --impair-default before any --impair (pass unless given) */
 	uint64_t seed;                       /* --impair-seed */
-	uint32_t limit;                      /* --impair-limit: frames held back at once (default 1000) */
+	uint32_t limit;                      /* --impair-limit: frames held back at once; 0 = not given
+						(the model's limit, else IMPAIR_LIMIT_DEFAULT) */
 };
 
-/* The parsers of the impairment rows (src/cli/impair_opts.c), each filling struct opts_impair. */
+/*
+ * The parsers of the impairment rows (src/cli/impair_opts.c), each filling
+ * struct opts_impair.  The netem options also record their own name, so
+ * that opts_impair_check() names the one that impairs nothing.
+ */
 int opts_impair_add(void *f, const char *arg, char *err, size_t len);
 int opts_impair_flow(void *f, const char *arg, char *err, size_t len);
 int opts_impair_default(void *f, const char *arg, char *err, size_t len);
@@ -74,7 +79,11 @@ int opts_impair_corrupt(void *f, const char *arg, char *err, size_t len);
 int opts_impair_reorder(void *f, const char *arg, char *err, size_t len);
 int opts_impair_rate(void *f, const char *arg, char *err, size_t len);
 
-/* opts_impair_check() - after parsing: the options as a whole (--impair-limit etc. need a source). */
+/*
+ * opts_impair_check() - after the rows' rules: the model must impair
+ * something ("--corrupt 0%" alone is refused, naming the option); then each
+ * trace's repeat count and default action, and the limit, are filled in.
+ */
 int opts_impair_check(struct opts_impair *m, char *err, size_t len);
 
 /*
@@ -90,19 +99,23 @@ struct opts_list {
 
 /*
  * opts_list_parse() - read @arg, comma-separated numbers or ranges A-B
- * (A <= B), each number at most @max, into @l.  0, or -EINVAL with the
+ * (A <= B), each number decimal as opt_parse_u64() reads it and at most
+ * @max, into @l.  0, or -EINVAL with the
  * reason in @err (empty items, a descending range, a number too large,
  * more than OPTS_LIST_MAX numbers).
  */
 int opts_list_parse(struct opts_list *l, const char *arg, uint32_t max, char *err, size_t len);
 
-/* The option parsers of --cpu (CPUs 0..1023) and --xdp-queue (queues 0..65535). */
-int opts_parse_cpus(void *field, const char *arg, char *err, size_t len);
-int opts_parse_queues(void *field, const char *arg, char *err, size_t len);
+/*
+ * The option parsers of --cpu (CPUs 0..1023: the list, and rt_cfg.cpu the
+ * first of it) and --xdp-queue (queues 0..65535: the list, and
+ * tx_cfg.xdp_queue the first of it).
+ */
+int opts_parse_cpus(void *list, void *cpu, const char *arg, char *err, size_t len);
+int opts_parse_queues(void *list, void *queue, const char *arg, char *err, size_t len);
 
 /* The most sender threads (--threads). */
 #define OPTS_THREADS_MAX 64
-#define OPTS_THREADS_AUTO UINT32_MAX /* --threads auto, until threads_auto_apply() decides */
 
 struct opts {
 	/* input */
@@ -114,13 +127,10 @@ struct opts {
 	const char *cachefile;     /* -c, --cachefile: a tcpprep cache instead of --split */
 	bool dualfile;             /* -2, --dualfile: files in pairs, one per interface, merged by timestamp */
 	const char *source_if;     /* --source-interface IF: forward frames arriving on IF (no files) */
-	unsigned live_buffer_kib;  /* -B/--buffer-size: its capture ring, KiB; 0 = the default (include/replay/live.h) */
+	unsigned live_buffer_kib;  /* -B/--buffer-size: its capture ring, KiB; 0 = LIVE_BUFFER_KIB_DEFAULT */
 
 	/* timing */
-	struct sched_cfg sched;    /* mode, speed, rate, timer, late policy (filled from the options) */
-	struct sched_ratio pps;    /* -p: packets per second; {0, 0} = not given (becomes sched.rate) */
-	struct sched_ratio mbps;   /* -M: Mbit/s; {0, 0} = not given (becomes sched.rate) */
-	uint64_t spin_us;          /* --spin-us: hybrid margin, us; OPT_AUTO = calibrate (becomes sched.spin_ns) */
+	struct sched_cfg sched;    /* mode and rate (-t, -x, -p, -M), timer, spin margin, late policy */
 	struct rt_cfg rt;          /* --rt-priority, --cpu (rt.cpu: the first of cpus, or -1) */
 	struct opts_list cpus;     /* --cpu LIST: thread i runs on cpus.v[i % cpus.n]; n 0 = not pinned */
 	uint64_t duration_ns;      /* --duration: send no packet due this long after the start; 0 = no limit */
@@ -129,10 +139,8 @@ struct opts {
 	/* transmission */
 	struct tx_cfg tx;          /* -i (ifname), -w (path), --batch, --qdisc-bypass, xdp, uring */
 	const char *intf2;         /* -I, --intf2: the second interface (lane 2); NULL = one */
-	enum tx_method method;     /* --method (--xdp, --io-uring) */
-	enum tx_method method2;    /* --method2: -I's method; after opts_parse() --method's if not given */
-	enum tx_method method_alias; /* --xdp or --io-uring given: must agree with --method */
-	uint32_t xdp_batch;        /* --xdp-batch-size: --batch for --xdp (tcpreplay's name); 0 = not given */
+	enum tx_method method;     /* --method (--xdp, --io-uring, --raw) */
+	enum tx_method method2;    /* --method2: -I's method; --method's if not given */
 	struct opts_list xdp_queues; /* --xdp-queue LIST: thread i binds queue v[i] (tx.xdp_queue: v[0]) */
 	unsigned threads;          /* --threads N: sender threads, each with its shard of the flows; 1 = one */
 	bool threads_given;        /* --threads N was given (a number: threads_auto() keeps it) */
@@ -152,8 +160,7 @@ struct opts {
 	/* loops and limits */
 	uint64_t loop;             /* passes over the file list; 0 = forever */
 	uint64_t limit;            /* stop after this many packets sent; 0 = no limit */
-	uint64_t loopdelay_ms_ns;  /* --loopdelay-ms, in ns */
-	uint64_t loopdelay_ns;     /* delay before each loop pass after the first, ns (from either option) */
+	uint64_t loopdelay_ns;     /* delay before each loop pass after the first, ns (--loopdelay-ms or -ns) */
 
 	/* statistics and output */
 	const char *stats_json;    /* --stats-json: file, or "-" for stdout */
@@ -178,6 +185,8 @@ struct opts {
 	/* Options that were accepted but do nothing here; main.c prints them as warnings. */
 	unsigned nwarn;
 	char warn[OPTS_WARN_MAX][160];
+
+	struct opt_given given;    /* what was given, for the rules (replay/optparse.h) */
 };
 
 /* A uint64_t option's value when it was not given and the program decides. */
@@ -250,9 +259,10 @@ void opts_usage(FILE *f, const char *prog);
 const struct opt_set *opts_replay_set(void);
 
 /*
- * opts_one_thread_only() - what in @o needs one sender thread (impairment,
- * --oneatatime, --limit, --send-log, --stats, -v), named for a message, or
- * NULL: --threads N refuses it, --threads auto keeps one thread for it.
+ * opts_one_thread_only() - the first option given in @o whose rules exclude
+ * --threads (impairment, --oneatatime, --limit, --send-log, --stats, -v),
+ * spelled as given for a message, or NULL: --threads N refuses it, --threads
+ * auto keeps one thread for it.  The text lives until the next call.
  */
 const char *opts_one_thread_only(const struct opts *o);
 

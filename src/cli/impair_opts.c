@@ -2,14 +2,13 @@
 /*
  * The impairment options of replay (replay/opts.h, struct opts_impair):
  * --impair FILE [--impair-flow FILTER] (repeatable), --impair-repeat,
- * --impair-default, --impair-seed, --impair-limit, and netem's options
- * (--loss, --delay, --delay-distribution, --duplicate, --corrupt,
- * --reorder, --rate, or all of them at once as --impair-stat "SPEC"), each
- * of which adds its clause to one statistical model through
- * impair_stat_parse(), so that they mean exactly what tc-netem(8)'s words
- * mean.  Each parser sees the whole struct: --impair-flow, --impair-repeat
- * and --impair-default bind to the --impair before it; the last two, given
- * before any --impair, set what every trace without its own takes.
+ * --impair-default, and netem's options (--loss, --delay, ..., or all at
+ * once as --impair-stat "SPEC"), each adding its clause to one statistical
+ * model through impair_stat_parse(), so that they mean exactly what
+ * tc-netem(8)'s words mean.  Each parser sees the whole struct:
+ * --impair-flow, --impair-repeat and --impair-default bind to the --impair
+ * before it; the last two, given before any --impair, set what every trace
+ * without its own takes.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -66,24 +65,17 @@ int opts_impair_default(void *f, const char *arg, char *err, size_t len)
 	return 0;
 }
 
-/* --impair-repeat N: decimal or 0x hexadecimal, as the other counts. */
+/* --impair-repeat N: a whole number as every count (opt_parse_u64()). */
 int opts_impair_repeat(void *f, const char *arg, char *err, size_t len)
 {
 	struct opts_impair *m = f;
 	struct opts_impair_src *t = m->n ? &m->src[m->n - 1] : NULL;
-	bool hex = arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X');
 	uint64_t v;
-	char *end;
 
 	if (t && t->repeat_given)
 		return opts_fail(err, len, "'%s': --impair %s has a repeat count already", arg, t->path);
-	errno = 0;
-	if (*arg < '0' || *arg > '9' || (hex && !arg[2]) || (!hex && arg[0] == '0' && arg[1]))
-		return opts_fail(err, len, "'%s' is not a count (decimal without a leading 0, or 0x hexadecimal)",
-				 arg);
-	v = strtoull(hex ? arg + 2 : arg, &end, hex ? 16 : 10);
-	if (*end || errno == ERANGE)
-		return opts_fail(err, len, "'%s' is not a count (0 .. %" PRIu64 ")", arg, UINT64_MAX);
+	if (opt_parse_u64(arg, OPT_NUM_HEX, 0, UINT64_MAX, &v, err, len) < 0)
+		return -EINVAL;
 	if (t) {
 		t->repeat = v;
 		t->repeat_given = true;
@@ -94,16 +86,22 @@ int opts_impair_repeat(void *f, const char *arg, char *err, size_t len)
 	return 0;
 }
 
-/* One netem clause, "@word @arg", into the model. */
-static int clause(struct opts_impair *m, const char *word, const char *arg, char *err, size_t len)
+/* One netem clause, "@word @arg", into the model; @opt is the option that gave it. */
+static int clause(struct opts_impair *m, const char *opt, const char *word, const char *arg, char *err,
+		  size_t len)
 {
 	char spec[1024], why[256];
+	size_t n = strlen(arg);
 
-	if (!*arg)
+	if (!n)
 		return opts_fail(err, len, "an empty value");
+	/* Blanks separate the clause's words; around them they are no documented form. */
+	if (strchr(" \t", arg[0]) || strchr(" \t", arg[n - 1]))
+		return opts_fail(err, len, "'%s': blanks before or after the value", arg);
 	if (!m->stat_given) {
 		impair_stat_init(&m->stat);
 		m->stat_given = true;
+		m->stat_opt = opt;
 	}
 	if (snprintf(spec, sizeof(spec), "%s%s%s", word, *word ? " " : "", arg) >= (int)sizeof(spec))
 		return opts_fail(err, len, "'%.40s...': too long", arg);
@@ -112,41 +110,28 @@ static int clause(struct opts_impair *m, const char *word, const char *arg, char
 	return 0;
 }
 
-int opts_impair_stat(void *f, const char *arg, char *err, size_t len)
-{
-	return clause(f, "", arg, err, len);
-}
-
-#define CLAUSE(fn, word)                                                                          \
+#define CLAUSE(fn, opt, word)                                                                     \
 	int fn(void *f, const char *arg, char *err, size_t len)                                   \
 	{                                                                                          \
-		return clause(f, word, arg, err, len);                                             \
+		return clause(f, opt, word, arg, err, len);                                        \
 	}
-CLAUSE(opts_impair_loss, "loss")
-CLAUSE(opts_impair_delay, "delay")
-CLAUSE(opts_impair_dist, "distribution")
-CLAUSE(opts_impair_duplicate, "duplicate")
-CLAUSE(opts_impair_corrupt, "corrupt")
-CLAUSE(opts_impair_reorder, "reorder")
-CLAUSE(opts_impair_rate, "rate")
+CLAUSE(opts_impair_stat, "--impair-stat", "")
+CLAUSE(opts_impair_loss, "--loss", "loss")
+CLAUSE(opts_impair_delay, "--delay", "delay")
+CLAUSE(opts_impair_dist, "--delay-distribution", "distribution")
+CLAUSE(opts_impair_duplicate, "--duplicate", "duplicate")
+CLAUSE(opts_impair_corrupt, "--corrupt", "corrupt")
+CLAUSE(opts_impair_reorder, "--reorder", "reorder")
+CLAUSE(opts_impair_rate, "--rate", "rate")
 
 int opts_impair_check(struct opts_impair *m, char *err, size_t len)
 {
-	bool any = m->n || m->stat_given;
-
+	/* A model whose clauses impair nothing ("--corrupt 0%", a distribution alone) is a mistake. */
 	if (m->stat_given && !impair_stat_active(&m->stat) && !m->n)
-		return opts_fail(err, len, "--delay-distribution (or --impair-stat) alone impairs nothing: give --delay, --loss, ...");
-	if (!m->n && m->repeat_given)
-		return opts_fail(err, len, "--impair-repeat repeats an impairment trace: give --impair FILE");
-	if (!m->n && m->dflt_given)
-		return opts_fail(err, len, "--impair-default is the action once an impairment trace runs out: give --impair FILE");
-	if (!any && (m->seed || m->limit))
-		return opts_fail(err, len, "--%s: no impairment given (--impair FILE, --loss, --delay, ...)",
-				 m->seed ? "impair-seed" : "impair-limit");
+		return opts_fail(err, len, "%s impairs nothing: give --loss, --delay, --duplicate, --corrupt, --reorder "
+				 "or --rate above 0", m->stat_opt);
 	if (!m->dflt_given)
 		impair_action_pass(&m->dflt);
-	if (!m->repeat_given)
-		m->repeat = 1;
 	/* A trace without its own --impair-repeat / --impair-default takes the global ones. */
 	for (unsigned i = 0; i < m->n; i++) {
 		if (!m->src[i].repeat_given)
@@ -155,6 +140,6 @@ int opts_impair_check(struct opts_impair *m, char *err, size_t len)
 			m->src[i].dflt = m->dflt;
 	}
 	if (!m->limit)
-		m->limit = m->stat_given ? m->stat.limit : 1000;
+		m->limit = m->stat_given ? m->stat.limit : IMPAIR_LIMIT_DEFAULT;
 	return 0;
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * replay's option table; the parser and --help are generated from it by
- * src/cli/optparse.c.  To add an option: a field in the module's config (or in
- * struct opts), a row here in its group, a line to the man page's OPTIONS
- * and to README.md.  Options that tcpreplay also has keep tcpreplay's names
- * and meanings, so that users' command lines carry over.
+ * replay's option table: the parser, --help, the completions and the man
+ * page's OPTION RULES come from it through the option machinery
+ * (replay/optparse.h).  Each row binds its module's config field and
+ * carries its rules with other options; what is left here as code is what
+ * needs the operands or a value (check()), and the few settings derived
+ * from several options (resolve()).  Options that tcpreplay also has keep
+ * tcpreplay's names and meanings, so that users' command lines carry over.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "replay/compiler.h"
+#include "replay/live.h"
 #include "replay/opts.h"
 #include "replay/split.h"
 #include "replay/trace.h"
@@ -27,128 +30,220 @@
 #define SET(f, ...)       OPT_SET(struct opts, f, __VA_ARGS__)
 #define ENUM(f, e, ...)   OPT_ENUM(struct opts, f, e, __VA_ARGS__)
 #define FUNC(f, T, p, ...) OPT_FUNC(struct opts, f, T, p, __VA_ARGS__)
+#define FUNC2(f, T, f2, T2, p, ...) OPT_FUNC2(struct opts, f, T, f2, T2, p, __VA_ARGS__)
+#define RULES OPT_RULES
+#define NEEDS OPT_NEEDS
+#define EXCLUDES OPT_EXCLUDES
 
-/* --threads N (1..OPTS_THREADS_MAX) or "auto" (threads_auto_apply() decides, replay/threads_auto.h). */
-static int parse_threads(void *field, const char *arg, char *err, size_t len)
+/* Rules several rows share, each with its reason. */
+#define ONE_TIMING(others)                                                                         \
+	EXCLUDES(others, "one timing at a time (--topspeed, --speed, --pps or --mbps)")
+#define NOT_IN_PREP                                                                                \
+	EXCLUDES("@prep", "replay prep writes an edit sidecar and sends nothing")
+#define ONE_THREAD(what)                                                                           \
+	EXCLUDES("threads", what "; use one thread")
+#define IMPAIRMENT "impair loss delay duplicate corrupt reorder rate impair-stat"
+#define IMPAIR_RULES                                                                               \
+	RULES(EXCLUDES("@prep info", "impairment applies to packets sent, and this sends none"),    \
+	      EXCLUDES("oneatatime", "--oneatatime sends each packet when asked; impairment holds "  \
+				     "packets back on a schedule"),                                  \
+	      ONE_THREAD("impairment holds packets back on one schedule"))
+
+/* --pps N and --mbps N: the schedule's rate and mode. */
+static int parse_pps(void *rate, void *mode, const char *arg, char *err, size_t len)
 {
-	unsigned long v;
-	char *end;
+	*(enum sched_mode *)mode = SCHED_MODE_PPS;
+	return sched_parse_ratio(rate, arg, err, len);
+}
 
-	if (!strcmp(arg, "auto")) {
-		*(unsigned *)field = OPTS_THREADS_AUTO;
-		return 0;
-	}
-	errno = 0;
-	v = *arg >= '0' && *arg <= '9' ? strtoul(arg, &end, 10) : 0;
-	if (*arg < '0' || *arg > '9' || *end)
-		return opts_fail(err, len, "'%s' is not a thread count (1..%u) or auto", arg, OPTS_THREADS_MAX);
-	if (errno || v < 1 || v > OPTS_THREADS_MAX)
-		return opts_fail(err, len, "%s is out of range (1..%u)", arg, OPTS_THREADS_MAX);
-	*(unsigned *)field = (unsigned)v;
+static int parse_mbps(void *rate, void *mode, const char *arg, char *err, size_t len)
+{
+	*(enum sched_mode *)mode = SCHED_MODE_MBPS;
+	return sched_parse_ratio(rate, arg, err, len);
+}
+
+/* --spin-us US: the hybrid timer's margin, fixed (not calibrated). */
+static int parse_spin_us(void *spin_ns, void *fixed, const char *arg, char *err, size_t len)
+{
+	uint64_t us;
+
+	if (opt_parse_u64(arg, OPT_NUM_HEX, 0, 1000000, &us, err, len) < 0)
+		return -EINVAL;
+	*(uint64_t *)spin_ns = us * NSEC_PER_USEC;
+	*(bool *)fixed = true;
 	return 0;
 }
+
+/* --threads N (1..OPTS_THREADS_MAX), or "auto": one thread, which threads_auto_apply() may raise. */
+static int parse_threads(void *threads, void *ask_auto, const char *arg, char *err, size_t len)
+{
+	uint64_t v;
+
+	*(bool *)ask_auto = !strcmp(arg, "auto");
+	if (*(bool *)ask_auto) {
+		*(unsigned *)threads = 1;
+		return 0;
+	}
+	if (!*arg || arg[strspn(arg, "0123456789abcdefABCDEFxX")])
+		return opts_fail(err, len, "'%s' is not a thread count (1..%u) or auto", arg, OPTS_THREADS_MAX);
+	if (opt_parse_u64(arg, OPT_NUM_HEX, 1, OPTS_THREADS_MAX, &v, err, len) < 0)
+		return -EINVAL;
+	*(unsigned *)threads = (unsigned)v;
+	return 0;
+}
+
+/* Is this 'replay prep' (struct opt_cond)? */
+static bool is_prep(const void *cfg)
+{
+	return ((const struct opts *)cfg)->prep_cmd;
+}
+
+static const struct opt_cond conds[] = {
+	{ "prep", "replay prep", is_prep },
+	{ NULL, NULL, NULL },
+};
 
 static const struct opt_def table[] = {
 	/* input */
 	FLAG(info, .name = "info", .group = OPT_GRP_INPUT,
-	     .help = "describe each FILE (format, interfaces, packets, times, lengths) and exit; sends nothing"),
+	     .help = "describe each FILE (format, interfaces, packets, times, lengths) and exit; sends nothing",
+	     .rules = RULES(EXCLUDES("intf1 intf2 write", "--info only reads the files"),
+			    EXCLUDES("verbose", "-v decodes the packets sent, and --info sends none (replay -v -w "
+					       "/dev/null FILE decodes them)"))),
 	STR(split_mode, .name = "split", .metavar = "MODE", .group = OPT_GRP_INPUT,
-	    .help = "with -I (or --info): which interface each packet leaves by: first (default), client, server, bridge, router, cidr:NET,..., port, mac:MAC,...; with one output, the direction of -e and the pair forms"),
+	    .help = "with -I (or --info): which interface each packet leaves by: first (default), client, server, bridge, router, cidr:NET,..., port, mac:MAC,...; with one output, the direction of -e and the pair forms",
+	    .rules = RULES(EXCLUDES("cachefile", "the cache holds the split"))),
 	STR(cachefile, .name = "cachefile", .key = 'c', .metavar = "FILE", .group = OPT_GRP_INPUT,
 	    .help = "with -I (or --info): take each packet's interface from a tcpprep cache file (format 04); with one output, the direction of -e and the pair forms (tcprewrite -c)"),
 	FLAG(dualfile, .name = "dualfile", .key = '2', .group = OPT_GRP_INPUT,
-	     .help = "with -I: files in pairs, the first of each out -i, the second out -I, merged by timestamp"),
+	     .help = "files in pairs, the first of each out -i, the second out -I, merged by timestamp",
+	     .rules = RULES(NEEDS("intf2 info", "it sends the first file of each pair by -i and the second by -I"),
+			    EXCLUDES("split cachefile", "with --dualfile a packet's interface is its file's place "
+						       "in its pair"),
+			    EXCLUDES("prep", "a sidecar belongs to one trace"), NOT_IN_PREP)),
 	ENUM(method2, tx_method_choices, .name = "method2", .metavar = "NAME", .group = OPT_GRP_TX,
-	     .help = "with -I: transmit on the second interface with method NAME (default: --method's)"),
+	     .help = "transmit on the second interface with method NAME (default: --method's)",
+	     .same_as = "method", .rules = RULES(NEEDS("intf2", "it is the method of the second interface"))),
 	STR(source_if, .name = "source-interface", .metavar = "IF", .group = OPT_GRP_INPUT,
-	    .help = "forward the frames arriving on IF (instead of trace files) out -i, impaired as asked"),
+	    .help = "forward the frames arriving on IF (instead of trace files) out -i, impaired as asked",
+	    .rules = RULES(NEEDS("intf1", "it forwards out of an interface"),
+			   EXCLUDES("write intf2 split cachefile dualfile prep oneatatime preload loop threads info",
+				    "it forwards one interface to one, each frame as it arrives"),
+			   EXCLUDES("topspeed speed pps mbps maxsleep start-at",
+				    "it sends each frame when it arrives (plus its impairment delay)"))),
 	UINT(live_buffer_kib, .name = "buffer-size", .key = 'B', .min = 64, .max = 1u << 20, .metavar = "KIB",
-	     .group = OPT_GRP_INPUT,
-	     .help = "with --source-interface: a capture ring of KIB KiB (tcpdump's -B, replay-rx's; default 65536)"),
+	     .group = OPT_GRP_INPUT, .show_dflt = true, .dflt = LIVE_BUFFER_KIB_DEFAULT,
+	     .help = "a capture ring of KIB KiB (tcpdump's -B, replay-rx's)",
+	     .rules = RULES(NEEDS("source-interface", "it is the capture ring of --source-interface"))),
 	FLAG(trace.preload, .name = "preload", .key = 'K', .group = OPT_GRP_INPUT,
 	     .help = "read each trace into memory before sending (for loops); refused if it will not fit"),
 	FLAG(trace.preload, .name = "preload-pcap", .group = OPT_GRP_INPUT,
 	     .help = "the same as --preload (tcpreplay's name)"),
 	SIZE(trace.window_bytes, .name = "window-size", .min = TRACE_WINDOW_MIN_BYTES, .max = 1ull << 40,
-	     .metavar = "BYTES", .group = OPT_GRP_INPUT,
-	     .help = "read-ahead window for traces on disk (default 32M; K, M, G suffixes)"),
+	     .metavar = "BYTES", .group = OPT_GRP_INPUT, .show_dflt = true, .dflt = TRACE_WINDOW_DEFAULT_BYTES,
+	     .help = "read-ahead window for traces on disk (K, M, G suffixes)"),
 
 	/* timing */
 	SET(sched.mode, .name = "topspeed", .key = 't', .val = SCHED_MODE_TOPSPEED, .group = OPT_GRP_TIMING,
-	    .help = "send as fast as the interface takes packets, ignoring timestamps"),
+	    .help = "send as fast as the interface takes packets, ignoring timestamps",
+	    .rules = RULES(ONE_TIMING("speed pps mbps"))),
 	FUNC(sched.speed, struct sched_ratio, sched_parse_ratio, .name = "speed", .key = 'x',
 	     .metavar = "X", .group = OPT_GRP_TIMING,
-	     .help = "play the recorded timing X times as fast (0.5 = half speed)"),
+	     .help = "play the recorded timing X times as fast (0.5 = half speed)",
+	     .rules = RULES(ONE_TIMING("topspeed pps mbps"))),
 	FUNC(sched.speed, struct sched_ratio, sched_parse_ratio, .name = "multiplier", .metavar = "X",
-	     .group = OPT_GRP_TIMING, .help = "the same as --speed (tcpreplay's name)"),
-	FUNC(pps, struct sched_ratio, sched_parse_ratio, .name = "pps", .key = 'p', .metavar = "N",
-	     .group = OPT_GRP_TIMING, .help = "send N packets per second, evenly spaced, ignoring timestamps"),
+	     .group = OPT_GRP_TIMING, .help = "the same as --speed (tcpreplay's name)",
+	     .rules = RULES(ONE_TIMING("topspeed pps mbps"))),
+	FUNC2(sched.rate, struct sched_ratio, sched.mode, enum sched_mode, parse_pps, .name = "pps", .key = 'p',
+	      .metavar = "N", .group = OPT_GRP_TIMING,
+	      .help = "send N packets per second, evenly spaced, ignoring timestamps",
+	      .rules = RULES(ONE_TIMING("topspeed speed mbps"))),
 	UINT(sched.pps_multi, .name = "pps-multi", .min = 1, .max = UINT32_MAX, .metavar = "M",
-	     .group = OPT_GRP_TIMING, .help = "with --pps: send M packets together each interval (same average rate)"),
-	FUNC(mbps, struct sched_ratio, sched_parse_ratio, .name = "mbps", .key = 'M', .metavar = "N",
-	     .group = OPT_GRP_TIMING,
-	     .help = "send at N megabits per second of frame bytes, ignoring timestamps"),
+	     .group = OPT_GRP_TIMING, .help = "send M packets together each interval (same average rate)",
+	     .rules = RULES(NEEDS("pps", "it groups the packets of --pps"))),
+	FUNC2(sched.rate, struct sched_ratio, sched.mode, enum sched_mode, parse_mbps, .name = "mbps", .key = 'M',
+	      .metavar = "N", .group = OPT_GRP_TIMING,
+	      .help = "send at N megabits per second of frame bytes, ignoring timestamps",
+	      .rules = RULES(ONE_TIMING("topspeed speed pps"))),
 	FLAG(sched.wire_overhead, .name = "wire-overhead", .group = OPT_GRP_TIMING,
-	     .help = "--mbps counts Ethernet padding, FCS, preamble and gap (24+ bytes a frame)"),
+	     .help = "--mbps counts Ethernet padding, FCS, preamble and gap (24+ bytes a frame)",
+	     .rules = RULES(NEEDS("mbps", "it only applies to the rate of --mbps"))),
 	ENUM(sched.timer, sched_timer_choices, .name = "timer", .key = 'T', .metavar = "KIND",
-	     .group = OPT_GRP_TIMING,
-	     .help = "how to wait (default hybrid: sleep, then spin the last stretch)"),
-	UINT(spin_us, .name = "spin-us", .min = 0, .max = 1000000, .metavar = "US", .group = OPT_GRP_TIMING,
-	     .help = "hybrid: spin the last US microseconds (default: measured at start-up)"),
+	     .group = OPT_GRP_TIMING, .show_dflt = true,
+	     .help = "how to wait (hybrid: sleep, then spin the last stretch)"),
+	FUNC2(sched.spin_ns, uint64_t, sched.spin_fixed, bool, parse_spin_us, .name = "spin-us", .metavar = "US",
+	      .group = OPT_GRP_TIMING, .help = "hybrid: spin the last US microseconds (default: measured at start-up)",
+	      .rules = RULES(EXCLUDES("timer", "--spin-us sets the hybrid timer's margin, which the other "
+					       "timers have none of"))),
 	ENUM(sched.late, sched_late_choices, .name = "late", .metavar = "POLICY", .group = OPT_GRP_TIMING,
-	     .help = "after a stall: send late packets at once or shift the rest (default catchup)"),
+	     .show_dflt = true, .help = "after a stall: send late packets at once or shift the rest"),
 	UINT(sched.late_threshold_ns, .name = "late-threshold", .min = 0, .max = 3600000000ull,
-	     .scale = NSEC_PER_USEC, .metavar = "US", .group = OPT_GRP_TIMING,
-	     .help = "a packet later than US microseconds is a stall (default 1000)"),
+	     .scale = NSEC_PER_USEC, .metavar = "US", .group = OPT_GRP_TIMING, .show_dflt = true,
+	     .help = "a packet later than US microseconds is a stall"),
 	UINT(rt.priority, .name = "rt-priority", .min = 1, .max = 99, .metavar = "N", .group = OPT_GRP_TIMING,
 	     .help = "run under SCHED_FIFO priority N, memory locked (needs CAP_SYS_NICE)"),
-	FUNC(cpus, struct opts_list, opts_parse_cpus, .name = "cpu", .metavar = "LIST", .group = OPT_GRP_TIMING,
-	     .help = "run on these CPUs only (0,2 or 0-3); with --threads, thread i on the i-th (round-robin)"),
+	FUNC2(cpus, struct opts_list, rt.cpu, int, opts_parse_cpus, .name = "cpu", .metavar = "LIST",
+	      .group = OPT_GRP_TIMING,
+	      .help = "run on these CPUs only (0,2 or 0-3); with --threads, thread i on the i-th (round-robin)"),
 	UINT(sched.max_gap_ns, .name = "maxsleep", .min = 0, .max = 1000000000, .scale = NS_PER_MS,
 	     .metavar = "MS", .group = OPT_GRP_TIMING,
-	     .help = "wait at most MS milliseconds between two packets (cuts longer recorded gaps)"),
-	/* --start-at (issue 17): one block */
+	     .help = "wait at most MS milliseconds between two packets (cuts longer recorded gaps)",
+	     .rules = RULES(EXCLUDES("topspeed pps mbps", "--maxsleep cuts the trace's recorded gaps, "
+							 "which this timing does not follow"))),
 	FUNC(sched.start_at, struct sched_instant, sched_parse_instant, .name = "start-at", .metavar = "TIME",
 	     .group = OPT_GRP_TIMING,
 	     .help = "wait until TIME (RFC 3339, 2026-11-25T23:10:00.5Z, or @SECONDS.NANOS) on --clock, then start"),
 	ENUM(sched.start_clock, sched_clock_choices, .name = "clock", .metavar = "CLOCK", .group = OPT_GRP_TIMING,
-	     .help = "the clock --start-at is read on: realtime (default) or tai"),
+	     .show_dflt = true, .help = "the clock --start-at is read on",
+	     .rules = RULES(NEEDS("start-at", "it is the clock --start-at is read on"))),
 
 	/* transmission */
 	STR(tx.ifname, .name = "intf1", .key = 'i', .metavar = "IF", .group = OPT_GRP_TX,
-	    .help = "send on interface IF (AF_PACKET; needs CAP_NET_RAW)"),
+	    .help = "send on interface IF (AF_PACKET; needs CAP_NET_RAW)",
+	    .rules = RULES(EXCLUDES("write", "send on an interface or write a file"), NOT_IN_PREP)),
 	STR(tx.ifname, .name = "interface", .metavar = "IF", .group = OPT_GRP_TX,
-	    .help = "the same as --intf1 (replay-rx's name)"),
+	    .help = "the same as --intf1 (replay-rx's name)",
+	    .rules = RULES(EXCLUDES("write", "send on an interface or write a file"), NOT_IN_PREP)),
 	STR(intf2, .name = "intf2", .key = 'I', .metavar = "IF", .group = OPT_GRP_TX,
-	    .help = "also send on interface IF: each packet leaves by -i or -I as --split or -c decides"),
+	    .help = "also send on interface IF: each packet leaves by -i or -I as --split or -c decides",
+	    .rules = RULES(EXCLUDES("write", "-I sends on a second interface and -w writes one file; give -i IF "
+					    "-I IF2, or -w alone"),
+			   NEEDS("intf1", "-I is the second interface (give the first with -i IF)"), NOT_IN_PREP)),
 	STR(tx.path, .name = "write", .key = 'w', .metavar = "FILE", .group = OPT_GRP_TX,
-	    .help = "dry run: write the frames to a nanosecond pcap FILE ('-' = stdout) instead"),
+	    .help = "dry run: write the frames to a nanosecond pcap FILE ('-' = stdout) instead",
+	    .rules = RULES(ONE_THREAD("a dry run writes one file"), NOT_IN_PREP)),
 	ENUM(method, tx_method_choices, .name = "method", .metavar = "NAME", .group = OPT_GRP_TX,
-	     .help = "transmit with method NAME (default auto: the fastest that works here)"),
-	UINT(tx.batch, .name = "batch", .min = 1, .max = 1024, .metavar = "N", .group = OPT_GRP_TX,
-	     .help = "hand at most N due packets to the kernel per kick (default 64)"),
+	     .show_dflt = true, .help = "transmit with method NAME (auto: the fastest that works here)"),
+	UINT(tx.batch, .name = "batch", .min = 1, .max = TX_BATCH_MAX, .metavar = "N", .group = OPT_GRP_TX,
+	     .show_dflt = true, .dflt = TX_BATCH_DEFAULT,
+	     .help = "hand at most N due packets to the kernel per kick"),
 	FLAG(tx.qdisc_bypass, .name = "qdisc-bypass", .group = OPT_GRP_TX,
 	     .help = "skip the interface's qdisc (no tc shaping); auto then tries xdp even past a shaping qdisc or a capture"),
-	FUNC(xdp_queues, struct opts_list, opts_parse_queues, .name = "xdp-queue", .metavar = "LIST",
-	     .group = OPT_GRP_TX,
-	     .help = "xdp: bind the AF_XDP socket to device queue N (default 0); with --threads one per thread (default 0..N-1)"),
-	FUNC(threads, unsigned, parse_threads, .name = "threads", .metavar = "N|auto", .group = OPT_GRP_TX,
-	     .help = "send with N threads, each with its own socket and its share of the flows (default 1); auto: one per TX queue and CPU at top speed, where nothing else needs one (see replay(1))"),
+	FUNC2(xdp_queues, struct opts_list, tx.xdp_queue, unsigned, opts_parse_queues, .name = "xdp-queue",
+	      .metavar = "LIST", .group = OPT_GRP_TX,
+	      .help = "xdp: bind the AF_XDP socket to device queue N (default 0); with --threads one per thread (default 0..N-1)"),
+	FUNC2(threads, unsigned, threads_ask_auto, bool, parse_threads, .name = "threads", .metavar = "N|auto",
+	      .group = OPT_GRP_TX,
+	      .help = "send with N threads, each with its own socket and its share of the flows (default 1); auto: one per TX queue and CPU at top speed, where nothing else needs one (see replay(1))"),
 	ENUM(tx.xdp_mode, tx_xdp_mode_choices, .name = "xdp-mode", .metavar = "MODE", .group = OPT_GRP_TX,
 	     .help = "xdp: auto uses zero-copy where the driver can, else copy"),
 	FLAG(tx.uring_sqpoll, .name = "uring-sqpoll", .group = OPT_GRP_TX,
 	     .help = "uring: let a kernel thread poll the submission queue (no submit syscalls)"),
-	SET(method_alias, .name = "xdp", .val = TX_METHOD_XDP, .group = OPT_GRP_TX,
+	SET(method, .name = "xdp", .val = TX_METHOD_XDP, .choices = tx_method_choices, .group = OPT_GRP_TX,
+	    .agree = "--xdp, --io-uring and --raw are --method xdp, uring and raw; give one",
 	    .help = "the same as --method xdp (tcpreplay's name)"),
-	UINT(xdp_batch, .name = "xdp-batch-size", .min = 1, .max = 1024, .metavar = "N", .group = OPT_GRP_TX,
-	     .help = "with --xdp: the same as --batch N (tcpreplay's name)"),
-	SET(method_alias, .name = "io-uring", .val = TX_METHOD_URING, .group = OPT_GRP_TX,
+	UINT(tx.batch, .name = "xdp-batch-size", .min = 1, .max = TX_BATCH_MAX, .metavar = "N", .group = OPT_GRP_TX,
+	     .agree = "--xdp-batch-size is --batch for --xdp; give one",
+	     .help = "the same as --batch N (tcpreplay's name)",
+	     .rules = RULES(NEEDS("xdp", "it is the batch of --xdp (or use --batch)"))),
+	SET(method, .name = "io-uring", .val = TX_METHOD_URING, .choices = tx_method_choices, .group = OPT_GRP_TX,
+	    .agree = "--xdp, --io-uring and --raw are --method xdp, uring and raw; give one",
 	    .help = "the same as --method uring (tcpreplay's name)"),
-	SET(method_alias, .name = "raw", .val = TX_METHOD_RAW, .group = OPT_GRP_TX,
+	SET(method, .name = "raw", .val = TX_METHOD_RAW, .choices = tx_method_choices, .group = OPT_GRP_TX,
+	    .agree = "--xdp, --io-uring and --raw are --method xdp, uring and raw; give one",
 	    .help = "the same as --method raw: IP packets through a raw IP socket (tcpreplay's name)"),
 	FLAG(listnics, .name = "listnics", .group = OPT_GRP_TX,
 	     .help = "list the network interfaces and exit"),
-
 	/* editing: tcprewrite's names and meanings, so pasted command lines work */
 	STR(edit.filter, .name = "filter", .metavar = "EXPR", .group = OPT_GRP_EDIT,
 	    .help = "send only packets matching the libpcap filter EXPR"),
@@ -180,8 +275,8 @@ static const struct opt_def table[] = {
 	UINT(edit.vlan_cfi, .name = "enet-vlan-cfi", .min = 0, .max = 1, .metavar = "N",
 	     .group = OPT_GRP_EDIT, .help = "CFI/DEI bit of the pushed tag (0-1)"),
 	ENUM(edit.vlan_proto, edit_vlan_proto_choices, .name = "enet-vlan-proto",
-	     .metavar = "TPID", .group = OPT_GRP_EDIT,
-	     .help = "TPID of the pushed tag (default 802.1q)"),
+	     .metavar = "TPID", .group = OPT_GRP_EDIT, .show_dflt = true,
+	     .help = "TPID of the pushed tag"),
 	FUNC(edit.pnat, struct edit_pnat, edit_parse_pnat, .name = "pnat", .key = 'N',
 	     .metavar = "FROM:TO,...", .group = OPT_GRP_EDIT,
 	     .help = "map addresses between CIDR blocks, [2001:db8::/32] (twice: clients, then servers)"),
@@ -212,7 +307,7 @@ static const struct opt_def table[] = {
 	UINT(edit.flowlabel, .name = "flowlabel", .min = 0, .max = 0xfffff, .metavar = "N",
 	     .group = OPT_GRP_EDIT, .help = "set the IPv6 Flow Label (0-1048575)"),
 	UINT(edit.mtu, .name = "mtu", .key = 'm', .min = 1, .max = 262144, .metavar = "N", .group = OPT_GRP_EDIT,
-	     .help = "layer-3 size limit for --mtu-trunc (default 1500)"),
+	     .show_dflt = true, .help = "layer-3 size limit for --mtu-trunc"),
 	FLAG(edit.mtu_trunc, .name = "mtu-trunc", .group = OPT_GRP_EDIT,
 	     .help = "truncate packets larger than --mtu"),
 	ENUM(edit.fixlen, edit_fixlen_choices, .name = "fixlen", .key = 'F', .metavar = "HOW", .group = OPT_GRP_EDIT,
@@ -226,23 +321,32 @@ static const struct opt_def table[] = {
 	FLAG(edit.pktlen, .name = "pktlen", .group = OPT_GRP_EDIT,
 	     .help = "send each frame at its wire length, zeros past the captured bytes (tcpreplay's)"),
 	STR(prep_path, .name = "prep", .metavar = "FILE", .group = OPT_GRP_EDIT,
-	    .help = "take offsets and checksums from FILE, made by 'replay prep'"),
+	    .help = "take offsets and checksums from FILE, made by 'replay prep'",
+	    .rules = RULES(EXCLUDES("fuzz-seed", "--fuzz-seed changes bytes and lengths a prep sidecar cannot know"),
+			   NOT_IN_PREP)),
 	STR(prep_out, .name = "output", .key = 'o', .metavar = "FILE", .group = OPT_GRP_EDIT,
-	    .help = "with 'replay prep TRACE': write the sidecar to FILE"),
+	    .help = "with 'replay prep TRACE': write the sidecar to FILE",
+	    .rules = RULES(NEEDS("@prep", "-o names the sidecar of 'replay prep TRACE -o FILE'; to write frames "
+				 "use -w (tcprewrite's -i IN -o OUT is replay -w OUT IN; tcpreplay's -o is "
+				 "--oneatatime here)"))),
 
 	/* impairment (src/cli/impair_opts.c; replay-impair(5)): one contiguous block */
-#define IMP(name_, fn, mv, help_)                                                                 \
+#define IMP(name_, fn, mv, help_, ...)                                                             \
 	FUNC(impair, struct opts_impair, fn, .name = name_, .metavar = mv, .group = OPT_GRP_IMPAIR, \
-	     .help = help_)
+	     .help = help_, .rules = IMPAIR_RULES, __VA_ARGS__)
 	IMP("impair", opts_impair_add, "FILE",
 	    "apply the impairment trace FILE (binary or text): the n-th packet gets its n-th action (repeatable)"),
 	IMP("impair-flow", opts_impair_flow, "FILTER",
 	    "only packets matching the libpcap FILTER consume the preceding --impair's actions"),
-	IMP("impair-repeat", opts_impair_repeat, "N",
-	    "play the preceding --impair's trace N times (0 = forever; default 1; before any --impair: every trace's)"),
-	IMP("impair-default", opts_impair_default, "ACTION",
-	    "the action once the preceding --impair's trace is exhausted: pass (default), drop, or any action line "
-	    "(before any --impair: every trace's)"),
+	FUNC(impair, struct opts_impair, opts_impair_repeat, .name = "impair-repeat", .metavar = "N",
+	     .group = OPT_GRP_IMPAIR,
+	     .help = "play the preceding --impair's trace N times (0 = forever; default 1; before any --impair: every trace's)",
+	     .rules = RULES(NEEDS("impair", "it repeats an impairment trace"))),
+	FUNC(impair, struct opts_impair, opts_impair_default, .name = "impair-default", .metavar = "ACTION",
+	     .group = OPT_GRP_IMPAIR,
+	     .help = "the action once the preceding --impair's trace is exhausted: pass (default), drop, or any action "
+		     "line (before any --impair: every trace's)",
+	     .rules = RULES(NEEDS("impair", "it is the action once an impairment trace runs out"))),
 	IMP("loss", opts_impair_loss, "P[%] [CORR]",
 	    "netem's loss: random P, or 'gemodel p r 1-h 1-k', or 'state p13 p31 p32 p23 p14'"),
 	IMP("delay", opts_impair_delay, "D [JITTER [CORR]]", "netem's delay: D plus or minus JITTER"),
@@ -256,42 +360,55 @@ static const struct opt_def table[] = {
 	    "netem's rate: hold packets back to RATE (bit, kbit, mbit, gbit ...)"),
 	IMP("impair-stat", opts_impair_stat, "SPEC",
 	    "netem's clauses in one string: 'delay 10ms 2ms loss 1% ...'"),
-	UINT(impair.seed, .name = "impair-seed", .min = 0, .max = UINT64_MAX, .metavar = "N",
-	     .group = OPT_GRP_IMPAIR, .help = "seed of the impairment's random draws (same seed, same run)"),
-	UINT(impair.limit, .name = "impair-limit", .min = 1, .max = 1u << 20, .metavar = "N",
-	     .group = OPT_GRP_IMPAIR, .help = "frames held back by delays at once; more are dropped and counted (default 1000)"),
 #undef IMP
+	UINT(impair.seed, .name = "impair-seed", .min = 0, .max = UINT64_MAX, .metavar = "N",
+	     .group = OPT_GRP_IMPAIR, .help = "seed of the impairment's random draws (same seed, same run)",
+	     .rules = RULES(NEEDS(IMPAIRMENT, "it seeds the impairment's random draws"))),
+	UINT(impair.limit, .name = "impair-limit", .min = 1, .max = 1u << 20, .metavar = "N",
+	     .group = OPT_GRP_IMPAIR, .show_dflt = true, .dflt = IMPAIR_LIMIT_DEFAULT,
+	     .help = "frames held back by delays at once; more are dropped and counted",
+	     .rules = RULES(NEEDS(IMPAIRMENT, "it limits the frames an impairment holds back"))),
 
 	/* loops and limits */
 	UINT(loop, .name = "loop", .key = 'l', .min = 0, .max = UINT64_MAX, .metavar = "N",
-	     .group = OPT_GRP_LOOP, .help = "play the file list N times (0 = forever; default 1)"),
+	     .group = OPT_GRP_LOOP, .show_dflt = true, .help = "play the file list N times (0 = forever)"),
 	UINT(limit, .name = "limit", .key = 'L', .min = 1, .max = UINT64_MAX, .metavar = "N",
-	     .group = OPT_GRP_LOOP, .help = "stop after sending N packets"),
+	     .group = OPT_GRP_LOOP, .help = "stop after sending N packets",
+	     .rules = RULES(ONE_THREAD("--limit counts the packets of one sender thread"))),
 	UINT(duration_ns, .name = "duration", .min = 1, .max = UINT64_MAX / NSEC_PER_SEC, .scale = NSEC_PER_SEC,
 	     .metavar = "SECONDS", .group = OPT_GRP_LOOP,
 	     .help = "stop before the first packet due SECONDS after the start"),
-	UINT(loopdelay_ms_ns, .name = "loopdelay-ms", .min = 0, .max = UINT64_MAX / NS_PER_MS,
+	UINT(loopdelay_ns, .name = "loopdelay-ms", .min = 0, .max = UINT64_MAX / NS_PER_MS,
 	     .scale = NS_PER_MS, .metavar = "MS", .group = OPT_GRP_LOOP,
-	     .help = "wait MS milliseconds before each loop pass after the first"),
+	     .help = "wait MS milliseconds before each loop pass after the first",
+	     .rules = RULES(EXCLUDES("loopdelay-ns", "both set the delay between loop passes; give one"))),
 	UINT(loopdelay_ns, .name = "loopdelay-ns", .min = 0, .max = UINT64_MAX, .metavar = "NS",
 	     .group = OPT_GRP_LOOP, .help = "wait NS nanoseconds before each loop pass after the first"),
 	FLAG(edit.unique_ip, .name = "unique-ip", .group = OPT_GRP_LOOP,
-	     .help = "other IP addresses in every loop pass (tcpreplay's; checksums stay valid)"),
+	     .help = "other IP addresses in every loop pass (tcpreplay's; checksums stay valid)",
+	     .rules = RULES(EXCLUDES("@prep", "--unique-ip is applied per loop pass when replaying; give it to "
+					      "replay --prep, not to prep"),
+			    NEEDS("loop", "it changes the addresses between loop passes (give --loop N, more "
+					  "than 1, or 0 = forever)"))),
 	UINT(edit.unique_ip_loops, .name = "unique-ip-loops", .min = 1, .max = UINT32_MAX, .metavar = "N",
-	     .group = OPT_GRP_LOOP, .help = "with --unique-ip: new addresses every N passes (default 1)"),
+	     .group = OPT_GRP_LOOP, .help = "new addresses every N passes (default 1)",
+	     .rules = RULES(NEEDS("unique-ip", "it counts passes for --unique-ip"))),
 
 	/* statistics and output */
 	UINT(stats_s, .name = "stats", .min = 0, .max = 31536000, .metavar = "N", .group = OPT_GRP_STATS,
-	     .help = "tcpreplay's Actual/Rated lines every N seconds while sending (0: after each loop pass)"),
+	     .help = "tcpreplay's Actual/Rated lines every N seconds while sending (0: after each loop pass)",
+	     .rules = RULES(ONE_THREAD("--stats counts the packets of one sender thread"))),
 	FLAG(no_progress, .name = "no-progress", .group = OPT_GRP_STATS,
 	     .help = "no status line on a terminal while sending"),
 	FLAG(no_flow_stats, .name = "no-flow-stats", .group = OPT_GRP_STATS,
 	     .help = "count no flows (no \"Flows:\" line, no \"flows\" in the JSON)"),
 	UINT(flow_expiry_s, .name = "flow-expiry", .min = 0, .max = 315360000, .metavar = "SECONDS",
-	     .group = OPT_GRP_STATS,
+	     .group = OPT_GRP_STATS, .show_dflt = true,
 	     .help = "count a flow again after SECONDS idle in trace time (tcpreplay's; 0 = never)"),
 	FLAG(oneatatime, .name = "oneatatime", .group = OPT_GRP_TIMING,
-	     .help = "ask on standard input how many packets to send next (tcpreplay's; Enter: one)"),
+	     .help = "ask on standard input how many packets to send next (tcpreplay's; Enter: one)",
+	     .rules = RULES(EXCLUDES("topspeed speed pps mbps maxsleep", "--oneatatime sends each packet when asked"),
+			    ONE_THREAD("it sends each packet when asked"))),
 	FLAG(edit.skipl2broadcast, .name = "skipl2broadcast", .group = OPT_GRP_EDIT,
 	     .help = "--enet-dmac/--enet-smac leave broadcast and IPv4/IPv6 multicast MACs as they are"),
 	UINT(edit.mac_seed, .name = "enet-mac-seed", .min = 0, .max = UINT32_MAX, .metavar = "N",
@@ -300,7 +417,8 @@ static const struct opt_def table[] = {
 	     .group = OPT_GRP_EDIT, .help = "with --enet-mac-seed: keep the first K bytes of each MAC (1-6)"),
 	UINT(edit.fuzz_seed, .name = "fuzz-seed", .min = 0, .max = UINT32_MAX, .metavar = "N",
 	     .group = OPT_GRP_EDIT,
-	     .help = "fuzz 1 packet in 8 with seed N (bytes, length or a drop), as tcprewrite does"),
+	     .help = "fuzz 1 packet in 8 with seed N (bytes, length or a drop), as tcprewrite does",
+	     .rules = RULES(EXCLUDES("@prep", "--fuzz-seed changes bytes and lengths a sidecar cannot hold"))),
 	UINT(edit.fuzz_factor, .name = "fuzz-factor", .min = 1, .max = UINT32_MAX, .metavar = "F",
 	     .group = OPT_GRP_EDIT, .help = "with --fuzz-seed: fuzz 1 packet in F instead of 8"),
 	FLAG(edit.skip_soft, .name = "skip-soft-errors", .group = OPT_GRP_EDIT,
@@ -310,7 +428,8 @@ static const struct opt_def table[] = {
 	STR(stats_json, .name = "json", .metavar = "FILE", .group = OPT_GRP_STATS,
 	    .help = "the same as --stats-json (replay-rx's name)"),
 	STR(send_log, .name = "send-log", .metavar = "FILE", .group = OPT_GRP_STATS,
-	    .help = "record each packet's send time and identity in FILE (for replay-rx --send-log)"),
+	    .help = "record each packet's send time and identity in FILE (for replay-rx --send-log)",
+	    .rules = RULES(ONE_THREAD("--send-log records the packets in the order one thread sends them"))),
 	FLAG(quiet, .name = "quiet", .key = 'q', .group = OPT_GRP_STATS,
 	     .help = "print no summary and no warnings"),
 	FLAG(no_warnings, .name = "suppress-warnings", .key = 'W', .group = OPT_GRP_STATS,
@@ -318,9 +437,11 @@ static const struct opt_def table[] = {
 	FLAG(pid, .name = "pid", .key = 'P', .group = OPT_GRP_STATS,
 	     .help = "print replay's process ID at start-up"),
 	FLAG(decode, .name = "verbose", .key = 'v', .group = OPT_GRP_STATS,
-	     .help = "print each packet as it is sent, decoded by tcpdump (tcpdump -n -l -r -), on stdout"),
+	     .help = "print each packet as it is sent, decoded by tcpdump (tcpdump -n -l -r -), on stdout",
+	     .rules = RULES(ONE_THREAD("one tcpdump decodes the packets in the order they are sent"))),
 	STR(decode_args, .name = "decode", .key = 'A', .metavar = "ARGS", .group = OPT_GRP_STATS, .dash_arg = true,
-	    .help = "with -v: add ARGS (split at blanks) to tcpdump's command line, e.g. -A \"-e -x\""),
+	    .help = "add ARGS (split at blanks) to tcpdump's command line, e.g. -A \"-e -x\"",
+	    .rules = RULES(NEEDS("verbose", "it passes arguments to tcpdump for -v"))),
 	COUNT(debug, .name = "debug", .group = OPT_GRP_STATS,
 	      .help = "say more on stderr: once what is set up, twice debug output (replay's old -v)"),
 
@@ -335,6 +456,8 @@ static const struct opt_def table[] = {
 	STR(save_opts, .name = "save-opts", .metavar = "FILE", .group = OPT_GRP_MISC,
 	    .help = "write the options given to FILE in that form and exit; sends nothing"),
 };
+
+_Static_assert(ARRAY_SIZE(table) <= OPT_ROWS_MAX, "more rows than struct opt_given records");
 
 /*
  * Spellings tcpreplay 4.6, tcprewrite and tcpedit give a meaning replay
@@ -427,18 +550,17 @@ static const struct opts defaults = {
 		.timer = SCHED_TIMER_HYBRID,
 		.late = SCHED_LATE_CATCHUP,
 		.late_threshold_ns = 1000 * NSEC_PER_USEC,
-		.start_clock = SCHED_CLOCK_MAX, /* not given: realtime, see timing() */
+		.start_clock = SCHED_CLOCK_REALTIME,
 	},
-	.spin_us = OPT_AUTO,
 	.stats_s = OPT_AUTO,
 	.rt = { .cpu = -1 },
 	.tx = { .xdp_mode = TX_XDP_AUTO },
 	.method = TX_METHOD_AUTO,
-	.method2 = TX_METHOD_MAX, /* not given: --method's */
+	.method2 = TX_METHOD_AUTO,
+	.threads = 1,
 	.edit = EDIT_CFG_DEFAULTS,
 	.loop = 1,
 	.impair = { .repeat = 1 },
-	.threads = 0, /* not given: opts_parse() makes it 1 (threads_given false) */
 };
 
 const struct opt_def *opts_table(size_t *n)
@@ -447,344 +569,65 @@ const struct opt_def *opts_table(size_t *n)
 	return table;
 }
 
+/* The number at @s (@n bytes) of list @arg: decimal digits only, as opt_parse_u64() reads them. */
+static int list_number(const char *arg, const char *s, size_t n, uint32_t max, uint64_t *v, char *err,
+		       size_t len)
+{
+	char num[32];
+
+	if (n == 0 || n >= sizeof(num) || strspn(s, "0123456789") < n)
+		return opts_fail(err, len, "'%s' is not a list of numbers (like 0,2 or 0-3)", arg);
+	memcpy(num, s, n);
+	num[n] = '\0';
+	return opt_parse_u64(num, OPT_NUM_DEC, 0, max, v, err, len);
+}
+
 int opts_list_parse(struct opts_list *l, const char *arg, uint32_t max, char *err, size_t len)
 {
 	const char *s = arg;
 
 	l->n = 0;
 	for (;;) {
-		unsigned long a, b;
-		char *end;
+		size_t n = strcspn(s, ","), na = strcspn(s, "-,");
+		uint64_t a, b;
 
-		if (*s < '0' || *s > '9')
-			return opts_fail(err, len, "'%s' is not a list of numbers (like 0,2 or 0-3)", arg);
-		errno = 0;
-		a = strtoul(s, &end, 10);
+		if (list_number(arg, s, na, max, &a, err, len) < 0)
+			return -EINVAL;
 		b = a;
-		if (*end == '-') {
-			s = end + 1;
-			if (*s < '0' || *s > '9')
-				return opts_fail(err, len, "'%s' is not a list of numbers (like 0,2 or 0-3)", arg);
-			b = strtoul(s, &end, 10);
-		}
-		if (errno || a > max || b > max)
-			return opts_fail(err, len, "%lu is out of range (0..%u)", a > max ? a : b, (unsigned)max);
+		if (na < n && list_number(arg, s + na + 1, n - na - 1, max, &b, err, len) < 0)
+			return -EINVAL;
 		if (a > b)
-			return opts_fail(err, len, "'%s': the range %lu-%lu runs backwards (give %lu-%lu)", arg, a, b, b, a);
-		for (unsigned long i = a; i <= b; i++) {
+			return opts_fail(err, len, "'%s': the range %llu-%llu runs backwards (give %llu-%llu)", arg,
+					 (unsigned long long)a, (unsigned long long)b, (unsigned long long)b,
+					 (unsigned long long)a);
+		for (uint64_t i = a; i <= b; i++) {
 			if (l->n == OPTS_LIST_MAX)
 				return opts_fail(err, len, "'%s' has more than %u numbers", arg, OPTS_LIST_MAX);
 			l->v[l->n++] = (uint32_t)i;
 		}
-		if (*end == 0)
+		if (!s[n])
 			return 0;
-		if (*end != ',')
-			return opts_fail(err, len, "'%s' is not a list of numbers (like 0,2 or 0-3)", arg);
-		s = end + 1;
+		s += n + 1;
 	}
 }
 
-int opts_parse_cpus(void *field, const char *arg, char *err, size_t len)
+int opts_parse_cpus(void *list, void *cpu, const char *arg, char *err, size_t len)
 {
-	return opts_list_parse(field, arg, 1023, err, len);
-}
+	struct opts_list *l = list;
 
-int opts_parse_queues(void *field, const char *arg, char *err, size_t len)
-{
-	return opts_list_parse(field, arg, 65535, err, len);
-}
-
-/*
- * The timing mode from the options that choose one (at most one may be
- * given), and the settings derived from the timing options.
- */
-static int timing(struct opts *o, char *err, size_t len)
-{
-	struct sched_cfg *c = &o->sched;
-	int n = (c->mode == SCHED_MODE_TOPSPEED) + !!c->speed.num + !!o->pps.num + !!o->mbps.num;
-
-	if (n > 1)
-		return opts_fail(err, len, "--topspeed, --speed, --pps and --mbps exclude each other: give one");
-	/* --oneatatime: each packet goes when the user says (tcpreplay prohibits a rate with it). */
-	if (o->oneatatime && (n || c->max_gap_ns))
-		return opts_fail(err, len, "--oneatatime sends each packet when asked: it takes no --topspeed, --speed, "
-			    "--pps, --mbps or --maxsleep");
-	if (o->oneatatime) {
-		for (int i = 0; i < o->nfiles; i++)
-			if (!strcmp(o->files[i], "-"))
-				return opts_fail(err, len, "--oneatatime reads the answers from standard input: the "
-					    "trace cannot come from there too");
-		c->mode = SCHED_MODE_TOPSPEED;
-	}
-	if (o->pps.num) {
-		c->mode = SCHED_MODE_PPS;
-		c->rate = o->pps;
-	} else if (o->mbps.num) {
-		c->mode = SCHED_MODE_MBPS;
-		c->rate = o->mbps;
-	}
-	if (c->pps_multi && c->mode != SCHED_MODE_PPS)
-		return opts_fail(err, len, "--pps-multi groups the packets of --pps: give --pps too");
-	if (c->wire_overhead && c->mode != SCHED_MODE_MBPS)
-		return opts_fail(err, len, "--wire-overhead only applies to --mbps");
-	if (o->spin_us != OPT_AUTO && c->timer != SCHED_TIMER_HYBRID)
-		return opts_fail(err, len, "--spin-us sets the hybrid timer's margin; --timer=%s has none",
-			    sched_timer_name(c->timer));
-	c->spin_fixed = o->spin_us != OPT_AUTO;
-	c->spin_ns = c->spin_fixed ? o->spin_us * NSEC_PER_USEC : 0;
-	if (c->max_gap_ns && c->mode != SCHED_MODE_TRACE)
-		return opts_fail(err, len, "--maxsleep cuts the trace's recorded gaps: it does nothing with "
-			    "--topspeed, --pps or --mbps");
-	if (c->start_clock != SCHED_CLOCK_MAX && !c->start_at.set)
-		return opts_fail(err, len, "--clock is the clock --start-at is read on: give --start-at TIME too");
-	if (c->start_clock == SCHED_CLOCK_MAX)
-		c->start_clock = SCHED_CLOCK_REALTIME;
-	o->rt.timer_slack = c->mode != SCHED_MODE_TOPSPEED;
-	o->rt.dma_latency = c->mode != SCHED_MODE_TOPSPEED;
-	o->rt.timer = c->timer;
+	if (opts_list_parse(l, arg, 1023, err, len) < 0)
+		return -EINVAL;
+	*(int *)cpu = (int)l->v[0];
 	return 0;
 }
 
-static void warn(struct opts *o, const char *msg)
+int opts_parse_queues(void *list, void *queue, const char *arg, char *err, size_t len)
 {
-	if (o->nwarn < OPTS_WARN_MAX)
-		snprintf(o->warn[o->nwarn++], sizeof(o->warn[0]), "%s", msg);
-}
+	struct opts_list *l = list;
 
-/*
- * --threads, --cpu LIST and --xdp-queue LIST.  What several threads cannot
- * do is refused, naming the option: each thread reads the traces itself
- * (so no standard input), sends on its own sockets of the interfaces (no
- * -w), and counts only its own packets (no --limit, --stats N, --send-log,
- * --oneatatime, impairment).  -I, --dualfile, -c, --split and the edits by
- * direction are each thread's: it places every packet (src/run/loop.c).
- */
-const char *opts_one_thread_only(const struct opts *o)
-{
-	if (o->impair.n || o->impair.stat_given)
-		return "impairment (--impair, --loss, --delay, ...)";
-	if (o->oneatatime)
-		return "--oneatatime";
-	if (o->limit)
-		return "--limit";
-	if (o->send_log)
-		return "--send-log";
-	if (o->stats_s != OPT_AUTO)
-		return "--stats";
-	if (o->decode)
-		return "-v (one tcpdump decodes the packets in the order they are sent)";
-	return NULL;
-}
-
-static int threads_check(struct opts *o, char *err, size_t len)
-{
-	const char *no = NULL;
-
-	o->rt.cpu = o->cpus.n ? (int)o->cpus.v[0] : -1;
-	o->tx.xdp_queue = o->xdp_queues.n ? o->xdp_queues.v[0] : 0;
-	if (o->threads <= 1) {
-		if (o->cpus.n > 1)
-			return opts_fail(err, len, "--cpu: %u CPUs given for one thread: give one CPU, or --threads N", o->cpus.n);
-		if (o->xdp_queues.n > 1)
-			return opts_fail(err, len, "--xdp-queue: %u queues given for one thread: give one queue, or --threads N",
-					 o->xdp_queues.n);
-		return 0;
-	}
-	if (o->xdp_queues.n && o->xdp_queues.n != o->threads)
-		return opts_fail(err, len, "--xdp-queue: %u queues given for --threads %u: give one queue per thread",
-				 o->xdp_queues.n, o->threads);
-	if (o->tx.path)
-		no = "-w (a dry run writes one file)";
-	else if (!(no = opts_one_thread_only(o)) && o->sched.mode == SCHED_MODE_MBPS && edit_cfg_any(&o->edit))
-		no = "--mbps with edits (each thread counts the bytes of every frame as read)";
-	if (no)
-		return opts_fail(err, len, "--threads %u does not support %s: use one thread", o->threads, no);
-	/* With --preload thread 0 reads each input once into memory and every thread reads that copy. */
-	for (int i = 0; i < o->nfiles && !o->trace.preload; i++)
-		if (!strcmp(o->files[i], "-"))
-			return opts_fail(err, len, "--threads %u: every thread reads the traces itself; standard input "
-					 "can be read once: give a file, or add --preload (-K) to read it into memory once "
-					 "for all threads", o->threads);
-	return 0;
-}
-
-/* Checks that need every option at once. */
-static char *live_files[2];
-
-static int check(struct opts *o, char *err, size_t len)
-{
-	const char *ifname = o->tx.ifname, *wpath = o->tx.path;
-
-	if (o->help || o->version || o->listnics)
-		return 0;
-	if (o->loopdelay_ms_ns && o->loopdelay_ns)
-		return opts_fail(err, len, "--loopdelay-ms and --loopdelay-ns exclude each other: give one");
-	if (o->loopdelay_ms_ns)
-		o->loopdelay_ns = o->loopdelay_ms_ns;
-	if (o->edit.unique_ip_loops && !o->edit.unique_ip)
-		return opts_fail(err, len, "--unique-ip-loops counts passes for --unique-ip: give --unique-ip too");
-	if (o->edit.unique_ip && o->loop == 1 && !o->prep_cmd)
-		return opts_fail(err, len, "--unique-ip changes the addresses between loop passes: give --loop N "
-				 "(more than 1, or 0 = forever)");
-	if (o->edit.unique_ip && o->prep_cmd)
-		return opts_fail(err, len, "replay prep: --unique-ip is applied per loop pass when replaying; "
-				 "give it to replay --prep, not to prep");
-	if (o->method_alias != TX_METHOD_AUTO) {
-		const char *name = opt_enum_name(tx_method_choices, (int)o->method_alias);
-
-		if (!strcmp(name, "?"))
-			return opts_fail(err, len, "--%s: this build of replay has no %s method",
-				    o->method_alias == TX_METHOD_XDP ? "xdp" : "io-uring",
-				    o->method_alias == TX_METHOD_XDP ? "xdp (libxdp)" : "uring (liburing)");
-		if (o->method != TX_METHOD_AUTO && o->method != o->method_alias)
-			return opts_fail(err, len, "--xdp, --io-uring and --raw choose --method %s; --method %s was given too",
-				    name, opt_enum_name(tx_method_choices, (int)o->method));
-		o->method = o->method_alias;
-	}
-	if (o->xdp_batch) {
-		if (o->method != TX_METHOD_XDP)
-			return opts_fail(err, len, "--xdp-batch-size is the batch of --xdp: give --xdp (or use --batch)");
-		if (o->tx.batch && o->tx.batch != o->xdp_batch)
-			return opts_fail(err, len, "--xdp-batch-size and --batch set the same batch: give one");
-		o->tx.batch = o->xdp_batch;
-	}
-	if (edit_cfg_check(&o->edit, err, len) < 0)
+	if (opts_list_parse(l, arg, 65535, err, len) < 0)
 		return -EINVAL;
-	if (opts_impair_check(&o->impair, err, len) < 0)
-		return -EINVAL;
-	if (o->oneatatime && (o->impair.n || o->impair.stat_given))
-		return opts_fail(err, len, "--oneatatime sends each packet when asked: it takes no impairment "
-				 "(--impair, --loss, --delay, ...), which holds packets back on a schedule");
-	if (o->decode_args && !o->decode)
-		return opts_fail(err, len, "-A/--decode passes arguments to tcpdump for -v: give -v too");
-	if (o->decode && ((o->tx.path && !strcmp(o->tx.path, "-")) || (o->stats_json && !strcmp(o->stats_json, "-")) ||
-			  (o->send_log && !strcmp(o->send_log, "-"))))
-		return opts_fail(err, len, "-v prints tcpdump's lines on stdout, where %s writes: give it a file",
-				 o->tx.path && !strcmp(o->tx.path, "-") ? "-w -"
-				 : o->stats_json && !strcmp(o->stats_json, "-") ? "--stats-json -" : "--send-log -");
-	if (o->decode && o->info)
-		return opts_fail(err, len, "-v decodes the packets sent; --info sends nothing: replay -v -w /dev/null FILE "
-				 "decodes them");
-	if ((o->prep_cmd || o->info) && (o->impair.n || o->impair.stat_given))
-		return opts_fail(err, len, "%s sends nothing: impairment (--impair, --loss, ...) applies to a replay",
-				 o->prep_cmd ? "replay prep" : "--info");
-	if (o->prep_cmd) {
-		if (ifname || o->intf2 || wpath || o->prep_path || o->dualfile)
-			return opts_fail(err, len, "replay prep writes a sidecar: no -i, -I, -w, --prep or --dualfile");
-		if (o->edit.fuzz_seed != EDIT_UNSET)
-			return opts_fail(err, len, "replay prep: --fuzz-seed changes bytes and lengths a sidecar cannot hold");
-		if (!o->prep_out)
-			return opts_fail(err, len, "replay prep: give the sidecar's name with -o FILE");
-		if (o->nfiles != 1)
-			return opts_fail(err, len, "replay prep: give exactly one trace file");
-		return 0;
-	}
-	if (o->prep_out)
-		return opts_fail(err, len, "-o is for 'replay prep TRACE -o FILE'; to write frames use -w "
-			    "(tcprewrite's -i IN -o OUT is replay -w OUT IN; tcpreplay's -o is --oneatatime here)");
-	if (o->prep_path && o->nfiles != 1)
-		return opts_fail(err, len, "--prep: a sidecar belongs to one trace; give exactly one file");
-	if (o->prep_path && o->edit.fuzz_seed != EDIT_UNSET)
-		return opts_fail(err, len, "--fuzz-seed changes bytes and lengths a prep sidecar cannot know: no --prep");
-	if (o->split_mode || o->cachefile) {
-		struct split *sp;
-
-		if (o->split_mode && o->cachefile)
-			return opts_fail(err, len, "--split and --cachefile exclude each other: the cache holds the split");
-		/* The split picks one of two interfaces, or the direction of -e and the pair forms
-		 * (--enet-dmac C2S,S2C, --pnat twice), as tcprewrite -c does. */
-		if (!o->info && !o->intf2 && !edit_cfg_wants_side(&o->edit))
-			return opts_fail(err, len, "--%s chooses between two interfaces: give the second with -I IF (or use --info to see the split); "
-					 "with one output it only steers -e/--endpoints and the pair forms (--enet-dmac C2S,S2C, --pnat twice)",
-					 o->split_mode ? "split" : "cachefile");
-		if (o->cachefile && !o->info && o->nfiles > 1)
-			return opts_fail(err, len, "--cachefile describes one trace: give exactly one file");
-		if (o->split_mode && split_open(&sp, o->split_mode, err, len) < 0)
-			return -EINVAL;
-		if (o->split_mode)
-			split_close(sp);
-	}
-	if (o->dualfile) {
-		/* tcpreplay's -2: each file's interface is its place in its pair; nothing else picks one. */
-		if (o->split_mode || o->cachefile)
-			return opts_fail(err, len, "--dualfile and --%s exclude each other: with --dualfile a packet's interface is its file's place in its pair",
-					 o->split_mode ? "split" : "cachefile");
-		if (o->prep_path)
-			return opts_fail(err, len, "--prep and --dualfile exclude each other: a sidecar belongs to one trace");
-		if (!o->info && !o->intf2)
-			return opts_fail(err, len, "--dualfile sends the first file of each pair by -i and the second by -I: give the second interface with -I IF");
-		if (!o->info && (o->nfiles == 0 || o->nfiles % 2))
-			return opts_fail(err, len, "--dualfile takes the files in pairs (one for -i, one for -I): %d given",
-					 o->nfiles);
-		/* The files of a pair are read side by side: standard input can be only one file. */
-		for (int i = 0, n = 0; i < o->nfiles; i++)
-			if (!strcmp(o->files[i], "-") && ++n > 1)
-				return opts_fail(err, len, "--dualfile: standard input ('-') can be given once, as one file of one pair");
-	}
-	if (o->info) {
-		if (ifname || o->intf2 || wpath)
-			return opts_fail(err, len, "--info only reads the files: it takes no -i, -I or -w");
-		if (o->nfiles == 0)
-			return opts_fail(err, len, "no trace file given");
-		return 0;
-	}
-	if (o->live_buffer_kib && !o->source_if)
-		return opts_fail(err, len, "--buffer-size is the capture ring of --source-interface: give that too");
-	if (o->source_if) {
-		/* The live forwarder (src/live/live.c): frames as they arrive, one source, at their arrival times. */
-		if (o->nfiles)
-			return opts_fail(err, len, "--source-interface %s is the input: give no trace file (%s)",
-					 o->source_if, o->files[0]);
-		if (!ifname || wpath)
-			return opts_fail(err, len, "--source-interface %s forwards out of an interface: give it with -i IF (not -w)",
-					 o->source_if);
-		if (!strcmp(o->source_if, ifname))
-			return opts_fail(err, len, "--source-interface and -i both name %s: the frames sent would arrive again",
-					 ifname);
-		if (o->intf2 || o->split_mode || o->cachefile || o->dualfile || o->prep_path || o->oneatatime ||
-		    o->trace.preload || o->loop != 1 || o->threads > 1)
-			return opts_fail(err, len, "--source-interface forwards one interface to one: it takes no -I, --split, "
-					 "--cachefile, --dualfile, --prep, --oneatatime, --preload, --loop or --threads");
-		if (o->sched.mode != SCHED_MODE_TRACE || o->sched.speed.num ||
-		    o->sched.max_gap_ns || o->sched.start_at.set)
-			return opts_fail(err, len, "--source-interface sends each frame when it arrives (plus its impairment "
-					 "delay): it takes no --topspeed, --speed, --pps, --mbps, --maxsleep or --start-at");
-		/* One input, named by the interface; src/run/setup.c opens it as the capture's stream. */
-		live_files[0] = (char *)o->source_if;
-		o->files = live_files;
-		o->nfiles = 1;
-		return 0;
-	}
-	if (o->intf2 && wpath)
-		return opts_fail(err, len, "-I sends on a second interface; -w writes one file: give -i IF -I IF2, or -w alone");
-	if (o->intf2 && !ifname)
-		return opts_fail(err, len, "-I %s is the second interface: give the first with -i IF", o->intf2);
-	if (o->intf2 && !strcmp(o->intf2, ifname))
-		return opts_fail(err, len, "-i and -I both name %s: two-interface replay needs two interfaces", ifname);
-	if (ifname && wpath)
-		return opts_fail(err, len, "-i and -w exclude each other: send on an interface or write a file");
-	if (!ifname && !wpath)
-		return opts_fail(err, len, "no output: give an interface (-i IF) or an output file (-w FILE)");
-	if (o->nfiles == 0)
-		return opts_fail(err, len, "no trace file given");
-	if (wpath && o->method != TX_METHOD_AUTO && o->method != TX_METHOD_FILE)
-		return opts_fail(err, len, "-w writes a file: --method %s needs an interface (-i)",
-			    opt_enum_name(tx_method_choices, (int)o->method));
-	if (ifname && o->method == TX_METHOD_FILE)
-		return opts_fail(err, len, "--method file needs an output file (-w FILE), not -i");
-	if (o->method2 != TX_METHOD_MAX && !o->intf2)
-		return opts_fail(err, len, "--method2 is the method of the second interface: give it with -I IF");
-	if (o->method2 == TX_METHOD_FILE)
-		return opts_fail(err, len, "--method2 file: -I is an interface; -w writes a file, and excludes -I");
-	if (o->method2 == TX_METHOD_MAX)
-		o->method2 = o->method;
-	if (threads_check(o, err, len) < 0)
-		return -EINVAL;
-	/* A dry run computes the schedule in virtual time: nothing waits, nothing to pin. */
-	if (wpath && o->rt.priority)
-		warn(o, "--rt-priority does nothing with -w: a dry run waits for no deadline");
-	if (wpath && o->cpus.n)
-		warn(o, "--cpu does nothing with -w: a dry run waits for no deadline");
+	*(unsigned *)queue = l->v[0];
 	return 0;
 }
 
@@ -796,16 +639,197 @@ static int check(struct opts *o, char *err, size_t len)
 		.ngroups = OPT_GRP_MAX,                                                            \
 		.defaults = &defaults,                                                             \
 		.size = sizeof(struct opts),                                                       \
+		.given_off = offsetof(struct opts, given),                                         \
 		.synopsis = "[options] FILE...\nprep TRACE -o TRACE.prep [edit options]\n--info FILE...", \
 		.about = "Replay packet traces onto a network interface, at their recorded timing or a chosen rate.", \
 		.epilog = "Exit status: 0 done, 1 runtime or input error or any packet failed, 2 usage error,\n" \
 			  "130/143 stopped by SIGINT/SIGTERM.  See replay(1).",                    \
 		.hints = (HINTS),                                                                  \
+		.conds = conds,                                                                    \
 	}
 
 static const struct opt_set replay_set = REPLAY_SET(main_hints);
 /* 'replay prep': the same options, with tcpprep's letters refused (prep_hints). */
 static const struct opt_set prep_set = REPLAY_SET(prep_cmd_hints);
+
+static void warn(struct opts *o, const char *msg)
+{
+	if (o->nwarn < OPTS_WARN_MAX)
+		snprintf(o->warn[o->nwarn++], sizeof(o->warn[0]), "%s", msg);
+}
+
+const char *opts_one_thread_only(const struct opts *o)
+{
+	static char name[96];
+
+	return opts_set_excluder(&replay_set, o, "threads", name, sizeof(name));
+}
+
+/* How many of the trace files are standard input ("-")? */
+static int stdin_files(const struct opts *o)
+{
+	int n = 0;
+
+	for (int i = 0; i < o->nfiles; i++)
+		n += !strcmp(o->files[i], "-");
+	return n;
+}
+
+/* -v writes tcpdump's lines on stdout: no output given as '-' may. */
+static int check_stdout(const struct opts *o, char *err, size_t len)
+{
+	const char *out = o->tx.path && !strcmp(o->tx.path, "-") ? "-w -"
+			  : o->stats_json && !strcmp(o->stats_json, "-") ? "--stats-json -"
+			  : o->send_log && !strcmp(o->send_log, "-") ? "--send-log -"
+								    : NULL;
+
+	if (o->decode && out)
+		return opts_fail(err, len, "-v prints tcpdump's lines on stdout, where %s writes: give it a file", out);
+	if (o->oneatatime && stdin_files(o))
+		return opts_fail(err, len, "--oneatatime reads the answers from standard input: the trace cannot "
+				 "come from there too");
+	return 0;
+}
+
+/* What the inputs take: files for --prep, -c and --dualfile; a valid --split. */
+static int check_inputs(const struct opts *o, char *err, size_t len)
+{
+	struct split *sp;
+
+	if (o->prep_path && o->nfiles != 1)
+		return opts_fail(err, len, "--prep: a sidecar belongs to one trace; give exactly one file");
+	/* The split picks one of two interfaces, or the direction of -e and the pair forms
+	 * (--enet-dmac C2S,S2C, --pnat twice), as tcprewrite -c does. */
+	if ((o->split_mode || o->cachefile) && !o->info && !o->intf2 && !edit_cfg_wants_side(&o->edit))
+		return opts_fail(err, len, "--%s chooses between two interfaces: give the second with -I IF (or use --info to see the split); "
+				 "with one output it only steers -e/--endpoints and the pair forms (--enet-dmac C2S,S2C, --pnat twice)",
+				 o->split_mode ? "split" : "cachefile");
+	if (o->cachefile && !o->info && o->nfiles > 1)
+		return opts_fail(err, len, "--cachefile describes one trace: give exactly one file");
+	if (o->split_mode) {
+		if (split_open(&sp, o->split_mode, err, len) < 0)
+			return -EINVAL;
+		split_close(sp);
+	}
+	/* tcpreplay's -2: the files of a pair are read side by side. */
+	if (o->dualfile && !o->info && (o->nfiles == 0 || o->nfiles % 2))
+		return opts_fail(err, len, "--dualfile takes the files in pairs (one for -i, one for -I): %d given",
+				 o->nfiles);
+	if (o->dualfile && stdin_files(o) > 1)
+		return opts_fail(err, len, "--dualfile: standard input ('-') can be given once, as one file of one pair");
+	return 0;
+}
+
+/* Where the frames go: one output, interfaces that differ, a method that can send there. */
+static int check_outputs(struct opts *o, char *err, size_t len)
+{
+	const char *ifname = o->tx.ifname, *wpath = o->tx.path;
+
+	if (o->intf2 && !strcmp(o->intf2, ifname))
+		return opts_fail(err, len, "-i and -I both name %s: two-interface replay needs two interfaces", ifname);
+	if (!ifname && !wpath)
+		return opts_fail(err, len, "no output: give an interface (-i IF) or an output file (-w FILE)");
+	if (o->nfiles == 0)
+		return opts_fail(err, len, "no trace file given");
+	if (wpath && o->method != TX_METHOD_AUTO && o->method != TX_METHOD_FILE)
+		return opts_fail(err, len, "-w writes a file: --method %s needs an interface (-i)",
+				 opt_enum_name(tx_method_choices, (int)o->method));
+	if (ifname && o->method == TX_METHOD_FILE)
+		return opts_fail(err, len, "--method file needs an output file (-w FILE), not -i");
+	if (o->intf2 && o->method2 == TX_METHOD_FILE)
+		return opts_fail(err, len, "--method2 file: -I is an interface; -w writes a file, and excludes -I");
+	/* A dry run computes the schedule in virtual time: nothing waits, nothing to pin. */
+	if (wpath && o->rt.priority)
+		warn(o, "--rt-priority does nothing with -w: a dry run waits for no deadline");
+	if (wpath && o->cpus.n)
+		warn(o, "--cpu does nothing with -w: a dry run waits for no deadline");
+	return 0;
+}
+
+/*
+ * --threads, --cpu LIST and --xdp-queue LIST: lists that fit the threads;
+ * each thread reads the traces itself, so standard input only from a
+ * preload.  (What several threads cannot do at all is in the rows' rules.)
+ */
+static int check_threads(const struct opts *o, char *err, size_t len)
+{
+	if (o->threads <= 1 && o->cpus.n > 1)
+		return opts_fail(err, len, "--cpu: %u CPUs given for one thread: give one CPU, or --threads N", o->cpus.n);
+	if (o->threads <= 1 && o->xdp_queues.n > 1)
+		return opts_fail(err, len, "--xdp-queue: %u queues given for one thread: give one queue, or --threads N",
+				 o->xdp_queues.n);
+	if (o->threads <= 1)
+		return 0;
+	if (o->xdp_queues.n && o->xdp_queues.n != o->threads)
+		return opts_fail(err, len, "--xdp-queue: %u queues given for --threads %u: give one queue per thread",
+				 o->xdp_queues.n, o->threads);
+	if (o->sched.mode == SCHED_MODE_MBPS && edit_cfg_any(&o->edit))
+		return opts_fail(err, len, "--threads %u excludes --mbps with edits: each thread counts the bytes of "
+				 "every frame as read; use one thread", o->threads);
+	/* With --preload thread 0 reads each input once into memory and every thread reads that copy. */
+	if (stdin_files(o) && !o->trace.preload)
+		return opts_fail(err, len, "--threads %u: every thread reads the traces itself; standard input "
+				 "can be read once: give a file, or add --preload (-K) to read it into memory once "
+				 "for all threads", o->threads);
+	return 0;
+}
+
+/* The live forwarder (src/live/live.c): the interface is the one input, named as a file. */
+static char *live_files[2];
+
+static int check_live(struct opts *o, char *err, size_t len)
+{
+	if (o->nfiles)
+		return opts_fail(err, len, "--source-interface %s is the input: give no trace file (%s)",
+				 o->source_if, o->files[0]);
+	if (!strcmp(o->source_if, o->tx.ifname))
+		return opts_fail(err, len, "--source-interface and -i both name %s: the frames sent would arrive again",
+				 o->tx.ifname);
+	live_files[0] = (char *)o->source_if;
+	o->files = live_files;
+	o->nfiles = 1;
+	return 0;
+}
+
+/* What the rows' rules cannot say: the operands, values, the modules' own checks. */
+static int check(const struct opt_set *set, struct opts *o, char *err, size_t len)
+{
+	if (o->help || o->version || o->listnics)
+		return 0;
+	if (opts_set_check(set, o, err, len) < 0 || edit_cfg_check(&o->edit, err, len) < 0 ||
+	    opts_impair_check(&o->impair, err, len) < 0 || check_stdout(o, err, len) < 0)
+		return -EINVAL;
+	if (o->prep_cmd && !o->prep_out)
+		return opts_fail(err, len, "replay prep: give the sidecar's name with -o FILE");
+	if (o->prep_cmd && o->nfiles != 1)
+		return opts_fail(err, len, "replay prep: give exactly one trace file");
+	if (o->prep_cmd)
+		return 0;
+	if (check_inputs(o, err, len) < 0)
+		return -EINVAL;
+	if (o->info && o->nfiles == 0)
+		return opts_fail(err, len, "no trace file given");
+	if (o->info)
+		return 0;
+	if (o->source_if)
+		return check_live(o, err, len);
+	if (check_outputs(o, err, len) < 0)
+		return -EINVAL;
+	return check_threads(o, err, len);
+}
+
+/* The settings that follow from several options at once. */
+static void resolve(const struct opt_set *set, struct opts *o)
+{
+	/* --oneatatime: each packet goes when the user says, then at once. */
+	if (o->oneatatime)
+		o->sched.mode = SCHED_MODE_TOPSPEED;
+	o->rt.timer_slack = o->sched.mode != SCHED_MODE_TOPSPEED;
+	o->rt.dma_latency = o->sched.mode != SCHED_MODE_TOPSPEED;
+	o->rt.timer = o->sched.timer;
+	/* A number given is kept; "auto" lets threads_auto_apply() decide. */
+	o->threads_given = opt_given(set, o, "threads") && !o->threads_ask_auto;
+}
 
 /*
  * The arguments after --load-opts expansion: option fields and o->files
@@ -829,27 +853,18 @@ int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen)
 	rc = opts_set_load(set, argc, argv, &loaded, err, errlen);
 	if (rc < 0)
 		return rc;
-	argc = loaded.argc;
-	argv = loaded.argv;
 	parsed_set = set;
-	rc = opts_set_parse(set, o, argc, argv, &first, err, errlen);
+	rc = opts_set_parse_argv(set, o, &loaded, &first, err, errlen);
 	if (rc < 0)
 		return rc;
 	o->load_opts = NULL; /* expanded: the file's options are in place of it */
 	o->prep_cmd = prep;
-	o->files = argv + first;
-	o->nfiles = argc - first;
-	/* --threads not given: one; --threads auto: one, which threads_auto_apply() may raise. */
-	o->threads_ask_auto = o->threads == OPTS_THREADS_AUTO;
-	o->threads_given = o->threads != 0 && !o->threads_ask_auto;
-	if (!o->threads_given)
-		o->threads = 1;
-	/* Like tcpreplay, --save-opts saves the options one by one and checks no combination. */
-	if (o->save_opts)
-		return 0;
-	if (!o->help && !o->version && timing(o, err, errlen) < 0)
-		return -EINVAL;
-	return check(o, err, errlen);
+	o->files = loaded.argv + first;
+	o->nfiles = loaded.argc - first;
+	/* Like tcpreplay, --save-opts saves the options given and checks no combination. */
+	rc = o->save_opts ? 0 : check(set, o, err, errlen);
+	resolve(set, o);
+	return rc;
 }
 
 int opts_save(FILE *f, char *err, size_t errlen)

@@ -270,7 +270,7 @@ static int prepare(struct rx *x)
 		.snaplen = (uint32_t)o->snaplen,
 		.id_bytes = id_bytes,
 		.softnet_drops = -1,
-		.worst = o->worst == RX_WORST_UNSET ? RX_WORST_DEFAULT : (size_t)o->worst,
+		.worst = (size_t)o->worst,
 	};
 	/* -r reads its records as they come; it needs no room made. */
 	return o->intf ? open_capture(x, records_expected(x)) : 0;

@@ -89,16 +89,17 @@ struct rx_opts {
 	const char *plot_dir;   /* --plot: directory for the SVG figures */
 	const char *write_impairment; /* --write-impairment: the impairment trace that reproduces the path */
 	bool per_flow;          /* --per-flow: results per flow */
-	uint64_t worst;         /* --worst: flows in the table; RX_WORST_UNSET: not given (10) */
+	uint64_t worst;         /* --worst: flows in the table (RX_WORST_DEFAULT unless given) */
 	bool quiet;             /* -q: no report on the terminal, no warnings */
 	int verbose;            /* -v */
 
 	bool help;
 	bool version;
+
+	struct opt_given given; /* what was given, for the rules (replay/optparse.h) */
 };
 
 #define RX_WORST_DEFAULT 10u        /* --worst */
-#define RX_WORST_UNSET UINT64_MAX    /* --worst not given (its largest value is UINT32_MAX) */
 #define RX_SNAPLEN_MIN 16u     /* an Ethernet header and a little more */
 #define RX_SNAPLEN_MAX 262144u /* libpcap's largest */
 

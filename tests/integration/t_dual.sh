@@ -430,7 +430,7 @@ test_method2() {
 	# Without --method2, -I takes --method's.
 	dual m1 "$TRACES/http.pcap" "$WORK/m2.sides" --method mmsg
 	grep -q "^intf2: mmsg on $IF_A2; " "$WORK/m1.out" || die "intf2 did not follow --method: $(cat "$WORK/m1.out")"
-	expect_fail 2 "^replay: --method2 is the method of the second interface: give it with -I IF" \
+	expect_fail 2 "^replay: --method2 needs --intf2: it is the method of the second interface$" \
 		in_a "$REPLAY" -i "$IF_A" --method2 mmsg "$TRACES/http.pcap"
 }
 
@@ -523,10 +523,10 @@ test_tcpprep_modes() {
 test_errors() {
 	expect_fail 2 "^replay: -i and -I both name $IF_A" \
 		in_a "$REPLAY" -i "$IF_A" -I "$IF_A" "$TRACES/http.pcap"
-	expect_fail 2 "^replay: -I sends on a second interface; -w writes one file" \
+	expect_fail 2 "^replay: -I excludes -w: -I sends on a second interface and -w writes one file" \
 		"$REPLAY" -w "$WORK/x.pcap" -I "$IF_A2" "$TRACES/http.pcap"
 	[ ! -e "$WORK/x.pcap" ] || die "-I with -w left an output file"
-	expect_fail 2 "^replay: -I $IF_A2 is the second interface: give the first with -i IF" \
+	expect_fail 2 "^replay: -I needs --intf1: -I is the second interface \(give the first with -i IF\)$" \
 		in_a "$REPLAY" -I "$IF_A2" "$TRACES/http.pcap"
 	expect_fail 2 "^replay: --split chooses between two interfaces: give the second with -I IF" \
 		in_a "$REPLAY" -i "$IF_A" --split client "$TRACES/http.pcap"

@@ -331,13 +331,13 @@ PY
 test_refusals() {
 	expect_fail 2 "^replay: --source-interface $IF_F is the input: give no trace file" \
 		in_a "$REPLAY" --source-interface "$IF_F" -i "$IF_A" "$WORK/t.pcap"
-	expect_fail 2 "^replay: --source-interface $IF_F forwards out of an interface" \
+	expect_fail 2 "^replay: --source-interface needs --intf1: it forwards out of an interface$" \
 		in_a "$REPLAY" --source-interface "$IF_F" -w "$WORK/x.pcap"
-	expect_fail 2 "^replay: --source-interface sends each frame when it arrives" \
+	expect_fail 2 "^replay: --source-interface excludes --topspeed: it sends each frame when it arrives" \
 		in_a "$REPLAY" --source-interface "$IF_F" -i "$IF_A" --topspeed
 	expect_fail 2 "^replay: --source-interface and -i both name $IF_A" \
 		in_a "$REPLAY" --source-interface "$IF_A" -i "$IF_A"
-	expect_fail 2 "^replay: --source-interface forwards one interface to one" \
+	expect_fail 2 "^replay: --source-interface excludes --loop 2: it forwards one interface to one" \
 		in_a "$REPLAY" --source-interface "$IF_F" -i "$IF_A" --loop 2
 	expect_fail 1 "^replay: --source-interface nosuch$ID: " \
 		in_a "$REPLAY" --source-interface "nosuch$ID" -i "$IF_A"

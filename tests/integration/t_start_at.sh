@@ -92,7 +92,7 @@ test_refused() {
 	expect_fail 2 "'tomorrow' is not a time" in_a "$REPLAY" -i "$IF_A" --start-at tomorrow "$WORK/g.pcap"
 	expect_fail 2 "'2026-11-25T23:10:00' is not a time: expected a time zone" \
 		in_a "$REPLAY" -i "$IF_A" --start-at 2026-11-25T23:10:00 "$WORK/g.pcap"
-	expect_fail 2 "--clock is the clock --start-at is read on" in_a "$REPLAY" -i "$IF_A" --clock tai "$WORK/g.pcap"
+	expect_fail 2 "^replay: --clock needs --start-at: it is the clock --start-at is read on$" in_a "$REPLAY" -i "$IF_A" --clock tai "$WORK/g.pcap"
 	[ "$(ifstat "$NS_A" "$IF_A" tx_packets)" -eq "$tx0" ] || die "refused runs sent frames"
 }
 

@@ -224,11 +224,11 @@ test_sigint_stops_all() {
 }
 
 test_refused() {
-	expect_fail 2 "^replay: --threads 2 does not support --limit" \
+	expect_fail 2 "^replay: --limit excludes --threads 2: --limit counts the packets of one sender thread; use one thread" \
 		in_a "$REPLAY" -i "$IF_A" --threads 2 --limit 5 "$TRACES/http.pcap"
-	expect_fail 2 "--threads 2 does not support impairment" \
+	expect_fail 2 "^replay: --loss excludes --threads 2: impairment holds packets back on one schedule" \
 		in_a "$REPLAY" -i "$IF_A" --threads 2 --loss 1% "$TRACES/http.pcap"
-	expect_fail 2 "--threads 2 does not support -w" \
+	expect_fail 2 "^replay: -w excludes --threads 2: a dry run writes one file" \
 		"$REPLAY" -w "$WORK/x.pcap" --threads 2 "$TRACES/http.pcap"
 	expect_fail 2 "--threads 2: every thread reads the traces itself; standard input can be read once: give a file, or add --preload" \
 		in_a "$REPLAY" -i "$IF_A" --threads 2 - <"$TRACES/http.pcap"

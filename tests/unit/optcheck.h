@@ -3,21 +3,60 @@
  * Every row of an option set against the field it binds: the size the row
  * macro recorded is the size its type writes, the range fits the field, an
  * enum's values fit, an option takes an argument exactly when its type
- * needs one.  (The row macros already refuse a field of the wrong type at
- * compile time; this catches a row written by hand or a range too wide.)
+ * needs one, every name a rule gives is a row or a condition, a default
+ * shown is the default the struct holds.  (The row macros already refuse a
+ * field of the wrong type at compile time; this catches a row written by
+ * hand or a range too wide.)
  */
 #ifndef TEST_OPTCHECK_H
 #define TEST_OPTCHECK_H
 
 #include <math.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "replay/optparse.h"
 
+/* Every name of @r is a row of @set or one of its "@" conditions, and the rule says why. */
+static void optcheck_rule(const struct opt_set *set, const struct opt_def *d, const struct opt_rule *r)
+{
+	char names[512], *save = NULL;
+
+	if (r->kind != OPT_RULE_NEEDS && r->kind != OPT_RULE_EXCLUDES)
+		fail_msg("--%s: a rule of kind %d", d->name, (int)r->kind);
+	if (!r->names || !r->why || !r->why[0] || strchr(r->why, '\n'))
+		fail_msg("--%s: a rule needs names and a one-line reason", d->name);
+	snprintf(names, sizeof(names), "%s", r->names);
+	for (char *t = strtok_r(names, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		bool found = false;
+
+		if (t[0] == '@') {
+			for (const struct opt_cond *c = set->conds; c && c->name; c++)
+				found |= !strcmp(c->name, t + 1);
+		} else {
+			for (size_t k = 0; k < set->n; k++)
+				found |= !strcmp(set->table[k].name, t);
+		}
+		if (!found || !strcmp(t, d->name))
+			fail_msg("--%s: its rule names '%s', which is no other option or condition", d->name, t);
+	}
+}
+
+/* The field of @d in the set's defaults, as an unsigned number. */
+static uint64_t optcheck_default(const struct opt_set *set, const struct opt_def *d)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, (const char *)set->defaults + d->off, d->size < sizeof(v) ? d->size : sizeof(v));
+	return v; /* little-endian: the low bytes hold a narrower field's value */
+}
+
 static void optcheck_set(const struct opt_set *set)
 {
+	if (set->n > OPT_ROWS_MAX || set->given_off + sizeof(struct opt_given) > set->size)
+		fail_msg("%zu rows, or the struct opt_given beyond the struct", set->n);
 	for (size_t i = 0; i < set->n; i++) {
 		const struct opt_def *d = &set->table[i];
 		bool takes_arg = !(d->type == OPT_T_FLAG || d->type == OPT_T_SET || d->type == OPT_T_COUNT);
@@ -79,9 +118,38 @@ static void optcheck_set(const struct opt_set *set)
 			if (!d->parse || d->size != d->want)
 				fail_msg("--%s: parser fills %zu bytes, field has %zu", d->name, d->want, d->size);
 			break;
+		case OPT_T_FUNC2:
+			if (!d->parse2 || d->size != d->want || d->size2 != d->want2 ||
+			    d->off2 + d->size2 > set->size)
+				fail_msg("--%s: parser fills %zu and %zu bytes, fields have %zu and %zu", d->name,
+					 d->want, d->want2, d->size, d->size2);
+			break;
 		default:
 			fail_msg("--%s: bad type %d", d->name, (int)d->type);
 		}
+		for (const struct opt_rule *r = d->rules; r && r->kind != OPT_RULE_END; r++)
+			optcheck_rule(set, d, r);
+		if (d->same_as) {
+			bool found = false;
+
+			for (size_t k = 0; k < set->n; k++)
+				found |= !strcmp(set->table[k].name, d->same_as) && set->table[k].size == d->size;
+			if (!found)
+				fail_msg("--%s: same_as --%s, no option of its size", d->name, d->same_as);
+		}
+		if (d->agree) {
+			bool shared = false;
+
+			for (size_t k = 0; k < set->n; k++)
+				shared |= k != i && set->table[k].off == d->off;
+			if (!shared)
+				fail_msg("--%s: agrees with no other option of its field", d->name);
+		}
+		/* A default shown from a module's constant is the struct's too, unless the struct leaves 0. */
+		if (d->show_dflt && d->dflt && (d->type == OPT_T_UINT || d->type == OPT_T_SIZE) &&
+		    optcheck_default(set, d) && optcheck_default(set, d) != d->dflt * scale)
+			fail_msg("--%s: --help's default %llu, the struct's %llu", d->name,
+				 (unsigned long long)d->dflt, (unsigned long long)optcheck_default(set, d));
 		/* Every long name once; every short letter once. */
 		for (size_t k = 0; k < i; k++) {
 			if (!strcmp(set->table[k].name, d->name))

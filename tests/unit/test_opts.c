@@ -101,7 +101,7 @@ static void test_decode_opts(void **state)
 	assert_int_equal(o.debug, 2);
 	/* As tcprewrite 4.6: "decode option requires the verbose option". */
 	expect_usage_error(PARSE(&o, "-A", "-e", "-w", "o", "a"),
-			   "-A/--decode passes arguments to tcpdump for -v: give -v too");
+			   "-A needs --verbose: it passes arguments to tcpdump for -v");
 	/* tcpdump's lines go to stdout: nothing else may write there. */
 	expect_usage_error(PARSE(&o, "-v", "-w", "-", "a"),
 			   "-v prints tcpdump's lines on stdout, where -w - writes: give it a file");
@@ -110,9 +110,10 @@ static void test_decode_opts(void **state)
 	expect_usage_error(PARSE(&o, "-v", "-i", "x", "--send-log", "-", "a"),
 			   "-v prints tcpdump's lines on stdout, where --send-log - writes: give it a file");
 	expect_usage_error(PARSE(&o, "-v", "--info", "a"),
-			   "-v decodes the packets sent; --info sends nothing: replay -v -w /dev/null FILE decodes them");
+			   "--info excludes -v: -v decodes the packets sent, and --info sends none (replay -v -w "
+			   "/dev/null FILE decodes them)");
 	expect_usage_error(PARSE(&o, "-v", "-i", "x", "--threads", "2", "a"),
-			   "--threads 2 does not support -v (one tcpdump decodes the packets in the order they are sent): "
+			   "-v excludes --threads 2: one tcpdump decodes the packets in the order they are sent; "
 			   "use one thread");
 	/* --pktlen beside --pad-payload would change nothing: refused, one line. */
 	expect_usage_error(PARSE(&o, "--pktlen", "--pad-payload", "-w", "o", "a"),
@@ -132,7 +133,7 @@ static void test_errors(void **state)
 	expect_usage_error(PARSE(&o, "a.pcap"),
 			   "no output: give an interface (-i IF) or an output file (-w FILE)");
 	expect_usage_error(PARSE(&o, "-i", "x", "-w", "y", "a.pcap"),
-			   "-i and -w exclude each other: send on an interface or write a file");
+			   "-i excludes -w: send on an interface or write a file");
 	expect_usage_error(PARSE(&o, "-i", "x"), "no trace file given");
 	expect_usage_error(PARSE(&o, "-i", "x", "--loop", "ten", "a"),
 			   "--loop: 'ten' is not a non-negative integer");
@@ -161,8 +162,7 @@ static void test_input_options(void **state)
 	assert_int_equal(o.nfiles, 2);
 	assert_false(o.trace.preload);
 	assert_int_equal(o.trace.window_bytes, 0);
-	expect_usage_error(PARSE(&o, "--info", "-w", "x", "a.pcap"),
-			   "--info only reads the files: it takes no -i, -I or -w");
+	expect_usage_error(PARSE(&o, "--info", "-w", "x", "a.pcap"), "--info excludes -w: --info only reads the files");
 	expect_usage_error(PARSE(&o, "--info"), "no trace file given");
 
 	assert_int_equal(PARSE(&o, "-K", "-i", "x", "--window-size", "64M", "a"), 0);
@@ -255,16 +255,16 @@ static void test_numbers_hex(void **state)
 	assert_non_null(strstr(err, "out of range"));
 	/* --pps and --mbps as tcpreplay 4.6 reads them (strtod): hex integers, fractions, exponents. */
 	assert_int_equal(PARSE(&o, "--pps", "0x10", "-w", "o", "a"), 0);
-	assert_int_equal(o.pps.num, 16);
-	assert_int_equal(o.pps.den, 1);
+	assert_int_equal(o.sched.rate.num, 16);
+	assert_int_equal(o.sched.rate.den, 1);
 	assert_int_equal(PARSE(&o, "--mbps", "0x1.8", "-w", "o", "a"), 0);
-	assert_int_equal(o.mbps.num, 3);
-	assert_int_equal(o.mbps.den, 2);
+	assert_int_equal(o.sched.rate.num, 3);
+	assert_int_equal(o.sched.rate.den, 2);
 	assert_int_equal(PARSE(&o, "--mbps", "0X1p-3", "-w", "o", "a"), 0);
-	assert_int_equal(o.mbps.num, 1);
-	assert_int_equal(o.mbps.den, 8);
+	assert_int_equal(o.sched.rate.num, 1);
+	assert_int_equal(o.sched.rate.den, 8);
 	assert_int_equal(PARSE(&o, "--pps", "0xAp1", "-w", "o", "a"), 0);
-	assert_int_equal(o.pps.num, 20);
+	assert_int_equal(o.sched.rate.num, 20);
 	assert_int_equal(PARSE(&o, "--pps", "0x0", "-w", "o", "a"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--pps", "0x1q", "-w", "o", "a"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--pps", "0x1p", "-w", "o", "a"), -EINVAL);
@@ -283,7 +283,7 @@ static void test_timing(void **state)
 	assert_int_equal(o.sched.mode, SCHED_MODE_TRACE);
 	assert_int_equal(o.sched.speed.num, 0);
 	assert_int_equal(o.sched.timer, SCHED_TIMER_HYBRID);
-	assert_int_equal(o.spin_us, OPT_AUTO);
+	assert_false(o.sched.spin_fixed); /* calibrated at start-up */
 	assert_int_equal(o.sched.late, SCHED_LATE_CATCHUP);
 	assert_int_equal(o.sched.late_threshold_ns, 1000000);
 	assert_int_equal(o.rt.priority, 0);
@@ -298,10 +298,10 @@ static void test_timing(void **state)
 	assert_int_equal(o.sched.speed.den, 4);
 	assert_int_equal(PARSE(&o, "-i", "x", "-p", "100000", "a"), 0);
 	assert_int_equal(o.sched.mode, SCHED_MODE_PPS);
-	assert_int_equal(o.pps.num, 100000);
+	assert_int_equal(o.sched.rate.num, 100000);
 	assert_int_equal(PARSE(&o, "-i", "x", "--mbps", "940", "--wire-overhead", "a"), 0);
 	assert_int_equal(o.sched.mode, SCHED_MODE_MBPS);
-	assert_int_equal(o.mbps.num, 940);
+	assert_int_equal(o.sched.rate.num, 940);
 	assert_true(o.sched.wire_overhead);
 
 	assert_int_equal(PARSE(&o, "-i", "x", "--timer", "spin", "--late", "shift",
@@ -317,12 +317,13 @@ static void test_timing(void **state)
 	assert_int_equal(PARSE(&o, "-i", "x", "--timer=gtod", "a"), 0);
 	assert_int_equal(o.sched.timer, SCHED_TIMER_SPIN);
 	assert_int_equal(PARSE(&o, "-i", "x", "--spin-us", "0", "a"), 0);
-	assert_int_equal(o.spin_us, 0);
+	assert_true(o.sched.spin_fixed);
+	assert_int_equal(o.sched.spin_ns, 0);
 
 	expect_usage_error(PARSE(&o, "-i", "x", "-t", "-p", "10", "a"),
-			   "--topspeed, --speed, --pps and --mbps exclude each other: give one");
+			   "-t excludes -p 10: one timing at a time (--topspeed, --speed, --pps or --mbps)");
 	expect_usage_error(PARSE(&o, "-i", "x", "-x", "2", "-M", "10", "a"),
-			   "--topspeed, --speed, --pps and --mbps exclude each other: give one");
+			   "-x excludes -M 10: one timing at a time (--topspeed, --speed, --pps or --mbps)");
 	expect_usage_error(PARSE(&o, "-i", "x", "-x", "0", "a"),
 			   "--speed: '0' is not a positive decimal number (at most 9 digits after the point)");
 	expect_usage_error(PARSE(&o, "-i", "x", "--pps", "-5", "a"),
@@ -334,9 +335,10 @@ static void test_timing(void **state)
 	expect_usage_error(PARSE(&o, "-i", "x", "--late", "skip", "a"),
 			   "--late: 'skip' is not one of catchup or shift");
 	expect_usage_error(PARSE(&o, "-i", "x", "--wire-overhead", "a"),
-			   "--wire-overhead only applies to --mbps");
+			   "--wire-overhead needs --mbps: it only applies to the rate of --mbps");
 	expect_usage_error(PARSE(&o, "-i", "x", "--spin-us", "20", "--timer", "sleep", "a"),
-			   "--spin-us sets the hybrid timer's margin; --timer=sleep has none");
+			   "--spin-us excludes --timer sleep: --spin-us sets the hybrid timer's margin, which the other "
+			   "timers have none of");
 	expect_usage_error(PARSE(&o, "-i", "x", "--rt-priority", "0", "a"),
 			   "--rt-priority: 0 is out of range (1..99)");
 	expect_usage_error(PARSE(&o, "-i", "x", "--rt-priority", "100", "a"),
@@ -599,19 +601,21 @@ static void test_cpu_list_and_threads(void **state)
 			   "--threads: 0 is out of range (1..64)");
 	/* What several threads cannot do, named. */
 	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "2", "-L", "5", "a"),
-			   "--threads 2 does not support --limit: use one thread");
+			   "-L excludes --threads 2: --limit counts the packets of one sender thread; use one thread");
 	expect_usage_error(PARSE(&o, "-w", "o", "--threads", "2", "a"),
-			   "--threads 2 does not support -w (a dry run writes one file): use one thread");
+			   "-w excludes --threads 2: a dry run writes one file; use one thread");
 	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "2", "--oneatatime", "a"),
-			   "--threads 2 does not support --oneatatime: use one thread");
+			   "--oneatatime excludes --threads 2: it sends each packet when asked; use one thread");
 	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "2", "--send-log", "s", "a"),
-			   "--threads 2 does not support --send-log: use one thread");
+			   "--send-log excludes --threads 2: --send-log records the packets in the order one thread "
+			   "sends them; use one thread");
 	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "2", "--stats", "1", "a"),
-			   "--threads 2 does not support --stats: use one thread");
+			   "--stats excludes --threads 2: --stats counts the packets of one sender thread; use one thread");
 	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "2", "--delay", "1ms", "a"),
-			   "--threads 2 does not support impairment (--impair, --loss, --delay, ...): use one thread");
+			   "--delay excludes --threads 2: impairment holds packets back on one schedule; use one thread");
 	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "2", "--mbps", "10", "--ttl", "5", "a"),
-			   "--threads 2 does not support --mbps with edits (each thread counts the bytes of every frame as read): use one thread");
+			   "--threads 2 excludes --mbps with edits: each thread counts the bytes of every frame as read; "
+			   "use one thread");
 	expect_usage_error(PARSE(&o, "-i", "x", "--threads", "3", "a", "-"),
 			   "--threads 3: every thread reads the traces itself; standard input can be read once: give a file, "
 			   "or add --preload (-K) to read it into memory once for all threads");
@@ -633,8 +637,8 @@ static void test_cpu_list_and_threads(void **state)
 			       "--pnat", "10.0.0.0/8:11.0.0.0/8", "--pnat", "10.0.0.0/8:12.0.0.0/8", "a"), 0);
 	/* A live capture is read once: still refused. */
 	expect_usage_error(PARSE(&o, "-i", "x", "--source-interface", "y", "--threads", "2"),
-			   "--source-interface forwards one interface to one: it takes no -I, --split, --cachefile, "
-			   "--dualfile, --prep, --oneatatime, --preload, --loop or --threads");
+			   "--source-interface excludes --threads 2: it forwards one interface to one, each frame as it "
+			   "arrives");
 }
 
 /* Long options by their exact names only: getopt_long's prefix abbreviations are refused. */
@@ -685,8 +689,8 @@ static void test_option_like_arguments(void **state)
 }
 
 /*
- * -I/--intf2 (tcpreplay's): the second
- * interface, with -i only; --split and -c need it (or --info).
+ * -I/--intf2 (tcpreplay's): the second interface, with -i only; --split and
+ * -c need it (or --info).
  */
 /* --source-interface IF: the live forwarder's input, in place of the files; what it refuses. */
 static void test_source_interface(void **state)
@@ -705,7 +709,7 @@ static void test_source_interface(void **state)
 	assert_int_equal(PARSE(&o, "--source-interface", "in0", "-i", "out0", "--buffer-size", "1024"), 0);
 	assert_int_equal(o.live_buffer_kib, 1024);
 	expect_usage_error(PARSE(&o, "-i", "out0", "-B", "1024", "a.pcap"),
-			   "--buffer-size is the capture ring of --source-interface: give that too");
+			   "-B needs --source-interface: it is the capture ring of --source-interface");
 	assert_int_not_equal(PARSE(&o, "--source-interface", "in0", "-i", "out0", "-B", "16"), 0);
 	assert_int_equal(PARSE(&o, "--source-interface", "in0", "-i", "out0", "--impair", "t.txt",
 			       "--impair-repeat", "0", "--loss", "1%", "--limit", "5", "--duration", "3"),
@@ -713,24 +717,23 @@ static void test_source_interface(void **state)
 	expect_usage_error(PARSE(&o, "--source-interface", "in0", "-i", "out0", "a.pcap"),
 			   "--source-interface in0 is the input: give no trace file (a.pcap)");
 	expect_usage_error(PARSE(&o, "--source-interface", "in0", "-w", "o.pcap"),
-			   "--source-interface in0 forwards out of an interface: give it with -i IF (not -w)");
+			   "--source-interface needs --intf1: it forwards out of an interface");
 	expect_usage_error(PARSE(&o, "--source-interface", "x", "-i", "x"),
 			   "--source-interface and -i both name x: the frames sent would arrive again");
 	expect_usage_error(PARSE(&o, "--source-interface", "in0", "-i", "out0", "-I", "out1"),
-			   "--source-interface forwards one interface to one: it takes no -I, --split, --cachefile, "
-			   "--dualfile, --prep, --oneatatime, --preload, --loop or --threads");
+			   "--source-interface excludes -I: it forwards one interface to one, each frame as it arrives");
 	expect_usage_error(PARSE(&o, "--source-interface", "in0", "-i", "out0", "--loop", "0"),
-			   "--source-interface forwards one interface to one: it takes no -I, --split, --cachefile, "
-			   "--dualfile, --prep, --oneatatime, --preload, --loop or --threads");
+			   "--source-interface excludes --loop 0: it forwards one interface to one, each frame as it "
+			   "arrives");
 	expect_usage_error(PARSE(&o, "--source-interface", "in0", "-i", "out0", "--threads", "2"),
-			   "--source-interface forwards one interface to one: it takes no -I, --split, --cachefile, "
-			   "--dualfile, --prep, --oneatatime, --preload, --loop or --threads");
+			   "--source-interface excludes --threads 2: it forwards one interface to one, each frame as it "
+			   "arrives");
 	expect_usage_error(PARSE(&o, "--source-interface", "in0", "-i", "out0", "--speed", "2"),
-			   "--source-interface sends each frame when it arrives (plus its impairment delay): it takes "
-			   "no --topspeed, --speed, --pps, --mbps, --maxsleep or --start-at");
+			   "--source-interface excludes --speed: it sends each frame when it arrives (plus its "
+			   "impairment delay)");
 	expect_usage_error(PARSE(&o, "--source-interface", "in0", "-i", "out0", "--pps", "10"),
-			   "--source-interface sends each frame when it arrives (plus its impairment delay): it takes "
-			   "no --topspeed, --speed, --pps, --mbps, --maxsleep or --start-at");
+			   "--source-interface excludes --pps 10: it sends each frame when it arrives (plus its "
+			   "impairment delay)");
 }
 
 static void test_intf2(void **state)
@@ -750,10 +753,11 @@ static void test_intf2(void **state)
 	expect_usage_error(PARSE(&o, "-i", "x", "-I", "x", "a"),
 			   "-i and -I both name x: two-interface replay needs two interfaces");
 	expect_usage_error(PARSE(&o, "-w", "o", "-I", "y", "a"),
-			   "-I sends on a second interface; -w writes one file: give -i IF -I IF2, or -w alone");
-	expect_usage_error(PARSE(&o, "-I", "y", "a"), "-I y is the second interface: give the first with -i IF");
-	expect_usage_error(PARSE(&o, "--info", "-I", "y", "a"),
-			   "--info only reads the files: it takes no -i, -I or -w");
+			   "-I excludes -w: -I sends on a second interface and -w writes one file; give -i IF -I IF2, "
+			   "or -w alone");
+	expect_usage_error(PARSE(&o, "-I", "y", "a"),
+			   "-I needs --intf1: -I is the second interface (give the first with -i IF)");
+	expect_usage_error(PARSE(&o, "--info", "-I", "y", "a"), "--info excludes -I: --info only reads the files");
 	expect_usage_error(PARSE(&o, "-i", "x", "--split", "client", "a"),
 			   "--split chooses between two interfaces: give the second with -I IF (or use --info to see the split); "
 			   "with one output it only steers -e/--endpoints and the pair forms (--enet-dmac C2S,S2C, --pnat twice)");
@@ -787,18 +791,18 @@ static void test_dualfile(void **state)
 	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "a"),
 			   "--dualfile takes the files in pairs (one for -i, one for -I): 1 given");
 	expect_usage_error(PARSE(&o, "-i", "x", "-2", "a", "b"),
-			   "--dualfile sends the first file of each pair by -i and the second by -I: give the second interface with -I IF");
+			   "-2 needs --intf2 or --info: it sends the first file of each pair by -i and the second by -I");
 	expect_usage_error(PARSE(&o, "-w", "o", "-2", "a", "b"),
-			   "--dualfile sends the first file of each pair by -i and the second by -I: give the second interface with -I IF");
+			   "-2 needs --intf2 or --info: it sends the first file of each pair by -i and the second by -I");
 	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "--split", "client", "a", "b"),
-			   "--dualfile and --split exclude each other: with --dualfile a packet's interface is its file's place in its pair");
+			   "-2 excludes --split: with --dualfile a packet's interface is its file's place in its pair");
 	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "-c", "a.cache", "a"),
-			   "--dualfile and --cachefile exclude each other: with --dualfile a packet's interface is its file's place in its pair");
+			   "-2 excludes -c: with --dualfile a packet's interface is its file's place in its pair");
 	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "-2", "-", "b"), 0);
 	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "-", "b", "c", "-"),
 			   "--dualfile: standard input ('-') can be given once, as one file of one pair");
 	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "--prep", "a.prep", "a"),
-			   "--prep and --dualfile exclude each other: a sidecar belongs to one trace");
+			   "-2 excludes --prep: a sidecar belongs to one trace");
 }
 
 /* --method2: -I's own method; without it -I takes --method's. */
@@ -815,7 +819,7 @@ static void test_method2(void **state)
 	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--method", "ring", "--method2", "auto", "a"), 0);
 	assert_int_equal(o.method2, TX_METHOD_AUTO);
 	expect_usage_error(PARSE(&o, "-i", "x", "--method2", "mmsg", "a"),
-			   "--method2 is the method of the second interface: give it with -I IF");
+			   "--method2 needs --intf2: it is the method of the second interface");
 	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "--method2", "file", "a"),
 			   "--method2 file: -I is an interface; -w writes a file, and excludes -I");
 	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--method2", "nonsense", "a"), -EINVAL);
@@ -855,8 +859,8 @@ static void test_tool_hints(void **state)
 	assert_int_equal(PARSE(&o, "-w", "o", "--outfile=b", "a"), -EINVAL);
 	assert_non_null(strstr(err, "--outfile is not supported: tcprewrite's -o/--outfile is -w/--write here"));
 	expect_usage_error(PARSE(&o, "-i", "in.pcap", "-o", "out.pcap", "a"),
-			   "-o is for 'replay prep TRACE -o FILE'; to write frames use -w (tcprewrite's -i IN -o OUT "
-			   "is replay -w OUT IN; tcpreplay's -o is --oneatatime here)");
+			   "-o needs replay prep: -o names the sidecar of 'replay prep TRACE -o FILE'; to write frames "
+			   "use -w (tcprewrite's -i IN -o OUT is replay -w OUT IN; tcpreplay's -o is --oneatatime here)");
 	/* Every hint is one line, and every letter a hint refuses is a letter no row means here. */
 	for (const struct opt_hint *const *h = opts_replay_set()->hints; *h; h++)
 		for (const struct opt_hint *e = *h; e->key || e->name; e++) {
@@ -900,7 +904,7 @@ static void test_prep_refuses_tcpprep_letters(void **state)
 	assert_int_equal(o.edit.mtu, 1400);
 	assert_int_equal(PARSE(&o, "-w", "o", "-m", "1400", "-M", "24", "a"), 0);
 	assert_int_equal(o.edit.mtu, 1400);
-	assert_int_equal(o.mbps.num, 24);
+	assert_int_equal(o.sched.rate.num, 24);
 	/* tcpprep's -v/-A decode the packets it reads; replay prep sends none: refused, --debug says more. */
 	assert_int_equal(PARSE(&o, "prep", "a", "-o", "a.prep", "-v"), -EINVAL);
 	assert_non_null(strstr(err, "-v is not supported: tcpprep's -v/--verbose prints each packet decoded by tcpdump"));
@@ -910,6 +914,19 @@ static void test_prep_refuses_tcpprep_letters(void **state)
 	assert_non_null(strstr(err, "-A is not supported: tcpprep's -A/--decode"));
 	assert_int_equal(PARSE(&o, "prep", "a", "-o", "a.prep", "--debug"), 0);
 	assert_int_equal(o.debug, 1);
+}
+
+/* The refusal of @opt (--xdp, --io-uring) by a build without its method: it lists the methods built. */
+static const char *not_built(const char *opt)
+{
+	static char want[512];
+	size_t k = (size_t)snprintf(want, sizeof(want), "%s: not in this build of replay (built: ", opt);
+
+	for (const struct opt_enum *e = tx_method_choices; e->name; e++)
+		k += (size_t)snprintf(want + k, sizeof(want) - k, "%s%s", e == tx_method_choices ? "" : e[1].name ? ", " : " and ",
+				      e->name);
+	snprintf(want + k, sizeof(want) - k, ")");
+	return want;
 }
 
 /* tcpreplay's aliases and simple options. */
@@ -930,15 +947,16 @@ static void test_tcpreplay_options(void **state)
 	assert_int_equal(PARSE(&o, "-i", "x", "--loopdelay-ns", "7", "a"), 0);
 	assert_int_equal(o.loopdelay_ns, 7);
 	expect_usage_error(PARSE(&o, "-i", "x", "--loopdelay-ns", "7", "--loopdelay-ms", "1", "a"),
-			   "--loopdelay-ms and --loopdelay-ns exclude each other: give one");
+			   "--loopdelay-ms excludes --loopdelay-ns 7: both set the delay between loop passes; give one");
 	expect_usage_error(PARSE(&o, "-i", "x", "--duration", "0", "a"),
 			   "--duration: 0 is out of range (1..18446744073)");
 	assert_int_equal(PARSE(&o, "-i", "x", "--maxsleep", "10", "a"), 0);
 	assert_int_equal(o.sched.max_gap_ns, 10000000ull);
 	expect_usage_error(PARSE(&o, "-i", "x", "--maxsleep", "10", "-t", "a"),
-			   "--maxsleep cuts the trace's recorded gaps: it does nothing with --topspeed, --pps or --mbps");
+			   "--maxsleep excludes -t: --maxsleep cuts the trace's recorded gaps, which this timing does not "
+			   "follow");
 	expect_usage_error(PARSE(&o, "-i", "x", "--xdp-batch-size", "32", "a"),
-			   "--xdp-batch-size is the batch of --xdp: give --xdp (or use --batch)");
+			   "--xdp-batch-size needs --xdp: it is the batch of --xdp (or use --batch)");
 	if (tx_method_known("xdp")) {
 		assert_int_equal(PARSE(&o, "-i", "x", "--xdp", "--xdp-batch-size", "32", "a"), 0);
 		assert_int_equal(o.method, TX_METHOD_XDP);
@@ -946,32 +964,32 @@ static void test_tcpreplay_options(void **state)
 		assert_int_equal(PARSE(&o, "-i", "x", "--method", "xdp", "--xdp-batch-size", "8", "a"), 0);
 		assert_int_equal(o.tx.batch, 8);
 		expect_usage_error(PARSE(&o, "-i", "x", "--xdp", "--method", "mmsg", "a"),
-				   "--xdp, --io-uring and --raw choose --method xdp; --method mmsg was given too");
+				   "--method mmsg excludes --xdp: --xdp, --io-uring and --raw are --method xdp, uring and raw; "
+				   "give one");
 		expect_usage_error(PARSE(&o, "-i", "x", "--xdp", "--batch", "4", "--xdp-batch-size", "8", "a"),
-				   "--xdp-batch-size and --batch set the same batch: give one");
+				   "--xdp-batch-size 8 excludes --batch 4: --xdp-batch-size is --batch for --xdp; give one");
 	} else {
-		expect_usage_error(PARSE(&o, "-i", "x", "--xdp", "a"),
-				   "--xdp: this build of replay has no xdp (libxdp) method");
+		expect_usage_error(PARSE(&o, "-i", "x", "--xdp", "a"), not_built("--xdp"));
 	}
 	if (tx_method_known("uring")) {
 		assert_int_equal(PARSE(&o, "-i", "x", "--io-uring", "a"), 0);
 		assert_int_equal(o.method, TX_METHOD_URING);
 	} else {
-		expect_usage_error(PARSE(&o, "-i", "x", "--io-uring", "a"),
-				   "--io-uring: this build of replay has no uring (liburing) method");
+		expect_usage_error(PARSE(&o, "-i", "x", "--io-uring", "a"), not_built("--io-uring"));
 	}
 	/* --pps-multi groups --pps's packets; alone it means nothing and is refused. */
 	assert_int_equal(PARSE(&o, "-i", "x", "--pps", "100", "--pps-multi", "4", "a"), 0);
 	assert_int_equal(o.sched.pps_multi, 4);
 	expect_usage_error(PARSE(&o, "-i", "x", "--pps-multi", "4", "a"),
-			   "--pps-multi groups the packets of --pps: give --pps too");
+			   "--pps-multi needs --pps: it groups the packets of --pps");
 	expect_usage_error(PARSE(&o, "-i", "x", "--mbps", "10", "--pps-multi", "4", "a"),
-			   "--pps-multi groups the packets of --pps: give --pps too");
+			   "--pps-multi needs --pps: it groups the packets of --pps");
 	/* tcpreplay's --raw: the raw IP socket method, built everywhere. */
 	assert_int_equal(PARSE(&o, "-i", "x", "--raw", "a"), 0);
 	assert_int_equal(o.method, TX_METHOD_RAW);
 	expect_usage_error(PARSE(&o, "-i", "x", "--raw", "--method", "packet", "a"),
-			   "--xdp, --io-uring and --raw choose --method raw; --method packet was given too");
+			   "--method packet excludes --raw: --xdp, --io-uring and --raw are --method xdp, uring and raw; "
+			   "give one");
 	expect_usage_error(PARSE(&o, "-w", "x.pcap", "--raw", "a"),
 			   "-w writes a file: --method raw needs an interface (-i)");
 }

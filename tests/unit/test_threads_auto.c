@@ -113,15 +113,15 @@ static void test_options_keep_one(void **state)
 	expect(&o, &two, 1, "-w writes one file");
 	assert_int_equal(PARSE(&o, "-i", "veth0", "--source-interface", "veth1"), 0);
 	expect(&o, &two, 1, "--source-interface");
-	/* What several threads cannot do (opts.c threads_check()), and what is given for one. */
+	/* What several threads cannot do (the rows that exclude --threads), and what is given for one. */
 	static const struct {
 		const char *opt, *arg, *name;
 	} one[] = {
-		{ "--loss", "1%", "impairment (--impair, --loss, --delay, ...) is for one thread" },
+		{ "--loss", "1%", "--loss is for one thread" },
 		{ "--limit", "5", "--limit is for one thread" },
 		{ "--send-log", "x.log", "--send-log is for one thread" },
 		{ "--stats", "1", "--stats is for one thread" },
-		{ "-v", NULL, "-v (one tcpdump decodes the packets in the order they are sent) is for one thread" },
+		{ "-v", NULL, "-v is for one thread" },
 		{ "--xdp-queue", "1", "--xdp-queue is for one thread" },
 		{ "--rt-priority", "10", "--rt-priority is for one thread" },
 		{ "--cpu", "1", "one CPU given (--cpu)" },
@@ -144,9 +144,9 @@ static void test_options_keep_one(void **state)
 	expect(&o, &two, 1, "--loop with --stats-json");
 	assert_int_equal(PARSE(&o, "-t", "-i", "veth0", "--stats-json", "x.json", trace_path), 0);
 	expect(&o, &two, 2, "2 sender threads");
-	/* --oneatatime takes no -t (opts.c refuses the pair), so only a struct built by hand has both. */
-	assert_int_equal(PARSE(&o, "-t", "-i", "veth0", trace_path), 0);
-	o.oneatatime = true;
+	/* --oneatatime sends at top speed once asked (it takes no -t: opts.c refuses the pair). */
+	assert_int_equal(PARSE(&o, "--oneatatime", "-i", "veth0", trace_path), 0);
+	assert_int_equal(o.sched.mode, SCHED_MODE_TOPSPEED);
 	expect(&o, &two, 1, "--oneatatime is for one thread");
 }
 
