@@ -1103,6 +1103,271 @@ static void test_config_files(void **state)
 	assert_string_equal(o.files[0], "--load-opts");
 }
 
+/* Save the options of the last parse into a new temporary config file; its name in @path. */
+static void save_to(char *path, size_t len)
+{
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *f = open_memstream(&text, &tlen);
+
+	assert_non_null(f);
+	assert_true(opts_save(f, err, sizeof(err)) > 0);
+	fclose(f);
+	config_file(path, len, text, tlen);
+	free(text);
+}
+
+/*
+ * Order-dependent options round-trip: --impair-repeat after the first
+ * --impair is that trace's, and stays its after --save-opts/--load-opts
+ * (written in table order, it became the second trace's).
+ */
+static void test_config_order_kept(void **state)
+{
+	char saved[64];
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-w", "o.pcap", "--impair", "A.txt", "--impair-repeat", "0", "--impair", "B.txt",
+			       "--impair-flow", "arp", "a.pcap"), 0);
+	assert_int_equal(o.impair.n, 2);
+	assert_int_equal(o.impair.src[0].repeat, 0);
+	assert_int_equal(o.impair.src[1].repeat, 1);
+	assert_null(o.impair.src[0].filter);
+	assert_int_equal(PARSE(&o, "-w", "o.pcap", "--impair", "A.txt", "--impair-repeat", "0", "--impair", "B.txt",
+			       "--impair-flow", "arp", "--save-opts", "x.cfg", "a.pcap"), 0);
+	save_to(saved, sizeof(saved));
+	assert_int_equal(PARSE(&o, "--load-opts", saved, "a.pcap"), 0);
+	unlink(saved);
+	assert_string_equal(o.tx.path, "o.pcap");
+	assert_int_equal(o.impair.n, 2);
+	assert_string_equal(o.impair.src[0].path, "A.txt");
+	assert_int_equal(o.impair.src[0].repeat, 0);
+	assert_null(o.impair.src[0].filter);
+	assert_string_equal(o.impair.src[1].path, "B.txt");
+	assert_int_equal(o.impair.src[1].repeat, 1);
+	assert_string_equal(o.impair.src[1].filter, "arp");
+}
+
+/*
+ * A config file is read as part of one command line: a line may depend on
+ * the one before it (impair-flow on its impair), and the checks apply to
+ * the whole, a bad value still named by its file and line.
+ */
+static void test_config_one_command_line(void **state)
+{
+	static const char conf[] = "impair x.txt\nimpair-flow arp\n";
+	static const char half[] = "impair-flow arp\n";
+	static const char pps[] = "# rate\npps 10\n";
+	char path[64], path2[64], want[256];
+	struct opts o;
+
+	(void)state;
+	config_file(path, sizeof(path), conf, sizeof(conf) - 1);
+	assert_int_equal(PARSE(&o, "-w", "o.pcap", "--load-opts", path, "a.pcap"), 0);
+	assert_int_equal(o.impair.n, 1);
+	assert_string_equal(o.impair.src[0].path, "x.txt");
+	assert_string_equal(o.impair.src[0].filter, "arp");
+	unlink(path);
+	/* Two files, the flow in the second: as if written on one line. */
+	config_file(path, sizeof(path), conf, strlen("impair x.txt\n"));
+	config_file(path2, sizeof(path2), half, sizeof(half) - 1);
+	assert_int_equal(PARSE(&o, "-w", "o.pcap", "--load-opts", path, "--load-opts", path2, "a.pcap"), 0);
+	assert_string_equal(o.impair.src[0].filter, "arp");
+	/* Alone, the flow has no --impair before it: refused, naming the file and line. */
+	snprintf(want, sizeof(want), "%s:1: --impair-flow: 'arp': --impair-flow binds to the --impair FILE before "
+		 "it; give that first", path2);
+	expect_usage_error(PARSE(&o, "-w", "o.pcap", "--load-opts", path2, "a.pcap"), want);
+	unlink(path);
+	unlink(path2);
+	/* The rules see the file's options with the command line's. */
+	config_file(path, sizeof(path), pps, sizeof(pps) - 1);
+	expect_usage_error(PARSE(&o, "-t", "--load-opts", path, "-w", "o.pcap", "a.pcap"),
+			   "-t excludes --pps 10: one timing at a time (--topspeed, --speed, --pps or --mbps)");
+	assert_int_equal(PARSE(&o, "--load-opts", path, "--pps-multi", "2", "-w", "o.pcap", "a.pcap"), 0);
+	assert_int_equal(o.sched.pps_multi, 2);
+	unlink(path);
+}
+
+/*
+ * One reader for every whole number: exactly the documented forms -- no
+ * blank before or after, no sign, 0x where hexadecimal is documented, no
+ * leading 0 that octal would read otherwise -- and each width's overflow.
+ */
+static void test_number_forms(void **state)
+{
+	static const struct {
+		const char *arg;
+		unsigned forms;
+		int rc;
+		uint64_t v;
+	} u[] = {
+		{ "1", OPT_NUM_HEX, 0, 1 },
+		{ "1 ", OPT_NUM_HEX, -EINVAL, 0 },
+		{ " 1", OPT_NUM_HEX, -EINVAL, 0 },
+		{ "", OPT_NUM_HEX, -EINVAL, 0 },
+		{ "+1", OPT_NUM_HEX, -EINVAL, 0 },
+		{ "010", OPT_NUM_HEX, -EINVAL, 0 },
+		{ "010", OPT_NUM_DEC, -EINVAL, 0 },
+		{ "08", OPT_NUM_HEX, -EINVAL, 0 },
+		{ "007", OPT_NUM_HEX, 0, 7 },
+		{ "00", OPT_NUM_DEC, 0, 0 },
+		{ "0x10", OPT_NUM_HEX, 0, 16 },
+		{ "0X1f", OPT_NUM_HEX, 0, 31 },
+		{ "0x10", OPT_NUM_DEC, -EINVAL, 0 },
+		{ "0x", OPT_NUM_HEX, -EINVAL, 0 },
+		{ "0x 1", OPT_NUM_HEX, -EINVAL, 0 },
+		{ "1k", OPT_NUM_HEX, -EINVAL, 0 },
+		{ "18446744073709551615", OPT_NUM_DEC, 0, UINT64_MAX },
+		{ "18446744073709551616", OPT_NUM_DEC, -EINVAL, 0 },
+		{ "0xffffffffffffffff", OPT_NUM_HEX, 0, UINT64_MAX },
+		{ "0x10000000000000000", OPT_NUM_HEX, -EINVAL, 0 },
+	};
+	static const struct {
+		const char *arg;
+		int rc;
+		uint64_t v;
+	} z[] = {
+		{ "1", 0, 1 },           { "1k", 0, 1024 },       { "1K", 0, 1024 },    { "1KiB", -EINVAL, 0 },
+		{ "1KB", -EINVAL, 0 },   { "1 ", -EINVAL, 0 },    { " 1", -EINVAL, 0 }, { "1 K", -EINVAL, 0 },
+		{ "K", -EINVAL, 0 },     { "2m", 0, 2u << 20 },   { "3G", 0, 3ull << 30 }, { "0x10K", 0, 16 << 10 },
+		{ "010K", -EINVAL, 0 },  { "1T", -EINVAL, 0 },    { "17179869183G", 0, 17179869183ull << 30 },
+		{ "17179869184G", -EINVAL, 0 },
+	};
+	struct opts o;
+	uint64_t v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		v = 0;
+		if (opt_parse_u64(u[i].arg, u[i].forms, 0, UINT64_MAX, &v, err, sizeof(err)) != u[i].rc ||
+		    (u[i].rc == 0 && v != u[i].v))
+			fail_msg("'%s' (forms %u): %s", u[i].arg, u[i].forms, err);
+	}
+	for (size_t i = 0; i < sizeof(z) / sizeof(z[0]); i++) {
+		v = 0;
+		if (opt_parse_size(z[i].arg, 0, UINT64_MAX, &v, err, sizeof(err)) != z[i].rc ||
+		    (z[i].rc == 0 && v != z[i].v))
+			fail_msg("size '%s': %s", z[i].arg, err);
+	}
+	/* Each width's largest value, and one more. */
+	assert_int_equal(opt_parse_u64("65535", OPT_NUM_DEC, 0, UINT16_MAX, &v, err, sizeof(err)), 0);
+	expect_usage_error(opt_parse_u64("65536", OPT_NUM_DEC, 0, UINT16_MAX, &v, err, sizeof(err)),
+			   "65536 is out of range (0..65535)");
+	assert_int_equal(opt_parse_u64("0xffffffff", OPT_NUM_HEX, 0, UINT32_MAX, &v, err, sizeof(err)), 0);
+	expect_usage_error(opt_parse_u64("4294967296", OPT_NUM_DEC, 0, UINT32_MAX, &v, err, sizeof(err)),
+			   "4294967296 is out of range (0..4294967295)");
+	expect_usage_error(opt_parse_u64("99999999999999999999999", OPT_NUM_DEC, 0, UINT64_MAX, &v, err, sizeof(err)),
+			   "99999999999999999999999 is out of range (0..18446744073709551615)");
+	expect_usage_error(opt_parse_u64("010", OPT_NUM_DEC, 0, 99, &v, err, sizeof(err)),
+			   "'010' has a leading 0, which tcpreplay reads as octal: write it in decimal without the 0");
+	/* Through the rows: 2-, 4- and 8-byte fields, and the table's own parsers. */
+	expect_usage_error(PARSE(&o, "-w", "o", "--enet-vlan", "add", "--enet-vlan-tag", "65536", "a"),
+			   "--enet-vlan-tag: 65536 is out of range (0..4095)");
+	expect_usage_error(PARSE(&o, "-i", "x", "--rt-priority", "4294967297", "a"),
+			   "--rt-priority: 4294967297 is out of range (1..99)");
+	expect_usage_error(PARSE(&o, "-w", "o", "--loss", "1%", "--impair-limit", "4294967296", "a"),
+			   "--impair-limit: 4294967296 is out of range (1..1048576)");
+	expect_usage_error(PARSE(&o, "-w", "o", "--loop", "18446744073709551616", "a"),
+			   "--loop: 18446744073709551616 is out of range (0..18446744073709551615)");
+	expect_usage_error(PARSE(&o, "-w", "o", "--loop", "1 ", "a"), "--loop: '1 ' is not a non-negative integer");
+	expect_usage_error(PARSE(&o, "-w", "o", "--window-size", "1 ", "a"),
+			   "--window-size: '1 ' is not a size (bytes, or a number with K, M or G)");
+	expect_usage_error(PARSE(&o, "-w", "o", "--window-size", "1KiB", "a"),
+			   "--window-size: '1KiB' is not a size (bytes, or a number with K, M or G)");
+	assert_int_equal(PARSE(&o, "-w", "o", "--window-size", "0x100000", "a"), 0);
+	assert_int_equal(o.trace.window_bytes, 1u << 20);
+	static const char *const leading0[][2] = {
+		{ "--threads", "010" }, { "--cpu", "010" }, { "--xdp-queue", "010" }, { "--impair-repeat", "010" },
+		{ "--loop", "010" },    { "--mtu", "010" }, { "--spin-us", "010" },
+	};
+	for (size_t i = 0; i < sizeof(leading0) / sizeof(leading0[0]); i++) {
+		assert_int_equal(PARSE(&o, "-i", "x", "--impair", "i.txt", (char *)leading0[i][0],
+				       (char *)leading0[i][1], "a"), -EINVAL);
+		if (!strstr(err, "'010' has a leading 0, which tcpreplay reads as octal"))
+			fail_msg("%s 010: %s", leading0[i][0], err);
+	}
+	assert_int_equal(PARSE(&o, "-i", "x", "--threads", "0x2", "a"), 0);
+	assert_int_equal(o.threads, 2);
+	assert_int_equal(PARSE(&o, "-i", "x", "--impair", "i.txt", "--impair-repeat", "007", "a"), 0);
+	assert_int_equal(o.impair.src[0].repeat, 7);
+	expect_usage_error(PARSE(&o, "-w", "o", "--loss", "1% ", "a"), "--loss: '1% ': blanks before or after the value");
+}
+
+/* An impairment model that impairs nothing is named by the option that made it. */
+static void test_impair_nothing_named(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	expect_usage_error(PARSE(&o, "-w", "o", "--corrupt", "0%", "a"),
+			   "--corrupt impairs nothing: give --loss, --delay, --duplicate, --corrupt, --reorder or --rate "
+			   "above 0");
+	expect_usage_error(PARSE(&o, "-w", "o", "--delay-distribution", "normal", "a"),
+			   "--delay-distribution impairs nothing: give --loss, --delay, --duplicate, --corrupt, --reorder "
+			   "or --rate above 0");
+	assert_int_equal(PARSE(&o, "-w", "o", "--corrupt", "1%", "a"), 0);
+	assert_int_equal(o.impair.limit, IMPAIR_LIMIT_DEFAULT);
+	assert_int_equal(PARSE(&o, "-w", "o", "--impair-stat", "delay 1ms limit 50", "a"), 0);
+	assert_int_equal(o.impair.limit, 50);
+	assert_int_equal(PARSE(&o, "-w", "o", "--impair-stat", "delay 1ms limit 50", "--impair-limit", "7", "a"), 0);
+	assert_int_equal(o.impair.limit, 7);
+}
+
+/* The rules as --help shows them, and the defaults it shows from the modules' constants. */
+static void test_help_shows_rules(void **state)
+{
+	static const char *const want[] = {
+		"--pps-multi M          send M packets together each interval (same average rate) (needs --pps)\n",
+		"(default 64)\n",
+		"(default 1000; needs --impair, --loss, --delay, --duplicate, --corrupt, --reorder, --rate or --impair-stat)\n",
+		"(default 32M)\n",
+		"(not with --write, replay prep)\n",
+		"(needs --intf2 or --info; not with --split, --cachefile, --prep, replay prep)\n",
+	};
+	char *help = NULL, d[64];
+	size_t hlen = 0;
+	FILE *hf = open_memstream(&help, &hlen);
+
+	(void)state;
+	opts_usage(hf, "replay");
+	fclose(hf);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(help, want[i]))
+			fail_msg("--help lacks '%s'", want[i]);
+	free(help);
+	assert_true(opt_def_dflt(opts_replay_set(), &opts_replay_set()->table[0], d, sizeof(d)) == false);
+}
+
+/* What was given, and what rows that share a field agree on. */
+static void test_given_and_agreement(void **state)
+{
+	const struct opt_set *set = opts_replay_set();
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-i", "x", "--loop", "1", "--threads", "1", "a"), 0);
+	assert_true(opt_given(set, &o, "loop") && !opt_in_effect(set, &o, "loop"));
+	assert_true(opt_given(set, &o, "threads") && !opt_in_effect(set, &o, "threads"));
+	assert_true(o.threads_given);
+	assert_true(opt_given(set, &o, "interface")); /* -i: an alias of --interface */
+	assert_false(opt_given(set, &o, "write"));
+	assert_int_equal(PARSE(&o, "-i", "x", "--threads", "auto", "-L", "5", "a"), 0);
+	assert_true(o.threads_ask_auto);
+	assert_false(o.threads_given);
+	assert_int_equal(o.threads, 1);
+	assert_string_equal(opts_one_thread_only(&o), "-L");
+	/* --method2 not given: --method's; given: its own. */
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--method", "mmsg", "a"), 0);
+	assert_int_equal(o.method2, TX_METHOD_MMSG);
+	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--method", "mmsg", "--method2", "packet", "a"), 0);
+	assert_int_equal(o.method2, TX_METHOD_PACKET);
+	/* Rows of one field that must agree: the same value is no conflict. */
+	assert_int_equal(PARSE(&o, "-i", "x", "--method", "raw", "--raw", "a"), 0);
+	assert_int_equal(PARSE(&o, "-i", "x", "--raw", "--batch", "8", "--raw", "a"), 0);
+	assert_int_equal(o.tx.batch, 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1131,6 +1396,12 @@ int main(void)
 		cmocka_unit_test(test_prep_refuses_tcpprep_letters),
 		cmocka_unit_test(test_tcpreplay_options),
 		cmocka_unit_test(test_config_files),
+		cmocka_unit_test(test_config_order_kept),
+		cmocka_unit_test(test_config_one_command_line),
+		cmocka_unit_test(test_number_forms),
+		cmocka_unit_test(test_impair_nothing_named),
+		cmocka_unit_test(test_help_shows_rules),
+		cmocka_unit_test(test_given_and_agreement),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
