@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 #include "replay/optparse.h"
 
@@ -157,6 +158,108 @@ static void optcheck_set(const struct opt_set *set)
 			if (d->key && set->table[k].key == d->key)
 				fail_msg("-%c twice", d->key);
 		}
+	}
+}
+
+/*
+ * Does @text say that @v is the default: "default 1000", "1000 (the
+ * default)", "1000 (default)", for a size "default 32 MiB" too; for a
+ * name (@named), the name and the word "default" anywhere?
+ */
+static bool optcheck_says_default(const char *text, size_t len, const char *v, bool named)
+{
+	char want[4][96];
+	size_t n = strlen(v);
+	bool name = false, dflt = false;
+
+	snprintf(want[0], sizeof(want[0]), "default %s", v);
+	snprintf(want[1], sizeof(want[1]), "default %.*s %ciB", (int)(n - 1), v, n > 1 ? v[n - 1] : '?');
+	snprintf(want[2], sizeof(want[2]), "%s (the default)", v);
+	snprintf(want[3], sizeof(want[3]), "%s (default)", v);
+	for (size_t i = 0; i < len; i++) {
+		for (int k = 0; k < 4; k++)
+			if (!named && !strncasecmp(text + i, want[k], strlen(want[k])) &&
+			    (k < 2 || i == 0 || !strchr("0123456789", text[i - 1])))
+				return true;
+		name |= !strncmp(text + i, v, n);
+		dflt |= !strncasecmp(text + i, "default", 7);
+	}
+	return named && name && dflt;
+}
+
+/* The man page entry of --@name: from its ".It Fl" line to the next option's or section. */
+static const char *optcheck_man_entry(const char *man, const char *name, size_t *len)
+{
+	char esc[160] = "Fl \\-";
+	size_t k = 5;
+
+	for (const char *c = name; *c && k + 3 < sizeof(esc); c++) {
+		if (*c == '-')
+			esc[k++] = '\\';
+		esc[k++] = *c;
+	}
+	esc[k] = '\0';
+	for (const char *l = man; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *eol = strchr(l, '\n'), *at = strstr(l, esc), *end;
+
+		if (strncmp(l, ".It ", 4) || !at || (eol && at > eol) || (at[k] && !strchr(" ,\n", at[k])))
+			continue;
+		for (end = eol; end && end[1] && strncmp(end + 1, ".It Fl", 6) && strncmp(end + 1, ".Sh", 3) &&
+				strncmp(end + 1, ".Ss", 3);
+		     end = strchr(end + 1, '\n'))
+			;
+		*len = end ? (size_t)(end - l) : strlen(l);
+		return l;
+	}
+	return NULL;
+}
+
+/*
+ * What the man page and README say from the table: the man page's OPTION
+ * RULES section is what opts_set_rules_roff() prints (completion/gen-rules.c
+ * writes it there), and every default --help shows is in the option's man
+ * page entry and on a README line naming it.
+ */
+static void optcheck_docs(const struct opt_set *set, const char *man, const char *readme)
+{
+	const char *b = strstr(man, ".\\\" BEGIN GENERATED OPTION RULES\n"), *e = b ? strstr(b, ".\\\" END GENERATED") : NULL;
+	char *rules = NULL;
+	size_t rlen = 0;
+	FILE *f = open_memstream(&rules, &rlen);
+
+	if (!f || !e)
+		fail_msg("the man page has no generated OPTION RULES section");
+	opts_set_rules_roff(set, f);
+	fclose(f);
+	b = strchr(b, '\n') + 1;
+	if ((size_t)(e - b) != rlen || memcmp(b, rules, rlen))
+		fail_msg("the man page's OPTION RULES differ from the option table: run ninja -C build man-rules");
+	free(rules);
+	for (size_t i = 0; i < set->n; i++) {
+		const struct opt_def *d = &set->table[i];
+		char v[64], opt[160];
+		const char *entry, *l;
+		size_t len = 0;
+		bool readme_ok = false, named;
+
+		if (!opt_def_dflt(set, d, v, sizeof(v)))
+			continue;
+		entry = optcheck_man_entry(man, d->name, &len);
+		named = d->type == OPT_T_ENUM || d->type == OPT_T_SET;
+		if (!entry || !optcheck_says_default(entry, len, v, named))
+			fail_msg("--%s: its man page entry does not say 'default %s'", d->name, v);
+		snprintf(opt, sizeof(opt), "`--%s", d->name);
+		for (l = strstr(readme, opt); l && !readme_ok; l = strstr(l + 1, opt)) {
+			const char *bol = l, *eol = strchr(l, '\n');
+
+			while (bol > readme && bol[-1] != '\n')
+				bol--;
+			if (!strchr(" `", l[strlen(opt)]))
+				continue;
+			readme_ok = optcheck_says_default(bol, eol ? (size_t)(eol - bol) : strlen(bol), v, named);
+		}
+		if (!readme_ok)
+			fail_msg("--%s: no README.md line naming it says 'default %s'", d->name, v);
 	}
 }
 

@@ -403,6 +403,7 @@ static void test_every_option_documented(void **state)
 		if (!strstr(help, plain))
 			fail_msg("option --%s is missing from --help", t[i].name);
 	}
+	optcheck_docs(opts_replay_set(), man, readme);
 	free(man);
 	free(readme);
 	free(help);

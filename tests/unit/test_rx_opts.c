@@ -208,6 +208,7 @@ static void test_every_option_documented(void **state)
 		if (!strstr(help, plain))
 			fail_msg("option --%s is missing from --help", d->name);
 	}
+	optcheck_docs(rx_opts_set(), man, readme);
 	free(man);
 	free(readme);
 	free(help);
