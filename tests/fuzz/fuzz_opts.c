@@ -3,10 +3,12 @@
  * Fuzz both programs' option parsers: the input, split at NUL bytes, is the
  * argument vector after the program name, given to replay's opts_parse()
  * and to replay-rx's rx_opts_parse().  Each must accept or refuse with a
- * reason -- never crash, read out of bounds, overflow (UBSan) or
- * exit (the parsers return every error; none calls exit()).  The same
- * bytes are also a config file read by replay's --load-opts, then written
- * back by --save-opts and read again: what is saved must load.
+ * reason -- never crash, read out of bounds, overflow (UBSan) or exit (the
+ * parsers return every error; none calls exit()).  An accepted command line
+ * must round-trip: saved by --save-opts and read back by --load-opts, it
+ * gives the same options, compared field by field (impairment sources and
+ * their order too).  The same bytes are also a config file read by
+ * --load-opts, then written back and read again: what is saved must load.
  */
 #include <fcntl.h>
 #include <stddef.h>
@@ -18,6 +20,14 @@
 
 #include "replay/opts.h"
 #include "rx.h"
+
+/* Stop with the two differing values named: a round trip changed an option. */
+#define DIFFER(...)                                                                                \
+	do {                                                                                       \
+		fprintf(stderr, "round trip: " __VA_ARGS__);                                        \
+		fputc('\n', stderr);                                                                \
+		__builtin_trap();                                                                  \
+	} while (0)
 
 #define ARGS_MAX 64
 
@@ -35,6 +45,135 @@ static int split(char *buf, size_t len, char *prog, char **argv)
 	}
 	argv[argc] = NULL;
 	return argc;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Two actions alike, in what they hold (the arrays only up to their counts). */
+static bool same_action(const struct impair_action *a, const struct impair_action *b)
+{
+	if (a->drop != b->drop || a->ndup != b->ndup || a->ncorrupt != b->ncorrupt || a->src != b->src ||
+	    a->delay_ns != b->delay_ns)
+		return false;
+	for (unsigned i = 0; i < a->ndup && i < IMPAIR_MAX_DUP; i++)
+		if (a->dup_delay_ns[i] != b->dup_delay_ns[i])
+			return false;
+	for (unsigned i = 0; i < a->ncorrupt && i < IMPAIR_MAX_CORRUPT; i++)
+		if (a->corrupt[i].kind != b->corrupt[i].kind || a->corrupt[i].pos != b->corrupt[i].pos)
+			return false;
+	return true;
+}
+
+/* The impairment sources and model, strings by content. */
+static void same_impair(const struct opts_impair *a, const struct opts_impair *b)
+{
+	if (a->n != b->n || a->stat_given != b->stat_given || !same_str(a->stat_opt, b->stat_opt) ||
+	    a->repeat != b->repeat || a->repeat_given != b->repeat_given || a->dflt_given != b->dflt_given ||
+	    !same_action(&a->dflt, &b->dflt) || a->seed != b->seed || a->limit != b->limit ||
+	    (a->stat_given && memcmp(&a->stat, &b->stat, sizeof(a->stat))))
+		DIFFER("the impairment's model or counts");
+	for (unsigned i = 0; i < a->n; i++)
+		if (!same_str(a->src[i].path, b->src[i].path) || !same_str(a->src[i].filter, b->src[i].filter) ||
+		    a->src[i].repeat != b->src[i].repeat || a->src[i].repeat_given != b->src[i].repeat_given ||
+		    a->src[i].dflt_given != b->src[i].dflt_given ||
+		    !same_action(&a->src[i].dflt, &b->src[i].dflt))
+			DIFFER("--impair %s (source %u)", a->src[i].path, i);
+}
+
+/* @a and @b field by field: every row's field(s), what was given, and what follows from them. */
+static void same_opts(const struct opts *a, const struct opts *b, char **files)
+{
+	const struct opt_set *set = opts_replay_set();
+
+	for (size_t i = 0; i < set->n; i++) {
+		const struct opt_def *d = &set->table[i];
+		const char *fa = (const char *)a + d->off, *fb = (const char *)b + d->off;
+
+		if (!strcmp(d->name, "save-opts") || !strcmp(d->name, "load-opts"))
+			continue;
+		if (opt_given(set, a, d->name) != opt_given(set, b, d->name))
+			DIFFER("--%s given once only", d->name);
+		if (d->type == OPT_T_STR && !same_str(*(const char *const *)fa, *(const char *const *)fb))
+			DIFFER("--%s", d->name);
+		else if (d->off == offsetof(struct opts, impair))
+			same_impair(&a->impair, &b->impair);
+		else if (d->type != OPT_T_STR && memcmp(fa, fb, d->size))
+			DIFFER("--%s", d->name);
+		if (d->type == OPT_T_FUNC2 && memcmp((const char *)a + d->off2, (const char *)b + d->off2, d->size2))
+			DIFFER("--%s (its second field)", d->name);
+	}
+	if (a->nfiles != b->nfiles || a->prep_cmd != b->prep_cmd || a->threads_given != b->threads_given ||
+	    a->sched.mode != b->sched.mode || memcmp(&a->rt, &b->rt, sizeof(a->rt)) || a->nwarn != b->nwarn)
+		DIFFER("the files, the command or what follows from the options");
+	for (int i = 0; i < a->nfiles; i++)
+		if (strcmp(files[i], b->files[i]))
+			DIFFER("file %d: %s, then %s", i, files[i], b->files[i]);
+}
+
+/*
+ * The options of @argv (accepted as @o) saved with --save-opts, read back
+ * with --load-opts before the same operands, must be the same.  A command
+ * line that itself loads a file is not tried (its strings live in the
+ * parser's buffer, which the next parse frees).
+ */
+static void round_trip(int argc, char **argv, const struct opts *o)
+{
+	static char saved[64];
+	char a0[] = "replay", prep[] = "prep", s1[] = "--save-opts", s2[] = "x.cfg", l1[] = "--load-opts", dd[] = "--";
+	char *sv[ARGS_MAX + 4], *lv[ARGS_MAX + 6], *files[ARGS_MAX], err[512];
+	struct opts *first = malloc(sizeof(*first)), *back = malloc(sizeof(*back));
+	int n = 0, k = 0, nfiles = o->nfiles;
+	FILE *f;
+
+	for (int i = 1; i < argc; i++)
+		if (!strncmp(argv[i], "--load-opts", 11))
+			goto out;
+	if (!first || !back || o->nfiles > ARGS_MAX)
+		goto out;
+	if (!saved[0])
+		snprintf(saved, sizeof(saved), "/tmp/fuzz_opts.%d.trip", (int)getpid());
+	*first = *o;
+	memcpy(files, o->files, (size_t)nfiles * sizeof(*files));
+	/* With --save-opts first (after "prep"), so that no "--" turns it into an operand. */
+	sv[n++] = a0;
+	if (o->prep_cmd)
+		sv[n++] = prep;
+	sv[n++] = s1;
+	sv[n++] = s2;
+	for (int i = o->prep_cmd ? 2 : 1; i < argc; i++)
+		sv[n++] = argv[i];
+	sv[n] = NULL;
+	if (opts_parse(back, n, sv, err, sizeof(err)) < 0)
+		DIFFER("with --save-opts added, refused: %s", err);
+	f = fopen(saved, "wb");
+	if (!f)
+		abort();
+	if (opts_save(f, err, sizeof(err)) < 0) {
+		fclose(f); /* a value a file cannot hold (a line break, blanks around it): refused, said */
+		goto out;
+	}
+	if (fclose(f))
+		abort();
+	lv[k++] = a0;
+	if (o->prep_cmd)
+		lv[k++] = prep;
+	lv[k++] = l1;
+	lv[k++] = saved;
+	lv[k++] = dd;
+	for (int i = 0; i < nfiles; i++)
+		lv[k++] = files[i];
+	lv[k] = NULL;
+	if (opts_parse(back, k, lv, err, sizeof(err)) < 0)
+		DIFFER("the saved options do not load: %s", err);
+	same_opts(first, back, files);
+out:
+	if (saved[0])
+		unlink(saved);
+	free(first);
+	free(back);
 }
 
 /* The input as a config file: loaded, saved, loaded again. */
@@ -122,6 +261,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (!o->warn[i][0])
 				__builtin_trap();
 	}
+	if (rc == 0 && !o->save_opts)
+		round_trip(argc, argv, o);
 
 	config_file(data, size, o);
 
