@@ -242,7 +242,7 @@ test_dualfile() {
 	# An odd number of files, or no -I, is refused before anything is sent.
 	expect_fail 2 "^replay: --dualfile takes the files in pairs \(one for -i, one for -I\): 3 given" \
 		in_a "$REPLAY" -i "$IF_A" -I "$IF_A2" -2 "$WORK/df.ref1.pcap" "$WORK/df.ref2.pcap" "$WORK/df.ref1.pcap"
-	expect_fail 2 "^replay: --dualfile sends the first file of each pair by -i and the second by -I" \
+	expect_fail 2 "^replay: -2 needs --intf2 or --info: it sends the first file of each pair by -i and the second by -I$" \
 		in_a "$REPLAY" -i "$IF_A" -2 "$WORK/df.ref1.pcap" "$WORK/df.ref2.pcap"
 }
 
