@@ -154,7 +154,6 @@ static int next_line(FILE *f, char *line, const char **why)
 	return c == EOF && n == 0 ? 0 : 1;
 }
 
-
 /* Every option of @path onto @out, each line checked for its form only: the whole is parsed later. */
 static int load_file(const struct opt_set *set, const char *path, struct opt_argv *out, char *err,
 		     size_t errlen)

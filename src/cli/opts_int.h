@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Inside replay's option table (src/cli/opts.c): what its other files give it. */
+#ifndef REPLAY_OPTS_INT_H
+#define REPLAY_OPTS_INT_H
+
+#include "replay/optparse.h"
+
+/*
+ * The hint tables of 'replay' and of 'replay prep' (src/cli/hints.c), for
+ * opt_set.hints: tcpreplay's, tcprewrite's and tcpedit's spellings, and in
+ * 'replay prep' tcpprep's letters first.
+ */
+extern const struct opt_hint *const opts_main_hints[];
+extern const struct opt_hint *const opts_prep_hints[];
+
+#endif
