@@ -230,10 +230,12 @@ const struct opt_def *opts_table(size_t *n);
 
 /*
  * opts_parse() - fill @o from @argv (argv[0] is skipped) after setting the
- * defaults.  Returns 0, or -EINVAL with a one-line reason (without the
- * program name) in @err.  The parsed options are also checked as a whole
- * (-i or -w, at least one file; --info instead of -i/-w) unless --help or
- * --version was given.
+ * defaults, every --load-opts FILE read in its place.  Returns 0, or
+ * -EINVAL with a one-line reason (without the program name) in @err.  The
+ * parsed options are also checked as a whole unless --help, --version,
+ * --listnics or --save-opts was given: the rows' rules (the man page's
+ * OPTION RULES), then what needs the operands or a value (-i or -w, at
+ * least one file; --info instead of -i/-w).
  * "replay prep TRACE -o OUT [edit options]" (argv[1] == "prep") sets
  * o->prep_cmd and is checked for that instead; there tcpprep's short
  * letters are refused with hints (tcpprep's -M 24 is never --mbps 24).
