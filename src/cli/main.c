@@ -11,6 +11,7 @@
 #include "replay/run.h"
 #include "replay/log.h"
 #include "replay/outfile.h"
+#include "replay/play.h"
 #include "replay/prologue.h"
 #include "replay/threads_auto.h"
 
@@ -56,11 +57,16 @@ static int save_opts(const char *path)
 	return EXIT_DONE;
 }
 
-/* "replay impair ...": a tool for impairment traces with its own arguments (src/cli/cmd_impair.c). */
+/* Commands with their own arguments: "replay impair" (src/cli/cmd_impair.c), "replay live" and "replay serve" (src/play/). */
 static int subcommand(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "impair"))
 		return impair_main(argc - 1, argv + 1);
+	/* Recorded conversations against a live server, or served to a live client (src/play/). */
+	if (argc > 1 && !strcmp(argv[1], "live"))
+		return live_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "serve"))
+		return serve_main(argc - 1, argv + 1);
 	return -1;
 }
 

@@ -1,0 +1,278 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# replay live and replay serve against real programs: a capture of curl,
+# netcat and a small load generator talking to nginx, recorded here, played
+# back against that nginx (every conversation completes and compares equal
+# with the volatile headers masked), against an nginx serving other content
+# (every mismatch reported with its first differing byte), served by
+# replay serve to curl (the recorded bodies byte for byte) and the bundled
+# DNS capture served to dig; and bad input and bad servers, each one clear
+# line, counted, nothing hanging.
+. "$(dirname "$0")/lib.sh"
+
+SRV=192.0.2.11
+CLI=192.0.2.10
+T="timeout 60"
+NGINX_PID=""
+SERVE_PID=""
+TEARDOWN_PIDS="NGINX_PID SERVE_PID HELPER_PID"
+HELPER_PID=""
+
+require_root
+for tool in nginx curl dig nc python3 editcap; do
+	if ! command -v $tool >/dev/null; then
+		[ "${CI:-}" = true ] && die "$tool is not installed (scripts/deps.sh installs it)"
+		echo "SKIP: $tool is not installed (scripts/deps.sh installs it)"
+		exit $SKIP
+	fi
+done
+init_ns
+ip -n "$NS_A" addr add "$CLI/24" dev "$IF_A"
+ip -n "$NS_B" addr add "$SRV/24" dev "$IF_B"
+in_a ping -c 1 -W 2 "$SRV" >/dev/null 2>&1 || true
+
+# nginx_start DOCROOT: nginx in B, its config, pid file, logs and temp files in $WORK.
+nginx_start() {
+	local d="$WORK/nginx"
+	mkdir -p "$d"
+	cat >"$d/nginx.conf" <<CONF
+daemon off;
+master_process off;
+worker_processes 1;
+pid $d/nginx.pid;
+error_log $d/error.log;
+events { worker_connections 4096; }
+http {
+	access_log $d/access.log;
+	client_body_temp_path $d/body;
+	proxy_temp_path $d/proxy;
+	fastcgi_temp_path $d/fastcgi;
+	uwsgi_temp_path $d/uwsgi;
+	scgi_temp_path $d/scgi;
+	keepalive_requests 10000;
+	server {
+		listen $SRV:80;
+		root $1;
+		location / { }
+	}
+}
+CONF
+	ip netns exec "$NS_B" nginx -c "$d/nginx.conf" -p "$d" 2>>"$d/stderr" &
+	NGINX_PID=$!
+	for _ in $(seq 100); do
+		in_b bash -c "exec 3<>/dev/tcp/$SRV/80" 2>/dev/null && return 0
+		kill -0 "$NGINX_PID" 2>/dev/null || die "nginx did not start: $(cat "$d/stderr" "$d/error.log" 2>/dev/null)"
+		sleep 0.05
+	done
+	die "nginx does not listen"
+}
+
+nginx_stop() {
+	[ -n "$NGINX_PID" ] || return 0
+	kill -TERM "$NGINX_PID" 2>/dev/null || true
+	wait "$NGINX_PID" 2>/dev/null || true
+	NGINX_PID=""
+}
+
+make_docroot() {
+	local d=$1 variant=$2
+	mkdir -p "$d"
+	python3 - "$d" "$variant" <<'PY'
+import os, sys
+d, v = sys.argv[1], sys.argv[2]
+text = "".join("line %04d of the first file, the same every run\n" % i for i in range(200))
+if v == "other":
+    text = text[:1000] + "CHANGED!" + text[1008:]
+open(os.path.join(d, "a.txt"), "w").write(text)
+blob = bytes((i * 7 + 3) % 256 for i in range(30000))
+if v == "other":
+    blob = blob[:20000]
+open(os.path.join(d, "b.bin"), "wb").write(blob)
+open(os.path.join(d, "index.html"), "w").write("<html><body>replay</body></html>\n")
+PY
+}
+
+# The load generator: N keep-alive connections at once, each asking for three files.
+LOADGEN='
+import socket, sys, threading
+host, n = sys.argv[1], int(sys.argv[2])
+def one(k):
+    s = socket.create_connection((host, 80))
+    f = s.makefile("rb")
+    for path in ["/a.txt", "/index.html", "/b.bin"]:
+        s.sendall(("GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: loadgen/%d\r\n\r\n" % (path, host, k)).encode())
+        status = f.readline()
+        length = 0
+        while True:
+            line = f.readline()
+            if line in (b"\r\n", b""):
+                break
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        f.read(length)
+        assert status.startswith(b"HTTP/1.1 200"), status
+    s.close()
+ts = [threading.Thread(target=one, args=(k,)) for k in range(n)]
+[t.start() for t in ts]
+[t.join() for t in ts]
+'
+
+record() {
+	local cap="$WORK/rec.pcap"
+	: >"$WORK/rec.err"
+	ip netns exec "$NS_A" tcpdump -i "$IF_A" -s 65535 -B 131072 -U --immediate-mode -w "$cap" "tcp port 80" 2>"$WORK/rec.err" &
+	TD_PID=$!
+	wait_listening "$TD_PID" "$WORK/rec.err" tcpdump
+	in_a $T curl -sf -o /dev/null "http://$SRV/a.txt" -o /dev/null "http://$SRV/b.bin" || die "curl keep-alive"
+	in_a $T curl -s -o /dev/null "http://$SRV/missing.txt"
+	in_a $T curl -s -o /dev/null -d "name=value&x=1" "http://$SRV/index.html"
+	printf 'GET /a.txt HTTP/1.1\r\nHost: %s\r\n\r\nGET /index.html HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$SRV" "$SRV" |
+		in_a $T nc -N "$SRV" 80 >/dev/null || die "nc pipelined"
+	in_a $T python3 -c "$LOADGEN" "$SRV" 4 || die "load generator"
+	sleep 0.3
+	kill -TERM "$TD_PID"
+	wait "$TD_PID" || true
+	TD_PID=""
+	! grep -E "^[1-9][0-9]* packets dropped by kernel" "$WORK/rec.err" || die "the recording lost packets"
+	[ "$(grep -c "GET\|POST" "$WORK/nginx/access.log")" -eq 18 ] ||
+		die "expected 18 requests in the access log: $(cat "$WORK/nginx/access.log")"
+}
+
+MASKS=(--mask-header Date --mask-header ETag --mask-header Last-Modified)
+
+# expect_rc STATUS CMD...: CMD exits STATUS; its output in $WORK/out and $WORK/err.
+expect_rc() {
+	local want=$1 rc=0
+	shift
+	"$@" >"$WORK/out" 2>"$WORK/err" || rc=$?
+	[ "$rc" -eq "$want" ] || die "'$*' exited $rc, expected $want: $(cat "$WORK/out" "$WORK/err")"
+}
+
+# wait_port PORT [udp]: until something in B listens on PORT.
+wait_port() {
+	local opt=-ltn
+	[ "${2:-}" = udp ] && opt=-lun
+	for _ in $(seq 100); do
+		in_b ss -H $opt "sport = :$1" | grep -q . && return 0
+		sleep 0.05
+	done
+	die "nothing listens on port $1"
+}
+
+json_conv() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+
+test_replay_same() {
+	local js="$WORK/same.json" n
+	in_a $T "$REPLAY" live "${MASKS[@]}" --stats-json "$js" "$WORK/rec.pcap" >"$WORK/out" 2>"$WORK/err" ||
+		die "replay live against the same nginx exited $?: $(cat "$WORK/out" "$WORK/err")"
+	n=$(json_conv "$js" 'len(j["conversations"])')
+	[ "$n" -eq 8 ] || die "8 conversations expected, $n played: $(cat "$WORK/out")"
+	[ "$(json_conv "$js" 'j["verdicts"]["ok"]')" -eq 8 ] || die "not every conversation ok: $(cat "$WORK/out")"
+	json_conv "$js" 'all(c["bytes_received"] == c["bytes_received_recorded"] and c["bytes_sent"] == c["bytes_sent_recorded"] for c in j["conversations"])' |
+		grep -qx True || die "bytes differ from the recording: $(cat "$js")"
+	# Without the masks the Date headers differ (a second later at least).
+	sleep 1
+	in_a $T "$REPLAY" live --mismatch-max 1 "$WORK/rec.pcap" >"$WORK/out" 2>"$WORK/err" && die "unmasked replay compared equal"
+	grep -q "^Mismatch: conversation" "$WORK/out" || die "no mismatch listed: $(cat "$WORK/out")"
+	grep -q "^Mismatch: [0-9]* more not listed (--mismatch-max 1)" "$WORK/out" || die "the cap: $(cat "$WORK/out")"
+	# --topspeed, --loop and the caps: twice over, one connection at a time.
+	in_a $T "$REPLAY" live "${MASKS[@]}" --topspeed --loop 2 --max-concurrent 1 --stats-json "$js" "$WORK/rec.pcap" >"$WORK/out" 2>&1 ||
+		die "--topspeed --loop 2: $(cat "$WORK/out")"
+	[ "$(json_conv "$js" 'j["verdicts"]["ok"]')" -eq 16 ] || die "--loop 2: $(cat "$WORK/out")"
+	[ "$(json_conv "$js" 'j["max_active"]')" -eq 1 ] || die "--max-concurrent 1 kept $(json_conv "$js" 'j["max_active"]') open"
+}
+
+test_replay_other_content() {
+	local js="$WORK/other.json" rc=0
+	nginx_stop
+	make_docroot "$WORK/www2" other
+	nginx_start "$WORK/www2"
+	in_a $T "$REPLAY" live "${MASKS[@]}" --mismatch-max 100 --stats-json "$js" "$WORK/rec.pcap" >"$WORK/out" 2>"$WORK/err" || rc=$?
+	[ "$rc" -eq 1 ] || die "replay live against other content exited $rc: $(cat "$WORK/out" "$WORK/err")"
+	# a.txt differs at its byte 1000 (CHANGED!), b.bin is shorter: every conversation that fetched either.
+	python3 - "$js" "$WORK/out" <<'PY' || die "mismatches: $(cat "$WORK/out")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+out = open(sys.argv[2]).read()
+bad = [c for c in j["conversations"] if c["verdict"] == "mismatch"]
+# curl a+b, nc a+index, 4 loadgen connections: 6 fetched a.txt; the 404 and the POST did not.
+assert len(bad) == 6, (len(bad), j["verdicts"])
+assert j["verdicts"]["ok"] == 2, j["verdicts"]
+for c in bad:
+    m = c["mismatch"]
+    assert "CHANGED!" in m["live"] or "CHANGED" in m["live"], m
+    assert m["offset"] == m["recorded_offset"], m
+    assert "Mismatch: conversation %d " % c["conversation"] in out
+PY
+	nginx_stop
+	nginx_start "$WORK/www"
+}
+
+test_bad_servers() {
+	local js="$WORK/bad.json"
+	# Nothing listens on port 81: refused.
+	expect_rc 1 in_a $T "$REPLAY" live --port-map 80:81 --stats-json "$js" "$WORK/rec.pcap"
+	[ "$(json_conv "$js" 'j["verdicts"]["refused"]')" -eq 8 ] || die "refused: $(cat "$WORK/out")"
+	grep -q "^Failed: conversation 1 (.*), pass 1: refused$" "$WORK/out" || die "no refused line: $(cat "$WORK/out")"
+	# A server that resets every connection once it has the request.
+	ip netns exec "$NS_B" python3 -c '
+import socket, struct
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("'$SRV'", 82)); s.listen(64)
+while True:
+    c, _ = s.accept(); c.recv(100)
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)); c.close()
+' &
+	HELPER_PID=$!
+	wait_port 82
+	expect_rc 1 in_a $T "$REPLAY" live --port-map 80:82 --stats-json "$js" "$WORK/rec.pcap"
+	[ "$(json_conv "$js" 'j["verdicts"]["reset"]')" -eq 8 ] || die "reset: $(cat "$WORK/out")"
+	kill "$HELPER_PID"; wait "$HELPER_PID" 2>/dev/null || true
+	# A server that accepts and never answers: each conversation times out after --timeout.
+	ip netns exec "$NS_B" python3 -c '
+import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("'$SRV'", 83)); s.listen(64)
+cs = []
+while True:
+    c, _ = s.accept(); cs.append(c)
+' &
+	HELPER_PID=$!
+	wait_port 83
+	expect_rc 1 in_a $T "$REPLAY" live --port-map 80:83 --timeout 1 --stats-json "$js" "$WORK/rec.pcap"
+	[ "$(json_conv "$js" 'j["verdicts"]["timeout"]')" -eq 8 ] || die "timeout: $(cat "$WORK/out")"
+	kill "$HELPER_PID"; wait "$HELPER_PID" 2>/dev/null || true
+	HELPER_PID=""
+	# No route to the target's network.
+	expect_rc 1 in_a $T "$REPLAY" live --target 198.51.100.1 --timeout 1 --stats-json "$js" "$WORK/rec.pcap"
+	[ "$(json_conv "$js" 'j["verdicts"]["unreachable"]')" -eq 8 ] || die "unreachable: $(cat "$WORK/out")"
+}
+
+test_bad_input() {
+	local js="$WORK/badin.json"
+	# Without the handshakes: every TCP conversation refused with a reason, counted, exit 1.
+	tcpdump -r "$WORK/rec.pcap" -w "$WORK/nohs.pcap" 'tcp[tcpflags] & tcp-syn == 0' 2>/dev/null
+	expect_fail 1 "conversation 1 \(tcp $CLI:[0-9]+ -> $SRV:80\): no handshake in the capture" \
+		in_a $T "$REPLAY" live "${MASKS[@]}" --stats-json "$js" "$WORK/nohs.pcap"
+	[ "$(json_conv "$js" 'j["verdicts"]["skipped"]')" -eq 8 ] || die "skipped: $(cat "$WORK/out" "$WORK/err")"
+	[ "$(grep -c "no handshake" "$WORK/err")" -eq 8 ] || die "one line each: $(cat "$WORK/err")"
+	# --midstream plays them (the lower port, 80, is the server).
+	in_a $T "$REPLAY" live "${MASKS[@]}" --midstream --stats-json "$js" "$WORK/nohs.pcap" >"$WORK/out" 2>&1 ||
+		die "--midstream: $(cat "$WORK/out")"
+	[ "$(json_conv "$js" 'j["verdicts"]["ok"]')" -eq 8 ] || die "--midstream: $(cat "$WORK/out")"
+	# Cut by a snap length: the client side of the conversations whose requests were cut.
+	editcap -s 100 "$WORK/rec.pcap" "$WORK/cut.pcap" >/dev/null
+	expect_fail 1 "cut.pcap: conversation 1 \(tcp [^)]*\): record [0-9]+: the client's payload is cut by the snap length at stream byte 0; its client side cannot be played" \
+		in_a $T "$REPLAY" live --stats-json "$js" "$WORK/cut.pcap"
+	[ "$(json_conv "$js" 'j["verdicts"]["skipped"]')" -eq 8 ] || die "cut: $(cat "$WORK/err")"
+	# Not a trace; and no conversation at all.
+	expect_fail 1 "not a trace file" "$REPLAY" live "$WORK/nginx/nginx.conf"
+	expect_fail 1 "no TCP or UDP conversation in the input" "$REPLAY" live "$TRACES/icmp-flood.pcap"
+	expect_fail 2 "^replay: live no trace file given$" "$REPLAY" live
+	expect_fail 2 "^replay: live --compare: 'fuzzy' is not one of exact, length or none" "$REPLAY" live --compare fuzzy x
+}
+
+make_docroot "$WORK/www" same
+nginx_start "$WORK/www"
+record
+run_tests test_replay_same test_replay_other_content test_bad_servers test_bad_input
