@@ -124,6 +124,28 @@ struct conv_set {
 	struct conv_stats st;
 };
 
+/* One frame's transport layer (conv_dissect()). */
+struct conv_l4 {
+	uint8_t proto;           /* 6 or 17 */
+	uint8_t tcp_flags;       /* FIN 0x01, SYN 0x02, RST 0x04, ACK 0x10 */
+	struct conv_addr src, dst;
+	uint32_t seq, ack;       /* TCP */
+	uint32_t l3_off;         /* the IP header's offset in the frame */
+	uint32_t l4_off;         /* the TCP or UDP header's */
+	uint32_t l4_hlen;        /* its length */
+	const uint8_t *payload;
+	uint32_t plen;           /* payload bytes captured */
+	uint32_t wire_plen;      /* payload bytes the headers declare */
+};
+
+/*
+ * conv_dissect() - walk frame @p (Ethernet, stacked VLAN tags, IPv4 or IPv6
+ * with extension headers) down to TCP or UDP into @out: 0, -ENOENT (not TCP
+ * or UDP over IP, or a fragment) or -EINVAL (headers cut short or
+ * inconsistent).  The walk the reassembly uses.
+ */
+int conv_dissect(const struct pkt *p, struct conv_l4 *out);
+
 struct conv_build;
 
 /* conv_build_new() - an empty builder.  0, or -ENOMEM. */

@@ -152,7 +152,7 @@ static int grow_table(struct conv_build *b)
 	return 0;
 }
 
-static struct flow *new_flow(struct conv_build *b, size_t slot, const struct conv_frame *fr,
+static struct flow *new_flow(struct conv_build *b, size_t slot, const struct conv_l4 *fr,
 			     const struct pkt *p, const char *file)
 {
 	struct flow *f;
@@ -180,7 +180,7 @@ static struct flow *new_flow(struct conv_build *b, size_t slot, const struct con
 	return f;
 }
 
-static int add_seg(struct flow *f, const struct conv_frame *fr, const struct pkt *p, uint8_t side)
+static int add_seg(struct flow *f, const struct conv_l4 *fr, const struct pkt *p, uint8_t side)
 {
 	struct seg *s;
 
@@ -218,7 +218,7 @@ static int add_seg(struct flow *f, const struct conv_frame *fr, const struct pkt
 
 int conv_build_add(struct conv_build *b, const struct pkt *p, const char *file)
 {
-	struct conv_frame fr;
+	struct conv_l4 fr;
 	struct flow *f = NULL;
 	size_t slot;
 	uint8_t side;

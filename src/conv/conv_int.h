@@ -14,17 +14,6 @@ enum {
 	CONV_TCP_ACK = 0x10,
 };
 
-/* One frame's transport layer, as conv_parse() found it. */
-struct conv_frame {
-	uint8_t proto;           /* 6 or 17 */
-	struct conv_addr src, dst;
-	uint32_t seq, ack;       /* TCP */
-	uint8_t tcp_flags;       /* CONV_TCP_* */
-	const uint8_t *payload;
-	uint32_t plen;           /* payload bytes captured */
-	uint32_t wire_plen;      /* payload bytes the headers declare */
-};
-
 enum conv_parse_rc {
 	CONV_P_OK,
 	CONV_P_OTHER,     /* not TCP or UDP over IP */
@@ -37,6 +26,6 @@ enum conv_parse_rc {
  * with extension headers) down to TCP or UDP.  The one place frames are
  * dissected in src/conv/.
  */
-enum conv_parse_rc conv_parse(const struct pkt *p, struct conv_frame *f);
+enum conv_parse_rc conv_parse(const struct pkt *p, struct conv_l4 *f);
 
 #endif

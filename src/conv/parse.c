@@ -6,6 +6,7 @@
  * (Ethernet padding is not payload), and a payload shorter than the IP
  * length says the snap length cut it.
  */
+#include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -30,12 +31,13 @@ static uint16_t be16(const uint8_t *b)
 
 /* The transport header at @off, @l4len bytes of IP payload declared. */
 static enum conv_parse_rc l4(const struct pkt *p, size_t off, uint32_t l4len, uint8_t proto,
-			     struct conv_frame *f)
+			     struct conv_l4 *f)
 {
 	const uint8_t *h;
 	uint32_t hl;
 
 	f->proto = proto;
+	f->l4_off = (uint32_t)off;
 	if (proto == 6) {
 		h = pkt_bytes(p, off, 20);
 		if (!h || l4len < 20)
@@ -48,11 +50,13 @@ static enum conv_parse_rc l4(const struct pkt *p, size_t off, uint32_t l4len, ui
 		f->seq = be32(h + 4);
 		f->ack = be32(h + 8);
 		f->tcp_flags = h[13] & (CONV_TCP_FIN | CONV_TCP_SYN | CONV_TCP_RST | CONV_TCP_ACK);
+		f->l4_hlen = hl;
 	} else if (proto == 17) {
 		h = pkt_bytes(p, off, 8);
 		if (!h || l4len < 8)
 			return CONV_P_MALFORMED;
 		hl = 8;
+		f->l4_hlen = hl;
 		f->src.port = be16(h);
 		f->dst.port = be16(h + 2);
 		/* The UDP length, when sane, bounds the datagram (RFC 768). */
@@ -70,7 +74,7 @@ static enum conv_parse_rc l4(const struct pkt *p, size_t off, uint32_t l4len, ui
 	return CONV_P_OK;
 }
 
-static enum conv_parse_rc ipv4(const struct pkt *p, size_t off, struct conv_frame *f)
+static enum conv_parse_rc ipv4(const struct pkt *p, size_t off, struct conv_l4 *f)
 {
 	const uint8_t *h = pkt_bytes(p, off, 20);
 	uint32_t hl, tot;
@@ -81,6 +85,7 @@ static enum conv_parse_rc ipv4(const struct pkt *p, size_t off, struct conv_fram
 	tot = be16(h + 2);
 	if (hl < 20 || tot < hl)
 		return CONV_P_MALFORMED;
+	f->l3_off = (uint32_t)off;
 	if (be16(h + 6) & 0x3fff)
 		return CONV_P_FRAGMENT; /* MF set or an offset: RFC 791 3.1 */
 	f->src.family = f->dst.family = AF_INET;
@@ -89,7 +94,7 @@ static enum conv_parse_rc ipv4(const struct pkt *p, size_t off, struct conv_fram
 	return l4(p, off + hl, tot - hl, h[9], f);
 }
 
-static enum conv_parse_rc ipv6(const struct pkt *p, size_t off, struct conv_frame *f)
+static enum conv_parse_rc ipv6(const struct pkt *p, size_t off, struct conv_l4 *f)
 {
 	const uint8_t *h = pkt_bytes(p, off, 40), *x;
 	uint32_t plen;
@@ -99,6 +104,7 @@ static enum conv_parse_rc ipv6(const struct pkt *p, size_t off, struct conv_fram
 		return CONV_P_MALFORMED;
 	plen = be16(h + 4);
 	nh = h[6];
+	f->l3_off = (uint32_t)off;
 	f->src.family = f->dst.family = AF_INET6;
 	memcpy(f->src.addr, h + 8, 16);
 	memcpy(f->dst.addr, h + 24, 16);
@@ -120,7 +126,7 @@ static enum conv_parse_rc ipv6(const struct pkt *p, size_t off, struct conv_fram
 	return l4(p, off, plen, nh, f);
 }
 
-enum conv_parse_rc conv_parse(const struct pkt *p, struct conv_frame *f)
+enum conv_parse_rc conv_parse(const struct pkt *p, struct conv_l4 *f)
 {
 	size_t off = 12;
 	uint16_t type;
@@ -140,4 +146,16 @@ enum conv_parse_rc conv_parse(const struct pkt *p, struct conv_frame *f)
 	if (type == ETH_P_IPV6)
 		return ipv6(p, off, f);
 	return CONV_P_OTHER;
+}
+
+int conv_dissect(const struct pkt *p, struct conv_l4 *out)
+{
+	switch (conv_parse(p, out)) {
+	case CONV_P_OK:
+		return 0;
+	case CONV_P_MALFORMED:
+		return -EINVAL;
+	default:
+		return -ENOENT;
+	}
 }

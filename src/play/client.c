@@ -195,6 +195,14 @@ static bool reply_in(const struct slot *s, uint64_t need, uint64_t now)
 	return s->rcvd >= need || s->eof || (s->rx_since_tx && now - s->last_ns >= PLAY_REPLY_IDLE_NS);
 }
 
+/* When a server gone quiet counts as having answered; UINT64_MAX if not before an event. */
+static uint64_t idle_wake(const struct slot *s, uint64_t now)
+{
+	uint64_t at = s->last_ns + PLAY_REPLY_IDLE_NS;
+
+	return s->rx_since_tx && at > now ? at : UINT64_MAX;
+}
+
 /*
  * Move a slot on as far as it can go now.  Returns when it must wait: the
  * time to look again (UINT64_MAX: on an event only), or 0 when it ended.
@@ -218,9 +226,11 @@ static uint64_t advance(struct engine *e, uint32_t i, uint64_t now)
 						     ? PLAY_CLOSED : PLAY_OK, 0);
 				return 0;
 			}
-			return now - s->last_ns >= PLAY_REPLY_IDLE_NS && s->rx_since_tx && c->proto == 17
-				       ? (finish(e, i, PLAY_OK, 0), 0)
-				       : s->last_ns + PLAY_REPLY_IDLE_NS;
+			if (c->proto == 17 && s->rx_since_tx && now - s->last_ns >= PLAY_REPLY_IDLE_NS) {
+				finish(e, i, PLAY_OK, 0);
+				return 0;
+			}
+			return idle_wake(s, now);
 		}
 		if (s->ci < c->nchunks) {
 			const struct conv_chunk *ch = &c->chunks[s->ci];
@@ -229,7 +239,7 @@ static uint64_t advance(struct engine *e, uint32_t i, uint64_t now)
 				uint64_t at;
 
 				if (!reply_in(s, ch->need_peer, now))
-					return s->rx_since_tx ? s->last_ns + PLAY_REPLY_IDLE_NS : UINT64_MAX;
+					return idle_wake(s, now);
 				if (s->eof && c->proto == 6) {
 					/* The server ended the conversation before the client was done. */
 					finish(e, i, PLAY_CLOSED, 0);
@@ -275,11 +285,12 @@ static uint64_t advance(struct engine *e, uint32_t i, uint64_t now)
 				s->state = C_DRAIN;
 				continue;
 			}
-			if (!reply_in(s, need, now) || (!client_first && !s->eof && s->rcvd < need))
-				return s->rx_since_tx ? s->last_ns + PLAY_REPLY_IDLE_NS : UINT64_MAX;
-			if (!client_first && sd->close != CONV_CLOSE_NONE && !s->eof && s->rcvd >= need &&
-			    !(now - s->last_ns >= PLAY_REPLY_IDLE_NS))
-				return s->last_ns + PLAY_REPLY_IDLE_NS; /* the server closes first: wait for it */
+			if (!reply_in(s, need, now))
+				return idle_wake(s, now);
+			/* The recorded server closed first: wait for its end, or for it to go quiet. */
+			if (!client_first && sd->close != CONV_CLOSE_NONE && !s->eof &&
+			    now - s->last_ns < PLAY_REPLY_IDLE_NS)
+				return idle_wake(s, now);
 			if (!s->ready_ns)
 				s->ready_ns = now;
 			at = s->ready_ns + play_think_ns(e->cfg, gap_before(c, c->nchunks,
@@ -412,9 +423,10 @@ static int settle(struct engine *e, uint32_t i, uint64_t wake, uint64_t now)
 	struct slot *s = &e->s[i];
 	uint64_t to = s->last_ns + e->timeout_ns;
 
-	(void)now;
 	if (s->state == C_FREE)
 		return 0;
+	if (wake <= now)
+		wake = now + 1; /* never due again in the same pass over the timers */
 	return arm(e, i, wake < to ? wake : to);
 }
 

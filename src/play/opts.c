@@ -322,6 +322,8 @@ static int check(const struct opt_set *set, const struct play_cfg *c, int argc, 
 		return opts_fail(err, len, "no trace file given");
 	if (c->topspeed && c->speed != 1.0)
 		return opts_fail(err, len, "--topspeed and --speed exclude each other");
+	if (c->listen.set && c->listen.a.port)
+		return opts_fail(err, len, "--listen takes an address; --port-map maps the ports");
 	if (set == &live_set) {
 		if (c->exact && !c->intf)
 			return opts_fail(err, len, "--exact sends the recorded packets on an interface: give -i IF");

@@ -34,6 +34,13 @@ done
 if command -v editcap >/dev/null; then
 	editcap -F pcapng traces/dns.pcap "$C/pcapng/dns.editcap.pcapng"
 fi
+# replay live and serve: conversations over every bundled trace, and a cooked capture.
+rm -f "$C"/conv/*
+mkdir -p "$C"/conv
+for t in http http6 dns vlan mixed ipv6; do
+	cp "traces/$t.pcap" "$C/conv/$t.pcap"
+done
+"$B/reformat" traces/http.pcap "$C/conv/http.pcap-sll2" pcap-sll2
 # replay-rx: --reference and -r take a config byte, then a trace (fuzz_rx_ref.c, fuzz_rx_read.c).
 rm -f "$C"/rx_ref/* "$C"/rx_read/*
 mkdir -p "$C"/rx_ref "$C"/rx_read

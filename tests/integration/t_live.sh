@@ -19,6 +19,8 @@ TEARDOWN_PIDS="NGINX_PID SERVE_PID HELPER_PID"
 HELPER_PID=""
 
 require_root
+# Debian's python3, not a version manager's shim (seconds a start on a loaded machine).
+PY=$(command -v /usr/bin/python3 || command -v python3)
 for tool in nginx curl dig nc python3 editcap; do
 	if ! command -v $tool >/dev/null; then
 		[ "${CI:-}" = true ] && die "$tool is not installed (scripts/deps.sh installs it)"
@@ -77,7 +79,7 @@ nginx_stop() {
 make_docroot() {
 	local d=$1 variant=$2
 	mkdir -p "$d"
-	python3 - "$d" "$variant" <<'PY'
+	"$PY" - "$d" "$variant" <<'PY'
 import os, sys
 d, v = sys.argv[1], sys.argv[2]
 text = "".join("line %04d of the first file, the same every run\n" % i for i in range(200))
@@ -128,7 +130,7 @@ record() {
 	in_a $T curl -s -o /dev/null -d "name=value&x=1" "http://$SRV/index.html"
 	printf 'GET /a.txt HTTP/1.1\r\nHost: %s\r\n\r\nGET /index.html HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$SRV" "$SRV" |
 		in_a $T nc -N "$SRV" 80 >/dev/null || die "nc pipelined"
-	in_a $T python3 -c "$LOADGEN" "$SRV" 4 || die "load generator"
+	in_a $T "$PY" -c "$LOADGEN" "$SRV" 4 || die "load generator"
 	sleep 0.3
 	kill -TERM "$TD_PID"
 	wait "$TD_PID" || true
@@ -159,7 +161,7 @@ wait_port() {
 	die "nothing listens on port $1"
 }
 
-json_conv() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+json_conv() { "$PY" -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 
 test_replay_same() {
 	local js="$WORK/same.json" n
@@ -190,7 +192,7 @@ test_replay_other_content() {
 	in_a $T "$REPLAY" live "${MASKS[@]}" --mismatch-max 100 --stats-json "$js" "$WORK/rec.pcap" >"$WORK/out" 2>"$WORK/err" || rc=$?
 	[ "$rc" -eq 1 ] || die "replay live against other content exited $rc: $(cat "$WORK/out" "$WORK/err")"
 	# a.txt differs at its byte 1000 (CHANGED!), b.bin is shorter: every conversation that fetched either.
-	python3 - "$js" "$WORK/out" <<'PY' || die "mismatches: $(cat "$WORK/out")"
+	"$PY" - "$js" "$WORK/out" <<'PY' || die "mismatches: $(cat "$WORK/out")"
 import json, sys
 j = json.load(open(sys.argv[1]))
 out = open(sys.argv[2]).read()
@@ -215,7 +217,7 @@ test_bad_servers() {
 	[ "$(json_conv "$js" 'j["verdicts"]["refused"]')" -eq 8 ] || die "refused: $(cat "$WORK/out")"
 	grep -q "^Failed: conversation 1 (.*), pass 1: refused$" "$WORK/out" || die "no refused line: $(cat "$WORK/out")"
 	# A server that resets every connection once it has the request.
-	ip netns exec "$NS_B" python3 -c '
+	ip netns exec "$NS_B" "$PY" -c '
 import socket, struct
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("'$SRV'", 82)); s.listen(64)
@@ -229,7 +231,7 @@ while True:
 	[ "$(json_conv "$js" 'j["verdicts"]["reset"]')" -eq 8 ] || die "reset: $(cat "$WORK/out")"
 	kill "$HELPER_PID"; wait "$HELPER_PID" 2>/dev/null || true
 	# A server that accepts and never answers: each conversation times out after --timeout.
-	ip netns exec "$NS_B" python3 -c '
+	ip netns exec "$NS_B" "$PY" -c '
 import socket, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("'$SRV'", 83)); s.listen(64)
@@ -272,7 +274,98 @@ test_bad_input() {
 	expect_fail 2 "^replay: live --compare: 'fuzzy' is not one of exact, length or none" "$REPLAY" live --compare fuzzy x
 }
 
+# serve_start OPTIONS... TRACE: replay serve in B, until serve_stop.
+serve_start() {
+	ip netns exec "$NS_B" timeout 120 "$REPLAY" serve "$@" >"$WORK/serve.out" 2>"$WORK/serve.err" &
+	SERVE_PID=$!
+}
+
+# serve_stop: SIGINT, then its exit status in $SERVE_RC.
+serve_stop() {
+	kill -INT "$SERVE_PID"
+	SERVE_RC=0
+	wait "$SERVE_PID" || SERVE_RC=$?
+	SERVE_PID=""
+}
+
+test_serve_http() {
+	local code
+	nginx_stop
+	serve_start --listen "$SRV" --stats-json "$WORK/serve.json" "$WORK/rec.pcap"
+	wait_port 80
+	# The recorded curl commands again: the recorded bodies, byte for byte, and the 404.
+	in_a $T curl -sf -o "$WORK/a.out" "http://$SRV/a.txt" -o "$WORK/b.out" "http://$SRV/b.bin" ||
+		die "curl against replay serve: $(cat "$WORK/serve.err")"
+	cmp "$WORK/a.out" "$WORK/www/a.txt" || die "a.txt served differs"
+	cmp "$WORK/b.out" "$WORK/www/b.bin" || die "b.bin served differs"
+	code=$(in_a $T curl -s -o /dev/null -w '%{http_code}' "http://$SRV/missing.txt")
+	[ "$code" = 404 ] || die "the recorded 404 came back as $code"
+	code=$(in_a $T curl -s -o "$WORK/post.out" -w '%{http_code}' -d "name=value&x=1" "http://$SRV/index.html")
+	[ "$code" = 405 ] || die "the recorded POST's 405 came back as $code"
+	# Another client than recorded (another User-Agent): matched by its request line.
+	in_a $T curl -sf -A "other-agent/1.0" -o "$WORK/a2.out" "http://$SRV/a.txt" || die "curl -A"
+	cmp "$WORK/a2.out" "$WORK/www/a.txt" || die "a.txt served to another client differs"
+	sleep 0.3
+	serve_stop
+	[ "$SERVE_RC" -eq 0 ] || die "replay serve exited $SERVE_RC: $(cat "$WORK/serve.out" "$WORK/serve.err")"
+	grep -q "^Verdicts: ok 4," "$WORK/serve.out" || die "replay serve's summary: $(cat "$WORK/serve.out")"
+	"$PY" - "$WORK/serve.json" <<'PY' || die "serve JSON: $(cat "$WORK/serve.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+m = [c["match"] for c in j["conversations"]]
+assert j["role"] == "serve" and len(m) == 4, m
+assert m[:3] == ["exact"] * 3 and m[3] == "prefix", m
+PY
+	nginx_start "$WORK/www"
+}
+
+# dns_payloads PCAP: the UDP payloads from port 53 in the capture, hex, one a line.
+dns_payloads() {
+	"$PY" - "$1" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+le = d[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1")
+e = "<" if le else ">"
+off = 24
+while off + 16 <= len(d):
+    _, _, cap, _ = struct.unpack(e + "IIII", d[off:off + 16])
+    f = d[off + 16:off + 16 + cap]
+    off += 16 + cap
+    if len(f) < 42 or f[12:14] != b"\x08\x00" or f[23] != 17:
+        continue
+    ihl = (f[14] & 15) * 4
+    u = f[14 + ihl:]
+    if struct.unpack(">H", u[0:2])[0] == 53:
+        print(u[8:].hex())
+PY
+}
+
+test_serve_dns() {
+	local got want
+	serve_start --stats-json "$WORK/dns.json" "$TRACES/dns.pcap"
+	wait_port 53 udp
+	: >"$WORK/dns.err"
+	ip netns exec "$NS_A" tcpdump -i "$IF_A" -s 0 -U --immediate-mode -w "$WORK/dig.pcap" udp port 53 2>"$WORK/dns.err" &
+	TD_PID=$!
+	wait_listening "$TD_PID" "$WORK/dns.err" tcpdump
+	[ "$(in_a $T dig +short +tries=1 +time=3 @"$SRV" www.example.com A)" = 192.0.2.80 ] || die "dig A"
+	[ "$(in_a $T dig +short +tries=1 +time=3 @"$SRV" www.example.com AAAA)" = 2001:db8::80 ] || die "dig AAAA"
+	in_a $T dig +tries=1 +time=3 @"$SRV" nosuch.example.com A | grep -q "status: NXDOMAIN" || die "dig NXDOMAIN"
+	sleep 0.3
+	kill -TERM "$TD_PID"; wait "$TD_PID" || true; TD_PID=""
+	serve_stop
+	[ "$SERVE_RC" -eq 0 ] || die "replay serve (DNS) exited $SERVE_RC: $(cat "$WORK/serve.out" "$WORK/serve.err")"
+	# Byte for byte the recorded answers, but for the ID (the first two bytes), which is dig's.
+	want=$(dns_payloads "$TRACES/dns.pcap" | cut -c5-)
+	got=$(dns_payloads "$WORK/dig.pcap" | cut -c5-)
+	[ -n "$want" ] && [ "$got" = "$want" ] || die "DNS answers differ: recorded
+$want
+served
+$got"
+}
+
 make_docroot "$WORK/www" same
 nginx_start "$WORK/www"
 record
-run_tests test_replay_same test_replay_other_content test_bad_servers test_bad_input
+run_tests test_replay_same test_replay_other_content test_bad_servers test_bad_input test_serve_http \
+	test_serve_dns
