@@ -92,6 +92,10 @@ bool play_playable(const struct play_cfg *cfg, const struct conv *c, char *why, 
 			 c->file, c->id, name);
 		return false;
 	}
+	if (cfg->exact && c->proto != 6) {
+		snprintf(why, len, "%s: conversation %u (%s): --exact plays TCP conversations", c->file, c->id, name);
+		return false;
+	}
 	if (cfg->target.set && cfg->target.a.family != c->ep[CONV_SERVER].family) {
 		snprintf(why, len, "%s: conversation %u (%s): --target is of another address family", c->file,
 			 c->id, name);

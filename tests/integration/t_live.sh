@@ -31,6 +31,8 @@ done
 init_ns
 ip -n "$NS_A" addr add "$CLI/24" dev "$IF_A"
 ip -n "$NS_B" addr add "$SRV/24" dev "$IF_B"
+# The packet-exact replay reuses the recorded client ports: keep no TIME_WAIT of the recording on the server.
+in_b sysctl -qw net.ipv4.tcp_max_tw_buckets=0
 in_a ping -c 1 -W 2 "$SRV" >/dev/null 2>&1 || true
 
 # nginx_start DOCROOT: nginx in B, its config, pid file, logs and temp files in $WORK.
@@ -364,8 +366,36 @@ served
 $got"
 }
 
+# The recorded client packets themselves, from a host that does not own the client address
+# (its kernel would reset the server's SYN/ACKs); the server reaches it by a static neighbour.
+test_exact() {
+	local js="$WORK/exact.json" before after mac
+	mac=$(ip -n "$NS_A" -o link show "$IF_A" | grep -o "link/ether [0-9a-f:]*" | cut -d" " -f2)
+	ip -n "$NS_A" addr del "$CLI/24" dev "$IF_A"
+	ip -n "$NS_B" neigh replace "$CLI" lladdr "$mac" dev "$IF_B" nud permanent
+	before=$(wc -l <"$WORK/nginx/access.log")
+	: >"$WORK/exact.err"
+	ip netns exec "$NS_B" tcpdump -i "$IF_B" -s 128 -U --immediate-mode -w "$WORK/exact-srv.pcap" tcp port 80 2>"$WORK/exact.err" &
+	TD_PID=$!
+	wait_listening "$TD_PID" "$WORK/exact.err" tcpdump
+	in_a $T "$REPLAY" live --exact -i "$IF_A" "${MASKS[@]}" --stats-json "$js" "$WORK/rec.pcap" >"$WORK/out" 2>"$WORK/err" ||
+		die "replay live --exact exited $?: $(cat "$WORK/out" "$WORK/err")"
+	sleep 0.3
+	kill -TERM "$TD_PID"; wait "$TD_PID" || true; TD_PID=""
+	[ "$(json_conv "$js" 'j["verdicts"]["ok"]')" -eq 8 ] || die "--exact: $(cat "$WORK/out")"
+	json_conv "$js" 'all(c["connect_ns"] is not None for c in j["conversations"])' | grep -qx True ||
+		die "--exact: a handshake did not complete: $(cat "$js")"
+	# No RST from the sending host, and every request in the server's log once more.
+	[ "$(tcpdump -nr "$WORK/exact-srv.pcap" "src host $CLI and tcp[tcpflags] & tcp-rst != 0" 2>/dev/null | wc -l)" -eq 0 ] ||
+		die "the sending host reset a connection: $(tcpdump -nr "$WORK/exact-srv.pcap" 2>/dev/null | grep -F "[R" | head)"
+	after=$(wc -l <"$WORK/nginx/access.log")
+	[ $((after - before)) -eq 18 ] || die "--exact: $((after - before)) requests reached nginx, 18 were recorded"
+	ip -n "$NS_B" neigh del "$CLI" dev "$IF_B"
+	ip -n "$NS_A" addr add "$CLI/24" dev "$IF_A"
+}
+
 make_docroot "$WORK/www" same
 nginx_start "$WORK/www"
 record
-run_tests test_replay_same test_replay_other_content test_bad_servers test_bad_input test_serve_http \
-	test_serve_dns
+run_tests ${LIVE_TESTS:-test_replay_same test_replay_other_content test_bad_servers test_bad_input test_exact \
+	test_serve_http test_serve_dns}
