@@ -164,8 +164,10 @@ static int run(enum role role, int argc, char **argv)
 		log_err("%s: %s", argv[0], err);
 		goto out;
 	}
+	/* With --stats-json -, standard output is the JSON's: the summary goes to standard error. */
 	if (!cfg.quiet)
-		play_report_print(&rep, cs, cfg.mismatch_max, stdout);
+		play_report_print(&rep, cs, cfg.mismatch_max,
+				  cfg.stats_json && !strcmp(cfg.stats_json, "-") ? stderr : stdout);
 	fflush(stdout);
 	if (cfg.stats_json && write_json(cfg.stats_json, &rep, cs) < 0)
 		goto out;

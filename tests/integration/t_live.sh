@@ -184,6 +184,27 @@ test_replay_same() {
 		die "--topspeed --loop 2: $(cat "$WORK/out")"
 	[ "$(json_conv "$js" 'j["verdicts"]["ok"]')" -eq 16 ] || die "--loop 2: $(cat "$WORK/out")"
 	[ "$(json_conv "$js" 'j["max_active"]')" -eq 1 ] || die "--max-concurrent 1 kept $(json_conv "$js" 'j["max_active"]') open"
+	# --cps 10: eight connections take at least 0.7 s, however fast the server.
+	in_a $T "$REPLAY" live "${MASKS[@]}" --topspeed --cps 10 --stats-json "$js" "$WORK/rec.pcap" >"$WORK/out" 2>&1 ||
+		die "--cps 10: $(cat "$WORK/out")"
+	[ "$(json_conv "$js" 'int(j["elapsed_ns"] >= 700000000 and j["verdicts"]["ok"] == 8)')" = 1 ] ||
+		die "--cps 10 took $(json_conv "$js" 'j["elapsed_ns"]') ns: $(cat "$WORK/out")"
+}
+
+# --source-range: each connection from its own address of a range A routes to itself (AnyIP)
+# and B routes back to A; nginx logs the addresses.
+test_source_range() {
+	local js="$WORK/range.json"
+	ip -n "$NS_A" route add local 10.9.0.0/24 dev lo
+	ip -n "$NS_B" route add 10.9.0.0/24 via "$CLI"
+	: >"$WORK/nginx/access.log"
+	in_a $T "$REPLAY" live "${MASKS[@]}" --source-range 10.9.0.0/24 --stats-json "$js" "$WORK/rec.pcap" >"$WORK/out" 2>&1 ||
+		die "--source-range: $(cat "$WORK/out")"
+	[ "$(json_conv "$js" 'j["verdicts"]["ok"]')" -eq 8 ] || die "--source-range: $(cat "$WORK/out")"
+	[ "$(cut -d" " -f1 "$WORK/nginx/access.log" | sort -u | tr "\n" " ")" = "10.9.0.1 10.9.0.2 10.9.0.3 10.9.0.4 10.9.0.5 10.9.0.6 10.9.0.7 10.9.0.8 " ] ||
+		die "--source-range: nginx saw $(cut -d" " -f1 "$WORK/nginx/access.log" | sort -u | tr "\n" " ")"
+	ip -n "$NS_B" route del 10.9.0.0/24 via "$CLI"
+	ip -n "$NS_A" route del local 10.9.0.0/24 dev lo
 }
 
 test_replay_other_content() {
@@ -364,6 +385,14 @@ test_serve_dns() {
 $want
 served
 $got"
+	# Both roles at once: the recorded client (UDP, one flow of three queries) against the recorded server.
+	serve_start "$TRACES/dns.pcap"
+	wait_port 53 udp
+	in_a $T "$REPLAY" live --stats-json "$WORK/dnslive.json" "$TRACES/dns.pcap" >"$WORK/out" 2>&1 ||
+		die "replay live against replay serve (DNS): $(cat "$WORK/out")"
+	serve_stop
+	[ "$(json_conv "$WORK/dnslive.json" 'j["conversations"][0]["proto"] + " " + j["conversations"][0]["verdict"]')" = "udp ok" ] ||
+		die "DNS live: $(cat "$WORK/out")"
 }
 
 # The recorded client packets themselves, from a host that does not own the client address
@@ -397,5 +426,5 @@ test_exact() {
 make_docroot "$WORK/www" same
 nginx_start "$WORK/www"
 record
-run_tests ${LIVE_TESTS:-test_replay_same test_replay_other_content test_bad_servers test_bad_input test_exact \
-	test_serve_http test_serve_dns}
+run_tests ${LIVE_TESTS:-test_replay_same test_source_range test_replay_other_content test_bad_servers test_bad_input \
+	test_exact test_serve_http test_serve_dns}
