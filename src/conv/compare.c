@@ -152,6 +152,11 @@ static int http_ranges(const struct conv_mask *m, const uint8_t *s, size_t n, st
 	return 0;
 }
 
+/*
+ * Every match of @re in @s, which is NUL-terminated at @n (REG_STARTEND
+ * needs no terminator, but sanitizers' regexec() checks the string as a C
+ * string; bytes past a NUL inside are searched all the same).
+ */
 static int regex_ranges(const regex_t *re, const uint8_t *s, size_t n, struct ranges *r)
 {
 	size_t p = 0;
@@ -194,10 +199,22 @@ static int to_units(const struct conv_mask *m, const uint8_t *s, size_t n, struc
 		goto out;
 	if (m && m->nheader && http_ranges(m, s, n, &r) < 0)
 		goto out;
-	for (unsigned i = 0; m && i < m->nre; i++)
-		if (regex_ranges(&m->re[i], s, n, &r) < 0)
+	if (m && m->nre) {
+		uint8_t *z = malloc(n + 1);
+
+		if (!z)
 			goto out;
-	qsort(r.v, r.n, sizeof(*r.v), range_cmp);
+		memcpy(z, s, n);
+		z[n] = '\0';
+		for (unsigned i = 0; i < m->nre; i++)
+			if (regex_ranges(&m->re[i], z, n, &r) < 0) {
+				free(z);
+				goto out;
+			}
+		free(z);
+	}
+	if (r.n)
+		qsort(r.v, r.n, sizeof(*r.v), range_cmp);
 	for (size_t p = 0; p < n;) {
 		while (ri < r.n && r.v[ri].hi <= p)
 			ri++;

@@ -209,7 +209,8 @@ static int add_seg(struct flow *f, const struct conv_l4 *fr, const struct pkt *p
 	*s = (struct seg){ .ts_ns = p->ts_ns, .recno = p->recno, .data_off = f->alen, .seq = fr->seq,
 			   .len = fr->plen, .wire_len = fr->wire_plen, .side = side,
 			   .flags = fr->tcp_flags };
-	memcpy(f->arena + f->alen, fr->payload, fr->plen);
+	if (fr->plen)
+		memcpy(f->arena + f->alen, fr->payload, fr->plen);
 	f->alen += fr->plen;
 	if (p->ts_ns > f->end_ns)
 		f->end_ns = p->ts_ns;
@@ -536,7 +537,8 @@ static int udp_streams(const struct flow *f, struct conv *c)
 			d->trunc_off = d->len;
 			continue;
 		}
-		memcpy(d->data + d->len, f->arena + s->data_off, s->len);
+		if (s->len)
+			memcpy(d->data + d->len, f->arena + s->data_off, s->len);
 		d->len += s->len;
 		if (add_chunk(c, &cap, &ch) < 0)
 			return -ENOMEM;

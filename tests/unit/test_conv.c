@@ -101,7 +101,8 @@ static void add(struct conv_build *b, uint64_t ms, const struct fb *f)
 		t[12] = 5 << 4;
 		t[13] = f->flags;
 	}
-	memcpy(t + l4, f->data, f->len);
+	if (f->len)
+		memcpy(t + l4, f->data, f->len);
 	n = (size_t)(t + l4 - frame) + f->len;
 	p.data = frame;
 	p.wirelen = (uint32_t)n;
