@@ -224,6 +224,7 @@ struct conv_mask {
  */
 int conv_mask_init(struct conv_mask *m, const char *const *headers, unsigned nh,
 		   const char *const *regexes, unsigned nr, char *err, size_t errlen);
+/* conv_mask_free() - the compiled expressions; accepts NULL and a mask freed already. */
 void conv_mask_free(struct conv_mask *m);
 
 /* Where two streams first differ, in bytes of each as given (before masking). */

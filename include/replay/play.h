@@ -150,6 +150,7 @@ struct play_report {
 
 /* play_report_add() - room for one more result, zeroed; NULL if memory ran out. */
 struct play_result *play_report_add(struct play_report *rep);
+/* play_report_free() - the results' memory; @rep is then empty. */
 void play_report_free(struct play_report *rep);
 
 /* play_report_print() - the summary (counts, bytes, percentiles, mismatches up to @mismatch_max) to @f. */
