@@ -456,10 +456,11 @@ static int tcp_streams(const struct flow *f, struct conv *c, int cs)
 		int k = s->side == cs ? CONV_CLIENT : CONV_SERVER;
 		struct conv_dir *d = &c->dir[k];
 		uint64_t r = rel_off(s, ss[k].base), newb = 0, old = 0;
-		const uint8_t *src = f->arena + s->data_off;
+		const uint8_t *src;
 
 		if (!s->len)
 			continue;
+		src = f->arena + s->data_off;
 		d->segments++;
 		for (uint64_t j = 0; r != UINT64_MAX && j < s->len && r + j < d->len; j++) {
 			if (!ss[k].have[r + j]) {

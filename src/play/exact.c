@@ -324,7 +324,10 @@ static uint64_t advance(struct xeng *e, struct xconv *x, uint64_t now)
 			}
 			x->ready_ns = now;
 		}
-		at = x->ready_ns + (x->next ? play_think_ns(e->cfg, f->ts_ns - x->f[x->next - 1].ts_ns) : 0);
+		at = x->ready_ns;
+		/* A trace's clock may step back: no gap then, not an endless one. */
+		if (x->next && f->ts_ns > x->f[x->next - 1].ts_ns)
+			at += play_think_ns(e->cfg, f->ts_ns - x->f[x->next - 1].ts_ns);
 		if (now < at)
 			return at;
 		rc = send_frame(e, x, x->next, now);

@@ -331,6 +331,8 @@ static int check(const struct opt_set *set, const struct play_cfg *c, int argc, 
 			return opts_fail(err, len, "-i names the interface of --exact; without it the kernel's sockets choose");
 		if (c->exact && (c->target.set || c->port_map.n))
 			return opts_fail(err, len, "--exact sends the recorded packets to the recorded servers: --target and --port-map apply to the socket mode");
+		if (c->exact && (c->loop > 1 || c->cps))
+			return opts_fail(err, len, "--exact plays each conversation once, with its recorded ports and sequence numbers: --loop and --cps apply to the socket mode");
 		if (c->exact && c->source_range.set)
 			return opts_fail(err, len, "--exact sends the recorded client addresses: --source-range applies to the socket mode");
 		if ((c->mask_header.n || c->mask.n) && c->compare != CONV_CMP_EXACT)

@@ -479,7 +479,7 @@ static int on_datagram(struct server *sv, unsigned li, uint64_t now)
 		t_req = cv->chunks[ci].ts_ns;
 		/* The replies recorded after it, up to the client's next datagram. */
 		for (uint32_t j = ci + 1; j < cv->nchunks && cv->chunks[j].side == CONV_SERVER; j++) {
-			uint64_t d = play_think_ns(sv->cfg, cv->chunks[j].ts_ns - t_req);
+			uint64_t ts = cv->chunks[j].ts_ns, d = play_think_ns(sv->cfg, ts > t_req ? ts - t_req : 0);
 
 			r->want_sent += cv->chunks[j].len;
 			if (!d) {

@@ -108,6 +108,11 @@ static void test_checks(void **state)
 	assert_int_equal(LIVE("--exact", "x.pcap"), -EINVAL);
 	assert_non_null(strstr(err, "give -i IF"));
 	assert_int_equal(LIVE("-i", "eth0", "x.pcap"), -EINVAL);
+	assert_int_equal(LIVE("--exact", "-i", "eth0", "--loop", "2", "x.pcap"), -EINVAL);
+	assert_non_null(strstr(err, "--exact plays each conversation once"));
+	assert_int_equal(LIVE("--exact", "-i", "eth0", "--target", "192.0.2.1", "x.pcap"), -EINVAL);
+	assert_int_equal(LIVE("--exact", "-i", "eth0", "--max-concurrent", "10", "x.pcap"), 0);
+	assert_true(cfg.exact);
 	assert_int_equal(LIVE("--topspeed", "--speed", "2", "x.pcap"), -EINVAL);
 	assert_int_equal(LIVE("--compare", "length", "--mask-header", "Date", "x.pcap"), -EINVAL);
 	assert_int_equal(LIVE("--mask", "(", "x.pcap"), -EINVAL);
