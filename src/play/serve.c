@@ -5,10 +5,11 @@
  * A listener for every recorded server port (TCP) and a socket for every
  * recorded UDP server port, all in one epoll set with the connections.
  *
- * TCP.  A connection is matched to a recorded one by its first bytes
- * (conv_match(): a recorded first request equal to what came, else the
+ * TCP.  A connection is matched to a recorded request -- the first of a
+ * recorded connection or a later turn of one (add_turns()) -- by its first
+ * bytes (conv_match(): a recorded request equal to what came, else the
  * longest common prefix, else the order), once they equal a recorded
- * first request, or hold an empty line (an HTTP request's end), or the
+ * request, or hold an empty line (an HTTP request's end), or the
  * client pauses (PLAY_TURN_QUIET_NS); at once when the recorded servers
  * spoke first.  Then the recorded server chunks go out turn by turn: a
  * turn waits for the client bytes the recording had before it -- as many
@@ -54,7 +55,8 @@ struct listener {
 	unsigned *uses;
 	unsigned n, cap;
 	size_t skip;           /* UDP: the leading bytes replies echo */
-	uint32_t *req_chunk;   /* UDP: the request chunk of each candidate */
+	uint32_t *req_chunk;   /* TCP: the turn's first server chunk; UDP: the request chunk */
+	uint64_t *base;        /* TCP: client bytes recorded before the turn's request */
 	bool server_first;     /* TCP: the recorded servers spoke first */
 };
 
@@ -280,6 +282,8 @@ static int try_match(struct server *sv, uint32_t i, uint64_t now, bool force)
 	s->cv = sv->set->v[l->conv[k]];
 	s->ri = (size_t)(r - sv->rep->r);
 	s->state = S_SERVING;
+	s->ci = l->req_chunk[k];
+	s->rec_mark = l->base[k];
 	r->conv = s->cv->id;
 	r->pass = l->uses[k];
 	r->match = (uint8_t)kind;
@@ -495,7 +499,7 @@ static int on_datagram(struct server *sv, unsigned li, uint64_t now)
 
 /* The candidates of every listener, and the listeners themselves. */
 static int add_listener(struct server *sv, uint8_t proto, const struct conv_addr *a, uint32_t conv,
-			uint32_t req_chunk)
+			uint32_t req_chunk, uint64_t base, uint64_t req_len)
 {
 	struct listener *l = NULL;
 
@@ -521,6 +525,7 @@ static int add_listener(struct server *sv, uint8_t proto, const struct conv_addr
 		uint32_t *cv = realloc(l->conv, nc * sizeof(*cv)), *rc;
 		struct conv_cand *cd;
 		unsigned *u;
+		uint64_t *bs;
 
 		if (!cv)
 			return -ENOMEM;
@@ -529,6 +534,10 @@ static int add_listener(struct server *sv, uint8_t proto, const struct conv_addr
 		if (!rc)
 			return -ENOMEM;
 		l->req_chunk = rc;
+		bs = realloc(l->base, nc * sizeof(*bs));
+		if (!bs)
+			return -ENOMEM;
+		l->base = bs;
 		cd = realloc(l->cand, nc * sizeof(*cd));
 		if (!cd)
 			return -ENOMEM;
@@ -541,16 +550,17 @@ static int add_listener(struct server *sv, uint8_t proto, const struct conv_addr
 	}
 	{
 		const struct conv *c = sv->set->v[conv];
-		const struct conv_chunk *ch = c->nchunks ? &c->chunks[req_chunk] : NULL;
+		const struct conv_chunk *ch = req_chunk < c->nchunks ? &c->chunks[req_chunk] : NULL;
 		struct conv_cand *cd = &l->cand[l->n];
 
 		l->conv[l->n] = conv;
 		l->req_chunk[l->n] = req_chunk;
+		l->base[l->n] = base;
 		l->uses[l->n] = 0;
 		if (proto == 6) {
-			cd->data = c->dir[CONV_CLIENT].data;
-			cd->len = c->dir[CONV_CLIENT].len;
-			cd->first_len = ch && ch->side == CONV_CLIENT ? ch->len : 0;
+			cd->data = c->dir[CONV_CLIENT].data + base;
+			cd->len = c->dir[CONV_CLIENT].len - base;
+			cd->first_len = req_len;
 			if (cd->first_len)
 				l->server_first = false;
 		} else {
@@ -567,6 +577,42 @@ static int add_listener(struct server *sv, uint8_t proto, const struct conv_addr
 			}
 		}
 		l->n++;
+	}
+	return 0;
+}
+
+/*
+ * A TCP conversation's turns as candidates: a connection may start at any
+ * of its requests (a keep-alive connection's second request, asked for on
+ * a connection of its own), and is served from there on.  A turn starts
+ * at a server chunk that new client bytes came before.  Where the
+ * recorded server spoke first, only the start is a candidate.
+ */
+static int add_turns(struct server *sv, const struct conv_addr *a, uint32_t k)
+{
+	const struct conv *c = sv->set->v[k];
+	uint64_t prev = 0;
+	uint32_t j = 0;
+	bool first = true;
+	int rc;
+
+	while (j < c->nchunks && c->chunks[j].side != CONV_SERVER)
+		j++;
+	rc = add_listener(sv, 6, a, k, j, 0, j < c->nchunks ? c->chunks[j].need_peer : c->dir[CONV_CLIENT].len);
+	if (rc < 0 || (j < c->nchunks && !c->chunks[j].need_peer))
+		return rc;
+	for (; j < c->nchunks; j++) {
+		const struct conv_chunk *ch = &c->chunks[j];
+
+		if (ch->side != CONV_SERVER)
+			continue;
+		if (!first && ch->need_peer > prev) {
+			rc = add_listener(sv, 6, a, k, j, prev, ch->need_peer - prev);
+			if (rc < 0)
+				return rc;
+		}
+		first = false;
+		prev = ch->need_peer;
 	}
 	return 0;
 }
@@ -615,11 +661,11 @@ static int setup(struct server *sv, char *err, size_t errlen)
 			continue;
 		a.port = play_map_port(&sv->cfg->port_map, a.port);
 		if (c->proto == 6) {
-			rc = add_listener(sv, 6, &a, k, 0);
+			rc = add_turns(sv, &a, k);
 		} else {
 			for (uint32_t j = 0; j < c->nchunks && rc == 0; j++)
 				if (c->chunks[j].side == CONV_CLIENT)
-					rc = add_listener(sv, 17, &a, k, j);
+					rc = add_listener(sv, 17, &a, k, j, 0, 0);
 		}
 		if (rc < 0) {
 			snprintf(err, errlen, "out of memory");
@@ -696,6 +742,7 @@ static void server_free(struct server *sv)
 		free(sv->l[k].cand);
 		free(sv->l[k].uses);
 		free(sv->l[k].req_chunk);
+		free(sv->l[k].base);
 	}
 	free(sv->l);
 	for (uint32_t i = 0; sv->s && i < sv->nslot; i++) {

@@ -328,16 +328,19 @@ test_serve_http() {
 	# Another client than recorded (another User-Agent): matched by its request line.
 	in_a $T curl -sf -A "other-agent/1.0" -o "$WORK/a2.out" "http://$SRV/a.txt" || die "curl -A"
 	cmp "$WORK/a2.out" "$WORK/www/a.txt" || die "a.txt served to another client differs"
+	# A request recorded only as the second of a keep-alive connection, on a connection of its own.
+	in_a $T curl -sf -A "other-agent/1.0" -o "$WORK/b2.out" "http://$SRV/b.bin" || die "curl -A b.bin"
+	cmp "$WORK/b2.out" "$WORK/www/b.bin" || die "b.bin served on a connection of its own differs"
 	sleep 0.3
 	serve_stop
 	[ "$SERVE_RC" -eq 0 ] || die "replay serve exited $SERVE_RC: $(cat "$WORK/serve.out" "$WORK/serve.err")"
-	grep -q "^Verdicts: ok 4," "$WORK/serve.out" || die "replay serve's summary: $(cat "$WORK/serve.out")"
+	grep -q "^Verdicts: ok 5," "$WORK/serve.out" || die "replay serve's summary: $(cat "$WORK/serve.out")"
 	"$PY" - "$WORK/serve.json" <<'PY' || die "serve JSON: $(cat "$WORK/serve.json")"
 import json, sys
 j = json.load(open(sys.argv[1]))
 m = [c["match"] for c in j["conversations"]]
-assert j["role"] == "serve" and len(m) == 4, m
-assert m[:3] == ["exact"] * 3 and m[3] == "prefix", m
+assert j["role"] == "serve" and len(m) == 5, m
+assert m[:3] == ["exact"] * 3 and m[3:] == ["prefix"] * 2, m
 PY
 	nginx_start "$WORK/www"
 }
