@@ -69,8 +69,9 @@ struct engine {
 	struct slot *s;
 	uint32_t nslot, *freel, nfree;
 	struct ev_heap heap;
-	struct inst *in;
-	size_t nin, next;
+	struct inst *in;          /* one pass, in start order */
+	size_t npass;
+	uint64_t nin, next, span; /* instances over every pass, the next to start, a pass's length */
 	uint64_t origin, timeout_ns, next_cps_ns, cps_gap_ns, active;
 	uint64_t src_next;    /* --source-range: the next host number */
 	uint64_t mismatches;
@@ -476,9 +477,18 @@ static int on_event(struct engine *e, uint32_t i, uint32_t evs, uint64_t now)
 	return wake ? settle(e, i, wake, now) : 0;
 }
 
+static int inst_cmp(const void *a, const void *b)
+{
+	const struct inst *x = a, *y = b;
+
+	if (x->at_ns != y->at_ns)
+		return x->at_ns < y->at_ns ? -1 : 1;
+	return x->cv->id < y->cv->id ? -1 : x->cv->id > y->cv->id;
+}
+
 static int instances(struct engine *e, const struct conv_set *set)
 {
-	uint64_t loops = e->cfg->loop ? e->cfg->loop : 1, first = UINT64_MAX, last = 0, span;
+	uint64_t loops = e->cfg->loop ? e->cfg->loop : 1, first = UINT64_MAX, last = 0;
 	size_t n = 0;
 	char why[512];
 
@@ -506,20 +516,20 @@ static int instances(struct engine *e, const struct conv_set *set)
 	}
 	if (!n)
 		return 0;
-	e->in = calloc(n * loops, sizeof(*e->in));
+	/* One pass, in start order (the files' conversations interleave); the others follow from it. */
+	e->in = calloc(n, sizeof(*e->in));
 	if (!e->in)
 		return -ENOMEM;
-	/* The next pass starts a millisecond after the last start of the one before. */
-	span = play_think_ns(e->cfg, last - first) + 1000000;
-	for (uint64_t p = 0; p < loops; p++)
-		for (uint32_t k = 0; k < set->n; k++) {
-			const struct conv *c = set->v[k];
+	for (uint32_t k = 0; k < set->n; k++) {
+		const struct conv *c = set->v[k];
 
-			if (!play_playable(e->cfg, c, why, sizeof(why)))
-				continue;
-			e->in[e->nin++] = (struct inst){ c, (uint32_t)p + 1,
-							 p * span + play_think_ns(e->cfg, c->start_ns - first) };
-		}
+		if (play_playable(e->cfg, c, why, sizeof(why)))
+			e->in[e->npass++] = (struct inst){ c, 1, play_think_ns(e->cfg, c->start_ns - first) };
+	}
+	qsort(e->in, e->npass, sizeof(*e->in), inst_cmp);
+	e->nin = (uint64_t)e->npass * loops;
+	/* The next pass starts a millisecond after the last start of the one before. */
+	e->span = play_think_ns(e->cfg, last - first) + 1000000;
 	return 0;
 }
 
@@ -527,9 +537,14 @@ static int start_due(struct engine *e, uint64_t now, uint64_t *next_at)
 {
 	*next_at = UINT64_MAX;
 	while (e->next < e->nin) {
-		const struct inst *in = &e->in[e->next];
-		uint64_t at = e->origin + in->at_ns;
+		uint64_t pass = e->next / e->npass;
+		struct inst one = e->in[e->next % e->npass], *in = &one;
+		uint64_t at;
 		int rc;
+
+		one.pass = (uint32_t)pass + 1;
+		one.at_ns += pass * e->span;
+		at = e->origin + in->at_ns;
 
 		if (e->cps_gap_ns && e->next_cps_ns > at)
 			at = e->next_cps_ns;
