@@ -2,8 +2,8 @@
 /*
  * What the engines found (replay/play.h): the results, the summary, the
  * JSON; and the small rules both engines share (what is playable, where a
- * conversation's server is).  The JSON is written here by hand, in one
- * place, until the project's JSON writer takes it over.
+ * conversation's server is).  The JSON goes through the project's
+ * writer (replay/json.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 
 #include "replay/compiler.h"
+#include "replay/json.h"
 #include "play_int.h"
 
 const char *const play_verdict_name[PLAY_VERDICT_MAX] = {
@@ -237,82 +238,92 @@ void play_report_print(const struct play_report *rep, const struct conv_set *set
 	}
 }
 
-static void json_str(FILE *f, const uint8_t *s, size_t n)
-{
-	fputc('"', f);
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '"' || s[i] == '\\')
-			fprintf(f, "\\%c", s[i]);
-		else if (s[i] < 0x20 || s[i] >= 0x7f)
-			fprintf(f, "\\u%04x", s[i]);
-		else
-			fputc(s[i], f);
-	}
-	fputc('"', f);
-}
-
-static void json_ns(FILE *f, const char *key, uint64_t v)
+static void json_ns(struct json *w, const char *key, uint64_t v)
 {
 	if (v == UINT64_MAX)
-		fprintf(f, ",\"%s\":null", key);
+		json_null(w, key);
 	else
-		fprintf(f, ",\"%s\":%" PRIu64, key, v);
+		json_uint(w, key, v);
+}
+
+static void json_result(struct json *w, const struct play_report *rep, const struct play_result *r,
+			const struct conv *c)
+{
+	char cli[64] = "", srv[64] = "", snip[4 * PLAY_SNIP_BYTES + 1];
+
+	if (c) {
+		conv_addr_str(&c->ep[CONV_CLIENT], cli, sizeof(cli));
+		conv_addr_str(&c->ep[CONV_SERVER], srv, sizeof(srv));
+	}
+	json_object(w, NULL);
+	json_uint(w, "conversation", r->conv);
+	json_uint(w, "pass", r->pass);
+	json_str(w, "proto", c && c->proto == 17 ? "udp" : "tcp");
+	json_str(w, "client", cli);
+	json_str(w, "server", srv);
+	json_str(w, "verdict", play_verdict_name[r->verdict]);
+	if (r->err)
+		json_str(w, "error", strerror(r->err));
+	if (!strcmp(rep->role ? rep->role : "", "serve"))
+		json_str(w, "match", r->match < CONV_MATCH_MAX ? match_name[r->match] : "");
+	json_uint(w, "bytes_sent", r->sent);
+	json_uint(w, "bytes_sent_recorded", r->want_sent);
+	json_uint(w, "bytes_received", r->rcvd);
+	json_uint(w, "bytes_received_recorded", r->want_rcvd);
+	json_ns(w, "connect_ns", r->connect_ns);
+	json_ns(w, "first_byte_ns", r->first_ns);
+	json_ns(w, "duration_ns", r->verdict == PLAY_SKIPPED ? UINT64_MAX : r->dur_ns);
+	if (r->diff) {
+		json_object(w, "mismatch");
+		json_uint(w, "offset", r->live_off);
+		json_uint(w, "recorded_offset", r->rec_off);
+		/* The bytes around it as the summary prints them: printable, escaped. */
+		if (r->rec_snip_len || r->live_snip_len) {
+			json_str(w, "recorded", conv_escape(snip, sizeof(snip), r->rec_snip, r->rec_snip_len));
+			json_str(w, "live", conv_escape(snip, sizeof(snip), r->live_snip, r->live_snip_len));
+		}
+		json_end(w);
+	}
+	json_end(w);
 }
 
 int play_report_json(const struct play_report *rep, const struct conv_set *set, FILE *f)
 {
-	fprintf(f, "{\"role\":\"%s\",\"elapsed_ns\":%" PRIu64 ",\"max_active\":%" PRIu64
-		   ",\"interrupted\":%s,\"unmatched\":%" PRIu64 ",\"udp_requests\":%" PRIu64 ",\"verdicts\":{",
-		rep->role ? rep->role : "", rep->elapsed_ns, rep->max_active, rep->interrupted ? "true" : "false",
-		rep->unmatched, rep->udp_requests);
+	struct json w;
+
+	json_init(&w, f);
+	json_object(&w, NULL);
+	json_str(&w, "role", rep->role ? rep->role : "");
+	json_uint(&w, "elapsed_ns", rep->elapsed_ns);
+	json_uint(&w, "max_active", rep->max_active);
+	json_bool(&w, "interrupted", rep->interrupted);
+	json_uint(&w, "unmatched", rep->unmatched);
+	json_uint(&w, "udp_requests", rep->udp_requests);
+	json_object(&w, "verdicts");
 	for (int v = 0; v < PLAY_VERDICT_MAX; v++)
-		fprintf(f, "%s\"%s\":%" PRIu64, v ? "," : "", play_verdict_name[v], rep->verdicts[v]);
-	fprintf(f, "},\"timings_ns\":{");
+		json_uint(&w, play_verdict_name[v], rep->verdicts[v]);
+	json_end(&w);
+	json_object(&w, "timings_ns");
 	for (size_t t = 0; t < ARRAY_SIZE(timings); t++) {
 		struct pcts p;
 
 		pcts_of(rep, timings[t].off, &p);
-		fprintf(f, "%s\"%s\":{\"count\":%zu,\"mean\":%.0f,\"p50\":%" PRIu64 ",\"p90\":%" PRIu64
-			   ",\"p99\":%" PRIu64 ",\"max\":%" PRIu64 "}",
-			t ? "," : "", timings[t].name, p.n, p.mean, p.p50, p.p90, p.p99, p.max);
+		json_object(&w, timings[t].name);
+		json_uint(&w, "count", p.n);
+		json_double(&w, "mean", p.mean, 0);
+		json_uint(&w, "p50", p.p50);
+		json_uint(&w, "p90", p.p90);
+		json_uint(&w, "p99", p.p99);
+		json_uint(&w, "max", p.max);
+		json_end(&w);
 	}
-	fprintf(f, "},\"conversations\":[");
-	for (size_t i = 0; i < rep->n; i++) {
-		const struct play_result *r = &rep->r[i];
-		const struct conv *c = find_conv(set, r->conv);
-		char cli[64] = "", srv[64] = "";
-
-		if (c) {
-			conv_addr_str(&c->ep[CONV_CLIENT], cli, sizeof(cli));
-			conv_addr_str(&c->ep[CONV_SERVER], srv, sizeof(srv));
-		}
-		fprintf(f, "%s{\"conversation\":%u,\"pass\":%u,\"proto\":\"%s\",\"client\":\"%s\",\"server\":\"%s\""
-			   ",\"verdict\":\"%s\"",
-			i ? "," : "", r->conv, r->pass, c && c->proto == 17 ? "udp" : "tcp", cli, srv,
-			play_verdict_name[r->verdict]);
-		if (r->err)
-			fprintf(f, ",\"error\":\"%s\"", strerror(r->err));
-		if (!strcmp(rep->role ? rep->role : "", "serve"))
-			fprintf(f, ",\"match\":\"%s\"", r->match < CONV_MATCH_MAX ? match_name[r->match] : "");
-		fprintf(f, ",\"bytes_sent\":%" PRIu64 ",\"bytes_sent_recorded\":%" PRIu64 ",\"bytes_received\":%" PRIu64
-			   ",\"bytes_received_recorded\":%" PRIu64,
-			r->sent, r->want_sent, r->rcvd, r->want_rcvd);
-		json_ns(f, "connect_ns", r->connect_ns);
-		json_ns(f, "first_byte_ns", r->first_ns);
-		json_ns(f, "duration_ns", r->verdict == PLAY_SKIPPED ? UINT64_MAX : r->dur_ns);
-		if (r->diff) {
-			fprintf(f, ",\"mismatch\":{\"offset\":%" PRIu64 ",\"recorded_offset\":%" PRIu64, r->live_off,
-				r->rec_off);
-			if (r->rec_snip_len || r->live_snip_len) {
-				fprintf(f, ",\"recorded\":");
-				json_str(f, r->rec_snip, r->rec_snip_len);
-				fprintf(f, ",\"live\":");
-				json_str(f, r->live_snip, r->live_snip_len);
-			}
-			fputc('}', f);
-		}
-		fputc('}', f);
-	}
-	fprintf(f, "]}\n");
-	return ferror(f) ? -EIO : 0;
+	json_end(&w);
+	json_array(&w, "conversations");
+	for (size_t i = 0; i < rep->n; i++)
+		json_result(&w, rep, &rep->r[i], find_conv(set, rep->r[i].conv));
+	json_end(&w);
+	json_end(&w);
+	if (json_finish(&w) < 0)
+		return -EIO;
+	return fputc('\n', f) == EOF ? -EIO : 0;
 }
