@@ -100,6 +100,7 @@ struct play_cfg {
 	bool quiet;
 	int verbose;
 	bool help, version;
+	struct opt_given given;       /* what was given (replay/optparse.h) */
 };
 
 enum play_verdict {

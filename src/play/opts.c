@@ -7,6 +7,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -286,6 +287,7 @@ static const struct opt_set live_set = {
 	.ngroups = GRP_MAX,
 	.defaults = &defaults,
 	.size = sizeof(struct play_cfg),
+	.given_off = offsetof(struct play_cfg, given),
 	.synopsis = "live [options] FILE...",
 	.about = "Play the recorded clients' conversations against a live server, and judge the replies.",
 	.epilog = live_epilog,
@@ -298,6 +300,7 @@ static const struct opt_set serve_set = {
 	.ngroups = GRP_MAX,
 	.defaults = &defaults,
 	.size = sizeof(struct play_cfg),
+	.given_off = offsetof(struct play_cfg, given),
 	.synopsis = "serve [options] FILE...",
 	.about = "Answer live clients as the recorded servers did: a mock server from a capture.",
 	.epilog = serve_epilog,
