@@ -220,7 +220,7 @@ static const char *optcheck_man_entry(const char *man, const char *name, size_t 
  * writes it there), and every default --help shows is in the option's man
  * page entry and on a README line naming it.
  */
-static void optcheck_docs(const struct opt_set *set, const char *man, const char *readme)
+static __attribute__((unused)) void optcheck_docs(const struct opt_set *set, const char *man, const char *readme)
 {
 	const char *b = strstr(man, ".\\\" BEGIN GENERATED OPTION RULES\n"), *e = b ? strstr(b, ".\\\" END GENERATED") : NULL;
 	char *rules = NULL;
