@@ -272,7 +272,8 @@ static int try_match(struct server *sv, uint32_t i, uint64_t now, bool force)
 
 	if (k < 0)
 		return 0;
-	if (!force && kind != CONV_MATCH_EXACT && !memmem(s->buf, s->len, "\r\n\r\n", 4) &&
+	if (!force && kind != CONV_MATCH_EXACT &&
+	    !(s->len && memmem(s->buf, s->len, "\r\n\r\n", 4)) &&
 	    !(s->len && now - s->last_rx_ns >= PLAY_TURN_QUIET_NS) && !s->eof)
 		return 0;
 	r = play_report_add(sv->rep);
