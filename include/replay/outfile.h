@@ -20,7 +20,10 @@
  * killed (even by SIGKILL) leaves the old file as it was and no temporary
  * behind.  Where the filesystem has no O_TMPFILE, a ".NAME.XXXXXX" file is
  * created with O_EXCL|O_NOFOLLOW beside the target and renamed at commit
- * (removed on failure; a SIGKILL can leave it).
+ * (removed on failure; a SIGKILL can leave it).  A temporary name never
+ * exceeds the directory's longest name: for a target whose own name is
+ * within 8 bytes of it, NAME is cut short, so any name that is legal can be
+ * replaced.
  *
  * Symbolic links.  An output name that is a symbolic link is followed only
  * when the link is owned by the user running the program or by root -- the

@@ -201,10 +201,32 @@ int outfile_check(const struct outfile_use *u, size_t n, char *err, size_t errle
 	return rc;
 }
 
-/* A fresh ".NAME.XXXXXX" in @of->dir, created O_EXCL|O_NOFOLLOW when @fd_out, else only named. */
+/*
+ * How many bytes of @of->name a temporary ".NAME.XXXXXX" keeps: all of it
+ * when that fits the directory's longest name, else a prefix cut at a
+ * character boundary (UTF-8), so that replacing a file whose own name is up
+ * to that longest (255 bytes on most filesystems) works too.
+ */
+static size_t tmp_keep(const struct outfile *of)
+{
+	long name_max = fpathconf(of->dirfd, _PC_NAME_MAX);
+	size_t len = strlen(of->name), room;
+
+	if (name_max <= 0)
+		name_max = NAME_MAX;
+	room = (size_t)name_max > 8 ? (size_t)name_max - 8 : 0; /* '.', '.' and six letters */
+	if (len <= room)
+		return len;
+	while (room && ((unsigned char)of->name[room] & 0xc0) == 0x80)
+		room--;
+	return room;
+}
+
+/* A fresh ".NAME.XXXXXX" in @of->dir, created O_EXCL|O_NOFOLLOW when @create, else only named. */
 static int tmp_name(struct outfile *of, bool create)
 {
 	static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	int keep = (int)tmp_keep(of);
 
 	for (int tries = 0; tries < 100; tries++) {
 		unsigned char r[6];
@@ -220,7 +242,7 @@ static int tmp_name(struct outfile *of, bool create)
 			suffix[i] = digits[r[i] % (sizeof(digits) - 1)];
 		suffix[6] = '\0';
 		free(of->tmp);
-		if (asprintf(&of->tmp, ".%s.%s", of->name, suffix) < 0) {
+		if (asprintf(&of->tmp, ".%.*s.%s", keep, of->name, suffix) < 0) {
 			of->tmp = NULL;
 			return -ENOMEM;
 		}

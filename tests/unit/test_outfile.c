@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +25,54 @@
 
 static char dir[] = "/tmp/test_outfile.XXXXXX";
 static char err[1024];
+
+/*
+ * A filesystem without O_TMPFILE, on demand: this binary is linked with
+ * -Wl,--wrap=openat,--wrap=openat64 (the name libc gives it under 64-bit
+ * file offsets), and while no_tmpfile is set openat() refuses O_TMPFILE as
+ * such filesystems do, so outfile takes its fallback.
+ */
+static bool no_tmpfile;
+
+int __real_openat(int dirfd, const char *path, int flags, ...);
+int __real_openat64(int dirfd, const char *path, int flags, ...);
+int __wrap_openat(int dirfd, const char *path, int flags, ...);
+int __wrap_openat64(int dirfd, const char *path, int flags, ...);
+
+static int mode_of(int flags, va_list ap)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, int) : 0;
+}
+
+static bool refuse(int flags)
+{
+	if (!no_tmpfile || (flags & O_TMPFILE) != O_TMPFILE)
+		return false;
+	errno = EOPNOTSUPP;
+	return true;
+}
+
+int __wrap_openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	int mode;
+
+	va_start(ap, flags);
+	mode = mode_of(flags, ap);
+	va_end(ap);
+	return refuse(flags) ? -1 : __real_openat(dirfd, path, flags, mode);
+}
+
+int __wrap_openat64(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	int mode;
+
+	va_start(ap, flags);
+	mode = mode_of(flags, ap);
+	va_end(ap);
+	return refuse(flags) ? -1 : __real_openat64(dirfd, path, flags, mode);
+}
 
 static int setup(void **state)
 {
@@ -220,6 +269,67 @@ static void test_foreign_symlink(void **state)
 	unlink(p("victim"));
 }
 
+/* Replace an existing file named @name: the old content until commit, the new after, nothing else left. */
+static void replace(const char *name)
+{
+	struct outfile of;
+
+	put_file(p(name), "old");
+	assert_int_equal(outfile_open(&of, p(name), err, sizeof(err)), 0);
+	assert_int_equal(write(of.fd, "new", 3), 3);
+	assert_content(p(name), "old");
+	if (of.tmp) /* the fallback's temporary: beside the target, within the longest name */
+		assert_true(strlen(of.tmp) <= NAME_MAX);
+	if (outfile_commit(&of, err, sizeof(err)) < 0)
+		fail_msg("a %zu-byte name: %s", strlen(name), err);
+	outfile_close(&of);
+	assert_content(p(name), "new");
+	assert_int_equal(entries(), 1);
+	assert_int_equal(unlink(p(name)), 0);
+}
+
+/*
+ * Names up to the longest a directory takes: the temporary ".NAME.XXXXXX"
+ * would be 8 bytes longer, so it is cut, at a character boundary -- with
+ * O_TMPFILE (the temporary link made at commit when the name exists) and
+ * without (the temporary created at open).
+ */
+static void test_long_names(void **state)
+{
+	char name[NAME_MAX + 1];
+
+	(void)state;
+	for (int pass = 0; pass < 2; pass++) {
+		no_tmpfile = pass == 1;
+		for (size_t len = NAME_MAX - 8; len <= NAME_MAX; len++) {
+			memset(name, 'n', len);
+			name[len] = '\0';
+			replace(name);
+		}
+		/* 127 two-byte characters and one byte: a cut at 247 bytes would split a character. */
+		for (int i = 0; i < 127; i++)
+			memcpy(name + 2 * i, "\xc3\xa9", 2);
+		strcpy(name + 254, "x");
+		replace(name);
+	}
+	/* The cut keeps whole characters: the temporary is "." + 123 of them + "." + six letters. */
+	{
+		struct outfile of;
+
+		put_file(p(name), "old");
+		assert_int_equal(outfile_open(&of, p(name), err, sizeof(err)), 0);
+		assert_non_null(of.tmp);
+		assert_int_equal(strlen(of.tmp), 1 + 246 + 1 + 6);
+		assert_memory_equal(of.tmp + 1, name, 246);
+		assert_int_equal(of.tmp[247], '.');
+		outfile_close(&of);
+		assert_content(p(name), "old");
+		assert_int_equal(entries(), 1);
+		assert_int_equal(unlink(p(name)), 0);
+	}
+	no_tmpfile = false;
+}
+
 static void test_ifcheck_parse(void **state)
 {
 	static const char dev[] =
@@ -250,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_commit_and_abort),
 		cmocka_unit_test(test_devices_and_stdout),
 		cmocka_unit_test(test_foreign_symlink),
+		cmocka_unit_test(test_long_names),
 		cmocka_unit_test(test_ifcheck_parse),
 	};
 
