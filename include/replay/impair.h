@@ -53,6 +53,7 @@
 #ifndef REPLAY_IMPAIR_H
 #define REPLAY_IMPAIR_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -116,8 +117,10 @@ struct impair_reader;
 
 /*
  * impair_reader_open() - open @path (binary or text, by its first bytes) for
- * streaming.  Sets *@rp even on failure (unless memory ran out) so that
- * impair_reader_strerror() says why.  0 or -errno.
+ * streaming.  Only a regular file: anything else (a FIFO without a writer,
+ * a device) is refused with -EINVAL at once, never waited for.  Sets *@rp
+ * even on failure (unless memory ran out) so that impair_reader_strerror()
+ * says why.  0 or -errno.
  */
 int impair_reader_open(struct impair_reader **rp, const char *path);
 
@@ -127,6 +130,13 @@ int impair_reader_open(struct impair_reader **rp, const char *path);
  * or the word's offset (binary).
  */
 int impair_reader_next(struct impair_reader *r, struct impair_action *a);
+
+/*
+ * impair_reader_set_stop() - from now on, impair_reader_next() fails with
+ * -EINTR (naming the offset) once *@stop is set, checked before each read
+ * of the file past its first 64 KiB; @stop NULL: never.
+ */
+void impair_reader_set_stop(struct impair_reader *r, const volatile sig_atomic_t *stop);
 
 /* impair_reader_rewind() - back to the first action; 0 or -errno. */
 int impair_reader_rewind(struct impair_reader *r);
@@ -230,6 +240,14 @@ struct impair_cfg {
 	uint64_t repeat;      /* passes over the trace; 0 = forever */
 	struct impair_action dflt; /* once exhausted: "pass", "drop" or any action */
 	uint64_t seed;        /* "corrupt random K" and the model's draws */
+	/*
+	 * The caller's stop flag (its SIGINT/SIGTERM handler sets it), read
+	 * while impair_open() checks the trace: within a read of it (64 KiB)
+	 * after it is set, the check of a trace longer than that is left
+	 * unfinished, and impair_open() returns 1 for a run that is to stop.
+	 * NULL: never.
+	 */
+	const volatile sig_atomic_t *stop;
 };
 
 /*
@@ -274,8 +292,12 @@ struct impair;
  * filters are compiled for Ethernet frames (pcap_compile() on a dead
  * DLT_EN10MB handle), and a frame of another link type matches only
  * sources without a filter.  Opens and reads each trace whole now, so a bad
- * trace or filter fails before the run.  0, or -errno with a one-line
- * reason in @err naming the source.
+ * trace or filter fails before the run.  A trace that is not a regular file
+ * (a named pipe, a device) is refused without waiting for it: it could not
+ * be read again for a repeat.  0; 1 when a cfg->stop was set while a long
+ * trace was checked (the check is left unfinished: the run is to stop
+ * without sending); or -errno with a one-line reason in @err naming the
+ * source.
  */
 int impair_open(struct impair **ip, const struct impair_cfg *cfg, size_t n, char *err,
 		size_t errlen);

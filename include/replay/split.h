@@ -107,7 +107,8 @@ struct split_cache;
 /*
  * split_cache_load() - parse a cache file image of @len bytes at @buf (copied:
  * the caller may free @buf).  split_cache_read() - the same from the file at
- * @path.  Return 0 and *@cp, or -EINVAL (not a tcpprep cache, another
+ * @path, which must be a regular file (a FIFO or device is refused at once,
+ * never waited for).  Return 0 and *@cp, or -EINVAL (not a tcpprep cache, another
  * version, truncated or with more data than tcpprep 4.6 writes: @err says
  * which, with the byte offset) or -errno of the read, with the reason in
  * @err.  *@cp is NULL on failure.  Data longer than the header's count needs

@@ -138,7 +138,8 @@ int split_cache_read(struct split_cache **cp, const char *path, char *err, size_
 	int fd, rc;
 
 	*cp = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: a FIFO with no writer would hold open() forever; it is refused below. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
@@ -152,6 +153,11 @@ int split_cache_read(struct split_cache **cp, const char *path, char *err, size_
 	if (!S_ISREG(st.st_mode) || (unsigned long long)st.st_size > CACHE_FILE_MAX) {
 		rc = opts_fail(err, errlen, "%s: not a tcpprep cache file (%s)", path,
 			  S_ISREG(st.st_mode) ? "too large" : "not a regular file");
+		goto out;
+	}
+	if (fcntl(fd, F_SETFL, 0) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 		goto out;
 	}
 	buf = malloc(st.st_size ? (size_t)st.st_size : 1);

@@ -19,6 +19,7 @@ struct source {
 	struct impair_reader *rd;     /* a trace, or */
 	struct impair_stat *stat;     /* a model */
 	uint64_t repeat, trace_len, passes;
+	uint64_t pass_actions;        /* actions read in the pass under way */
 	bool exhausted;
 	bool filtered;
 	struct bpf_program prog;
@@ -78,6 +79,7 @@ static int open_source(struct impair *im, size_t i, const struct impair_cfg *cfg
 {
 	struct source *s = &im->src[i];
 	struct impair_action a;
+	bool unfinished;
 	int rc;
 
 	if (cfg->path)
@@ -102,23 +104,35 @@ static int open_source(struct impair *im, size_t i, const struct impair_cfg *cfg
 		return impair_stat_open(&s->stat, cfg->stat, impair_splitmix64(&x), err, errlen);
 	}
 	rc = impair_reader_open(&s->rd, cfg->path);
-	/* Read the whole trace once now: a bad action fails before the run, not in it. */
+	/*
+	 * Read the whole trace once now: a bad action fails before the run,
+	 * not in it.  A long trace takes seconds (~10 ns an action): once the
+	 * caller's stop flag is set, the check is left unfinished (1) for a
+	 * run that stops before it sends (trace_next() would find an empty
+	 * trace itself).
+	 */
+	if (rc >= 0)
+		impair_reader_set_stop(s->rd, cfg->stop);
 	while (rc >= 0 && (rc = impair_reader_next(s->rd, &a)) == 1)
 		s->trace_len++;
-	if (rc == 0)
+	if (s->rd)
+		impair_reader_set_stop(s->rd, NULL);
+	unfinished = rc == -EINTR && cfg->stop && *cfg->stop;
+	if (rc == 0 || unfinished)
 		rc = impair_reader_rewind(s->rd);
 	if (rc < 0) {
 		snprintf(err, errlen, "%s", s->rd ? impair_reader_strerror(s->rd) : "out of memory");
 		return rc;
 	}
-	s->exhausted = s->trace_len == 0;
-	return 0;
+	s->exhausted = s->trace_len == 0 && !unfinished;
+	return unfinished;
 }
 
 int impair_open(struct impair **ip, const struct impair_cfg *cfg, size_t n, char *err,
 		size_t errlen)
 {
 	struct impair *im;
+	bool unfinished = false;
 	int rc;
 
 	*ip = NULL;
@@ -139,9 +153,10 @@ int impair_open(struct impair **ip, const struct impair_cfg *cfg, size_t n, char
 			impair_close(im);
 			return rc;
 		}
+		unfinished = unfinished || rc;
 	}
 	*ip = im;
-	return 0;
+	return unfinished;
 }
 
 static void count(struct impair_stats *st, const struct impair_action *a)
@@ -194,6 +209,7 @@ static int trace_next(struct impair *im, struct source *s, struct impair_action 
 	while (!s->exhausted) {
 		rc = impair_reader_next(s->rd, a);
 		if (rc == 1) {
+			s->pass_actions++;
 			a->src = IMPAIR_SRC_TRACE;
 			return 1;
 		}
@@ -201,6 +217,12 @@ static int trace_next(struct impair *im, struct source *s, struct impair_action 
 			snprintf(im->err, sizeof(im->err), "%s", impair_reader_strerror(s->rd));
 			return rc;
 		}
+		/* A pass without an action: the trace is empty (its check at open may not have ended). */
+		if (!s->pass_actions) {
+			s->exhausted = true;
+			break;
+		}
+		s->pass_actions = 0;
 		s->passes++;
 		im->st.passes++;
 		if (s->repeat && s->passes >= s->repeat) {

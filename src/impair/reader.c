@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ struct impair_reader {
 	uint64_t line;     /* text: number of the line last read */
 	uint64_t nact;     /* actions read in this pass */
 	bool eof;
+	const volatile sig_atomic_t *stop; /* impair_reader_set_stop(); NULL: none */
 	char err[512];
 	uint8_t buf[WIN];
 	char linebuf[IMPAIR_LINE_MAX + 1];
@@ -52,6 +54,14 @@ static ssize_t fill(struct impair_reader *r, size_t need)
 	while (r->len - r->pos < need && !r->eof) {
 		ssize_t n;
 
+		/*
+		 * Once a window (64 KiB), from the second on: a trace of any
+		 * length, even one of comments only, stops; one that fits a
+		 * window is read whole (it takes no time).
+		 */
+		if (r->stop && *r->stop && r->off >= WIN)
+			return rd_fail(r, -EINTR, "interrupted while it was read, at offset 0x%" PRIx64,
+				       r->off + (r->len - r->pos));
 		if (r->pos) {
 			memmove(r->buf, r->buf + r->pos, r->len - r->pos);
 			r->len -= r->pos;
@@ -121,14 +131,22 @@ int impair_reader_open(struct impair_reader **rp, const char *path)
 	r->path = strdup(path);
 	if (!r->path)
 		return rd_fail(r, -ENOMEM, "out of memory");
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: a FIFO with no writer would hold open() forever; it is refused below. */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (r->fd < 0)
 		return rd_fail(r, -errno, "%s", strerror(errno));
 	if (fstat(r->fd, &st) < 0)
 		return rd_fail(r, -errno, "%s", strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return rd_fail(r, -EINVAL, "not a regular file (a trace is read again for a repeat)");
+	if (fcntl(r->fd, F_SETFL, 0) < 0)
+		return rd_fail(r, -errno, "%s", strerror(errno));
 	return start(r);
+}
+
+void impair_reader_set_stop(struct impair_reader *r, const volatile sig_atomic_t *stop)
+{
+	r->stop = stop;
 }
 
 int impair_reader_rewind(struct impair_reader *r)

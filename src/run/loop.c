@@ -1148,6 +1148,7 @@ int impairing_open(struct replay *r)
 		cfg[n].repeat = m->src[i].repeat; /* its own, or the global (opts_impair_check()) */
 		cfg[n].dflt = m->src[i].dflt;
 		cfg[n].seed = m->seed;
+		cfg[n].stop = r->stop;
 	}
 	/* The model comes last: a packet in no trace's flow takes its action from it. */
 	if (m->stat_given && impair_stat_active(&m->stat)) {
@@ -1163,6 +1164,8 @@ int impairing_open(struct replay *r)
 		log_err("%s", err);
 		return -1;
 	}
+	if (rc > 0)
+		r->stopped = true; /* a signal while a long trace was checked: stopped before the first packet */
 	/*
 	 * A slot holds the largest frame the traces declare (their snaplen),
 	 * with room for the edits to grow it (VLAN tags); a longer one fails,

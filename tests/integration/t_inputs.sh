@@ -141,7 +141,45 @@ test_truncated_while_replayed() {
 		die "sent $sent, the far side got $(($(ifstat "$NS_B" "$IF_B" rx_packets) - rx0))"
 }
 
+# Inputs read whole before the run, as files -- an impairment trace (read again
+# for a repeat), a tcpprep cache -- that are FIFOs no one writes: refused at once,
+# naming the file, not waited for in open() forever.
+test_side_inputs_not_fifos() {
+	local f="$WORK/side.fifo"
+	rm -f "$f"
+	mkfifo "$f"
+	replay_bg "$WORK/f.out" -w "$WORK/f.pcap" --impair "$f" "$TRACES/dns.pcap"
+	wait_bounded 5
+	[ "$RC" -eq 1 ] || die "--impair FIFO: exit $RC: $(cat "$WORK/f.out")"
+	grep -q "^replay: $f: not a regular file" "$WORK/f.out" || die "--impair FIFO: $(cat "$WORK/f.out")"
+	replay_bg "$WORK/f.out" -w "$WORK/f.pcap" -c "$f" -e 10.0.0.1:10.0.0.2 "$TRACES/dns.pcap"
+	wait_bounded 5
+	[ "$RC" -eq 1 ] || die "-c FIFO: exit $RC: $(cat "$WORK/f.out")"
+	grep -q "^replay: $f: not a tcpprep cache file (not a regular file)" "$WORK/f.out" ||
+		die "-c FIFO: $(cat "$WORK/f.out")"
+	[ ! -e "$WORK/f.pcap" ] || die "a refused run wrote its output"
+}
+
+# SIGINT while a long impairment trace is checked at open (4 GiB of "pass", sparse:
+# seconds of reading): the check is left unfinished and the run stops before its first
+# packet, as one waiting for a pipe does -- exit 130 at once, the summary, nothing sent.
+test_sigint_checking_impairment() {
+	local t="$WORK/long.rpim"
+	printf 'RPIM\1\0\4\0\0\0\0\0\0\0\0\0' >"$t"
+	truncate -s 4G "$t"
+	replay_bg "$WORK/i.out" -w "$WORK/i.pcap" --stats-json "$WORK/i.json" --impair "$t" "$TRACES/dns.pcap"
+	sleep 1
+	kill -0 "$RP" 2>/dev/null || die "the check of 4 GiB ended within a second: $(cat "$WORK/i.out")"
+	kill -INT "$RP"
+	wait_bounded 2
+	[ "$RC" -eq 130 ] || die "exit $RC, expected 130: $(cat "$WORK/i.out")"
+	grep -q "^Actual: 0 packets" "$WORK/i.out" || die "no summary: $(cat "$WORK/i.out")"
+	[ "$(json_get "$WORK/i.json" packets_read)" -eq 0 ] || die "read after the signal: $(cat "$WORK/i.out")"
+	rm -f "$t"
+}
+
 require_root
 init_ns
 run_tests test_pipe_pcap_starts_at_first_record test_pipe_pcapng_starts_at_first_record \
-	test_sigint_waiting_for_pipe test_sigterm_preloading_pipe test_truncated_while_replayed
+	test_sigint_waiting_for_pipe test_sigterm_preloading_pipe test_truncated_while_replayed \
+	test_side_inputs_not_fifos test_sigint_checking_impairment

@@ -5,6 +5,7 @@
  * default in the engine, and the bounds of corruption.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -576,6 +578,103 @@ static void test_write_refuses(void **state)
 	fclose(f);
 }
 
+/*
+ * A trace that is a FIFO with no writer: refused at once, naming it (open()
+ * used to wait for a writer forever).  A device: refused the same way.
+ */
+static void test_fifo_refused(void **state)
+{
+	char fifo[64] = "/tmp/test_impair.fifo.XXXXXX";
+	struct impair_cfg cfg = { .repeat = 1 };
+	struct impair_reader *r;
+	struct impair *im;
+
+	(void)state;
+	assert_non_null(mkdtemp(fifo));
+	strcat(fifo, "/f");
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(impair_reader_open(&r, fifo), -EINVAL);
+	assert_non_null(strstr(impair_reader_strerror(r), "/f: not a regular file"));
+	impair_reader_close(r);
+	cfg.path = fifo;
+	impair_action_pass(&cfg.dflt);
+	assert_int_equal(impair_open(&im, &cfg, 1, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "/f: not a regular file"));
+	cfg.path = "/dev/zero";
+	assert_int_equal(impair_open(&im, &cfg, 1, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "/dev/zero: not a regular file"));
+	assert_int_equal(unlink(fifo), 0);
+	*strrchr(fifo, '/') = '\0';
+	assert_int_equal(rmdir(fifo), 0);
+}
+
+/*
+ * The check of a long trace at open stops once the stop flag is set, within
+ * a read of it: the reader fails with -EINTR naming the offset, and
+ * impair_open() leaves the check unfinished and returns 1, for a run that is
+ * to stop -- so a bad action at the end of 16 MiB of "pass" words is not
+ * reached, where without the flag it fails the open.  A text trace of
+ * comments only, its check cut short, is found empty when the run reads
+ * it: the default action, not an endless search for one.
+ */
+static void test_open_stops(void **state)
+{
+	static const uint8_t bad[4] = { 0, 0, 0, 0x40 }; /* reserved bits set */
+	static const char hdr[IMPAIR_HDR_LEN] = "RPIM\1\0\4";
+	struct impair_cfg cfg = { .repeat = 0 };
+	volatile sig_atomic_t stop = 1;
+	struct impair_reader *r;
+	struct impair *im;
+	uint64_t n = 0;
+	size_t len = 8 << 20;
+	char *text;
+	int fd, rc;
+
+	(void)state;
+	put_file(hdr, sizeof(hdr));
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, bad, 4, IMPAIR_HDR_LEN + (16 << 20)), 4);
+	close(fd);
+	assert_int_equal(impair_reader_open(&r, path), 0);
+	impair_reader_set_stop(r, &stop);
+	while ((rc = impair_reader_next(r, &act)) == 1)
+		n++;
+	assert_int_equal(rc, -EINTR);
+	assert_true(n < (16 << 20) / 4);
+	assert_non_null(strstr(impair_reader_strerror(r), "interrupted while it was read, at offset 0x"));
+	impair_reader_close(r);
+	impair_action_pass(&cfg.dflt);
+	cfg.dflt.drop = true;
+	cfg.path = path;
+	cfg.stop = &stop;
+	if ((rc = impair_open(&im, &cfg, 1, err, sizeof(err))) != 1)
+		fail_msg("impair_open with the stop flag set: %d: %s", rc, err);
+	assert_int_equal(impair_next(im, NULL, 0, &act), 1);
+	assert_int_equal(act.src, IMPAIR_SRC_TRACE);
+	impair_close(im);
+	stop = 0;
+	assert_int_equal(impair_open(&im, &cfg, 1, err, sizeof(err)), -EBADMSG);
+	assert_non_null(strstr(err, "reserved bits 30..31 set"));
+	unlink(path);
+
+	text = malloc(len);
+	assert_non_null(text);
+	for (size_t i = 0; i < len; i += 2)
+		memcpy(text + i, "#\n", 2);
+	put_file(text, len);
+	free(text);
+	for (stop = 1; stop >= 0; stop--) {
+		if ((rc = impair_open(&im, &cfg, 1, err, sizeof(err))) != stop)
+			fail_msg("impair_open, stop flag %d: %d: %s", (int)stop, rc, err);
+		assert_int_equal(impair_next(im, NULL, 0, &act), 1);
+		assert_int_equal(act.src, IMPAIR_SRC_DEFAULT);
+		assert_true(act.drop);
+		impair_close(im);
+	}
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -591,6 +690,8 @@ int main(void)
 		cmocka_unit_test(test_flows),
 		cmocka_unit_test(test_corrupt_bounds),
 		cmocka_unit_test(test_write_refuses),
+		cmocka_unit_test(test_fifo_refused),
+		cmocka_unit_test(test_open_stops),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
