@@ -298,8 +298,16 @@ int edit_direction(struct edit_ctx *c)
 static int from_sidecar(struct edit_chain *ch, struct pkt *p, struct prep_rec *r)
 {
 	struct edit_ctx *c = &ch->ctx;
+	int rc = prep_lookup(ch->prep, p->recno, r);
 
-	if (prep_lookup(ch->prep, p->recno, r) < 0 || !(r->flags & PREP_R_SEEN))
+	if (unlikely(rc == -EIO)) {
+		char why[400];
+
+		prep_fault_reason(ch->prep, p->recno, why, sizeof(why));
+		edit_fail(c, "%s", why);
+		return -EIO;
+	}
+	if (rc < 0 || !(r->flags & PREP_R_SEEN))
 		return edit_fail(c, "not in the prep sidecar (it was made for another trace?)");
 	if (r->caplen != p->caplen || r->wirelen != p->wirelen)
 		return edit_fail(c, "the prep sidecar says %u/%u bytes, the trace %u/%u: it belongs to another trace",

@@ -332,8 +332,13 @@ struct prep_rec {
 void prep_encode(uint8_t *b, const struct prep_rec *r);
 void prep_decode(const uint8_t *b, struct prep_rec *r);
 
-/* prep_lookup() - record @recno (from 1) of an open sidecar into *@r; 0, or -ERANGE. */
+/*
+ * prep_lookup() - record @recno (from 1) of an open sidecar into *@r; 0,
+ * -ERANGE, or -EIO when the sidecar was truncated under its mapping (or
+ * could not be read): prep_fault_reason() says how, naming the file.
+ */
 int prep_lookup(const struct edit_prep *prep, uint64_t recno, struct prep_rec *r);
+void prep_fault_reason(const struct edit_prep *prep, uint64_t recno, char *buf, size_t len);
 
 /* edit_chain_last() - what the last edit_chain_apply() did, as a sidecar record. */
 void edit_chain_last(const struct edit_chain *c, struct prep_rec *r);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "edit_int.h"
+#include "replay/mapguard.h"
 #include "replay/outfile.h"
 #include "replay/split.h"
 
@@ -33,6 +34,9 @@ struct edit_prep {
 	const uint8_t *map; /* the whole file */
 	size_t len;
 	uint64_t nrec;
+	char *path;         /* for messages */
+	int fd;             /* kept open: how far the file shrank, if it does */
+	struct mapguard bus; /* a read the truncated file no longer holds (replay/mapguard.h) */
 };
 
 struct edit_prep_writer {
@@ -120,7 +124,24 @@ int prep_lookup(const struct edit_prep *prep, uint64_t recno, struct prep_rec *r
 	if (recno < 1 || recno > prep->nrec)
 		return -ERANGE;
 	prep_decode(prep->map + PREP_HDR_BYTES + (recno - 1) * PREP_REC_BYTES, r);
+	/* The file truncated under the mapping: what was decoded is the handler's zeros. */
+	if (unlikely(mapguard_faulted(&prep->bus)))
+		return -EIO;
 	return 0;
+}
+
+void prep_fault_reason(const struct edit_prep *prep, uint64_t recno, char *buf, size_t len)
+{
+	struct stat st;
+
+	if (fstat(prep->fd, &st) == 0 && (uint64_t)st.st_size < prep->len)
+		snprintf(buf, len,
+			 "%s: the prep sidecar shrank from %zu to %llu bytes while it was read (truncated or made again under us); record %llu is gone",
+			 prep->path, prep->len, (unsigned long long)st.st_size,
+			 (unsigned long long)recno);
+	else
+		snprintf(buf, len, "%s: cannot read offset 0x%zx of the mapped prep sidecar (I/O error)",
+			 prep->path, prep->bus.off);
 }
 
 /*
@@ -438,7 +459,7 @@ int edit_prep_open(struct edit_prep **pp, const char *path, const char *trace_pa
 	uint64_t size, hash, nrec;
 	struct stat st;
 	void *m;
-	int fd, rc;
+	int rc;
 
 	*pp = NULL;
 	if (!p) {
@@ -459,27 +480,36 @@ int edit_prep_open(struct edit_prep **pp, const char *path, const char *trace_pa
 		free(p);
 		return -EINVAL;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
+	p->fd = -1;
+	p->path = strdup(path);
+	if (!p->path) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto fail;
+	}
+	/* Non-blocking: a FIFO with no writer would hold open() forever; it is refused below. */
+	p->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (p->fd < 0 || fstat(p->fd, &st) < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-		goto fail_fd;
+		goto fail;
 	}
 	if (!S_ISREG(st.st_mode) || (size_t)st.st_size < PREP_HDR_BYTES) {
-		snprintf(err, errlen, "%s: not a replay prep sidecar (too short)", path);
+		snprintf(err, errlen, "%s: not a replay prep sidecar (%s)", path,
+			 S_ISREG(st.st_mode) ? "too short" : "not a regular file");
 		rc = -EINVAL;
-		goto fail_fd;
+		goto fail;
 	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	fd = -1;
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, p->fd, 0);
 	if (m == MAP_FAILED) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: cannot map: %s", path, strerror(errno));
-		goto fail_fd;
+		goto fail;
 	}
 	p->map = m;
 	p->len = (size_t)st.st_size;
+	/* From here on a truncation of the file fails the records it took, not the process. */
+	mapguard_watch(&p->bus, p->map, p->len, NULL);
 	if (memcmp(p->map, PREP_MAGIC, 8)) {
 		snprintf(err, errlen, "%s: not a replay prep sidecar (bad magic)", path);
 		rc = -EINVAL;
@@ -519,11 +549,13 @@ int edit_prep_open(struct edit_prep **pp, const char *path, const char *trace_pa
 		rc = -ESTALE;
 		goto fail;
 	}
+	if (mapguard_faulted(&p->bus)) {
+		prep_fault_reason(p, 0, err, errlen);
+		rc = -EIO;
+		goto fail;
+	}
 	*pp = p;
 	return 0;
-fail_fd:
-	if (fd >= 0)
-		close(fd);
 fail:
 	edit_prep_close(p);
 	return rc;
@@ -533,7 +565,12 @@ void edit_prep_close(struct edit_prep *p)
 {
 	if (!p)
 		return;
-	if (p->map)
+	if (p->map) {
+		mapguard_unwatch(&p->bus);
 		munmap((void *)p->map, p->len);
+	}
+	if (p->fd >= 0)
+		close(p->fd);
+	free(p->path);
 	free(p);
 }

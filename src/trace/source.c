@@ -9,9 +9,9 @@
  * window, and keeps the window ahead on its way in -- by the kernel's
  * read-ahead where it runs KERNEL_RA_ENOUGH ahead, else by NetVCR's
  * MADV_WILLNEED steps (map_file() picks).  A file truncated under its mapping
- * raises SIGBUS, which is caught: zeros are mapped over the rest, and the next
- * trace_next() fails with -EIO naming the file and where it ended.  Why each:
- * doc/reading.md.
+ * raises SIGBUS, which is caught (replay/mapguard.h): zeros are mapped over
+ * the rest, and the next trace_next() fails with -EIO naming the file and
+ * where it ended.  Why each: doc/reading.md.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -148,9 +148,9 @@ void trace_window_step(struct trace *t)
 	 * reader then stops within a step of the cut instead of sending what
 	 * the file no longer holds.
 	 */
-	if (!t->bus_fault && fstat(t->fd, &st) == 0 && (uint64_t)st.st_size < t->map_bytes) {
-		t->bus_off = t->pos;
-		t->bus_fault = 1;
+	if (!t->bus.fault && fstat(t->fd, &st) == 0 && (uint64_t)st.st_size < t->map_bytes) {
+		t->bus.off = t->pos;
+		t->bus.fault = 1;
 		t->io_err = -EIO;
 		t->ra_next = SIZE_MAX;
 		return;
@@ -219,87 +219,20 @@ static size_t device_readahead_bytes(const struct stat *st)
 	return (size_t)kb << 10;
 }
 
-/*
- * The mapped traces, for on_sigbus(): a list the handler only reads.  A
- * SIGBUS from a mapping is synchronous -- it comes from an access by this
- * thread, never from within the list's own updates -- so no lock is needed.
- */
-static struct trace *bus_list;
-static struct sigaction bus_prev; /* the disposition before ours, for faults not ours */
-static uintptr_t bus_page;        /* the page size, read once (sysconf is not async-signal-safe) */
-
-static void on_sigbus(int sig, siginfo_t *si, void *uc)
-{
-	uintptr_t a = (uintptr_t)si->si_addr;
-	int saved = errno;
-
-	(void)sig;
-	(void)uc;
-	for (struct trace *t = bus_list; t; t = t->bus_next) {
-		uintptr_t lo = (uintptr_t)t->map, hi = lo + t->map_bytes, pg = a & ~(bus_page - 1);
-
-		if (a < lo || a >= hi)
-			continue;
-		/* Zeros from the faulting page to the end: the access completes, and no other faults. */
-		if (mmap((void *)pg, hi - pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
-			 0) == MAP_FAILED)
-			break;
-		if (!t->bus_fault)
-			t->bus_off = pg - lo;
-		t->bus_fault = 1;
-		t->io_err = -EIO;
-		errno = saved;
-		return;
-	}
-	/* Not a mapped trace's: the fault is re-raised on return, under the disposition before ours. */
-	sigaction(SIGBUS, &bus_prev, NULL);
-	errno = saved;
-}
-
-/* Catch the faults of @t's mapping; (re)installs the handler if another took SIGBUS since. */
-static void bus_watch(struct trace *t)
-{
-	struct sigaction cur;
-
-	if (sigaction(SIGBUS, NULL, &cur) == 0 &&
-	    (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != on_sigbus)) {
-		struct sigaction sa;
-
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = on_sigbus;
-		sa.sa_flags = SA_SIGINFO;
-		sigemptyset(&sa.sa_mask);
-		bus_page = (uintptr_t)sysconf(_SC_PAGESIZE);
-		if (sigaction(SIGBUS, &sa, &bus_prev) < 0)
-			return;
-	}
-	t->bus_next = bus_list;
-	__atomic_store_n(&bus_list, t, __ATOMIC_RELEASE);
-}
-
-static void bus_unwatch(struct trace *t)
-{
-	for (struct trace **pp = &bus_list; *pp; pp = &(*pp)->bus_next)
-		if (*pp == t) {
-			__atomic_store_n(pp, t->bus_next, __ATOMIC_RELEASE);
-			return;
-		}
-}
-
 int trace_src_failed(struct trace *t)
 {
 	struct stat st;
 
-	if (t->bus_fault == 1) {
-		t->bus_fault = 2; /* said once */
+	if (t->bus.fault && !t->bus_said) {
+		t->bus_said = true;
 		if (fstat(t->fd, &st) == 0 && (uint64_t)st.st_size < t->map_bytes)
 			trace_err(t, -EIO,
 				  "the file shrank from %zu to %llu bytes while it was replayed "
 				  "(truncated or rewritten under us); stopping at offset 0x%zx",
-				  t->map_bytes, (unsigned long long)st.st_size, t->bus_off);
+				  t->map_bytes, (unsigned long long)st.st_size, t->bus.off);
 		else
 			trace_err(t, -EIO, "cannot read offset 0x%zx of the mapped file (I/O error)",
-				  t->bus_off);
+				  t->bus.off);
 	}
 	return t->io_err;
 }
@@ -317,7 +250,7 @@ static int map_file(struct trace *t, const struct stat *st)
 		return trace_err(t, -errno, "cannot map: %s", strerror(errno));
 	}
 	t->map_bytes = size;
-	bus_watch(t);
+	mapguard_watch(&t->bus, t->map, size, &t->io_err);
 	t->src = TRACE_SRC_MAP;
 	t->base = t->map;
 	t->size = size;
@@ -719,7 +652,7 @@ bool trace_preloaded(const struct trace *t, const uint8_t **data, size_t *len)
 void trace_src_close(struct trace *t)
 {
 	if (t->map) {
-		bus_unwatch(t);
+		mapguard_unwatch(&t->bus);
 		munmap(t->map, t->map_bytes);
 	}
 	if (t->mem && t->mem_bytes)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "replay/compiler.h"
+#include "replay/mapguard.h"
 #include "replay/trace.h"
 
 /*
@@ -109,10 +110,9 @@ struct trace {
 	bool ra_release;        /* release behind the cursor (file larger than two windows) */
 	bool fadvise_behind;    /* also drop released pages from the page cache (file larger than RAM/2) */
 	uint8_t first_byte;     /* read at open to fault the file's start in */
-	/* the mapping's faults (a file truncated under it): see on_sigbus() in source.c */
-	struct trace *bus_next; /* the next mapped trace the SIGBUS handler searches */
-	volatile sig_atomic_t bus_fault; /* a read beyond the file's end was caught */
-	size_t bus_off;         /* where: the faulting page, bytes from the file's start */
+	/* the mapping's faults (a file truncated under it): replay/mapguard.h */
+	struct mapguard bus;    /* .fault: a read beyond the file's end was caught; .off: where */
+	bool bus_said;          /* trace_src_failed() gave the reason */
 
 	/* stream: two buffers; views in the one not being filled stay put */
 	uint8_t *sbuf[2];

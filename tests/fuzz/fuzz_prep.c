@@ -5,15 +5,20 @@
  * it against the same trace and options and edits every packet from it.
  * Input: bytes 0-7 the edit options (fuzz_editcfg.h); bytes 8-11 a damage
  * to the sidecar between the two (bits 8-31: the byte offset, bits 0-7: the
- * XOR; 0 = none); the rest is the trace file.
+ * XOR; 0 = none), or, with an XOR of 0, a truncation at that offset while
+ * the sidecar is mapped (another `replay prep` made it again under the
+ * run); the rest is the trace file.
  *
  * Checks: nothing outside its buffer (ASan/UBSan) however the sidecar is
- * damaged; an undamaged sidecar gives every packet the same verdict and the
- * same bytes as computing them does (its whole reason to exist).
+ * damaged, and no SIGBUS however it is truncated; an undamaged sidecar gives
+ * every packet the same verdict and the same bytes as computing them does
+ * (its whole reason to exist); a truncated one does so for every record it
+ * still holds whole, and fails every record from the page after the cut on.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fuzz_editcfg.h"
@@ -85,10 +90,20 @@ fail:
 	return -1;
 }
 
-/* Pass 2: replay from the sidecar; with @same, each packet as pass 1 had it. */
+/* The sidecar's layout (replay/edit.h): a 64-byte header, then 40 bytes a record. */
+#define SIDE_HDR_BYTES 64u
+#define SIDE_REC_BYTES 40u
+
+/*
+ * Pass 2: replay from the sidecar; with @same, each packet as pass 1 had it.
+ * @cut >= 0: the sidecar is truncated to @cut bytes once it is open; the
+ * records it still holds whole are checked with @same, and those from the
+ * page after the cut on must fail.
+ */
 static void consume(const char *trace, const char *side, const struct edit_cfg *c,
-		    const uint64_t *h, long n, bool same)
+		    const uint64_t *h, long n, bool same, long cut)
 {
+	long page = sysconf(_SC_PAGESIZE), gone = cut < 0 ? -1 : (cut + page - 1) / page * page;
 	struct edit_prep *prep = NULL;
 	struct edit_chain *ch = NULL;
 	struct trace *t = NULL;
@@ -107,17 +122,26 @@ static void consume(const char *trace, const char *side, const struct edit_cfg *
 	}
 	if (trace_open(&t, trace, NULL) < 0 || edit_chain_new(&ch, c) < 0)
 		abort(); /* pass 1 opened both */
+	if (cut >= 0 && truncate(side, cut) < 0)
+		abort();
 	edit_chain_use_prep(ch, prep);
 	while ((rc = trace_next(t, &p)) == 1) {
+		long end = (long)(SIDE_HDR_BYTES + (uint64_t)(i + 1) * SIDE_REC_BYTES);
+
 		rc = edit_chain_apply(ch, &p);
 		if (rc == EDIT_KEEP && p.caplen) {
 			volatile uint8_t sink = p.data[p.caplen - 1];
 			(void)sink;
 		}
-		if (same && i < (long)KEEP_MAX &&
+		if (same && i < (long)KEEP_MAX && (cut < 0 || end <= cut) &&
 		    (rc < 0 || h[i] != (rc == EDIT_KEEP ? fnv(p.data, p.caplen) ^ p.caplen : 1))) {
 			fprintf(stderr, "record %ld: the sidecar's packet differs from the computed one\n",
 				i + 1);
+			abort();
+		}
+		if (cut >= 0 && end - (long)SIDE_REC_BYTES >= gone && rc >= 0) {
+			fprintf(stderr, "record %ld: the sidecar was cut at %ld bytes, yet it was taken\n",
+				i + 1, cut);
 			abort();
 		}
 		i++;
@@ -154,7 +178,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	n = produce(trace, side, &c, h);
 	if (n >= 0) {
-		if (dmg) {
+		long cut = -1;
+
+		if (dmg && !(dmg & 0xff)) {
+			struct stat st;
+
+			if (stat(side, &st) < 0 || st.st_size <= 0)
+				abort();
+			cut = (long)((dmg >> 8) % (uint32_t)st.st_size);
+		} else if (dmg) {
 			FILE *f = fopen(side, "r+b");
 			long len;
 
@@ -167,7 +199,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fputc((b ^ (int)(dmg & 0xff)) ? (b ^ (int)(dmg & 0xff)) : b ^ 1, f);
 			fclose(f);
 		}
-		consume(trace, side, &c, h, n, dmg == 0);
+		consume(trace, side, &c, h, n, dmg == 0 || cut >= 0, cut);
 		unlink(side);
 	}
 	unlink(trace);

@@ -88,6 +88,11 @@ prep = {
         trace('traces/mixed.pcap'),
     'dns-pad-damaged-header': opts(PAD_PAYLOAD) + struct.pack('<I', 20 << 8 | 1) + trace('traces/dns.pcap'),
     'raw-seed': opts(1 << 20 | 42 << 32 | PAD_PAYLOAD) + b'\0\0\0\0' + trace('tests/fuzz/corpus/pcap/dns.pcap-raw'),
+    # Truncated while mapped (XOR 0): a 1000-record sidecar (40 064 bytes) cut inside its
+    # second page, on a record boundary inside its first, and inside its header.
+    'udp-fixcsum-cut-page2': opts(FIXCSUM) + struct.pack('<I', 5000 << 8) + trace('traces/udp-1ms.pcap'),
+    'udp-fixcsum-cut-record': opts(FIXCSUM) + struct.pack('<I', (64 + 40 * 50) << 8) + trace('traces/udp-1ms.pcap'),
+    'udp-ttl-cut-header': opts(TTL | 1 << 22 | 9 << 24) + struct.pack('<I', 40 << 8) + trace('traces/udp-1ms.pcap'),
 }
 for k, v in prep.items():
     write('prep', k, v)
