@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -67,6 +68,42 @@ static int preload_refused(struct trace *t, uint64_t need, uint64_t avail)
 			 need / 1048576.0, avail / 1048576.0);
 }
 
+/* The process's address space in use (VmSize), bytes; 0 if unknown. */
+static uint64_t vm_size(void)
+{
+	unsigned long long kib = 0;
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSize: %llu kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return (uint64_t)kib * 1024;
+}
+
+/*
+ * The memory for a preload of @need bytes, @more of them new, was refused
+ * (mmap, mremap): by the address-space limit (ulimit -v) when one is set
+ * and @more does not fit under it -- free memory does not help then, so the
+ * limit is what the message names -- else for want of memory.
+ */
+static int preload_map_failed(struct trace *t, uint64_t need, uint64_t more, uint64_t avail)
+{
+	struct rlimit rl;
+	uint64_t used;
+
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    more > (uint64_t)rl.rlim_cur - MIN((used = vm_size()), (uint64_t)rl.rlim_cur))
+		return trace_err(t, -ENOMEM,
+				 "--preload needs %.1f MiB of address space, but the process's limit "
+				 "(RLIMIT_AS, ulimit -v) is %.1f MiB, %.1f MiB of it in use; raise the limit "
+				 "or replay it without --preload (it streams through a window)",
+				 need / 1048576.0, (uint64_t)rl.rlim_cur / 1048576.0, used / 1048576.0);
+	return preload_refused(t, need, avail);
+}
+
 /* Read exactly @len bytes from @fd into @buf; 0 or -errno (-EIO if the file shrank). */
 static int read_full(int fd, uint8_t *buf, size_t len)
 {
@@ -110,7 +147,7 @@ static int preload_file(struct trace *t, size_t size)
 	t->mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (t->mem == MAP_FAILED) {
 		t->mem = NULL;
-		return preload_refused(t, bytes, avail);
+		return preload_map_failed(t, bytes, bytes, avail);
 	}
 	t->mem_bytes = bytes;
 	if (t->cfg.preload_spare_bytes)
@@ -534,9 +571,12 @@ static int preload_stream(struct trace *t)
 			nmap = (ncap + page - 1) / page * page;
 			nb = preload_grow(buf, mapped, nmap);
 			if (!nb) {
+				/* Said while the buffer is still mapped: it counts against the limit. */
+				int rc = preload_map_failed(t, ncap, nmap - mapped, avail + cap);
+
 				if (buf)
 					munmap(buf, mapped);
-				return preload_refused(t, ncap, avail + cap);
+				return rc;
 			}
 			buf = nb;
 			cap = ncap;

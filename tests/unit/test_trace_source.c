@@ -15,6 +15,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -426,6 +427,87 @@ static void test_preload_file(void **state)
 	unlink(path);
 	free(path);
 	free(ref.copy);
+	tb_free(&b);
+}
+
+/* The process's address space in use (VmSize), bytes. */
+static uint64_t vm_size_bytes(void)
+{
+	unsigned long long kib = 0;
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSize: %llu kB", &kib) == 1)
+			break;
+	fclose(f);
+	assert_true(kib > 0);
+	return (uint64_t)kib * 1024;
+}
+
+/*
+ * --preload under an address-space limit (ulimit -v) that free memory does
+ * not lift: the message names the limit, RLIMIT_AS, and both sizes -- not
+ * "only N MiB of memory is available" with N the (larger) free memory.  A
+ * file and a stream (memory read as a pipe), each in a child whose limit is
+ * 64 MiB above what it uses.
+ */
+static void test_preload_address_limit(void **state)
+{
+	struct tracebuf b = { 0 };
+	char *path;
+	int fd;
+
+	(void)state;
+	build_pcapng(&b, 10);
+	path = write_temp(&b);
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)256 << 20), 0); /* sparse */
+	close(fd);
+	for (int stream = 0; stream < 2; stream++) {
+		int pfd[2], status;
+		char msg[512] = "";
+		ssize_t n;
+		pid_t pid;
+
+		assert_int_equal(pipe(pfd), 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			struct trace_cfg cfg = { .preload = true, .stream_chunk_bytes = 1 << 20 };
+			size_t len = (size_t)256 << 20;
+			/* The stream's input, mapped (untouched zeros after the header) before the limit. */
+			uint8_t *in = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			struct rlimit rl;
+			struct trace *t;
+			int rc;
+
+			if (in == MAP_FAILED)
+				_exit(2);
+			memcpy(in, b.data, b.len);
+			rl.rlim_cur = rl.rlim_max = vm_size_bytes() + ((rlim_t)64 << 20);
+			if (setrlimit(RLIMIT_AS, &rl) < 0)
+				_exit(3);
+			rc = stream ? trace_open_mem(&t, "s", in, len, &cfg) : trace_open(&t, path, &cfg);
+			n = write(pfd[1], t ? trace_strerror(t) : "no trace", t ? strlen(trace_strerror(t)) : 8);
+			_exit(rc == -ENOMEM && n > 0 ? 0 : 1);
+		}
+		close(pfd[1]);
+		n = read(pfd[0], msg, sizeof(msg) - 1);
+		close(pfd[0]);
+		msg[n > 0 ? n : 0] = '\0';
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			fail_msg("%s: status 0x%x: %s", stream ? "stream" : "file", status, msg);
+		if (!strstr(msg, "MiB of address space, but the process's limit (RLIMIT_AS, ulimit -v) is "))
+			fail_msg("%s: %s", stream ? "stream" : "file", msg);
+		if (!stream && !strstr(msg, ": --preload needs 256.0 MiB of address space"))
+			fail_msg("file: %s", msg);
+	}
+	unlink(path);
+	free(path);
 	tb_free(&b);
 }
 
@@ -912,6 +994,7 @@ int main(void)
 		cmocka_unit_test(test_hugepage_advice),
 		cmocka_unit_test(test_hugepage_stream_preload),
 		cmocka_unit_test(test_preload_file),
+		cmocka_unit_test(test_preload_address_limit),
 		cmocka_unit_test(test_preload_spare),
 		cmocka_unit_test(test_preloaded),
 		cmocka_unit_test(test_real_pipe),
