@@ -28,6 +28,7 @@
 #define ERF_PORTS 4u
 #define ERF_PROBE_RECORDS 3
 
+#define ERF_FLAG_VARLEN 0x04
 #define ERF_FLAG_RXERR 0x10
 #define ERF_FLAGS_RESERVED 0xc0 /* bits 6-7 of the flags */
 
@@ -97,9 +98,32 @@ static long ext_bytes(const uint8_t *r, size_t len)
 	return (long)(at - ERF_HDR_BYTES);
 }
 
-/* Does the record at @r (@avail bytes at hand) hold its header, extensions and Ethernet pad? */
+/*
+ * The most a record of @hdr header and extension bytes may hold, or 0 for
+ * no bound: a variable-length record (flag 2; DAG cards and the tools that
+ * write ERF set it) of Ethernet or IP is its header, the Ethernet pad and
+ * at most the wire length, padded to 8 bytes.  A longer one has a broken
+ * length, and the next record would be read from inside its frame.  Fixed-
+ * length records (the flag clear) are as long as the card's slot.
+ */
+static size_t varlen_most(const uint8_t *r, size_t hdr)
+{
+	unsigned type = r[8] & 0x7f;
+	size_t most;
+
+	if (!(r[9] & ERF_FLAG_VARLEN) || !(is_eth(type) || type == ERF_TYPE_IPV4 || type == ERF_TYPE_IPV6))
+		return 0;
+	most = hdr + (is_eth(type) ? ERF_ETH_PAD_BYTES : 0) + be16(r + 14);
+	return (most + 7) / 8 * 8;
+}
+
+/*
+ * Does the record at @r (@avail bytes at hand) hold its header, extensions
+ * and Ethernet pad, and (variable length) no more than its frame needs?
+ */
 static bool record_fits(const uint8_t *r, size_t rlen, size_t avail)
 {
+	size_t most;
 	long ext;
 
 	if (rlen < ERF_HDR_BYTES)
@@ -108,6 +132,9 @@ static bool record_fits(const uint8_t *r, size_t rlen, size_t avail)
 		return true; /* as far as the head goes */
 	ext = ext_bytes(r, rlen);
 	if (ext < 0)
+		return false;
+	most = varlen_most(r, ERF_HDR_BYTES + (size_t)ext);
+	if (most && rlen > most)
 		return false;
 	return !is_eth(r[8] & 0x7f) || ERF_HDR_BYTES + (size_t)ext + ERF_ETH_PAD_BYTES <= rlen;
 }
@@ -271,6 +298,10 @@ static int erf_next(struct trace *t, struct pkt *p)
 		hdr = ERF_HDR_BYTES + (unsigned)ext;
 		wlen = be16(r + 14);
 		lctr = be16(r + 12);
+		if (varlen_most(r, hdr) && rlen > varlen_most(r, hdr))
+			return trace_rec_err(t, -EINVAL, recno, off,
+					     "variable-length record of %u bytes is longer than its header and %u-byte frame need (%zu with padding): its length is broken",
+					     rlen, wlen, varlen_most(r, hdr));
 		if (is_eth(type)) {
 			if (hdr + ERF_ETH_PAD_BYTES > rlen)
 				return trace_rec_err(t, -EINVAL, recno, off,

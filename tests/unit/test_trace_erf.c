@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -292,6 +293,52 @@ static void test_probe(void **state)
 	tb_free(&b);
 }
 
+/*
+ * Variable-length records (flag 2, as DAG cards write them) hold their
+ * header, pad and frame padded to 8 bytes, no more.  A first record whose
+ * length is too long, but inside the file, put the probe's second record
+ * inside its frame: that was "unknown magic"; it is the record's error,
+ * naming record 1.  Fixed-length records may be longer than their frame.
+ */
+static void test_varlen_length(void **state)
+{
+	struct tracebuf b = { 0 };
+	struct trace *t = NULL;
+	struct pkt p;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) /* 16 + 2 + 64 = 82, padded to 88 */
+		tb_erf(&b, TS(SEC0, i), ETH, 4, 0, 68, 0, NULL, 64, 8);
+	t = open_buf(&b, 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(trace_next(t, &p), 1);
+	assert_int_equal(trace_next(t, &p), 0);
+	trace_close(t);
+	for (unsigned rlen = 96; rlen <= 128; rlen += 32) {
+		char want[160];
+
+		b.data[10] = 0, b.data[11] = (uint8_t)rlen;
+		assert_int_equal(trace_open_mem(&t, "x", b.data, b.len, NULL), 0);
+		assert_string_equal(trace_format_name(t), "erf");
+		assert_int_equal(trace_next(t, &p), -EINVAL);
+		snprintf(want, sizeof(want),
+			 "x: record 1 at offset 0x0: variable-length record of %u bytes is longer than its header and 68-byte frame need (88 with padding)",
+			 rlen);
+		assert_non_null(strstr(trace_strerror(t), want));
+		trace_close(t);
+	}
+	tb_free(&b);
+	/* Fixed-length records: a 128-byte slot for the same frame is theirs to have. */
+	for (int i = 0; i < 3; i++)
+		tb_erf(&b, TS(SEC0, i), ETH, 0, 0, 68, 0, NULL, 64, 128);
+	t = open_buf(&b, 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(trace_next(t, &p), 1);
+	assert_int_equal(trace_next(t, &p), 0);
+	trace_close(t);
+	tb_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_truncated_tail),
 		cmocka_unit_test(test_probe),
+		cmocka_unit_test(test_varlen_length),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
