@@ -15,9 +15,10 @@
 # --dut-mode router a router between two subnets (198.18.0.0/16 on the
 # sender's side, 198.19.0.0/16 on the receiver's), optionally rate-limited by
 # a token bucket (tc tbf) on its egress.  Or it is given a bench: the
-# sender's and the receiver's namespace and interface (the DUT between them
-# forwards the frames unchanged, as a bridge or a switch, or routes them:
-# --dut-mode router with --dut-mac, the MAC address the sender sends to).
+# sender's and the receiver's interface, each in a named namespace or in
+# this one (a lab's ports) -- the DUT between them forwards the frames
+# unchanged, as a bridge or a switch, or routes them: --dut-mode router
+# with --dut-mac, the MAC address the sender sends to.
 #
 # Through a router the test stream is addressed to the DUT (replay
 # --enet-dmac rewrites each frame's destination MAC), and the frames change
@@ -61,8 +62,9 @@ Bench (default: one built here, a bridge between two veth pairs):
   --dut-rate RATE       limit the DUT's egress with tc tbf at RATE (tc syntax: 20mbit)
   --dut-burst BYTES     tbf bucket size (default 5000)
   --dut-latency TIME    tbf queue, as time at RATE (default 30ms)
-  --tx-ns NS --tx-if IF    send from interface IF in namespace NS (a bench of your own)
-  --rx-ns NS --rx-if IF    receive on interface IF in namespace NS
+  --tx-if IF [--tx-ns NS]  send from interface IF (a bench of your own), in namespace NS
+                           or, without --tx-ns, in this one (a lab's ports)
+  --rx-if IF [--rx-ns NS]  receive on interface IF, in namespace NS or in this one
 Output:
   --json FILE           the results as JSON
   -q, --quiet           no progress lines
@@ -124,17 +126,19 @@ for s in ${SIZES//,/ }; do
 	[ "$s" -ge 64 ] && [ "$s" -le 9216 ] || bad_usage "--sizes: $s is not a frame size from 64 to 9216 bytes"
 done
 if [ -n "$TX_NS$TX_IF$RX_NS$RX_IF" ]; then
-	[ -n "$TX_NS" ] && [ -n "$TX_IF" ] && [ -n "$RX_NS" ] && [ -n "$RX_IF" ] ||
-		bad_usage "a bench of your own needs all of --tx-ns, --tx-if, --rx-ns and --rx-if"
-	[ -z "$DUT_RATE" ] || bad_usage "--dut-rate shapes the bench built here, not one given with --tx-ns"
+	[ -n "$TX_IF" ] && [ -n "$RX_IF" ] ||
+		bad_usage "a bench of your own needs --tx-if and --rx-if (--tx-ns and --rx-ns when they are in namespaces)"
+	[ "$TX_NS/$TX_IF" != "$RX_NS/$RX_IF" ] ||
+		bad_usage "--tx-if and --rx-if name one interface${TX_NS:+ in $TX_NS}: the frames must cross the DUT"
+	[ -z "$DUT_RATE" ] || bad_usage "--dut-rate shapes the bench built here, not one given with --tx-if"
 fi
 if [ "$DUT_MODE" = router ]; then
 	[ "$TESTS_GIVEN" = 1 ] || LATENCY=0
 	[ "$LATENCY" = 0 ] || bad_usage "--tests latency: a routing DUT changes the frames, the send log cannot identify them"
-	if [ -n "$TX_NS" ]; then
+	if [ -n "$TX_IF" ]; then
 		[ -n "$DUT_MAC" ] || bad_usage "--dut-mode router with a bench of your own needs --dut-mac"
 	else
-		[ -z "$DUT_MAC" ] || bad_usage "--dut-mac is for a bench of your own (--tx-ns); the one built here is 02:00:00:00:00:fe"
+		[ -z "$DUT_MAC" ] || bad_usage "--dut-mac is for a bench of your own (--tx-if); the one built here is 02:00:00:00:00:fe"
 		DUT_MAC=02:00:00:00:00:fe
 	fi
 else
@@ -255,7 +259,8 @@ trial() {
 		echo "$size $base" >"$WORK/base.key"
 	fi
 	rm -f "$WORK/rx.json" "$WORK/tx.json" "$WORK/send.log"
-	ip netns exec "$RX_NS" "$REPLAY_RX" -i "$RX_IF" --filter "udp and dst host 198.19.0.1 and dst port 9" \
+	# $! must be replay-rx itself: ip netns exec execs it, and in this namespace it runs as it is.
+	${RX_NS:+ip netns exec "$RX_NS"} "$REPLAY_RX" -i "$RX_IF" --filter "udp and dst host 198.19.0.1 and dst port 9" \
 		--json "$WORK/rx.json" ${lat:+--send-log "$WORK/send.log"} -q >"$WORK/rx.out" 2>"$WORK/rx.err" &
 	RX_PID=$!
 	for _ in $(seq 200); do
@@ -263,7 +268,7 @@ trial() {
 		kill -0 "$RX_PID" 2>/dev/null || die "replay-rx did not start: $(cat "$WORK/rx.err")"
 		sleep 0.05
 	done
-	ip netns exec "$TX_NS" "$REPLAY" -q -i "$TX_IF" --pps "$fps" --loop 0 --limit "$n" \
+	${TX_NS:+ip netns exec "$TX_NS"} "$REPLAY" -q -i "$TX_IF" --pps "$fps" --loop 0 --limit "$n" \
 		${DUT_MAC:+--enet-dmac "$DUT_MAC"} \
 		--stats-json "$WORK/tx.json" ${lat:+--send-log "$WORK/send.log"} "$WORK/base.pcap" ||
 		die "replay failed at $fps frames/s"
@@ -309,7 +314,18 @@ search_trial() {
 fps_of() { awk -v m="$1" -v s="$2" 'BEGIN { printf "%.0f", m * 1e6 / (8 * s) }'; } # MBPS SIZE
 mbps_of() { awk -v f="$1" -v s="$2" 'BEGIN { printf "%.3f", f * 8 * s / 1e6 }'; }  # FPS SIZE
 
-[ -n "$TX_NS" ] || build_bench
+# link_of NS IF: IF's line from ip link, in namespace NS or (NS empty) in this one.
+link_of() { ip ${1:+-n "$1"} link show dev "$2" 2>/dev/null; }
+if [ -n "$TX_IF" ]; then
+	for side in "tx $TX_NS $TX_IF" "rx $RX_NS $RX_IF"; do
+		set -- $side
+		[ $# = 3 ] || set -- "$1" "" "$2"
+		[ -z "$2" ] || ip netns list | grep -q "^$2\( \|$\)" || die "--$1-ns $2: no such network namespace"
+		link_of "$2" "$3" >/dev/null || die "--$1-if $3: no such interface${2:+ in namespace $2}"
+	done
+else
+	build_bench
+fi
 printf '%-6s %14s %12s %12s %12s %12s\n' size throughput_fps mbps latency_p50 latency_p99 latency_max >"$WORK/table"
 results=""
 for size in ${SIZES//,/ }; do

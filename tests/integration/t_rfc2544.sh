@@ -7,7 +7,8 @@
 # second: the search must find that within 2 %.  The frame-loss-rate curve
 # must show the loss a 20 Mbit/s bucket makes of a faster rate R, 1 - L / R,
 # and end on two trials without loss; latency is measured at the rate found.
-# The same search through a DUT that routes instead of bridging.
+# The same search through a DUT that routes instead of bridging, and a bench of
+# one's own whose ports are in the script's namespace rather than named ones.
 . "$(dirname "$0")/lib.sh"
 : "${GENTRACE:?}"
 RFC2544="$(cd "$(dirname "$0")/../.." && pwd)/scripts/rfc2544.sh"
@@ -108,13 +109,47 @@ test_loss_curve() {
 	info "loss at 30 Mbit/s: $(cat "$WORK/lc.first") % (a 20 Mbit/s bucket: $want %)"
 }
 
+# A bench of one's own whose ports are in the script's own namespace, not in named ones
+# (a lab's NICs in the root namespace): --tx-if and --rx-if without --tx-ns/--rx-ns.  The
+# test's own namespace (unshare -n) stands for the root one, and a veth pair made and
+# removed there for the two ports and a DUT that forwards frames unchanged (a cable): at
+# a rate it carries, nothing is lost, so the throughput is the rate tried, and every
+# frame received has its latency.
+test_root_namespace_bench() {
+	local out="$WORK/root.json"
+	unshare -n bash -euc '
+		rfc=$1 out=$2
+		sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+		ip link set dev lo up
+		ip link add name r2544t0 type veth peer name r2544r0
+		for d in r2544t0 r2544r0; do ip link set dev $d multicast off up; done
+		for _ in $(seq 100); do
+			ip link show r2544t0 | grep -q "state UP" && ip link show r2544r0 | grep -q "state UP" && break
+			sleep 0.05
+		done
+		rc=0
+		"$rfc" -q --tx-if r2544t0 --rx-if r2544r0 --sizes 128 --duration 1 --max-mbps 5 \
+			--tests throughput,latency --retries 2 --json "$out" || rc=$?
+		ip link del r2544t0
+		! ip link show r2544r0 >/dev/null 2>&1 || { echo "the veth pair is still there" >&2; exit 1; }
+		exit $rc' bash "$RFC2544" "$out" >"$WORK/root.out" 2>&1 || die "rfc2544.sh on ports in its own namespace: $(cat "$WORK/root.out")"
+	cat "$WORK/root.out"
+	[ "$(py "$out" "(lambda x: x['throughput_fps'] == x['max_fps'] > 0)(r['results'][0])")" = True ] ||
+		die "a cable lost frames at 5 Mbit/s: $(py "$out" "r['results'][0]['trials']")"
+	[ "$(py "$out" "(lambda l: l['count'] > 0 and 0 < l['min_ns'] <= l['max_ns'])(r['results'][0]['latency'])")" = True ] ||
+		die "latency: $(py "$out" "r['results'][0]['latency']")"
+	[ "$(ip netns list | grep -c "^r2544-" || true)" -eq 0 ] || die "rfc2544.sh built a bench of its own"
+}
+
 test_usage_errors() {
 	local args rc out
 	for args in "--sizes 64,abc" "--sizes 32" "--tests latency" "--tests speed" "--duration 0" \
 		"--loss-tolerance 100" "--retries x" "--tx-ns x" "--tx-ns a --tx-if b --rx-ns c --rx-if d --dut-rate 1mbit" \
 		"--json /nonexistent-dir/x.json" "--bogus" "--dut-mode switch" "--dut-mode router --tests throughput,latency" \
 		"--dut-mac 02:00:00:00:00:01" "--dut-mode router --dut-mac 02:00:00:00:00:01" \
-		"--dut-mode router --tx-ns a --tx-if b --rx-ns c --rx-if d" "--dut-mode router --dut-mac 02:00:00:00:00"; do
+		"--dut-mode router --tx-ns a --tx-if b --rx-ns c --rx-if d" "--dut-mode router --dut-mac 02:00:00:00:00" \
+		"--tx-if a" "--rx-ns c --rx-if d" "--tx-if a --rx-if a" "--tx-ns n --tx-if a --rx-ns n --rx-if a" \
+		"--tx-if a --rx-if b --dut-rate 1mbit" "--dut-mode router --tx-if a --rx-if b"; do
 		rc=0
 		out=$("$RFC2544" $args 2>&1) || rc=$?
 		[ $rc -eq 2 ] || die "rfc2544.sh $args: exit $rc, not 2: $out"
@@ -127,4 +162,18 @@ command -v tc >/dev/null || die "tc is not installed"
 command -v python3 >/dev/null || die "python3 is not installed"
 WORK=$(mktemp -d /tmp/replay-it.XXXXXX)
 trap teardown EXIT
-run_tests test_usage_errors test_throughput_found_within_2pct test_routed_dut test_loss_curve
+# Ports that are not there: one line naming the interface (and the namespace), exit 1.
+test_missing_ports() {
+	local rc out
+	rc=0
+	out=$("$RFC2544" --tx-if nosuch0 --rx-if nosuch1 2>&1) || rc=$?
+	[ "$rc" -eq 1 ] && [ "$out" = "rfc2544: --tx-if nosuch0: no such interface" ] ||
+		die "missing port: exit $rc: $out"
+	rc=0
+	out=$("$RFC2544" --tx-ns nosuch-ns --tx-if a --rx-if lo 2>&1) || rc=$?
+	[ "$rc" -eq 1 ] && [ "$out" = "rfc2544: --tx-ns nosuch-ns: no such network namespace" ] ||
+		die "missing namespace: exit $rc: $out"
+}
+
+run_tests test_usage_errors test_missing_ports test_root_namespace_bench test_throughput_found_within_2pct \
+	test_routed_dut test_loss_curve
