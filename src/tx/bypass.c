@@ -13,13 +13,16 @@
  * from /proc/net/packet: both the caller's network namespace's.
  */
 #include <errno.h>
+#include <linux/ethtool.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <linux/sockios.h>
 #include <net/if.h>
 #include <net/if_arp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -142,6 +145,26 @@ static void link_cb(const struct nlmsghdr *h, void *arg)
 	for (a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len))
 		if (a->rta_type == IFLA_NUM_TX_QUEUES && RTA_PAYLOAD(a) >= sizeof(uint32_t))
 			memcpy(arg, RTA_DATA(a), sizeof(uint32_t));
+}
+
+int netdev_tx_queues(const char *ifname)
+{
+	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%.*s", IFNAMSIZ - 1, ifname);
+	ifr.ifr_data = (void *)&ch;
+	if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+		rc = -errno;
+	close(fd);
+	if (rc < 0)
+		return rc;
+	/* Separate TX channels (veth), or combined ones (most NICs): the queues in use either way. */
+	return ch.tx_count + ch.combined_count ? (int)(ch.tx_count + ch.combined_count) : -ENODATA;
 }
 
 int tx_bypass_harmless(const char *ifname, unsigned queues, char *why, size_t len)

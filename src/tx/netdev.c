@@ -141,17 +141,48 @@ fail:
 	return rc;
 }
 
+uint32_t netdev_mtu_now(const struct tx *tx)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	uint32_t mtu = 0;
+
+	if (fd < 0)
+		return 0;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%.*s", IFNAMSIZ - 1, tx->dev);
+	if (ioctl(fd, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0)
+		mtu = (uint32_t)ifr.ifr_mtu;
+	close(fd);
+	return mtu;
+}
+
 int netdev_send_err(struct tx *tx, int err, uint32_t len)
 {
+	uint32_t mtu;
+
 	switch (err) {
 	case EAGAIN:
 	case ENOBUFS:
 	case EINTR:
 		return -err;
 	case EMSGSIZE:
+		/*
+		 * The frames were checked against the MTU read at open: one the
+		 * kernel refuses passed that check, so the MTU was lowered since.
+		 * The new one is kept, so the frames after fail as they are
+		 * staged, named, instead of each costing the kernel a refusal.
+		 * Only ever lowered: the staging slots were sized for the first.
+		 */
+		mtu = netdev_mtu_now(tx);
+		if (mtu && mtu < tx->mtu)
+			tx->mtu = mtu;
 		return tx_err(tx, -EMSGSIZE, "frame of %u bytes refused by %s as too large (MTU %u)", len,
 			      tx->dev, tx->mtu);
 	case ENETDOWN:
+		/* A deleted interface goes down first: say which it was. */
+		if (netdev_still_up(tx) == -ENXIO)
+			return -ENXIO;
 		return tx_err(tx, -ENETDOWN, "%s: interface went down", tx->dev);
 	case ENXIO:
 	case ENODEV:

@@ -75,7 +75,9 @@ int netdev_packet_socket(struct tx *tx, const struct tx_cfg *cfg, struct netdev 
 /*
  * netdev_send_err() - turn a failed send's errno @err (positive) about a
  * @len-byte frame into the contract's -errno with its message: EAGAIN and
- * ENOBUFS pass through silently; ENETDOWN/ENXIO/ENODEV name the interface.
+ * ENOBUFS pass through silently; ENETDOWN/ENXIO/ENODEV name the interface;
+ * EMSGSIZE reads the MTU again and, if it was lowered since open, keeps the
+ * new one in tx->mtu (so netdev_frame_check() fails the frames after).
  */
 int netdev_send_err(struct tx *tx, int err, uint32_t len);
 
@@ -87,6 +89,9 @@ int netdev_send_err(struct tx *tx, int err, uint32_t len);
  */
 int netdev_still_up(struct tx *tx);
 
+/* netdev_mtu_now() - tx->dev's MTU as it is now, bytes; 0 if it cannot be read. */
+uint32_t netdev_mtu_now(const struct tx *tx);
+
 /*
  * netdev_wait_outq() - wait until the socket @fd has no frame queued in
  * the host (SIOCOUTQ reads 0: every skb we sent was freed by the driver or
@@ -94,6 +99,13 @@ int netdev_still_up(struct tx *tx);
  */
 #define TX_DRAIN_TIMEOUT_MS 5000
 int netdev_wait_outq(struct tx *tx, int fd);
+
+/*
+ * netdev_tx_queues() - the TX queues @ifname has in use (its TX and
+ * combined channels, ETHTOOL_GCHANNELS: what AF_XDP binds against), or
+ * -errno (-EOPNOTSUPP: the driver does not say).  bypass.c.
+ */
+int netdev_tx_queues(const char *ifname);
 
 /* netdev_sleep_ns() - a short back-off, for ENOBUFS (the socket stays writable). */
 void netdev_sleep_ns(long ns);

@@ -36,6 +36,8 @@
 #define BACKOFF_NS 10000
 #define BIND_BUSY_MS 1000u    /* bind() finds the queue taken: tried again for this long... */
 #define BIND_BUSY_STEP_MS 10u /* ...this often */
+/* How often send() reads the MTU again (see mtu_check()), ns. */
+#define MTU_CHECK_NS 100000000ull
 _Static_assert((uint64_t)NFRAMES * FRAME_BYTES == TX_XDP_UMEM_BYTES, "privs.c counts UMEM bytes");
 
 struct xdp_state {
@@ -60,6 +62,7 @@ struct xdp_state {
 	bool drop_pending;  /* the oldest staged packet was consumed but dropped */
 	bool discarded;     /* packets on the ring were given up: do not kick them out */
 	bool zerocopy;
+	uint64_t mtu_next_ns; /* CLOCK_MONOTONIC_COARSE: when to read the MTU again */
 };
 
 static int make_socket_once(struct tx *tx, struct xdp_state *s, const struct tx_cfg *cfg, bool zc)
@@ -107,6 +110,19 @@ static int make_socket_once(struct tx *tx, struct xdp_state *s, const struct tx_
 			return tx_err(tx, rc,
 				      "%s: cannot bind an AF_XDP socket to queue %u in %s mode: another AF_XDP socket holds it (still after %u ms)",
 				      tx->dev, cfg->xdp_queue, zc ? "zero-copy" : "copy", BIND_BUSY_MS);
+		/* The kernel says only EINVAL for a queue the device does not have: say which it has. */
+		if (rc == -EINVAL) {
+			int nq = netdev_tx_queues(tx->dev);
+
+			if (nq == 1 && cfg->xdp_queue)
+				return tx_err(tx, -EINVAL,
+					      "%s: no TX queue %u for AF_XDP to bind: it has one (--xdp-queue 0)",
+					      tx->dev, cfg->xdp_queue);
+			if (nq > 1 && cfg->xdp_queue >= (unsigned)nq)
+				return tx_err(tx, -EINVAL,
+					      "%s: no TX queue %u for AF_XDP to bind: it has %d (--xdp-queue 0 to %d)",
+					      tx->dev, cfg->xdp_queue, nq, nq - 1);
+		}
 		return tx_err(tx, rc == -ENOTSUP ? -EPROTONOSUPPORT : rc,
 			      "%s: cannot bind an AF_XDP socket to queue %u in %s mode: %s", tx->dev,
 			      cfg->xdp_queue, zc ? "zero-copy" : "copy", strerror(-rc));
@@ -252,11 +268,37 @@ static void reap(struct xdp_state *s)
 	}
 }
 
+/*
+ * Nothing on the AF_XDP path checks a frame against the MTU (the copy-mode
+ * skb goes straight to the driver; veth checks only its peer's), so an MTU
+ * lowered mid-run would not stop frames the interface no longer takes --
+ * a NIC drops them, counted as sent.  So the MTU is read again every
+ * MTU_CHECK_NS (a coarse clock read per call, ~10 ns; the ioctl ten times a
+ * second), and a lower one makes the frames above it fail as they are
+ * staged, as every socket method's do.
+ */
+static void mtu_check(struct tx *tx, struct xdp_state *s)
+{
+	struct timespec ts;
+	uint64_t now;
+	uint32_t mtu;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	now = (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+	if (likely(now < s->mtu_next_ns))
+		return;
+	s->mtu_next_ns = now + MTU_CHECK_NS;
+	mtu = netdev_mtu_now(tx);
+	if (mtu && mtu < tx->mtu)
+		tx->mtu = mtu; /* only ever lowered, as netdev_send_err() does */
+}
+
 static int xdp_send(struct tx *tx, const struct pkt *v, unsigned n)
 {
 	struct xdp_state *s = tx->priv;
 	unsigned i;
 
+	mtu_check(tx, s);
 	for (i = 0; i < n; i++) {
 		int rc = netdev_frame_check(tx, &v[i]);
 		struct xdp_desc *d;
