@@ -77,6 +77,7 @@ struct trace_cfg {
 	const uint8_t *dmac; /* 6 bytes: destination of synthesised Ethernet headers; NULL = default */
 	const uint8_t *smac; /* 6 bytes: source, when the capture recorded none; NULL = default */
 	const char *format;  /* "pcap", "pcapng" or "erf": skip probing (ERF has no magic); NULL = probe */
+	const char *name;    /* trace_open(): the name messages give the input; NULL = its path */
 	size_t stream_chunk_bytes; /* trace_open_mem() only, for tests: read the buffer as a pipe
 				      would deliver it, at most this many bytes per read; 0 = no */
 	/*

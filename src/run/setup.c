@@ -53,7 +53,7 @@ static int open_inputs(struct replay *r, const struct replay *main)
 		return -ENOMEM;
 	}
 	struct trace_cfg tcfg = o->trace;
-	char livepath[64];
+	char livepath[64], livename[64];
 
 	tcfg.will_rewind = o->loop != 1;
 	/*
@@ -76,6 +76,9 @@ static int open_inputs(struct replay *r, const struct replay *main)
 			return -ENODEV;
 		}
 		snprintf(livepath, sizeof(livepath), "/proc/self/fd/%d", live_fd(r->live));
+		/* A frame's errors name the interface, not the pipe it comes through. */
+		snprintf(livename, sizeof(livename), "--source-interface %s", live_name(r->live));
+		tcfg.name = livename;
 	}
 	for (int i = 0; i < o->nfiles; i++) {
 		struct trace *t;

@@ -289,7 +289,7 @@ int trace_open_mem(struct trace **tp, const char *name, const void *buf, size_t 
 
 int trace_open(struct trace **tp, const char *path, const struct trace_cfg *cfg)
 {
-	struct trace *t = trace_alloc(path, cfg);
+	struct trace *t = trace_alloc(cfg && cfg->name ? cfg->name : path, cfg);
 	int rc;
 
 	*tp = t;
