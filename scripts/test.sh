@@ -4,8 +4,27 @@
 # run the unit and integration suites, then again under ASan+UBSan, and
 # lint the man pages.  Integration tests need root; under CI=true a
 # skipped integration test is a failure.
+#
+#   scripts/test.sh           the complete check, exactly what CI runs
+#   scripts/test.sh --quick   the -Werror build and its unit, golden, fuzz-corpus and
+#                             integration suites only: no release compiles, sanitizer
+#                             pass, fuzzing, man-page lint, package or tarball
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+QUICK=0
+case "$*" in
+"") ;;
+--quick) QUICK=1 ;;
+-h | --help)
+	sed -n '3,11s/^# \{0,1\}//p' "$0"
+	exit 0
+	;;
+*)
+	echo "test: unknown argument '$*' (scripts/test.sh [--quick])" >&2
+	exit 2
+	;;
+esac
 
 scripts/deps.sh
 
@@ -68,6 +87,14 @@ fuzz_all() {
 		rm -rf "$work"
 	done
 }
+
+if [ "$QUICK" = 1 ]; then
+	log "build (gcc, -Werror)"
+	setup_build build -Dwerror=true
+	run_suites build
+	log "quick check passed (not run: release compiles, ASan+UBSan, fuzzing, man pages, package, tarball)"
+	exit 0
+fi
 
 # Release builds compile with warnings as errors too, with both compilers: a warning
 # that appears only at -O3 (or without -O) fails here, not in a user's or packager's
