@@ -23,6 +23,7 @@
 #include "edit.h"
 #include "impair.h"
 #include "optparse.h"
+#include "run.h"
 #include "sched.h"
 #include "trace.h"
 #include "tx.h"
@@ -125,7 +126,6 @@ struct opts {
 	struct trace_cfg trace;    /* -K, --window-size */
 	const char *split_mode;    /* --split MODE: two-interface direction (replay/split.h) */
 	const char *cachefile;     /* -c, --cachefile: a tcpprep cache instead of --split */
-	bool dualfile;             /* -2, --dualfile: files in pairs, one per interface, merged by timestamp */
 	const char *source_if;     /* --source-interface IF: forward frames arriving on IF (no files) */
 	unsigned live_buffer_kib;  /* -B/--buffer-size: its capture ring, KiB; 0 = LIVE_BUFFER_KIB_DEFAULT */
 
@@ -133,8 +133,6 @@ struct opts {
 	struct sched_cfg sched;    /* mode and rate (-t, -x, -p, -M), timer, spin margin, late policy */
 	struct rt_cfg rt;          /* --rt-priority, --cpu (rt.cpu: the first of cpus, or -1) */
 	struct opts_list cpus;     /* --cpu LIST: thread i runs on cpus.v[i % cpus.n]; n 0 = not pinned */
-	uint64_t duration_ns;      /* --duration: send no packet due this long after the start; 0 = no limit */
-	bool oneatatime;           /* --oneatatime: ask on stdin how many packets to send next */
 
 	/* transmission */
 	struct tx_cfg tx;          /* -i (ifname), -w (path), --batch, --qdisc-bypass, xdp, uring */
@@ -157,18 +155,12 @@ struct opts {
 	/* impairment (src/cli/impair_opts.c): --impair, --loss, ... */
 	struct opts_impair impair;
 
-	/* loops and limits */
-	uint64_t loop;             /* passes over the file list; 0 = forever */
-	uint64_t limit;            /* stop after this many packets sent; 0 = no limit */
-	uint64_t loopdelay_ns;     /* delay before each loop pass after the first, ns (--loopdelay-ms or -ns) */
+	/* the run's own: loops, limits, progress, flow statistics (replay/run.h) */
+	struct run_cfg run;
 
 	/* statistics and output */
 	const char *stats_json;    /* --stats-json: file, or "-" for stdout */
 	const char *send_log;      /* --send-log: per-packet send times for replay-rx */
-	uint64_t stats_s;          /* --stats N: periodic lines every N s (0: per loop pass); OPT_AUTO = none */
-	bool no_progress;          /* --no-progress: no status line on a terminal */
-	bool no_flow_stats;        /* --no-flow-stats: count no flows (replay/flows.h) */
-	uint64_t flow_expiry_s;    /* --flow-expiry: a flow idle longer than this, s, is counted again; 0 = never */
 	bool quiet;                /* no summary, no warnings */
 	bool no_warnings;          /* -W: no warnings (tcpreplay's --suppress-warnings) */
 	bool pid;                  /* -P: print "PID: N" at start-up */

@@ -116,7 +116,7 @@ static const struct opt_def table[] = {
 	    .rules = RULES(EXCLUDES("cachefile", "the cache holds the split"))),
 	STR(cachefile, .name = "cachefile", .key = 'c', .metavar = "FILE", .group = OPT_GRP_INPUT,
 	    .help = "with -I (or --info): take each packet's interface from a tcpprep cache file (format 04); with one output, the direction of -e and the pair forms (tcprewrite -c)"),
-	FLAG(dualfile, .name = "dualfile", .key = '2', .group = OPT_GRP_INPUT,
+	FLAG(run.dualfile, .name = "dualfile", .key = '2', .group = OPT_GRP_INPUT,
 	     .help = "files in pairs, the first of each out -i, the second out -I, merged by timestamp",
 	     .rules = RULES(NEEDS("intf2 info", "it sends the first file of each pair by -i and the second by -I"),
 			    EXCLUDES("split cachefile", "with --dualfile a packet's interface is its file's place "
@@ -371,19 +371,19 @@ static const struct opt_def table[] = {
 	     .rules = RULES(NEEDS(IMPAIRMENT, "it limits the frames an impairment holds back"))),
 
 	/* loops and limits */
-	UINT(loop, .name = "loop", .key = 'l', .min = 0, .max = UINT64_MAX, .metavar = "N",
+	UINT(run.loop, .name = "loop", .key = 'l', .min = 0, .max = UINT64_MAX, .metavar = "N",
 	     .group = OPT_GRP_LOOP, .show_dflt = true, .help = "play the file list N times (0 = forever)"),
-	UINT(limit, .name = "limit", .key = 'L', .min = 1, .max = UINT64_MAX, .metavar = "N",
+	UINT(run.limit, .name = "limit", .key = 'L', .min = 1, .max = UINT64_MAX, .metavar = "N",
 	     .group = OPT_GRP_LOOP, .help = "stop after sending N packets",
 	     .rules = RULES(ONE_THREAD("--limit counts the packets of one sender thread"))),
-	UINT(duration_ns, .name = "duration", .min = 1, .max = UINT64_MAX / NSEC_PER_SEC, .scale = NSEC_PER_SEC,
+	UINT(run.duration_ns, .name = "duration", .min = 1, .max = UINT64_MAX / NSEC_PER_SEC, .scale = NSEC_PER_SEC,
 	     .metavar = "SECONDS", .group = OPT_GRP_LOOP,
 	     .help = "stop before the first packet due SECONDS after the start"),
-	UINT(loopdelay_ns, .name = "loopdelay-ms", .min = 0, .max = UINT64_MAX / NS_PER_MS,
+	UINT(run.loopdelay_ns, .name = "loopdelay-ms", .min = 0, .max = UINT64_MAX / NS_PER_MS,
 	     .scale = NS_PER_MS, .metavar = "MS", .group = OPT_GRP_LOOP,
 	     .help = "wait MS milliseconds before each loop pass after the first",
 	     .rules = RULES(EXCLUDES("loopdelay-ns", "both set the delay between loop passes; give one"))),
-	UINT(loopdelay_ns, .name = "loopdelay-ns", .min = 0, .max = UINT64_MAX, .metavar = "NS",
+	UINT(run.loopdelay_ns, .name = "loopdelay-ns", .min = 0, .max = UINT64_MAX, .metavar = "NS",
 	     .group = OPT_GRP_LOOP, .help = "wait NS nanoseconds before each loop pass after the first"),
 	FLAG(edit.unique_ip, .name = "unique-ip", .group = OPT_GRP_LOOP,
 	     .help = "other IP addresses in every loop pass (tcpreplay's; checksums stay valid)",
@@ -396,17 +396,17 @@ static const struct opt_def table[] = {
 	     .rules = RULES(NEEDS("unique-ip", "it counts passes for --unique-ip"))),
 
 	/* statistics and output */
-	UINT(stats_s, .name = "stats", .min = 0, .max = 31536000, .metavar = "N", .group = OPT_GRP_STATS,
+	UINT(run.stats_s, .name = "stats", .min = 0, .max = 31536000, .metavar = "N", .group = OPT_GRP_STATS,
 	     .help = "tcpreplay's Actual/Rated lines every N seconds while sending (0: after each loop pass)",
 	     .rules = RULES(ONE_THREAD("--stats counts the packets of one sender thread"))),
-	FLAG(no_progress, .name = "no-progress", .group = OPT_GRP_STATS,
+	FLAG(run.no_progress, .name = "no-progress", .group = OPT_GRP_STATS,
 	     .help = "no status line on a terminal while sending"),
-	FLAG(no_flow_stats, .name = "no-flow-stats", .group = OPT_GRP_STATS,
+	FLAG(run.no_flow_stats, .name = "no-flow-stats", .group = OPT_GRP_STATS,
 	     .help = "count no flows (no \"Flows:\" line, no \"flows\" in the JSON)"),
-	UINT(flow_expiry_s, .name = "flow-expiry", .min = 0, .max = 315360000, .metavar = "SECONDS",
+	UINT(run.flow_expiry_s, .name = "flow-expiry", .min = 0, .max = 315360000, .metavar = "SECONDS",
 	     .group = OPT_GRP_STATS, .show_dflt = true,
 	     .help = "count a flow again after SECONDS idle in trace time (tcpreplay's; 0 = never)"),
-	FLAG(oneatatime, .name = "oneatatime", .group = OPT_GRP_TIMING,
+	FLAG(run.oneatatime, .name = "oneatatime", .group = OPT_GRP_TIMING,
 	     .help = "ask on standard input how many packets to send next (tcpreplay's; Enter: one)",
 	     .rules = RULES(EXCLUDES("topspeed speed pps mbps maxsleep", "--oneatatime sends each packet when asked"),
 			    ONE_THREAD("it sends each packet when asked"))),
@@ -479,14 +479,13 @@ static const struct opts defaults = {
 		.late_threshold_ns = 1000 * NSEC_PER_USEC,
 		.start_clock = SCHED_CLOCK_REALTIME,
 	},
-	.stats_s = OPT_AUTO,
 	.rt = { .cpu = -1 },
 	.tx = { .xdp_mode = TX_XDP_AUTO },
 	.method = TX_METHOD_AUTO,
 	.method2 = TX_METHOD_AUTO,
 	.threads = 1,
 	.edit = EDIT_CFG_DEFAULTS,
-	.loop = 1,
+	.run = { .loop = 1, .stats_s = OPT_AUTO },
 	.impair = { .repeat = 1 },
 };
 
@@ -612,7 +611,7 @@ static int check_stdout(const struct opts *o, char *err, size_t len)
 
 	if (o->decode && out)
 		return opts_fail(err, len, "-v prints tcpdump's lines on stdout, where %s writes: give it a file", out);
-	if (o->oneatatime && stdin_files(o))
+	if (o->run.oneatatime && stdin_files(o))
 		return opts_fail(err, len, "--oneatatime reads the answers from standard input: the trace cannot "
 				 "come from there too");
 	return 0;
@@ -639,10 +638,10 @@ static int check_inputs(const struct opts *o, char *err, size_t len)
 		split_close(sp);
 	}
 	/* tcpreplay's -2: the files of a pair are read side by side. */
-	if (o->dualfile && !o->info && (o->nfiles == 0 || o->nfiles % 2))
+	if (o->run.dualfile && !o->info && (o->nfiles == 0 || o->nfiles % 2))
 		return opts_fail(err, len, "--dualfile takes the files in pairs (one for -i, one for -I): %d given",
 				 o->nfiles);
-	if (o->dualfile && stdin_files(o) > 1)
+	if (o->run.dualfile && stdin_files(o) > 1)
 		return opts_fail(err, len, "--dualfile: standard input ('-') can be given once, as one file of one pair");
 	return 0;
 }
@@ -749,7 +748,7 @@ static int check(const struct opt_set *set, struct opts *o, char *err, size_t le
 static void resolve(const struct opt_set *set, struct opts *o)
 {
 	/* --oneatatime: each packet goes when the user says, then at once. */
-	if (o->oneatatime)
+	if (o->run.oneatatime)
 		o->sched.mode = SCHED_MODE_TOPSPEED;
 	o->rt.timer_slack = o->sched.mode != SCHED_MODE_TOPSPEED;
 	o->rt.dma_latency = o->sched.mode != SCHED_MODE_TOPSPEED;

@@ -208,12 +208,12 @@ void replay_collect(struct replay *r)
  */
 static bool limit_counted(const struct replay *r)
 {
-	return LANES_SUM(r, read) - LANES_SUM(r, filtered) >= r->o->limit;
+	return LANES_SUM(r, read) - LANES_SUM(r, filtered) >= r->o->run.limit;
 }
 
 static inline bool limit_reached(const struct replay *r)
 {
-	return unlikely(r->o->limit) && limit_counted(r);
+	return unlikely(r->o->run.limit) && limit_counted(r);
 }
 
 /* A trace read slower than this (a disk page fault, a pipe's wait; a mapped page costs ~1 us) is noted. */
@@ -615,7 +615,7 @@ static enum step pass_end(struct replay *r)
 	const struct source *s = &r->src;
 	uint64_t read = LANES_SUM(r, read);
 
-	if (r->progress_mode == PROGRESS_STATS && !r->o->stats_s) {
+	if (r->progress_mode == PROGRESS_STATS && !r->o->run.stats_s) {
 		struct progress_in in;
 		uint64_t now;
 
@@ -635,7 +635,7 @@ static enum step pass_end(struct replay *r)
 		return STEP_STOP;
 	}
 	/* ... and so would endless loops in which every packet is filtered out or fails. */
-	if (r->o->loop == 0 && sent_or_staged(r) == s->sent_before && !*r->stop) {
+	if (r->o->run.loop == 0 && sent_or_staged(r) == s->sent_before && !*r->stop) {
 		log_err("--loop 0: a whole pass over the traces sent nothing (%llu packets read: %llu filtered or excluded, %llu failed); stopping",
 			(unsigned long long)(read - s->read_before),
 			(unsigned long long)(LANES_SUM(r, filtered) - s->filtered_before),
@@ -704,7 +704,7 @@ static enum step source_segment(struct replay *r, int step)
 		s->pass++;
 		s->f = 0;
 		/* The last pass is recorded at the run's end, with what is sent after it (replay_main_hooked()). */
-		if (o->loop && s->pass >= o->loop)
+		if (o->run.loop && s->pass >= o->run.loop)
 			return STEP_STOP;
 		if (r->st.passes_on) {
 			uint64_t now = sched_now(&r->sched);
@@ -716,7 +716,7 @@ static enum step source_segment(struct replay *r, int step)
 		}
 	}
 	if (s->pass || s->f)
-		sched_segment(&r->sched, s->pass && !s->f ? o->loopdelay_ns : 0);
+		sched_segment(&r->sched, s->pass && !s->f ? o->run.loopdelay_ns : 0);
 	for (int k = 0; k < step; k++) {
 		struct trace *t = r->traces[s->f + k];
 
@@ -837,7 +837,7 @@ static void report_open_warnings(struct replay *r)
 {
 	if (!r->src.in_file || r->src.pass || r->shard)
 		return;
-	if (!r->o->dualfile)
+	if (!r->o->run.dualfile)
 		report_warnings(r->traces[r->src.f]);
 	else
 		for (int k = 0; k < 2; k++)
@@ -885,7 +885,7 @@ static inline struct lane *route(struct replay *r, const struct pkt *p)
 			return NULL;
 		return &r->lane[0];
 	}
-	if (r->o->dualfile) {
+	if (r->o->run.dualfile) {
 		r->side = r->src.side + 1;
 		return &r->lane[r->src.side];
 	}
@@ -944,7 +944,7 @@ source_next(struct replay *r, const struct trace **tp, struct pkt *p, struct lan
 		if (r->timed && !skipped)
 			t0 = sched_now(&r->sched);
 		skipped = false;
-		step = likely(!r->o->dualfile) ? source_read(r, tp, p) : source_read_dual(r, tp, p);
+		step = likely(!r->o->run.dualfile) ? source_read(r, tp, p) : source_read_dual(r, tp, p);
 		if (unlikely(step != STEP_NEXT))
 			return step;
 		/*
@@ -1018,7 +1018,7 @@ source_next(struct replay *r, const struct trace **tp, struct pkt *p, struct lan
 			*deadline = sched_deadline(&r->sched, p);
 		/* --duration: a packet due after the end is not sent (p->sched_ns: every mode sets it).
 		 * The run ends before it, so it is not one of the run's packets read either. */
-		if (r->o->duration_ns && p->sched_ns >= r->st.start_ns + r->o->duration_ns) {
+		if (r->o->run.duration_ns && p->sched_ns >= r->st.start_ns + r->o->run.duration_ns) {
 			l->st.read--;
 			return STEP_STOP;
 		}
@@ -1078,7 +1078,7 @@ static void run_start(struct replay *r)
 	/* --threads: replay_threads_run() started every thread's schedule from one origin. */
 	if (!r->origin_given)
 		r->st.start_ns = r->st.start.set ? r->st.start.origin_ns : sched_start(&r->sched);
-	progress_init(&r->progress, r->progress_mode, r->o->stats_s, r->summary, r->st.start_ns);
+	progress_init(&r->progress, r->progress_mode, r->o->run.stats_s, r->summary, r->st.start_ns);
 	/* Passes are recorded for --stats-json, which writes them: a snapshot of the counters at each pass's end. */
 	r->st.passes_on = r->json != NULL && r->nshards <= 1; /* --threads: passes are per thread, not merged */
 	pass_begin(r, r->st.start_ns);
@@ -1102,7 +1102,7 @@ static int run(struct replay *r)
 		step = source_next(r, &t, &p, &l, &deadline);
 		if (step != STEP_NEXT)
 			break;
-		if (unlikely(r->o->oneatatime)) {
+		if (unlikely(r->o->run.oneatatime)) {
 			if (!r->ask_left && (step = ask_user(r, t, &p)) != STEP_NEXT) {
 				struct staged e = { .t = t, .recno = p.recno, .off = p.off };
 
@@ -1114,7 +1114,7 @@ static int run(struct replay *r)
 		step = send_one_inline(r, l, t, &p, deadline);
 		if (step != STEP_NEXT)
 			break;
-		if (unlikely(r->o->oneatatime) && (step = flush_all(r)) != STEP_NEXT)
+		if (unlikely(r->o->run.oneatatime) && (step = flush_all(r)) != STEP_NEXT)
 			break; /* asked for, so out now */
 		/* p.sched_ns is the run clock at the packet's slot (every mode sets it): no clock read. */
 		if (unlikely(progress_due(&r->progress, p.sched_ns)))

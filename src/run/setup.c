@@ -55,7 +55,7 @@ static int open_inputs(struct replay *r, const struct replay *main)
 	struct trace_cfg tcfg = o->trace;
 	char livepath[64], livename[64];
 
-	tcfg.will_rewind = o->loop != 1;
+	tcfg.will_rewind = o->run.loop != 1;
 	/*
 	 * AF_XDP may send a preloaded file's frames in place: room for the
 	 * staging frames after them, one socket's for each thread and
@@ -109,7 +109,7 @@ static int open_inputs(struct replay *r, const struct replay *main)
 				o->files[i], r->nshards);
 			return -ESPIPE;
 		}
-		if (o->loop != 1 && !trace_can_rewind(t)) {
+		if (o->run.loop != 1 && !trace_can_rewind(t)) {
 			log_err("%s: cannot loop over a pipe; add --preload (-K) to hold it in memory",
 				o->files[i]);
 			return -ESPIPE;
@@ -145,7 +145,7 @@ static int open_flows(struct replay *r)
 	const struct opts *o = r->o;
 	uint64_t n = 0;
 
-	if (o->no_flow_stats)
+	if (o->run.no_flow_stats)
 		return 0;
 	for (int i = 0; i < o->nfiles; i++) {
 		struct stat sb;
@@ -156,14 +156,14 @@ static int open_flows(struct replay *r)
 			n = UINT64_MAX / 2;
 	}
 	if (o->edit.unique_ip)
-		n = o->loop && n < UINT64_MAX / 2 / o->loop ? n * o->loop : UINT64_MAX / 2;
-	r->flows = flow_table_new(n, o->flow_expiry_s);
+		n = o->run.loop && n < UINT64_MAX / 2 / o->run.loop ? n * o->run.loop : UINT64_MAX / 2;
+	r->flows = flow_table_new(n, o->run.flow_expiry_s);
 	if (!r->flows) {
 		log_err("out of memory for the flow table (--no-flow-stats counts no flows)");
 		return -ENOMEM;
 	}
 	r->st.flows.enabled = true;
-	r->st.flows.expiry_s = o->flow_expiry_s;
+	r->st.flows.expiry_s = o->run.flow_expiry_s;
 	return 0;
 }
 
@@ -232,7 +232,7 @@ static int open_split(struct replay *r)
 	char err[512];
 	uint64_t n = 0;
 
-	if (o->dualfile)
+	if (o->run.dualfile)
 		return 0; /* --dualfile: a packet's file names its interface */
 	if (!o->intf2) {
 		/* One output: -c or --split only give -e and the pair forms their direction. */
@@ -523,7 +523,7 @@ static int check_side_mtus(struct replay *r)
 
 			if (p.linktype != LINKTYPE_ETHERNET)
 				continue; /* fails in the run, whatever its length */
-			if (o->dualfile)
+			if (o->run.dualfile)
 				side = i % 2 ? SPLIT_INTF2 : SPLIT_INTF1;
 			else if (r->cache)
 				side = split_cache_side(r->cache, p.recno);
@@ -804,9 +804,9 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	 * it runs in virtual time, faster than a line could be read). */
 	if (r->nshards > 1)
 		r->progress_mode = PROGRESS_OFF; /* --threads: no one thread knows the whole progress */
-	else if (o->stats_s != OPT_AUTO)
+	else if (o->run.stats_s != OPT_AUTO)
 		r->progress_mode = PROGRESS_STATS;
-	else if (!o->quiet && !o->no_progress && !o->tx.path && !o->decode && isatty(fileno(r->summary)))
+	else if (!o->quiet && !o->run.no_progress && !o->tx.path && !o->decode && isatty(fileno(r->summary)))
 		r->progress_mode = PROGRESS_LINE;
 	else
 		r->progress_mode = PROGRESS_OFF;
@@ -864,7 +864,7 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	if (r->live && !r->stopped) {
 		char err[1024];
 
-		if (live_start(r->live, o->duration_ns, err, sizeof(err)) < 0) {
+		if (live_start(r->live, o->run.duration_ns, err, sizeof(err)) < 0) {
 			log_err("%s", err);
 			goto fail;
 		}

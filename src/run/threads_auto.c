@@ -79,7 +79,7 @@ unsigned threads_auto(const struct opts *o, const struct threads_auto_env *env, 
 		no = "--xdp-queue";
 	if (!no && o->rt.priority)
 		no = "--rt-priority";
-	if (!no && o->loop != 1 && o->stats_json)
+	if (!no && o->run.loop != 1 && o->stats_json)
 		no = "--loop with --stats-json (its \"passes\")";
 	if (no) {
 		snprintf(why, len, "%s is for one thread", no);

@@ -46,16 +46,16 @@ static void test_defaults_and_basics(void **state)
 	assert_string_equal(o.files[0], "a.pcap");
 	assert_string_equal(o.files[1], "b.pcap");
 	assert_int_equal(o.sched.mode, SCHED_MODE_TRACE);
-	assert_int_equal(o.loop, 1);
-	assert_int_equal(o.limit, 0);
+	assert_int_equal(o.run.loop, 1);
+	assert_int_equal(o.run.limit, 0);
 	assert_false(o.quiet);
 
 	assert_int_equal(PARSE(&o, "a.pcap", "--intf1=eth1", "-t", "--loop", "0", "-L", "5",
 			       "--stats-json", "-", "-q", "--debug", "--debug"), 0);
 	assert_string_equal(o.tx.ifname, "eth1");
 	assert_int_equal(o.sched.mode, SCHED_MODE_TOPSPEED);
-	assert_int_equal(o.loop, 0);
-	assert_int_equal(o.limit, 5);
+	assert_int_equal(o.run.loop, 0);
+	assert_int_equal(o.run.limit, 5);
 	assert_string_equal(o.stats_json, "-");
 	assert_true(o.quiet);
 	assert_int_equal(o.debug, 2);
@@ -236,17 +236,17 @@ static void test_numbers_hex(void **state)
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "--loop", "0x10", "--limit", "0X1f", "--flow-expiry", "0xA", "-w", "o", "a"), 0);
-	assert_int_equal(o.loop, 16);
-	assert_int_equal(o.limit, 31);
-	assert_int_equal(o.flow_expiry_s, 10);
+	assert_int_equal(o.run.loop, 16);
+	assert_int_equal(o.run.limit, 31);
+	assert_int_equal(o.run.flow_expiry_s, 10);
 	assert_int_equal(PARSE(&o, "--loop", "0", "-w", "o", "a"), 0);
-	assert_int_equal(o.loop, 0);
+	assert_int_equal(o.run.loop, 0);
 	assert_int_equal(PARSE(&o, "--loop", "010", "-w", "o", "a"), -EINVAL);
 	assert_non_null(strstr(err, "--loop: '010' has a leading 0, which tcpreplay reads as octal"));
 	assert_int_equal(PARSE(&o, "--loop", "0009", "-w", "o", "a"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--loop", "00", "-w", "o", "a"), 0); /* 0 either way */
 	assert_int_equal(PARSE(&o, "--loop", "05", "-w", "o", "a"), 0);
-	assert_int_equal(o.loop, 5);
+	assert_int_equal(o.run.loop, 5);
 	assert_int_equal(PARSE(&o, "--loop", "0x", "-w", "o", "a"), -EINVAL);
 	assert_non_null(strstr(err, "'0x' is not a non-negative integer"));
 	assert_int_equal(PARSE(&o, "--loop", "0x1g", "-w", "o", "a"), -EINVAL);
@@ -517,7 +517,7 @@ static void test_values_start_with_a_digit(void **state)
 	expect_usage_error(PARSE(&o, "-i", "x", "--window-size", "\t1M", "a"),
 			   "--window-size: '\t1M' is not a size (bytes, or a number with K, M or G)");
 	assert_int_equal(PARSE(&o, "-i", "x", "--loop", "007", "a"), 0);
-	assert_int_equal(o.loop, 7);
+	assert_int_equal(o.run.loop, 7);
 }
 
 /* --cpu and --rt-priority do nothing on a dry run: said, not silently ignored. */
@@ -656,7 +656,7 @@ static void test_no_abbreviations(void **state)
 			   "unknown option '--lim' (long options are spelled in full, not abbreviated: --limit?)");
 	/* tcpreplay's --stats N is its own option, never --stats-json. */
 	assert_int_equal(PARSE(&o, "-i", "x", "--stats", "1", "a"), 0);
-	assert_int_equal(o.stats_s, 1);
+	assert_int_equal(o.run.stats_s, 1);
 	assert_null(o.stats_json);
 	/* Full names still work, in both forms. */
 	assert_int_equal(PARSE(&o, "-i", "x", "--stats-json=s.json", "--limit", "2", "a"), 0);
@@ -781,12 +781,12 @@ static void test_dualfile(void **state)
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "-2", "a", "b"), 0);
-	assert_true(o.dualfile);
+	assert_true(o.run.dualfile);
 	assert_int_equal(o.nfiles, 2);
 	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--dualfile", "a", "b", "c", "d"), 0);
-	assert_true(o.dualfile);
+	assert_true(o.run.dualfile);
 	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "a", "b"), 0);
-	assert_false(o.dualfile);
+	assert_false(o.run.dualfile);
 	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "a", "b", "c"),
 			   "--dualfile takes the files in pairs (one for -i, one for -I): 3 given");
 	expect_usage_error(PARSE(&o, "-i", "x", "-I", "y", "-2", "a"),
@@ -943,10 +943,10 @@ static void test_tcpreplay_options(void **state)
 	assert_int_equal(PARSE(&o, "-H"), 0);
 	assert_true(o.help);
 	assert_int_equal(PARSE(&o, "-i", "x", "--duration", "5", "--loop", "3", "--loopdelay-ms", "250", "a"), 0);
-	assert_int_equal(o.duration_ns, 5000000000ull);
-	assert_int_equal(o.loopdelay_ns, 250000000ull);
+	assert_int_equal(o.run.duration_ns, 5000000000ull);
+	assert_int_equal(o.run.loopdelay_ns, 250000000ull);
 	assert_int_equal(PARSE(&o, "-i", "x", "--loopdelay-ns", "7", "a"), 0);
-	assert_int_equal(o.loopdelay_ns, 7);
+	assert_int_equal(o.run.loopdelay_ns, 7);
 	expect_usage_error(PARSE(&o, "-i", "x", "--loopdelay-ns", "7", "--loopdelay-ms", "1", "a"),
 			   "--loopdelay-ms excludes --loopdelay-ns 7: both set the delay between loop passes; give one");
 	expect_usage_error(PARSE(&o, "-i", "x", "--duration", "0", "a"),
@@ -1023,7 +1023,7 @@ static void test_config_files(void **state)
 	config_file(path, sizeof(path), conf, sizeof(conf) - 1);
 	assert_int_equal(PARSE(&o, "--load-opts", path, "a.pcap"), 0);
 	assert_string_equal(o.tx.ifname, "veth0");
-	assert_int_equal(o.loop, 3);
+	assert_int_equal(o.run.loop, 3);
 	assert_string_equal(o.edit.filter, "tcp port 80");
 	assert_int_equal(o.sched.mode, SCHED_MODE_TOPSPEED);
 	assert_int_equal(o.debug, 2);
@@ -1034,11 +1034,11 @@ static void test_config_files(void **state)
 	assert_string_equal(o.files[0], "a.pcap");
 	/* In place: what follows overrides it, what precedes is overridden. */
 	assert_int_equal(PARSE(&o, "--load-opts", path, "--loop", "5", "a.pcap"), 0);
-	assert_int_equal(o.loop, 5);
+	assert_int_equal(o.run.loop, 5);
 	assert_int_equal(PARSE(&o, "--loop", "5", "--load-opts=/dev/null", "-i", "x", "a.pcap"), 0);
-	assert_int_equal(o.loop, 5);
+	assert_int_equal(o.run.loop, 5);
 	assert_int_equal(PARSE(&o, "--loop", "5", "--load-opts", path, "a.pcap"), 0);
-	assert_int_equal(o.loop, 3);
+	assert_int_equal(o.run.loop, 3);
 
 	/* --save-opts writes what --load-opts reads back into the same options. */
 	assert_int_equal(PARSE(&o, "--load-opts", path, "--save-opts", "x.cfg", "a.pcap"), 0);
@@ -1054,7 +1054,7 @@ static void test_config_files(void **state)
 	free(text);
 	assert_int_equal(PARSE(&o, "--load-opts", saved, "b.pcap"), 0);
 	assert_string_equal(o.tx.ifname, "veth0");
-	assert_int_equal(o.loop, 3);
+	assert_int_equal(o.run.loop, 3);
 	assert_string_equal(o.edit.filter, "tcp port 80");
 	assert_int_equal(o.debug, 2);
 	assert_true(o.decode);
