@@ -88,12 +88,14 @@ struct trace_cfg {
 	 */
 	const volatile sig_atomic_t *stop;
 	/*
-	 * Called when a pipe has nothing to read and the reader is about to
-	 * wait for it: the caller sends what it holds back (a staged batch)
-	 * rather than leave it waiting on the input.  NULL: none.
+	 * Never wait for a stream's next record (a pipe, a device, standard
+	 * input): trace_next() returns -EAGAIN when it has not all arrived,
+	 * having consumed nothing, and the caller waits for trace_fd() to be
+	 * readable, doing meanwhile what it would rather not leave waiting (a
+	 * staged batch, frames due).  Opening still waits for the file header;
+	 * a file, a preload or memory never wait anyway.
 	 */
-	void (*on_wait)(void *arg);
-	void *on_wait_arg;
+	bool nonblock;
 	/* --preload of a pipe: the most memory it may take, bytes; 0 = what is available (MemAvailable). */
 	size_t preload_max_bytes;
 	/*
@@ -162,7 +164,8 @@ int trace_open_mem(struct trace **tp, const char *name, const void *buf, size_t 
  * record, which is reported as a warning), or a negative errno for a
  * malformed record or a failed read (-EINTR: a signal interrupted a read
  * from a pipe; -EIO: a read error, or the file was truncated under its
- * mapping).
+ * mapping; -EAGAIN: with cfg->nonblock, a stream's next record has not all
+ * arrived yet, and nothing was consumed).
  *
  * Unless cfg->keep_linktype, p->linktype is LINKTYPE_ETHERNET: other link
  * types are converted.  A packet that has no Ethernet form (a CAN frame in
@@ -182,6 +185,13 @@ int trace_open_mem(struct trace **tp, const char *name, const void *buf, size_t 
  * succeeds) and any batch of later views smaller than TRACE_VIEW_KEEP_BYTES.
  */
 int trace_next(struct trace *t, struct pkt *p);
+
+/*
+ * trace_fd() - the descriptor a -EAGAIN from trace_next() waits on
+ * (cfg->nonblock): readable, or at its end, when trace_next() may go on.
+ * -1 for an input that never waits (a regular file, a preload, memory).
+ */
+int trace_fd(const struct trace *t);
 
 /*
  * trace_rewind() - go back to the first record, for --loop.  Returns 0, or

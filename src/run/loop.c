@@ -729,6 +729,8 @@ static enum step source_segment(struct replay *r, int step)
 	return STEP_NEXT;
 }
 
+static void wait_input(struct replay *r, const struct trace *t);
+
 /*
  * source_read() - the next record of passes x files into @p, from *@tp:
  * STEP_NEXT; or STEP_STOP at the end of the last pass (or a signal while
@@ -757,6 +759,12 @@ static inline __attribute__((always_inline)) enum step source_read(struct replay
 			*tp = t;
 			note_ts(r, t, p);
 			return STEP_NEXT;
+		}
+		if (rc == -EAGAIN) {
+			wait_input(r, t);
+			if (*r->stop || r->imp.limit_hit || r->imp.wait_failed)
+				return STEP_STOP;
+			continue;
 		}
 		s->in_file = false;
 		if (!s->pass && !r->shard)
@@ -804,6 +812,13 @@ static enum step source_read_dual(struct replay *r, const struct trace **tp, str
 			rc = trace_next(t, &s->pend[k]);
 			if (rc == 1) {
 				s->have[k] = true;
+				continue;
+			}
+			if (rc == -EAGAIN) {
+				wait_input(r, t);
+				if (*r->stop || r->imp.limit_hit || r->imp.wait_failed)
+					return STEP_STOP;
+				k--; /* this file again */
 				continue;
 			}
 			s->done[k] = true;
@@ -1533,16 +1548,33 @@ static void send_held_while_silent(struct replay *r)
 		live_stop(r->live);
 }
 
-/* replay_input_wait() - the reader waits for a pipe: what is staged goes now, not after the input's next record. */
-void replay_input_wait(void *arg)
+/*
+ * A stream's next record has not all arrived: what is staged goes now, not
+ * after the input's next record, and held frames go at their deadlines
+ * meanwhile; then the input is waited for, or a signal.  Signals are
+ * blocked from the flag's check until ppoll() unblocks them.
+ */
+static void wait_input(struct replay *r, const struct trace *t)
 {
-	struct replay *r = arg;
+	struct pollfd pfd = { .fd = trace_fd(t), .events = POLLIN };
+	sigset_t block, old;
 
 	for (unsigned i = 0; i < r->nlanes; i++)
 		if (r->lane[i].tx && r->lane[i].qn)
 			(void)flush_lane(r, &r->lane[i]); /* a failure is counted; the next send meets it again */
 	if (r->live && r->imp.im && dq_len(&r->imp.dq))
 		send_held_while_silent(r);
+	if (r->imp.limit_hit || r->imp.wait_failed)
+		return;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &block, &old) < 0)
+		return;
+	while (!*r->stop)
+		if (ppoll(&pfd, 1, NULL, &old) >= 0 || errno != EINTR)
+			break;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 int replay_main(const struct opts *o, volatile sig_atomic_t *stop)

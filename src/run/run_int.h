@@ -203,7 +203,4 @@ int replay_threads_run(struct replay *r, struct replay *w, unsigned n);
 int impairing_open(struct replay *r);
 void impairing_close(struct replay *r);
 
-/* replay_input_wait() - trace_cfg.on_wait: the reader waits for a pipe (src/run/loop.c). */
-void replay_input_wait(void *arg);
-
 #endif

@@ -64,8 +64,7 @@ static int open_inputs(struct replay *r, const struct replay *main)
 	if (opts_xdp_inplace(o))
 		tcfg.preload_spare_bytes = (size_t)MAX(r->nshards, 1u) * lanes_of(o) * TX_XDP_UMEM_BYTES;
 	tcfg.stop = r->stop;
-	tcfg.on_wait = replay_input_wait;
-	tcfg.on_wait_arg = r;
+	tcfg.nonblock = true; /* a pipe without its next record: the loop waits for it (wait_input()) */
 
 	if (o->source_if) {
 		char err[1024];

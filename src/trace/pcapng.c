@@ -456,6 +456,7 @@ static int ng_next(struct trace *t, struct pkt *p)
 			rc = parse_shb(t);
 			if (rc <= 0)
 				return rc;
+			trace_commit(t);
 			continue;
 		case BT_IDB:
 			rc = whole_block(t, len, off, "Interface Description Block", &b);
@@ -465,6 +466,7 @@ static int ng_next(struct trace *t, struct pkt *p)
 			if (rc < 0)
 				return rc;
 			trace_consume(t, len);
+			trace_commit(t);
 			continue;
 		case BT_EPB:
 		case BT_SPB:
@@ -498,6 +500,7 @@ static int ng_next(struct trace *t, struct pkt *p)
 							     type, trail, len);
 			}
 			trace_consume(t, 4);
+			trace_commit(t);
 			continue;
 		}
 	}

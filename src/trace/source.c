@@ -172,7 +172,7 @@ static void advise_ahead(struct trace *t, size_t from, size_t len)
 	(void)madvise((uint8_t *)t->map + from, len, MADV_WILLNEED);
 }
 
-void trace_window_step(struct trace *t)
+static void window_step(struct trace *t)
 {
 	size_t chunk_end = round_down(t->pos, RA_CHUNK_BYTES) + RA_CHUNK_BYTES;
 	size_t want = chunk_end + t->win_bytes;
@@ -233,6 +233,17 @@ void trace_window_step(struct trace *t)
 	t->ra_next = chunk_end;
 }
 
+void trace_src_step(struct trace *t)
+{
+	if (t->src == TRACE_SRC_STREAM) {
+		/* A non-blocking stream: where this record begins, to come back to if it has not all arrived. */
+		t->nb_mark = t->pos;
+		t->nb_nwarn = t->nwarn;
+		return;
+	}
+	window_step(t);
+}
+
 /* The kernel's read-ahead for the device holding @st, bytes (sysfs read_ahead_kb); 0 if unknown. */
 static size_t device_readahead_bytes(const struct stat *st)
 {
@@ -259,6 +270,16 @@ static size_t device_readahead_bytes(const struct stat *st)
 int trace_src_failed(struct trace *t)
 {
 	struct stat st;
+
+	if (t->io_err == -EAGAIN) {
+		/* The record has not all arrived: as if it had not been begun (its warnings too). */
+		t->io_err = 0;
+		t->pos = t->nb_mark;
+		t->nwarn = t->nb_nwarn;
+		if (!t->nwarn)
+			t->warn[0] = '\0';
+		return -EAGAIN;
+	}
 
 	if (t->bus.fault && !t->bus_said) {
 		t->bus_said = true;
@@ -326,7 +347,7 @@ static int map_file(struct trace *t, const struct stat *st)
 	t->rel_next = t->win_bytes;
 	/* Too big to stay cached from one pass to the next: do not push the rest of the system out for it. */
 	t->fadvise_behind = size > ram / 2;
-	trace_window_step(t);
+	window_step(t);
 	/*
 	 * Fault the start in now, while opening: the first packet must not
 	 * wait for the disk, and a fault (unlike WILLNEED) makes the kernel
@@ -358,17 +379,19 @@ static int stream_init(struct trace *t)
 	t->size = 0;
 	t->pos = 0;
 	t->base_off = 0;
-	t->ra_next = SIZE_MAX;
+	/* Non-blocking: each record's start is marked (trace_src_step()); the header is waited for. */
+	t->ra_next = t->cfg.nonblock && !t->smem ? 0 : SIZE_MAX;
+	t->nb_mark = SIZE_MAX;
 	return 0;
 }
 
 /*
  * Wait until the stream has input (or its end), unless the caller's stop
- * flag is up: 0, or -EINTR to stop.  Input at hand costs one poll(); only
- * a wait tells the caller (cfg.on_wait) and takes more.  SIGINT and SIGTERM
- * are blocked from the flag's check until ppoll() unblocks them atomically,
- * so a signal that comes just before the wait cannot be lost in a read()
- * that a silent pipe never ends.
+ * flag is up: 0, or -EINTR to stop; with a record marked (cfg.nonblock),
+ * -EAGAIN at once instead of a wait.  Input at hand costs one poll().
+ * SIGINT and SIGTERM are blocked from the flag's check until ppoll()
+ * unblocks them atomically, so a signal that comes just before the wait
+ * cannot be lost in a read() that a silent pipe never ends.
  */
 static int stream_wait(struct trace *t)
 {
@@ -376,14 +399,12 @@ static int stream_wait(struct trace *t)
 	sigset_t block, old;
 	int rc = 0;
 
-	if ((!t->cfg.stop && !t->cfg.on_wait) || t->smem)
+	if ((!t->cfg.stop && t->nb_mark == SIZE_MAX) || t->smem)
 		return 0;
 	if (poll(&pfd, 1, 0) > 0)
 		return 0;
-	if (t->cfg.on_wait)
-		t->cfg.on_wait(t->cfg.on_wait_arg);
-	if (!t->cfg.stop)
-		return 0;
+	if (t->nb_mark != SIZE_MAX)
+		return -EAGAIN;
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
@@ -399,7 +420,10 @@ static int stream_wait(struct trace *t)
 	return rc;
 }
 
-/* One read() from the stream: bytes, 0 at its end, or -errno (-EINTR: the caller is to stop). */
+/*
+ * One read() from the stream: bytes, 0 at its end, or -errno (-EINTR: the
+ * caller is to stop; -EAGAIN: nothing to read, and a record is marked).
+ */
 static ssize_t stream_read(struct trace *t, uint8_t *buf, size_t len)
 {
 	ssize_t n;
@@ -439,21 +463,33 @@ const uint8_t *trace_peek_slow(struct trace *t, size_t len, size_t *got)
 			ssize_t n;
 
 			if (t->size == t->scap) {
-				size_t keep = t->size - t->pos;
+				/* From the marked record's start: a read that would wait goes back there. */
+				size_t from = t->pos, keep;
 				uint8_t *nb = t->sbuf[t->scur ^ 1];
 
-				memcpy(nb, t->base + t->pos, keep);
+				if (t->nb_mark != SIZE_MAX && t->size - t->nb_mark <= TRACE_PEEK_MAX_BYTES)
+					from = t->nb_mark;
+				else
+					t->nb_mark = SIZE_MAX; /* a block too long to read again: its rest is waited for */
+				keep = t->size - from;
+				memcpy(nb, t->base + from, keep);
 				t->scur ^= 1;
-				t->base_off += t->pos;
+				t->base_off += from;
 				t->base = nb;
 				t->size = keep;
-				t->pos = 0;
+				t->pos -= from;
+				if (t->nb_mark != SIZE_MAX)
+					t->nb_mark -= from;
 			}
 			n = stream_read(t, (uint8_t *)t->base + t->size, t->scap - t->size);
 			if (n > 0) {
 				t->size += (size_t)n;
 			} else if (n == 0) {
 				t->seof = true;
+			} else if (n == -EAGAIN) {
+				/* Not all there yet: trace_next() goes back to the mark (trace_src_failed()). */
+				t->io_err = -EAGAIN;
+				break;
 			} else if (n == -EINTR) {
 				/* No SA_RESTART: a signal asks us to stop, and a pipe may stay silent forever. */
 				t->io_err = -EINTR;
@@ -660,7 +696,7 @@ int trace_src_rewind(struct trace *t)
 		t->rel_next = t->win_bytes;
 		t->ra_done = t->ra_wrap;
 		t->ra_wrap = 0;
-		trace_window_step(t);
+		window_step(t);
 		return 0;
 	case TRACE_SRC_STREAM:
 	case TRACE_SRC_MAX:

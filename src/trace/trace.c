@@ -171,6 +171,7 @@ static struct trace *trace_alloc(const char *name, const struct trace_cfg *cfg)
 		return NULL;
 	t->fd = -1;
 	t->ra_next = SIZE_MAX;
+	t->nb_mark = SIZE_MAX;
 	t->name = strdup(name);
 	if (!t->name) {
 		free(t);
@@ -309,7 +310,7 @@ int trace_next(struct trace *t, struct pkt *p)
 	if (unlikely(!t->ops))
 		return -EINVAL;
 	if (unlikely(t->pos >= t->ra_next))
-		trace_window_step(t);
+		trace_src_step(t);
 	rc = t->ops->next(t, p);
 	/*
 	 * A mapped file or a preload: ask for the lines TRACE_PREFETCH_AHEAD
@@ -359,6 +360,11 @@ int trace_rewind(struct trace *t)
 	t->nifs = 0;
 	t->byte_orders = 0;
 	return start_format(t, t->ops);
+}
+
+int trace_fd(const struct trace *t)
+{
+	return t->src == TRACE_SRC_STREAM && !t->smem ? t->fd : -1;
 }
 
 bool trace_can_rewind(const struct trace *t)

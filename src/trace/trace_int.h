@@ -100,7 +100,8 @@ struct trace {
 
 	/* read-ahead window over a mapping (see window_step() in source.c) */
 	size_t win_bytes;       /* window, bytes, a multiple of the read-ahead chunk */
-	size_t ra_next;         /* cursor position at which the next step is due; SIZE_MAX: never */
+	size_t ra_next;         /* cursor position at which the source's next step is due
+				   (trace_src_step(); 0 for a non-blocking stream: every record); SIZE_MAX: never */
 	size_t ra_done;         /* WILLNEED issued for [0, ra_done) */
 	size_t ra_wrap;         /* ...and, for loops, for the file's start [0, ra_wrap) again */
 	size_t rel_done;        /* pages below this were released */
@@ -122,6 +123,14 @@ struct trace {
 	int io_err;             /* a failed read() or a caught fault, -errno; 0 if none */
 	const uint8_t *smem;    /* stream_chunk_bytes: the memory read as a pipe */
 	size_t smem_len, smem_pos;
+	/*
+	 * cfg.nonblock: where the record being read began, and the warnings
+	 * counted then.  A read that would wait puts the cursor back there
+	 * and trace_next() says -EAGAIN; SIZE_MAX: no mark (opening, or the
+	 * record began too far back to be read again), so the read waits.
+	 */
+	size_t nb_mark;
+	uint64_t nb_nwarn;
 
 	/* link-type conversion: a ring of synthesised frames */
 	uint8_t *ring;
@@ -216,8 +225,25 @@ void trace_src_close(struct trace *t);
  * returns t->io_err.
  */
 int trace_src_failed(struct trace *t);
-/* trace_window_step() - advance the read-ahead window to the cursor; trace_next() calls it when pos >= ra_next. */
-void trace_window_step(struct trace *t);
+/*
+ * trace_src_step() - trace_next() calls it when pos >= ra_next, before a
+ * record: a mapping's read-ahead window advances to the cursor; a
+ * non-blocking stream marks the record's start (t->nb_mark).
+ */
+void trace_src_step(struct trace *t);
+
+/*
+ * trace_commit() - a format that reads several blocks for one record (a
+ * pcapng interface block, then its packet) has taken in the blocks before
+ * the cursor for good: a read that would wait goes back only to here.
+ */
+static inline void trace_commit(struct trace *t)
+{
+	if (t->nb_mark != SIZE_MAX) {
+		t->nb_mark = t->pos;
+		t->nb_nwarn = t->nwarn;
+	}
+}
 
 /*
  * trace_to_ethernet() - replace @p (not Ethernet) by an Ethernet frame built

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -853,6 +854,139 @@ static void test_pipe_first_record_at_once(void **state)
 }
 
 /*
+ * cfg.nonblock: a pipe's record that has not all arrived is -EAGAIN, with
+ * nothing consumed and nothing warned; trace_fd() is what to wait on, and
+ * once the rest is there the record comes out whole.  A memory trace has
+ * no descriptor to wait on.
+ */
+static void test_pipe_nonblock(void **state)
+{
+	struct trace_cfg cfg = { .stop = &stop_flag, .nonblock = true };
+	struct tracebuf b = { 0 };
+	const size_t cut = 24 + 16 + 100 + 10; /* the header, a record, 10 bytes of the next header */
+	struct trace *t;
+	char path[32];
+	struct pkt p;
+	int pfd[2];
+
+	(void)state;
+	tb_pcap_header(&b, 0xa1b2c3d4u, 65535, LINKTYPE_ETHERNET);
+	tb_pcap_record(&b, SEC0, 0, 100, 100, NULL);
+	tb_pcap_record(&b, SEC0 + 1, 0, 200, 200, NULL);
+	assert_int_equal(trace_open_mem(&t, "m", b.data, b.len, &cfg), 0);
+	assert_int_equal(trace_fd(t), -1);
+	trace_close(t);
+
+	assert_int_equal(pipe(pfd), 0);
+	assert_int_equal(write(pfd[1], b.data, cut), (ssize_t)cut);
+	snprintf(path, sizeof(path), "/dev/fd/%d", pfd[0]);
+	stop_flag = 0;
+	assert_int_equal(trace_open(&t, path, &cfg), 0);
+	assert_true(trace_fd(t) >= 0); /* the pipe, opened again by its /dev/fd name */
+	assert_int_equal(trace_next(t, &p), 1);
+	assert_int_equal(p.caplen, 100);
+	/* Half a record header, then half its frame: nothing comes out, nothing is said. */
+	assert_int_equal(trace_next(t, &p), -EAGAIN);
+	assert_int_equal(write(pfd[1], b.data + cut, 106), 106);
+	assert_int_equal(trace_next(t, &p), -EAGAIN);
+	assert_int_equal(trace_next(t, &p), -EAGAIN);
+	assert_int_equal(trace_warnings(t, NULL), 0);
+	{
+		struct pollfd q = { .fd = trace_fd(t), .events = POLLIN };
+
+		assert_int_equal(poll(&q, 1, 0), 0);
+		assert_int_equal(write(pfd[1], b.data + cut + 106, b.len - cut - 106),
+				 (ssize_t)(b.len - cut - 106));
+		assert_int_equal(poll(&q, 1, 0), 1);
+	}
+	assert_int_equal(trace_next(t, &p), 1);
+	assert_int_equal(p.caplen, 200);
+	assert_int_equal(p.recno, 2);
+	assert_int_equal(p.ts_ns, (uint64_t)(SEC0 + 1) * 1000000000);
+	assert_int_equal(trace_next(t, &p), -EAGAIN);
+	close(pfd[1]);
+	assert_int_equal(trace_next(t, &p), 0);
+	assert_int_equal(trace_warnings(t, NULL), 0);
+	trace_close(t);
+	close(pfd[0]);
+	tb_free(&b);
+}
+
+/*
+ * cfg.nonblock through a pipe written in small pieces at any offset:
+ * sections, interface blocks, skipped blocks and converted frames come out
+ * as from memory, each interface taken in once however often its block
+ * was cut short, and at least some reads found their record unfinished.
+ */
+static void test_pipe_nonblock_pieces(void **state)
+{
+	struct trace_cfg cfg = { .stop = &stop_flag, .nonblock = true };
+	struct tracebuf b = { 0 };
+	struct seen ref, got = { 0 };
+	unsigned nifs, again = 0;
+	struct trace *t;
+	char path[32];
+	struct pkt p;
+	int pfd[2], status, rc;
+	pid_t pid;
+
+	(void)state;
+	build_pcapng(&b, 200);
+	assert_int_equal(trace_open_mem(&t, "m", b.data, b.len, NULL), 0);
+	drain(t, &ref);
+	nifs = trace_ninterfaces(t);
+	trace_close(t);
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(pfd[0]);
+		for (size_t at = 0; at < b.len; at += 97) {
+			if (write(pfd[1], b.data + at, b.len - at < 97 ? b.len - at : 97) < 0)
+				_exit(1);
+			usleep(20);
+		}
+		_exit(0);
+	}
+	close(pfd[1]);
+	snprintf(path, sizeof(path), "/dev/fd/%d", pfd[0]);
+	stop_flag = 0;
+	assert_int_equal(trace_open(&t, path, &cfg), 0);
+	for (;;) {
+		struct pollfd q = { .fd = trace_fd(t), .events = POLLIN };
+
+		rc = trace_next(t, &p);
+		if (rc == -EAGAIN) {
+			again++;
+			assert_true(poll(&q, 1, -1) == 1);
+			continue;
+		}
+		if (rc != 1)
+			break;
+		got.copy = realloc(got.copy, got.len + p.caplen);
+		assert_non_null(got.copy);
+		memcpy(got.copy + got.len, p.data, p.caplen);
+		got.len += p.caplen;
+		got.n++;
+		got.ts_sum += p.ts_ns;
+		got.off_sum += p.off;
+		got.recno_sum += p.recno;
+	}
+	assert_int_equal(rc, 0);
+	expect_same(&ref, &got);
+	assert_int_equal(trace_ninterfaces(t), nifs);
+	assert_int_equal(trace_warnings(t, NULL), 0);
+	assert_true(again > 0);
+	trace_close(t);
+	close(pfd[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	free(ref.copy);
+	free(got.copy);
+	tb_free(&b);
+}
+
+/*
  * --preload with spare memory (an AF_XDP sender's UMEM, src/tx/xdp.c): the
  * copy and the spare are one mapping, the spare page-aligned after the
  * file's bytes, zeroed and writable; a frame read as recorded is a view into
@@ -1002,6 +1136,8 @@ int main(void)
 		cmocka_unit_test(test_pipe_stop_signal),
 		cmocka_unit_test(test_preload_pipe_cap),
 		cmocka_unit_test(test_pipe_first_record_at_once),
+		cmocka_unit_test(test_pipe_nonblock),
+		cmocka_unit_test(test_pipe_nonblock_pieces),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
