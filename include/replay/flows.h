@@ -83,6 +83,12 @@ enum flow_kind flow_classify(struct flow_table *ft, const uint8_t *data, uint32_
 			     struct flow_counts *c);
 
 /*
+ * flow_counts_add() - another table's counts @c added into @into (--threads:
+ * a flow lives in one thread, so the sums are the whole run's).
+ */
+void flow_counts_add(struct flow_counts *into, const struct flow_counts *c);
+
+/*
  * flow_fps_x100() - @flows per second over @elapsed_ns, times 100, in
  * tcpreplay's integer arithmetic (elapsed cut to whole microseconds; 0 when
  * none passed).

@@ -540,6 +540,13 @@ static inline void sched_note(struct sched *s, enum wait_cause cause)
 void sched_report(const struct sched *s, struct sched_report *rep);
 
 /*
+ * sched_report_add() - another sender's report @s (--threads: each thread
+ * schedules alone) added into @into: its counters summed; the timer, its
+ * margin and plan stay @into's (every thread runs on one machine's timer).
+ */
+void sched_report_add(struct sched_report *into, const struct sched_report *s);
+
+/*
  * sched_top_clock_every() - in TOPSPEED mode, stamp @n packets in a row
  * with one reading of the clock (p->sched_ns), instead of reading it for
  * each: a reading is ~20 instructions (vDSO) a packet, and at top speed

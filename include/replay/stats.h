@@ -211,6 +211,16 @@ void stats_init(struct stats *s);
 /* stats_free() - release what @s holds (its pass records); @s is then as after stats_init(). */
 void stats_free(struct stats *s);
 
+/*
+ * stats_add() - another sender's account @s (--threads: a thread's, over
+ * its shard of the flows) added into @into: the counters, each lane's
+ * (the same interfaces in the same order), the send-error histogram, the
+ * flow counts; the later end; --start-at's earliest first send.  The
+ * scheduler's report is its own (sched_report_add()); passes, extras and
+ * the thread lines are not added.
+ */
+void stats_add(struct stats *into, const struct stats *s);
+
 /* stats_add_err() - a sent packet's send error @v, ns: to the run's histogram and its pass's. */
 static inline void stats_add_err(struct stats *s, uint64_t v)
 {

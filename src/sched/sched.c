@@ -385,6 +385,27 @@ int sched_hold(struct sched *s, uint64_t deadline_ns)
 	return late_ns < 0 ? (int)late_ns : 0;
 }
 
+void sched_report_add(struct sched_report *into, const struct sched_report *s)
+{
+	into->late_stalls += s->late_stalls;
+	into->late_packets += s->late_packets;
+	into->late_shifted_ns += s->late_shifted_ns;
+	into->guard_sleeps += s->guard_sleeps;
+	into->plan_chunks += s->plan_chunks;
+	into->plan_demotions += s->plan_demotions;
+	into->plan_demoted_ns += s->plan_demoted_ns;
+	into->plan_costly += s->plan_costly;
+	into->plan_contested += s->plan_contested;
+	into->late_timer += s->late_timer;
+	into->late_plan += s->late_plan;
+	into->late_spin += s->late_spin;
+	into->late_loop += s->late_loop;
+	into->late_read += s->late_read;
+	into->late_backpressure += s->late_backpressure;
+	into->sleep_overshoots += s->sleep_overshoots;
+	into->spin_pauses += s->spin_pauses;
+}
+
 const char *sched_timer_name(enum sched_timer t)
 {
 	return opt_enum_name(sched_timer_choices, (int)t);

@@ -431,6 +431,17 @@ enum flow_kind flow_classify(struct flow_table *ft, const uint8_t *data, uint32_
 	return (enum flow_kind)kind;
 }
 
+void flow_counts_add(struct flow_counts *into, const struct flow_counts *c)
+{
+	into->flows += c->flows;
+	into->unique += c->unique;
+	into->expired += c->expired;
+	into->flow_packets += c->flow_packets;
+	into->non_flow += c->non_flow;
+	into->invalid += c->invalid;
+	into->untracked += c->untracked;
+}
+
 uint64_t flow_fps_x100(uint64_t flows, uint64_t elapsed_ns)
 {
 	uint64_t us = elapsed_ns / 1000;

@@ -21,6 +21,57 @@ void stats_free(struct stats *s)
 	s->npasses = s->passes_cap = 0;
 }
 
+static void hist_merge(struct hist *into, const struct hist *h)
+{
+	if (!h->count)
+		return;
+	if (!into->count || h->min < into->min)
+		into->min = h->min;
+	if (h->max > into->max)
+		into->max = h->max;
+	into->count += h->count;
+	into->sum += h->sum;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+		into->bucket[i] += h->bucket[i];
+}
+
+static void lane_add(struct stats_lane *into, const struct stats_lane *from)
+{
+	into->read += from->read;
+	into->sent += from->sent;
+	into->failed += from->failed;
+	into->retried += from->retried;
+	into->filtered += from->filtered;
+	into->bytes_sent += from->bytes_sent;
+	into->impair_dropped += from->impair_dropped;
+	into->impair_copies += from->impair_copies;
+}
+
+void stats_add(struct stats *into, const struct stats *s)
+{
+	into->read += s->read;
+	into->sent += s->sent;
+	into->failed += s->failed;
+	into->retried += s->retried;
+	into->filtered += s->filtered;
+	into->bytes_sent += s->bytes_sent;
+	into->early += s->early;
+	into->impair_dropped += s->impair_dropped;
+	into->impair_qdropped += s->impair_qdropped;
+	into->impair_copies += s->impair_copies;
+	for (unsigned l = 0; l < into->nlanes && l < s->nlanes; l++)
+		lane_add(&into->lane[l], &s->lane[l]);
+	if (s->end_ns > into->end_ns)
+		into->end_ns = s->end_ns;
+	hist_merge(&into->send_err, &s->send_err);
+	flow_counts_add(&into->flows, &s->flows);
+	if (s->start.sent && (!into->start.sent || s->start.first_send_ns < into->start.first_send_ns)) {
+		into->start.sent = true;
+		into->start.first_send_ns = s->start.first_send_ns;
+		into->start.error_ns = s->start.error_ns;
+	}
+}
+
 void stats_pass_begin(struct stats *s, uint64_t now_ns, const struct stats_counts *c)
 {
 	if (!s->passes_on)
