@@ -60,7 +60,7 @@ struct split;
  * split_learn_trace() - one pass over the trace @path before sending (a reader of
  * its own): with @sp, pass one of the --split modes that need it (the
  * caller ends it with split_learn_done()); always the packet count into
- * *@n.  0, or -1 after logging why.  replay_setup.c; replay prep uses it too.
+ * *@n.  0, or -1 after logging why.  src/run/route.c; replay prep uses it too.
  */
 int split_learn_trace(const char *path, struct split *sp, uint64_t *n);
 

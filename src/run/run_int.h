@@ -1,8 +1,20 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The run, shared by its two files: src/run/loop.c (the loop) and
- * src/run/setup.c (building the pipeline before the loop, taking it down
- * and reporting after).  Nothing else includes this.
+ * The run's files and what each owns (struct replay is their parts), in
+ * the order calls go: a file calls only files below it in this list, never
+ * one above.  Nothing outside src/run/ includes this.
+ *
+ *   run.c      replay_main(): open, run (one thread or --threads), report, take down
+ *   setup.c    replay_open(): every input and output, and the plan the loop reads;
+ *              replay_teardown()
+ *   threads.c  --threads: the same loop in each thread from one origin, then the merge
+ *   loop.c     replay_run(): the earliest of the producers, through its stages, out of its lane
+ *   impair.c   the impairment stage: drop, pass, hold until a later deadline, copies
+ *   source.c   the trace source: passes x files, pairs merged by timestamp, rewinds
+ *   pass.c     loop passes, the --loop 0 guard, the progress and --stats lines
+ *   route.c    a packet's lane (-I: --split, -c) and --split's learning
+ *   lane.c     output lanes: staging, kicks, back-pressure, every packet's fate
+ *   report.c   after the run: the -w commit, the summary, --stats-json, the send log
  */
 #ifndef REPLAY_RUN_INT_H
 #define REPLAY_RUN_INT_H
@@ -30,6 +42,44 @@
 #include "replay/trace.h"
 #include "replay/tx.h"
 
+enum step {
+	STEP_NEXT,  /* go on */
+	STEP_AGAIN, /* the source's input has no whole record yet: wait for it (source_fd()) */
+	STEP_STOP,  /* a signal (*stop), or, without one, the source is done: its end, --limit, --duration */
+	STEP_ERROR, /* the run cannot go on (a read error, the interface gone); logged */
+};
+
+/* What became of a packet read: each ends in exactly one, counted by account(). */
+enum fate {
+	FATE_SENT,        /* handed to the kernel (or written) by the method */
+	FATE_FILTERED,    /* dropped on purpose by the edit chain */
+	FATE_FAILED,      /* could not be converted or sent; the reason is logged */
+	FATE_EDIT_FAILED, /* the edit chain failed on it; the reason is logged */
+	FATE_IMPAIRED,    /* dropped by an impairment action, or for want of room in its queue */
+};
+
+/*
+ * What set-up resolves once from the options (setup.c, plan()): the loop
+ * reads this, never the options.
+ */
+struct run_plan {
+	bool timed;                  /* deadlines are waited for and their errors measured */
+	bool live;                   /* --source-interface: a frame is due at its arrival stamp */
+	bool oneatatime;             /* ask how many packets to send next */
+	bool ts_warn_jump;           /* recorded timing without --maxsleep: a long jump is said */
+	bool ts_warn_back;           /* recorded timing: a step back is said */
+	bool passes_json;            /* --stats-json records each loop pass (one thread) */
+	uint64_t passes;             /* --loop: passes over the file list; 0 = endless */
+	uint64_t limit;              /* --limit; 0 = none */
+	uint64_t loop_delay_ns;      /* before each pass after the first */
+	uint64_t duration_ns;        /* --duration; 0 = none */
+	uint64_t late_threshold_ns;  /* a held frame sent later than this after its deadline is late */
+	uint64_t speed_num, speed_den; /* --speed, for the timestamp jump's warning */
+	enum progress_mode progress; /* the status line, --stats lines, or nothing */
+	uint64_t stats_s;            /* --stats N: every N s; 0: per loop pass */
+	const char *out_name;        /* the interface or file packets go to: --oneatatime's question */
+};
+
 /* A packet staged in the method, remembered until it is reported handed over or failed. */
 struct staged {
 	const struct trace *t; /* for messages */
@@ -49,24 +99,57 @@ struct lane {
 	unsigned qhead, qn, qcap;
 	uint64_t kick_ns;            /* run clock just before the last kick, with a send log */
 	uint64_t settle_ns;          /* run clock when the last kick returned (timed runs) */
-	struct stats_lane st;        /* its counters (the run's totals are their sums: replay_collect()) */
+	struct stats_lane st;        /* its counters (the run's totals are their sums: lanes_collect()) */
 	struct ifcheck ifc;          /* an interface's own TX counters around the run */
 	char mode[320];              /* the method's details for the summary */
 };
 
-/* Where the source is in passes x files (src/run/loop.c, source_read()). */
+/* The lanes (lane.c), and what every staged packet may also go to. */
+struct lanes {
+	struct lane lane[STATS_LANES_MAX];
+	unsigned n;                  /* 1 (-i or -w), 2 (-i and -I) */
+	struct sendlog *slog;        /* --send-log, or NULL */
+	struct decode *decode;       /* -v: tcpdump decoding each packet staged, or NULL */
+	bool per_pkt;                /* slog or decode: stage_one()'s one branch for both */
+	uint64_t fails_logged;       /* send failures logged, for the rate limit */
+	uint64_t edit_fails_logged;  /* edit failures logged, for the rate limit */
+};
+
+/* Files read side by side and merged by timestamp: --dualfile's pairs. */
+#define SOURCE_MERGE_MAX 2
+
+/* The trace source (source.c): where it is in passes x files. */
 struct source {
+	struct trace **traces;       /* one per input file, all opened before sending */
+	int nfiles;
+	struct live *live;           /* --source-interface: the capture behind traces[0]; NULL if none */
+	unsigned width;              /* files read side by side: 1, or 2 with --dualfile */
 	uint64_t pass;               /* from 0 */
-	int f;                       /* the file being read */
-	bool in_file;                /* r->traces[f] is being read (rewound if need be) */
-	uint64_t read_before, sent_before, filtered_before, failed_before; /* at the pass's start */
-	uint64_t prev_ts;            /* the last record's timestamp in this file, for the jump warning */
+	int f;                       /* the first file of the group being read */
+	bool in_file;                /* traces[f ..] are being read (rewound if need be) */
+	struct pkt pend[SOURCE_MERGE_MAX]; /* each file's next packet, read ahead (width > 1) */
+	bool have[SOURCE_MERGE_MAX], done[SOURCE_MERGE_MAX]; /* pend[k] holds one; file k has ended */
+	unsigned side;               /* the file in its group of the packet just read (--dualfile: its lane) */
+	const struct trace *waiting; /* STEP_AGAIN: the input whose next record has not all arrived */
+	uint64_t prev_ts;            /* the last record's timestamp, for the jump warning */
 	bool jump_warned, back_warned; /* one warning of each a run */
-	uint64_t skipped;            /* --threads: packets read that were other threads' */
-	/* --dualfile: the pair traces[f], traces[f + 1] is read side by side (source_read_dual()) */
-	struct pkt pend[2];          /* each file's next packet, read ahead */
-	bool have[2], done[2];       /* pend[k] holds one; file k of the pair has ended */
-	unsigned side;               /* the file (0 or 1) of the packet just read: its lane */
+};
+
+/* How a packet picks its lane (route.c): -I with --split or -c, or one lane. */
+struct route {
+	struct split *split;         /* --split classifier, or NULL */
+	struct split_cache *cache;   /* -c tcpprep cache, or NULL */
+	bool prep_sides;             /* the sides come from the --prep sidecar (replay prep --split) */
+	bool sides1;                 /* one lane, but -c/--split give the edits their direction */
+	bool nosend_skips;           /* one lane (-i), -c: a packet without the send bit is skipped */
+	bool dualfile;               /* two lanes: a packet's file names its lane */
+	int side;                    /* the packet's side (SPLIT_INTF1/2) for the chain; 0 = none */
+};
+
+/* Loop passes and progress (pass.c). */
+struct passes {
+	uint64_t read_before, moved_before, filtered_before, failed_before; /* at the pass's start */
+	struct progress progress;    /* the status line or --stats N lines (replay/progress.h) */
 };
 
 /* A frame held back by impairment (a delay, a delayed copy): its own copy in a slab slot. */
@@ -78,105 +161,75 @@ struct held {
 };
 
 /*
- * Impairment (--impair, --loss, ...; src/run/loop.c, run_impaired()): the
- * engine, the deadline-ordered queue of held frames, and their memory, all
- * allocated before the run (--impair-limit frames, include/replay/slots.h).
+ * The impairment stage (impair.c): the engine, the deadline-ordered queue
+ * of held frames and their memory, all allocated before the run
+ * (--impair-limit frames, include/replay/slots.h).
  */
 struct impairing {
-	struct impair *im;
+	struct impair *im;           /* NULL: no impairment */
 	struct dqueue dq;
 	struct held *held;           /* one per slot id (slots_ids()) */
 	struct slots slots;          /* the frames' memory, resident before the run */
 	unsigned nheld, limit;       /* frames held now; at most --impair-limit */
-	bool limit_hit;              /* --limit reached: read no more, send what is held */
-	bool wait_failed;            /* a held frame sent while the live input was silent failed the run */
 	uint8_t *scratch;            /* one frame: a corrupted frame sent at once */
 	struct impair_action *act;   /* the current packet's action (about 4 KiB: not on the stack) */
 };
 
-struct replay {
-	const struct opts *o;
-	volatile sig_atomic_t *stop;
-	/* sources */
-	struct trace **traces;       /* one per input file, all opened before sending */
-	struct live *live;           /* --source-interface: the capture behind traces[0]; NULL if none */
-	struct live_stats live_st;   /* its counts, once it has ended (replay_close()) */
-	struct source src;           /* the position in passes x files */
-	bool stopped;                /* a signal came while an input was opened: nothing is sent */
-	/* edits */
-	struct edit_chain *chain;    /* NULL when no edit was asked for */
-	struct edit_prep *prep;      /* --prep sidecar, checked against the trace */
-	/* schedule */
-	struct sched sched;
-	struct clock_virtual vclock;
-	struct rt rt;                /* real-time set-up; rt_release() at the end */
-	bool timed;                  /* deadlines are waited for and their errors measured */
-	/* the output lanes, and how a packet picks one (two lanes only) */
-	struct lane lane[STATS_LANES_MAX];
-	unsigned nlanes;             /* 1 (-i or -w), 2 (-i and -I) */
-	struct split *split;         /* --split classifier, or NULL */
-	struct split_cache *cache;   /* -c tcpprep cache, or NULL */
-	bool prep_sides;            /* -I: the sides come from the --prep sidecar (replay prep --split) */
-	bool sides1;                /* one lane, but -c/--split give the edits their direction */
-	int side;                   /* the packet's side (SPLIT_INTF1/2) for the chain; 0 = none */
-	struct impairing imp;        /* imp.im NULL: no impairment */
-	/* accounting (account() in src/run/loop.c) */
-	struct stats st;
-	uint64_t ask_left;           /* --oneatatime: packets still to send before asking again */
-	struct flow_table *flows;    /* flow statistics, counted as each packet goes to its lane; NULL: off */
-	uint64_t fails_logged;       /* send failures logged, for the rate limit */
-	uint64_t edit_fails_logged;  /* edit failures logged, for the rate limit */
-	struct sendlog *slog;        /* --send-log, or NULL */
-	struct decode *decode;       /* -v: tcpdump decoding each packet staged, or NULL */
-	bool per_pkt;                /* slog or decode: stage_one()'s one branch for both */
-	struct progress progress;    /* the status line or --stats N lines (replay/progress.h) */
-	enum progress_mode progress_mode;
+/* The reports (report.c). */
+struct reports {
 	FILE *summary;               /* where the summary (and progress) goes */
-	/* --threads (src/run/threads.c): this run is shard @shard of @nshards (0: one thread) */
-	unsigned shard, nshards;
-	struct replay *workers;      /* thread 0's: nshards runs, [0] unused (thread 0 is this one) */
+	FILE *json;                  /* --stats-json output, opened before sending */
+	struct outfile json_out;     /* its file, committed after writing */
+	struct live_stats live_st;   /* the live source's counts, once it has ended */
+};
+
+/* --threads (threads.c): this run is thread idx of n. */
+struct shard {
+	unsigned idx, n;             /* n 0: one thread */
+	uint64_t skipped;            /* packets read that were other threads' */
+	struct replay *workers;      /* thread 0's: n runs, [0] unused (thread 0 is this one) */
 	struct rt_cfg rt_cfg;        /* a worker's real-time set-up, applied on its own thread */
 	const char *method_name[STATS_LANES_MAX]; /* a worker's methods: thread 0's lanes', by name */
 	struct stats_thread *thread_st; /* thread 0's: each thread's line of the summary */
 	bool origin_given;           /* st.start_ns is the origin the threads share: run_start() keeps it */
 	int status;                  /* a thread's exit status (replay_run()) */
-	/* reports */
-	FILE *json;                  /* --stats-json output, opened before sending */
-	struct outfile json_out;     /* its file, committed after writing */
 };
+
+struct replay {
+	const struct opts *o;        /* the options: set-up and reports only, never the loop */
+	volatile sig_atomic_t *stop;
+	bool stopped;                /* a signal came while an input was opened: nothing is sent */
+	struct run_plan plan;
+	struct source src;
+	struct route route;
+	struct edit_chain *chain;    /* NULL when no edit was asked for */
+	struct edit_prep *prep;      /* --prep sidecar, checked against the trace */
+	struct sched sched;
+	struct clock_virtual vclock;
+	struct rt rt;                /* real-time set-up; rt_release() at the end */
+	struct impairing imp;
+	struct lanes out;
+	struct passes pass;
+	uint64_t ask_left;           /* --oneatatime: packets still to send before asking again */
+	struct stats st;             /* the run's account: the lanes' sums after the loop */
+	struct flow_table *flows;    /* flow statistics, counted as each packet goes to its lane; NULL: off */
+	struct reports rep;
+	struct shard th;
+};
+
+/* ---- run.c, setup.c, threads.c, loop.c ----------------------------------- */
 
 /*
  * replay_open() - build the run @o describes into @r: check every path,
  * acquire the capabilities (without @hooks), set up real time, open the
  * inputs, the edit chain, the output (with the method fallback) and the
- * send log, set up and calibrate the scheduler, start the interface check,
- * drop the capabilities.  Returns 0, or -1 with the error logged and
- * everything undone.  A signal while an input was awaited is not an error:
- * r->stopped is set and the run sends nothing.
+ * send log, set up and calibrate the scheduler, resolve the plan, start
+ * the interface check, drop the capabilities.  Returns 0, or -1 with the
+ * error logged and everything undone.  A signal while an input was awaited
+ * is not an error: r->stopped is set and the run sends nothing.
  */
 int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *stop,
 		const struct replay_hooks *hooks);
-
-/*
- * replay_close() - after the loop (and its drain): close the send log, end
- * the interface check, commit the -w output if the run failed nowhere,
- * print the summary and write --stats-json, then take everything down.
- * @status is the loop's verdict; returns the process exit status.
- */
-int replay_close(struct replay *r, int status);
-
-/*
- * replay_collect() - after the loop: each lane's counters into r->st.lane[],
- * their sums into r->st's totals (src/run/loop.c).
- */
-void replay_collect(struct replay *r);
-
-/*
- * replay_run() - the run after replay_open(): the loop, what is left staged,
- * the drain, the end time, replay_collect() and the scheduler's report.
- * Returns the exit status so far (replay_close() gives the final one).
- */
-int replay_run(struct replay *r);
 
 /*
  * replay_open_worker() - thread @idx's own run beside @main's (--threads):
@@ -188,19 +241,124 @@ int replay_run(struct replay *r);
 int replay_open_worker(struct replay *w, const struct replay *main, unsigned idx,
 		       const struct sched_cfg *scfg);
 
-/* replay_close_worker() - take down what replay_open_worker() built. */
-void replay_close_worker(struct replay *w);
+/* replay_teardown() - take down whatever replay_open() (or replay_open_worker()) built; safe on a half-built run. */
+void replay_teardown(struct replay *r);
 
 /*
  * replay_threads_run() - --threads: run @r (thread 0, on the calling
  * thread) and @w[1 .. n - 1] (each on a thread of its own, pinned) from one
- * origin; merge every thread's account into r->st, one line each in
- * r->threads.  Returns the exit status so far.
+ * origin; merge every thread's account into r->st, one line each.  Returns
+ * the exit status so far.
  */
 int replay_threads_run(struct replay *r, struct replay *w, unsigned n);
 
-/* impairing_open() / impairing_close() - the engine and its queue (src/run/loop.c); 0 or -1 logged. */
-int impairing_open(struct replay *r);
-void impairing_close(struct replay *r);
+/*
+ * replay_run() - the run after replay_open(): the loop, what is left staged,
+ * the drain, the end time, the lanes' sums and the scheduler's report.
+ * Returns the exit status so far (replay_close() gives the final one).
+ */
+int replay_run(struct replay *r);
+
+/* A packet on its way to its lane: the source's next, read and edited, with its lane and deadline. */
+struct item {
+	struct pkt p;                /* p.sched_ns: when it is due on the run clock, in every mode */
+	const struct trace *t;       /* for messages */
+	struct lane *l;
+	uint64_t deadline;           /* the schedule's deadline (0 at top speed) */
+};
+
+/* ---- impair.c ------------------------------------------------------------ */
+
+/*
+ * impair_stage() - @it, from the source and due before every frame held,
+ * through the impairment: dropped, sent now, or held until its impaired
+ * deadline, and its copies likewise.  STEP_STOP without a signal: --limit
+ * was reached (no more is read; what is held still goes).
+ */
+enum step impair_stage(struct replay *r, struct item *it);
+
+/*
+ * impair_send_held() - the earliest held frame, sent at its deadline
+ * (lane_send()); *@mark is that deadline.  A signal during its wait leaves
+ * it held, for impair_fail_held().
+ */
+enum step impair_send_held(struct replay *r, uint64_t *mark);
+
+/* impair_fail_held() - the run ended with frames still held: each fails, in one line. */
+void impair_fail_held(struct replay *r);
+
+/* impair_stage_open() - the engine, its queue and slots (nothing without impairment); 0 or -1 logged. */
+int impair_stage_open(struct replay *r);
+void impair_stage_close(struct replay *r);
+
+/* ---- source.c ------------------------------------------------------------ */
+
+/* source_open() - every input (--source-interface's capture first) for thread @main's run or its own; 0 or -errno logged. */
+int source_open(struct replay *r, const struct replay *main);
+void source_close(struct replay *r);
+
+/* ---- pass.c -------------------------------------------------------------- */
+
+/* pass_start() - the run's first pass begins at r->st.start_ns, and the progress output with it. */
+void pass_start(struct replay *r);
+
+/*
+ * pass_end() - a pass over the file list ended: its --stats 0 lines; then
+ * STEP_NEXT to go on, or STEP_STOP when there was nothing in it to read,
+ * or (--loop 0) STEP_ERROR, logged, when it sent nothing.
+ */
+enum step pass_end(struct replay *r);
+
+/* pass_next() - the next pass begins (the last one is recorded for --stats-json). */
+void pass_next(struct replay *r);
+
+/* pass_record() - the open pass is recorded at run clock @now (--stats-json's "passes"). */
+void pass_record(struct replay *r, uint64_t now);
+
+/* progress_show() - the status line or --stats lines, at run clock @now. */
+void progress_show(struct replay *r, uint64_t now);
+
+/* ---- route.c ------------------------------------------------------------- */
+
+/* route_side() - the side (SPLIT_INTF1/2, SPLIT_NOSEND) of packet @p as read: -c, the sidecar or --split. */
+int route_side(struct replay *r, const struct pkt *p);
+
+/* route_two() - the lane of @p with two lanes (-I, --dualfile); NULL: not to be sent. */
+struct lane *route_two(struct replay *r, const struct pkt *p);
+
+/* route_open() - -I's classifier (--split, its learning pass) or -c's cache; 0 or -errno logged. */
+int route_open(struct replay *r);
+void route_close(struct replay *r);
+
+/*
+ * route_check_mtus() - -I with interfaces of different MTUs: every frame
+ * fits the side it will leave by, read before sending; 0 or -1 logged.
+ */
+int route_check_mtus(struct replay *r);
+
+/* ---- report.c ------------------------------------------------------------ */
+
+/* realtime_minus_mono_ns() - CLOCK_REALTIME minus CLOCK_MONOTONIC now: the run clock's offset, ns. */
+uint64_t realtime_minus_mono_ns(void);
+
+/* report_open_json() - --stats-json, opened before sending; 0 or -errno logged. */
+int report_open_json(struct replay *r);
+
+/* report_open_send_log() - --send-log, once the run clock is set up; 0 or -errno logged. */
+int report_open_send_log(struct replay *r);
+
+/* report_close_send_log() - write the send log out (the run's end, or set-up undone); 0 or -1 logged. */
+int report_close_send_log(struct replay *r);
+
+/* report_finish_decode() - -v: tcpdump's pipe closed and waited for; how it ended is said. */
+void report_finish_decode(struct replay *r);
+
+/*
+ * replay_report() - after the loop (and its drain): close the send log, end
+ * the interface check, commit the -w output if the run failed nowhere,
+ * print the summary and write --stats-json.  @status is the loop's
+ * verdict; returns the process exit status.
+ */
+int replay_report(struct replay *r, int status);
 
 #endif

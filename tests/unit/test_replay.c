@@ -5,6 +5,8 @@
  * back-pressure, failures, fatal errors, limits, loops and signals.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -53,6 +56,9 @@ static struct {
 	bool stop_in_wait;   /* raise the stop flag when the loop waits */
 	uint64_t wait_ns;    /* a back-pressure wait takes this long on the fake clock */
 } m;
+
+/* m.sent, published for a test's other thread (the loop runs on the test's). */
+static unsigned sent_now;
 
 static int mock_open(struct tx *tx, const struct tx_cfg *cfg)
 {
@@ -115,6 +121,7 @@ static int mock_flush(struct tx *tx)
 		m.q_head = (m.q_head + 1) % QMAX;
 		m.staged--;
 		m.sent++;
+		__atomic_store_n(&sent_now, m.sent, __ATOMIC_RELEASE);
 		if (m.stop_after && m.sent == m.stop_after)
 			stop = 2; /* SIGINT */
 	}
@@ -1134,6 +1141,95 @@ static void test_dualfile_uneven(void **state)
 	assert_int_equal(jget(json, "packets_sent"), 7);
 }
 
+/* The writer of test_held_while_input_silent()'s pipe. */
+static struct {
+	const char *path;
+	const struct tracebuf *b;
+	size_t first;  /* bytes written at once: the header and two records */
+	bool saw_both; /* both of those frames were sent before the third record was written */
+} silent;
+
+static void *silent_writer(void *arg)
+{
+	int fd = open(silent.path, O_WRONLY);
+
+	(void)arg;
+	if (fd < 0)
+		return NULL;
+	if (write(fd, silent.b->data, silent.first) == (ssize_t)silent.first) {
+		for (int i = 0; i < 5000 && __atomic_load_n(&sent_now, __ATOMIC_ACQUIRE) < 2; i++)
+			usleep(1000);
+		silent.saw_both = __atomic_load_n(&sent_now, __ATOMIC_ACQUIRE) >= 2;
+		(void)!write(fd, silent.b->data + silent.first, silent.b->len - silent.first);
+	}
+	close(fd);
+	return NULL;
+}
+
+/*
+ * A pipe falls silent while a frame is held (--impair: the first packet
+ * delayed 20 ms): the loop waits for the input and for the held frame's
+ * deadline at once, so the held frame leaves at its deadline while the
+ * input says nothing, and the packet that arrives after that goes too.
+ * The writer writes the third record only once both frames have left (or
+ * after 5 s, when the held one waited for the input instead).
+ */
+static void test_held_while_input_silent(void **state)
+{
+	char fifo[300], imp[300], json[4096];
+	char *argv[] = { "replay", "-i", "mock0", "--stats-json", json_path, "-q", "--impair", imp, fifo };
+	struct replay_hooks hooks = { .tx_ops = &mock_ops, .clock = &fc.clk };
+	struct tracebuf b = { 0 };
+	struct opts o;
+	char err[256];
+	pthread_t th;
+	FILE *f;
+
+	(void)state;
+	snprintf(fifo, sizeof(fifo), "%s/in.fifo", dir);
+	snprintf(imp, sizeof(imp), "%s/imp.txt", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	f = fopen(imp, "w");
+	assert_non_null(f);
+	fputs("delay 20ms\n", f);
+	fclose(f);
+	tb_pcap_header(&b, PCAP_NSEC, 65535, 1);
+	tb_pcap_record(&b, 100, 0, 60, 60, NULL);
+	tb_pcap_record(&b, 100, GAP_NS, 61, 61, NULL);
+	silent = (typeof(silent)){ .path = fifo, .b = &b, .first = b.len };
+	tb_pcap_record(&b, 100, 2 * GAP_NS, 62, 62, NULL);
+
+	memset(&m, 0, sizeof(m));
+	m.batch = 64;
+	sent_now = 0;
+	stop = 0;
+	fakeclock_init(&fc, T0);
+	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
+	assert_int_equal(opts_parse(&o, (int)(sizeof(argv) / sizeof(argv[0])), argv, err, sizeof(err)), 0);
+	assert_int_equal(pthread_create(&th, NULL, silent_writer, NULL), 0);
+	assert_int_equal(replay_main_hooked(&o, &stop, &hooks), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	f = fopen(json_path, "r");
+	assert_non_null(f);
+	json[fread(json, 1, sizeof(json) - 1, f)] = '\0';
+	fclose(f);
+	unlink(fifo);
+	unlink(imp);
+	tb_free(&b);
+
+	assert_true(silent.saw_both);
+	assert_int_equal(m.sent, 3);
+	/* The second packet at once, the first at its impaired deadline, then the late third. */
+	assert_int_equal(m.len[0], 61);
+	assert_int_equal(m.len[1], 60);
+	assert_int_equal(m.len[2], 62);
+	assert_int_equal(m.sched[1], T0 + 20 * GAP_NS);
+	assert_int_equal(m.sent_at[1], T0 + 20 * GAP_NS);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_sent"), 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1167,6 +1263,7 @@ int main(void)
 		cmocka_unit_test(test_signal_during_backpressure),
 		cmocka_unit_test(test_unconvertible_packet_failed),
 		cmocka_unit_test(test_unreplayable_linktype_refused),
+		cmocka_unit_test(test_held_while_input_silent),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

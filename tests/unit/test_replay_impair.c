@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The send loop with impairment (src/run/loop.c, run_impaired()), through
+ * The send loop with impairment (src/run/impair.c, the stage the loop runs), through
  * the -w path: the written pcap carries each frame's impaired deadline as
  * its timestamp, so drops, delays that reorder, copies, corruption, queue
  * overflow, the default action, repeats, flow filters and the statistical
@@ -260,6 +260,38 @@ static void test_delay_tie_keeps_order(void **state)
 	check_frame(0, 1, 1 * GAP_NS, ts0);
 	check_frame(1, 0, 2 * GAP_NS, ts0);
 	check_frame(2, 2, 2 * GAP_NS, ts0);
+}
+
+/*
+ * The loop's two producers, merged: the source's next packet and the held
+ * frame due first, whichever is earlier, the held frame on a tie (it was
+ * there first).  Packet 1 held 1 us less than 2 ms, 2 ms, 1 us more: it
+ * goes before packet 3 (at 2 ms), before it, after it.
+ */
+static void test_merge_order(void **state)
+{
+	static const char *const delay[] = { "delay 1999us\n", "delay 2ms\n", "delay 2001us\n" };
+	static const uint64_t at_ns[] = { 1999000, 2000000, 2001000 };
+	static const unsigned place[] = { 1, 1, 2 }; /* its place among the frames written */
+
+	(void)state;
+	for (unsigned c = 0; c < 3; c++) {
+		uint64_t ts0;
+
+		write_file(imp_path, delay[c]);
+		assert_int_equal(run("--impair", imp_path), 0);
+		assert_int_equal(out.n, NPKT);
+		ts0 = origin(NPKT - 1, NPKT - 1);
+		for (unsigned k = 0, i = 1; k < NPKT; k++) {
+			if (k == place[c]) {
+				check_frame(k, 0, at_ns[c], ts0);
+				continue;
+			}
+			check_frame(k, i, i * GAP_NS, ts0);
+			i++;
+		}
+		check_identity();
+	}
 }
 
 static void test_dup_delays(void **state)
@@ -610,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_drop_and_dup),
 		cmocka_unit_test(test_delay_reorders),
 		cmocka_unit_test(test_delay_tie_keeps_order),
+		cmocka_unit_test(test_merge_order),
 		cmocka_unit_test(test_dup_delays),
 		cmocka_unit_test(test_corrupt_private_copy),
 		cmocka_unit_test(test_queue_overflow),

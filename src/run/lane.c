@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Output lanes, the per-batch half: kicks and what they settle,
+ * back-pressure, refused stages, failures and their one logger, the
+ * lanes' sums.  The contract and the per-packet half are src/run/lane.h.
+ * Calls nothing else of the run's.
+ */
+#include <errno.h>
+
+#include "lane.h"
+#include "replay/log.h"
+
+/* Per-packet failures of each kind (send, edit) logged in full before the rest are only counted. */
+#define FAIL_LOG_MAX 10
+
+void log_failure(struct replay *r, enum fate fate, const struct staged *e, unsigned n,
+		 const char *why)
+{
+	bool edit = fate == FATE_EDIT_FAILED;
+	uint64_t *logged = edit ? &r->out.edit_fails_logged : &r->out.fails_logged;
+
+	if (*logged < FAIL_LOG_MAX) {
+		if (n > 1)
+			log_err("%s: records from %llu: %u staged packets not sent: %s", trace_name(e->t),
+				(unsigned long long)e->recno, n, why);
+		else if (e)
+			log_err("%s: record %llu at offset 0x%llx: %s", trace_name(e->t),
+				(unsigned long long)e->recno, (unsigned long long)e->off, why);
+		else
+			log_err("%s", why);
+	} else if (*logged == FAIL_LOG_MAX) {
+		log_err("further %s failures are counted but not shown", edit ? "edit" : "send");
+	}
+	(*logged)++;
+}
+
+void lane_fail(struct replay *r, struct lane *l, enum fate fate, const struct trace *t,
+	       const struct pkt *p, const char *why)
+{
+	struct staged e = { .t = t, .recno = p->recno, .off = p->off };
+
+	account(r, l, fate, &e, why);
+}
+
+static inline bool backpressure(int rc)
+{
+	return rc == -EAGAIN || rc == -ENOBUFS || rc == -EINTR;
+}
+
+/*
+ * wait_for_room() - lane @l's method answered @rc, back-pressure: wait
+ * until it may have room, counted as a retry (a signal's -EINTR is not
+ * one).  false, without waiting, when a signal asks the run to stop instead.
+ */
+static bool wait_for_room(struct replay *r, struct lane *l, int rc)
+{
+	if (*r->stop)
+		return false;
+	if (rc != -EINTR)
+		l->st.retried++;
+	tx_wait(l->tx, rc);
+	if (r->plan.timed)
+		sched_note(&r->sched, WAIT_CAUSE_BACKPRESSURE);
+	return true;
+}
+
+/* The @k oldest staged packets of @l were handed to the kernel: count them, measure their send error. */
+static void settle_sent(struct replay *r, struct lane *l, unsigned k)
+{
+	struct sched_start_report *sr = &r->st.start;
+
+	if (likely(!r->plan.timed && !r->out.slog && !sr->set)) {
+		/* Top speed, nothing measured per packet: account()'s FATE_SENT for @k at once. */
+		uint64_t bytes = 0;
+
+		for (unsigned i = 0; i < k; i++) {
+			bytes += l->q[l->qhead].caplen;
+			unstage(l);
+		}
+		count_sent(l, k, bytes);
+		return;
+	}
+	if (r->plan.timed || unlikely(sr->set && !sr->sent))
+		l->settle_ns = sched_now(&r->sched);
+	/* --start-at: the first kick to return is the start error's end. */
+	if (unlikely(sr->set && !sr->sent)) {
+		sr->sent = true;
+		sr->first_send_ns = l->settle_ns;
+		sr->error_ns = (int64_t)(l->settle_ns - sr->origin_ns);
+	}
+	for (unsigned i = 0; i < k; i++) {
+		account(r, l, FATE_SENT, &l->q[l->qhead], NULL);
+		unstage(l);
+	}
+}
+
+/* The oldest staged packet of @l failed for @why. */
+static void settle_failed(struct replay *r, struct lane *l, const char *why)
+{
+	account(r, l, FATE_FAILED, &l->q[l->qhead], why);
+	unstage(l);
+}
+
+/* Every packet staged in @l fails for @why and the method forgets them: nothing of them is sent. */
+static void fail_staged(struct replay *r, struct lane *l, const char *why)
+{
+	if (l->qn > 1) {
+		/* One line for all of them; each is then counted without another. */
+		log_failure(r, FATE_FAILED, &l->q[l->qhead], l->qn, why);
+		why = NULL;
+	}
+	while (l->qn)
+		settle_failed(r, l, why);
+	tx_discard(l->tx);
+}
+
+/*
+ * Every staged packet ends handed over or failed.  Back-pressure is waited
+ * out (counted as retried) unless a signal asks to stop, which fails what
+ * is left.
+ */
+enum step flush_lane(struct replay *r, struct lane *l)
+{
+	while (l->qn) {
+		int rc;
+
+		if (r->out.slog)
+			l->kick_ns = sched_now(&r->sched);
+		rc = tx_flush(l->tx);
+
+		if (rc > 0) {
+			settle_sent(r, l, (unsigned)rc < l->qn ? (unsigned)rc : l->qn);
+			continue;
+		}
+		if (rc == 0) {
+			/* The method lost count of what it holds: a bug, not the network. */
+			fail_staged(r, l, "internal error: the method reported nothing staged");
+			return STEP_ERROR;
+		}
+		if (backpressure(rc)) {
+			if (wait_for_room(r, l, rc))
+				continue;
+			fail_staged(r, l, "stopped by a signal while waiting for room to send");
+			return STEP_STOP;
+		}
+		settle_failed(r, l, tx_strerror(l->tx));
+		if (tx_fatal(rc)) {
+			fail_staged(r, l, tx_strerror(l->tx));
+			return STEP_ERROR;
+		}
+	}
+	return STEP_NEXT;
+}
+
+static enum step worse(enum step worst, enum step step)
+{
+	if (step == STEP_ERROR || (step == STEP_STOP && worst == STEP_NEXT))
+		return step;
+	return worst;
+}
+
+enum step flush_all(struct replay *r)
+{
+	enum step worst = STEP_NEXT;
+
+	for (unsigned i = 0; i < r->out.n; i++)
+		worst = worse(worst, flush_lane(r, &r->out.lane[i]));
+	return worst;
+}
+
+/*
+ * A reply staged on -I never waits behind a later request staged on -i,
+ * whether the run is late or at top speed.
+ */
+enum step flush_others(struct replay *r, const struct lane *l)
+{
+	enum step worst = STEP_NEXT;
+
+	for (unsigned i = 0; i < r->out.n; i++)
+		if (&r->out.lane[i] != l && r->out.lane[i].qn)
+			worst = worse(worst, flush_lane(r, &r->out.lane[i]));
+	return worst;
+}
+
+/* @p was taken by lane @l's method: the FIFO remembers it, as @e says. */
+static inline void stage_push_entry(struct lane *l, const struct staged *e)
+{
+	unsigned i = l->qhead + l->qn;
+
+	l->q[i < l->qcap ? i : i - l->qcap] = *e;
+	l->qn++;
+}
+
+enum step stage_refused(struct replay *r, struct lane *l, const struct trace *t, const struct pkt *p,
+			uint64_t deadline, int rc)
+{
+	struct staged e = { .t = t, .recno = p->recno, .off = p->off, .deadline_ns = deadline,
+			    .caplen = p->caplen, .id = r->out.slog ? sendlog_id(p) : 0 };
+
+	for (;; rc = tx_send(l->tx, p, 1)) {
+		if (rc == 1) {
+			stage_push_entry(l, &e);
+			if (r->out.decode)
+				decode_pkt(r->out.decode, p);
+			return STEP_NEXT;
+		}
+		if (backpressure(rc) && l->qn) {
+			enum step step = flush_lane(r, l);
+
+			if (step == STEP_NEXT)
+				continue;
+			account(r, l, FATE_FAILED, &e, "not sent: the run stopped before it");
+			return step;
+		}
+		if (backpressure(rc)) {
+			if (wait_for_room(r, l, rc))
+				continue;
+			account(r, l, FATE_FAILED, &e, "stopped by a signal while waiting for room to send");
+			return STEP_STOP;
+		}
+		account(r, l, FATE_FAILED, &e, tx_strerror(l->tx));
+		if (tx_fatal(rc)) {
+			fail_staged(r, l, tx_strerror(l->tx));
+			return STEP_ERROR;
+		}
+		return STEP_NEXT;
+	}
+}
+
+bool lane_wait_due(struct replay *r, uint64_t deadline, uint64_t target)
+{
+	for (;;) {
+		int rc = r->plan.timed ? sched_wait_paced(&r->sched, deadline, target)
+				       : sched_hold(&r->sched, deadline);
+
+		if (rc != -EINTR)
+			return true;
+		if (*r->stop)
+			return false;
+	}
+}
+
+void lanes_collect(struct replay *r)
+{
+	struct stats *st = &r->st;
+
+	st->read = LANES_SUM(r, read);
+	st->sent = LANES_SUM(r, sent);
+	st->failed = LANES_SUM(r, failed);
+	st->retried = LANES_SUM(r, retried);
+	st->filtered = LANES_SUM(r, filtered);
+	st->bytes_sent = LANES_SUM(r, bytes_sent);
+	st->impair_dropped = LANES_SUM(r, impair_dropped);
+	st->impair_copies = LANES_SUM(r, impair_copies);
+	st->nlanes = r->out.n;
+	for (unsigned i = 0; i < r->out.n; i++)
+		st->lane[i] = r->out.lane[i].st;
+}

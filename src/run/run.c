@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The run from end to end: open every input and output (src/run/setup.c),
+ * run the loop -- on this thread, or with --threads on each thread
+ * (src/run/threads.c) -- report, and take it all down.  The entry points
+ * of include/replay/run.h; nothing in the run calls back up into it.
+ */
+#include "run_int.h"
+
+int replay_main(const struct opts *o, volatile sig_atomic_t *stop)
+{
+	return replay_main_hooked(o, stop, NULL);
+}
+
+int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
+		       const struct replay_hooks *hooks)
+{
+	struct replay r;
+	int status;
+
+	if (replay_open(&r, o, stop, hooks) < 0)
+		return EXIT_FAIL;
+	if (r.th.n > 1)
+		status = replay_threads_run(&r, r.th.workers, r.th.n);
+	else
+		status = replay_run(&r);
+	status = replay_report(&r, status);
+	replay_teardown(&r);
+	return status;
+}
