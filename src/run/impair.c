@@ -213,8 +213,13 @@ enum step impair_stage(struct replay *r, struct item *it)
 		else
 			step = soft(r, lane_send_or_fail(r, it->l, it->t, &it->p, it->deadline), &limited);
 	}
-	/* A signal ends the run here too, held frames or not (they fail in impair_fail_held()). */
-	if (step == STEP_NEXT && (limited || *r->stop))
+	/*
+	 * A signal ends the run here too, held frames or not (they fail in
+	 * impair_fail_held()); and --limit counts a held frame now, as it will
+	 * end sent or failed: the reading stops at the limit even when every
+	 * packet is held.
+	 */
+	if (step == STEP_NEXT && (limited || *r->stop || limit_reached(r)))
 		return STEP_STOP;
 	return step;
 }

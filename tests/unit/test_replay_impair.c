@@ -486,6 +486,23 @@ static void test_limit_drains_held(void **state)
 	check_identity();
 }
 
+/*
+ * --limit counts a frame as it is held (it will end sent or failed): the
+ * reading stops at the limit even when every packet is held, and what is
+ * held still goes at its deadline.  It used to read on until the first
+ * held frame was sent, and send them all.
+ */
+static void test_limit_counts_held(void **state)
+{
+	(void)state;
+	assert_int_equal(run("--impair-stat", "delay 5ms", "--limit", "4"), 0);
+	assert_int_equal(jget("packets_read"), 4);
+	assert_int_equal(out.n, 4);
+	for (unsigned k = 0; k < 4; k++)
+		assert_int_equal(out.len[k], LEN(k));
+	check_identity();
+}
+
 static void test_late_counted(void **state)
 {
 	struct fakeclock fc;
@@ -651,6 +668,7 @@ int main(void)
 		cmocka_unit_test(test_per_trace_repeat_default),
 		cmocka_unit_test(test_statistical_seeded),
 		cmocka_unit_test(test_limit_drains_held),
+		cmocka_unit_test(test_limit_counts_held),
 		cmocka_unit_test(test_late_counted),
 		cmocka_unit_test(test_topspeed_keeps_delay),
 		cmocka_unit_test(test_signal_fails_held),
