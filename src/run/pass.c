@@ -4,21 +4,25 @@
  * by snapshots of the totals at its start and end (--stats-json's
  * "passes": what happened during it, with what was in flight); at its end
  * --stats 0 prints its lines and two guards stop endless runs that do
- * nothing: traces without packets, and (--loop 0) a pass that sent
- * nothing.  The status line and --stats N lines
+ * nothing: traces without packets, and (--loop 0) a pass in which every
+ * packet was filtered out or failed.  The status line and --stats N lines
  * are drawn from the lanes' counters.  Called by src/run/source.c at each
  * pass's end and by src/run/loop.c; calls src/run/lane.c (a kick).
  */
 #include "lane.h"
 #include "replay/log.h"
 
-/* Packets sent, or staged or held back and going to end sent or failed. */
+/*
+ * What a pass did towards sending: sent, still staged, held back, or
+ * dropped on purpose by impairment (whose actions may differ next pass).
+ * Unchanged over a pass: every packet of it was filtered out or failed.
+ */
 static uint64_t moved(const struct replay *r)
 {
 	uint64_t n = dq_len(&r->imp.dq);
 
 	for (unsigned i = 0; i < r->out.n; i++)
-		n += r->out.lane[i].st.sent + r->out.lane[i].qn;
+		n += r->out.lane[i].st.sent + r->out.lane[i].qn + r->out.lane[i].st.impair_dropped;
 	return n;
 }
 
@@ -112,6 +116,12 @@ void pass_next(struct replay *r)
 	pass_begin(r, now);
 }
 
+void pass_log_futile(uint64_t read, uint64_t filtered, uint64_t failed)
+{
+	log_err("--loop 0: a whole pass over the traces sent nothing (%llu packets read: %llu filtered or excluded, %llu failed); stopping",
+		(unsigned long long)read, (unsigned long long)filtered, (unsigned long long)failed);
+}
+
 enum step pass_end(struct replay *r)
 {
 	struct passes *ps = &r->pass;
@@ -135,12 +145,15 @@ enum step pass_end(struct replay *r)
 			log_warn("the traces hold no packets; nothing to send");
 		return STEP_STOP;
 	}
-	/* ... and so would endless loops in which every packet is filtered out or fails. */
+	/* ... and so would endless loops in which nothing can ever be sent. */
 	if (!r->plan.passes && moved(r) == ps->moved_before && !*r->stop) {
-		log_err("--loop 0: a whole pass over the traces sent nothing (%llu packets read: %llu filtered or excluded, %llu failed); stopping",
-			(unsigned long long)(read - ps->read_before),
-			(unsigned long long)(LANES_SUM(r, filtered) - ps->filtered_before),
-			(unsigned long long)(LANES_SUM(r, failed) - ps->failed_before));
+		ps->futile = true;
+		ps->futile_read = read - ps->read_before;
+		ps->futile_filtered = LANES_SUM(r, filtered) - ps->filtered_before;
+		ps->futile_failed = LANES_SUM(r, failed) - ps->failed_before;
+		if (r->th.n > 1)
+			return STEP_STOP; /* this thread's share: the others may send theirs */
+		pass_log_futile(ps->futile_read, ps->futile_filtered, ps->futile_failed);
 		return STEP_ERROR;
 	}
 	return STEP_NEXT;

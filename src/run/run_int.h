@@ -149,6 +149,8 @@ struct route {
 /* Loop passes and progress (pass.c). */
 struct passes {
 	uint64_t read_before, moved_before, filtered_before, failed_before; /* at the pass's start */
+	bool futile;                 /* --loop 0: a pass sent, staged, held or dropped nothing: stopped */
+	uint64_t futile_read, futile_filtered, futile_failed; /* that pass's packets */
 	struct progress progress;    /* the status line or --stats N lines (replay/progress.h) */
 };
 
@@ -305,7 +307,10 @@ void pass_start(struct replay *r);
 /*
  * pass_end() - a pass over the file list ended: its --stats 0 lines; then
  * STEP_NEXT to go on, or STEP_STOP when there was nothing in it to read,
- * or (--loop 0) STEP_ERROR, logged, when it sent nothing.
+ * or (--loop 0) when nothing of it was sent, staged, held or dropped by
+ * impairment -- every packet filtered out or failed, as every pass after
+ * it would be: STEP_ERROR, logged (STEP_STOP, quietly, in one of several
+ * threads, whose share it was: replay_threads_run() judges the run).
  */
 enum step pass_end(struct replay *r);
 
@@ -314,6 +319,9 @@ void pass_next(struct replay *r);
 
 /* pass_record() - the open pass is recorded at run clock @now (--stats-json's "passes"). */
 void pass_record(struct replay *r, uint64_t now);
+
+/* pass_log_futile() - --loop 0's error: a whole pass of @read packets, @filtered and @failed, sent nothing. */
+void pass_log_futile(uint64_t read, uint64_t filtered, uint64_t failed);
 
 /* progress_show() - the status line or --stats lines, at run clock @now. */
 void progress_show(struct replay *r, uint64_t now);

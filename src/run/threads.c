@@ -124,6 +124,28 @@ static int merge(struct replay *r, struct replay *w, unsigned n)
 	return 0;
 }
 
+/*
+ * --loop 0: a thread whose share of a pass was all filtered out or failed
+ * stops alone, quietly (the others may send theirs).  When every thread
+ * did, nothing of the run can ever be sent: said once, for all of them.
+ */
+static int futile(const struct replay *r, const struct replay *w, unsigned n)
+{
+	uint64_t read = 0, filtered = 0, failed = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct passes *ps = i ? &w[i].pass : &r->pass;
+
+		if (!ps->futile)
+			return 0;
+		read += ps->futile_read;
+		filtered += ps->futile_filtered;
+		failed += ps->futile_failed;
+	}
+	pass_log_futile(read, filtered, failed);
+	return -1;
+}
+
 int replay_threads_run(struct replay *r, struct replay *w, unsigned n)
 {
 	struct gate gate = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
@@ -197,7 +219,7 @@ int replay_threads_run(struct replay *r, struct replay *w, unsigned n)
 	}
 	sigaction(THREAD_WAKE_SIGNAL, &old, NULL);
 	free(k);
-	if (merge(r, w, n) < 0)
+	if (merge(r, w, n) < 0 || (!*r->stop && futile(r, w, n) < 0))
 		status = EXIT_FAIL;
 	return status;
 }

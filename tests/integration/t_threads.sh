@@ -223,6 +223,27 @@ test_sigint_stops_all() {
 	check_invariant "$js"
 }
 
+test_loop0_futile() {
+	# --loop 0, one flow of 64 kept by the filter: the other thread's share of every pass is all
+	# filtered out.  That thread stops alone, quietly; the other sends its flow until --duration
+	# (the run used to stop, exit 1, blaming the filter).  Every flow filtered out: nothing can
+	# ever be sent, the run stops, said once for the whole pass (not once by each thread).
+	local js="$WORK/loop0.json" err="$WORK/loop0.err" rc=0 sent
+	"$GENTRACE" udp -o "$WORK/f64.pcap" --count 128 --gap-us 1000 --flows 64 >/dev/null
+	in_a "$REPLAY" -q -i "$IF_A" --threads 2 --loop 0 --duration 1 --filter 'udp src port 1024' \
+		--stats-json "$js" "$WORK/f64.pcap" 2>"$err" || die "--loop 0, one thread's share filtered: exit $?: $(cat "$err")"
+	! grep -q "sent nothing" "$err" || die "--loop 0, one thread's share filtered: $(cat "$err")"
+	check_invariant "$js"
+	sent=$(json_get "$js" packets_sent)
+	[ "$sent" -ge 4 ] && [ "$sent" -le 20 ] || die "--loop 0, one flow of 2 packets a pass for 1 s: $sent sent"
+	in_a "$REPLAY" -q -i "$IF_A" --threads 2 --loop 0 --filter 'udp src port 9999' "$WORK/f64.pcap" \
+		2>"$err" || rc=$?
+	[ "$rc" -eq 1 ] || die "--loop 0, all filtered: exit $rc: $(cat "$err")"
+	[ "$(grep -c "sent nothing" "$err")" -eq 1 ] &&
+		grep -q "^replay: --loop 0: a whole pass over the traces sent nothing (128 packets read: 128 filtered or excluded, 0 failed); stopping$" "$err" ||
+		die "--loop 0, all filtered: not one line for the whole pass: $(cat "$err")"
+}
+
 test_refused() {
 	expect_fail 2 "^replay: --limit excludes --threads 2: --limit counts the packets of one sender thread; use one thread" \
 		in_a "$REPLAY" -i "$IF_A" --threads 2 --limit 5 "$TRACES/http.pcap"
@@ -270,7 +291,8 @@ for VETH_QUEUES in 2 4; do
 	"$GENTRACE" udp -o "$WORK/flows.pcap" --count 20000 --gap-ns 2000 --flows 64 --size 128 >/dev/null
 	if [ "$VETH_QUEUES" = 2 ]; then
 		run_tests test_single_baseline test_two_threads_topspeed test_four_threads_topspeed \
-			test_two_threads_timed test_methods_and_loop test_preload_shared test_summary_lines test_sigint_stops_all test_refused
+			test_two_threads_timed test_methods_and_loop test_preload_shared test_summary_lines test_sigint_stops_all \
+			test_loop0_futile test_refused
 	else
 		run_tests test_single_baseline test_two_threads_topspeed test_four_threads_topspeed test_four_threads_xdp
 		break # teardown (on exit) takes this pair down

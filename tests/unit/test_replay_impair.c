@@ -487,6 +487,44 @@ static void test_limit_drains_held(void **state)
 }
 
 /*
+ * --loop 0 stops a run in which nothing can ever be sent -- every packet
+ * of a whole pass filtered out or failed -- and no other.  An impairment
+ * that drops a whole pass (an outage: 10 passed, 10 dropped, 10 passed)
+ * sends again in the next: the run goes on to --limit.
+ */
+static void test_loop0_outage(void **state)
+{
+	char outage[512] = "";
+
+	(void)state;
+	for (int i = 0; i < 30; i++)
+		strcat(outage, i >= 10 && i < 20 ? "drop\n" : "pass\n");
+	write_file(imp_path, outage);
+	assert_int_equal(run("--impair", imp_path, "--loop", "0", "--limit", "30"), 0);
+	assert_int_equal(out.n, 2 * NPKT);
+	assert_int_equal(jget("packets_impair_dropped"), NPKT);
+	assert_int_equal(jget("packets_failed"), 0);
+	check_identity();
+}
+
+/*
+ * --loop 0 with every frame held 1 s and room for 20: the third pass finds
+ * the queue full, but what is held goes at its deadline, and the run goes
+ * on to --limit (a held frame counts for it as it is held); the 20 are
+ * sent a second later, none failed.
+ */
+static void test_loop0_held_queue_full(void **state)
+{
+	(void)state;
+	assert_int_equal(run("--impair-stat", "delay 1s", "--impair-limit", "20", "--loop", "0", "--limit", "50"), 0);
+	assert_int_equal(out.n, 20);
+	assert_int_equal(jget("packets_failed"), 0);
+	assert_int_equal(iget("queue_dropped"), 30);
+	assert_int_equal(jget("packets_impair_dropped"), 30);
+	check_identity();
+}
+
+/*
  * --limit counts a frame as it is held (it will end sent or failed): the
  * reading stops at the limit even when every packet is held, and what is
  * held still goes at its deadline.  It used to read on until the first
@@ -669,6 +707,8 @@ int main(void)
 		cmocka_unit_test(test_statistical_seeded),
 		cmocka_unit_test(test_limit_drains_held),
 		cmocka_unit_test(test_limit_counts_held),
+		cmocka_unit_test(test_loop0_outage),
+		cmocka_unit_test(test_loop0_held_queue_full),
 		cmocka_unit_test(test_late_counted),
 		cmocka_unit_test(test_topspeed_keeps_delay),
 		cmocka_unit_test(test_signal_fails_held),
