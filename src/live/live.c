@@ -3,44 +3,16 @@
  * The live source of --source-interface IF: frames arriving on IF, read by
  * libpcap (AF_PACKET, immediate mode, nanosecond kernel timestamps) in a
  * thread of their own and written as a pcap stream into a pipe, which the
- * run opens as its one trace.  So the forwarder is the replay loop itself:
- * edits, impairment (trace or model), lanes, statistics, --limit and
- * --duration all apply unchanged, and the reader's pipe code (bounded
- * buffers, a signal ends the wait) carries the frames across.
- *
- * Each record's timestamp is the frame's arrival on the run clock
- * (CLOCK_MONOTONIC: the kernel's CLOCK_REALTIME stamp minus the offset
- * between the two clocks at start-up), so the loop takes it as the
- * packet's deadline and the impairment adds its delay to it: deadline =
- * arrival + delay, on the same absolute schedule as a trace's packets.
- *
- * The thread ends when asked (live_close()), at --duration, or on a
- * capture error; it then closes the pipe, and the reader sees its end.
- * When the loop falls behind, the pipe fills, the thread waits, and the
- * kernel's ring drops: counted (live_stats()), never silent.
- *
- * The ring.  Immediate mode makes libpcap use TPACKET_V2 (TPACKET_V3 would
- * hold each frame until its block fills or times out, adding up to the
- * block timeout to every frame's delay), and a V2 ring has one slot per
- * frame, sized by the snapshot length -- and by libpcap at 64 KiB when the
- * interface has offloads, whatever the snapshot length.  A snapshot length
- * of 256 KiB left a 32 MiB ring about 128 slots: at 90 000 frames/s, 1.4 ms
- * of slack, the kernel drops the last session measured.  So the snapshot
- * length is the interface's MTU plus an Ethernet header and two VLAN tags
- * (a frame longer than that could not have arrived on it, and could not
- * leave by an interface of the same MTU), and the ring is --buffer-size
- * (64 MiB by default: about 32 000 slots of 2 KiB, a third of a second at
- * 90 000 frames/s).  A frame the ring cut short anyway (GRO on the input)
- * is not forwarded cut: it is counted apart (too_long).
- *
- * Batches.  Each wake-up takes what the ring holds, LIVE_BATCH_FRAMES at a
- * time (pcap_dispatch() with a count, so a busy ring cannot keep the
- * thread from its pipe), gathers their records in one buffer
- * (src/live/batch.c) and writes it into the pipe at once: one write() per
- * batch, where two per frame (header, frame) kept a 2-vCPU machine from
- * forwarding 90 000 frames/s.  After a full batch the thread looks at the
- * ring again without waiting.  A frame counts as captured once its batch
- * is in the pipe.
+ * run opens as its one trace: the forwarder is the replay loop itself, and
+ * edits, impairment, lanes, statistics, --limit and --duration apply
+ * unchanged.  Each record's timestamp is the frame's arrival on the run
+ * clock (CLOCK_MONOTONIC), the packet's deadline, to which an impairment
+ * adds its delay.  The loop waits on the pipe (live_fd()) when it has no
+ * whole record.  The thread ends when asked (live_stop(), live_close()),
+ * at --duration, or on a capture error, and closes the pipe: the reader
+ * sees its end.  When the loop falls behind, the pipe fills, the thread
+ * waits, and the kernel's ring drops: counted (live_stats()), never silent.
+ * Called by src/run/source.c and src/run/report.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -165,6 +137,16 @@ static void on_frame(u_char *arg, const struct pcap_pkthdr *h, const u_char *dat
 	(void)live_batch_add(&lv->batch, live_mono_ns(real, lv->real_minus_mono), data, h->caplen, h->len);
 }
 
+/*
+ * Batches.  Each wake-up takes what the ring holds, LIVE_BATCH_FRAMES at a
+ * time (pcap_dispatch() with a count, so a busy ring cannot keep the
+ * thread from its pipe), gathers their records in one buffer
+ * (src/live/batch.c) and writes it into the pipe at once: one write() per
+ * batch, where two per frame (header, frame) kept a 2-vCPU machine from
+ * forwarding 90 000 frames/s.  After a full batch the thread looks at the
+ * ring again without waiting.  A frame counts as captured once its batch
+ * is in the pipe.
+ */
 static void *capture_thread(void *arg)
 {
 	struct live *lv = arg;
@@ -228,6 +210,21 @@ static unsigned if_mtu(const char *ifname)
 	return mtu;
 }
 
+/*
+ * The ring.  Immediate mode makes libpcap use TPACKET_V2 (TPACKET_V3 would
+ * hold each frame until its block fills or times out, adding up to the
+ * block timeout to every frame's delay), and a V2 ring has one slot per
+ * frame, sized by the snapshot length -- and by libpcap at 64 KiB when the
+ * interface has offloads, whatever the snapshot length.  A snapshot length
+ * of 256 KiB left a 32 MiB ring about 128 slots: at 90 000 frames/s, 1.4 ms
+ * of slack, and the kernel dropped frames.  So the snapshot length is the
+ * interface's MTU plus an Ethernet header and two VLAN tags (a frame longer
+ * than that could not have arrived on it, and could not leave by an
+ * interface of the same MTU), and the ring is --buffer-size (64 MiB by
+ * default: about 32 000 slots of 2 KiB, a third of a second at 90 000
+ * frames/s).  A frame the ring cut short anyway (GRO on the input) is not
+ * forwarded cut: it is counted apart (too_long).
+ */
 int live_open(struct live **lp, const char *ifname, unsigned buffer_kib, char *err, size_t errlen)
 {
 	unsigned mtu;

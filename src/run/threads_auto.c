@@ -1,31 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Sender threads unasked: see replay/threads_auto.h.  The rule
- * (threads_auto()): with no --threads given, N = min(TX queues, CPUs) when
- *
- *   - the run sends on interfaces (no -w) from trace files, not forwarding
- *     (--source-interface);
- *   - at top speed (-t): paced runs (--pps, --mbps, recorded timing) keep
- *     one thread, whose schedule fixes the interleaving of flows on the
- *     wire, where several threads would only hold it to within a sleep;
- *   - with none of what several threads cannot do (src/cli/opts.c,
- *     threads_check(): impairment, --oneatatime, --limit, --send-log,
- *     --stats, -v) and nothing given for one thread (--xdp-queue, one --cpu),
- *     and no --rt-priority (a SCHED_FIFO thread spinning on every CPU
- *     would starve the rest of the machine), nor --loop with --stats-json
- *     (whose "passes" one thread records: threads count passes each);
- *   - every input a regular file (each thread reads it itself), or
- *     --preload, whose one copy (all threads read it) of the regular files
- *     fits in half the memory available (a pipe's is bounded by what is
- *     available when it is read);
- *   - the AF_XDP memory of every thread's sockets fits RLIMIT_MEMLOCK
- *     where xdp may be used (--method xdp or auto) and cap_ipc_lock is not
- *     held;
- *   - the interface (both, with -I) has two TX queues or more, and the
- *     process may run on two CPUs or more (its affinity mask, or --cpu).
- *
- * Measured (BENCHMARKS.md, stop 27): 64 B at top speed on a two-queue
- * veth, one thread of AF_XDP 1.76-1.85 M pps, two 2.5-2.67 M.
+ * Sender threads unasked (replay/threads_auto.h): the rule, threads_auto(),
+ * a pure function of the options and what threads_auto_probe() found;
+ * threads_auto_apply() puts its answer into the options before set-up.
+ * Called by src/cli/main.c.
  */
 #include <dirent.h>
 #include <net/if.h>
@@ -61,6 +39,33 @@ static unsigned xdp_lanes(const struct opts *o)
 	return n;
 }
 
+/*
+ * With no --threads given, N = min(TX queues, CPUs) when
+ *
+ *   - the run sends on interfaces (no -w) from trace files, not forwarding
+ *     (--source-interface);
+ *   - at top speed (-t): paced runs (--pps, --mbps, recorded timing) keep
+ *     one thread, whose schedule fixes the interleaving of flows on the
+ *     wire, where several threads would only hold it to within a sleep;
+ *   - with none of what several threads cannot do (src/cli/opts.c,
+ *     threads_check(): impairment, --oneatatime, --limit, --send-log,
+ *     --stats, -v) and nothing given for one thread (--xdp-queue, one --cpu),
+ *     and no --rt-priority (a SCHED_FIFO thread spinning on every CPU
+ *     would starve the rest of the machine), nor --loop with --stats-json
+ *     (whose "passes" one thread records: threads count passes each);
+ *   - every input a regular file (each thread reads it itself), or
+ *     --preload, whose one copy (all threads read it) of the regular files
+ *     fits in half the memory available (a pipe's is bounded by what is
+ *     available when it is read);
+ *   - the AF_XDP memory of every thread's sockets fits RLIMIT_MEMLOCK
+ *     where xdp may be used (--method xdp or auto) and cap_ipc_lock is not
+ *     held;
+ *   - the interface (both, with -I) has two TX queues or more, and the
+ *     process may run on two CPUs or more (its affinity mask, or --cpu).
+ *
+ * Measured (BENCHMARKS.md): 64 B at top speed on a two-queue veth, one
+ * thread of AF_XDP 1.76-1.85 M pps, two 2.5-2.67 M.
+ */
 unsigned threads_auto(const struct opts *o, const struct threads_auto_env *env, char *why, size_t len)
 {
 	const char *no = NULL;
