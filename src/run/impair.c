@@ -168,14 +168,14 @@ static enum step act_on(struct replay *r, struct item *it, const struct impair_a
 	struct pkt q;
 
 	if (a->delay_ns) {
-		hold(r, it->t, &it->p, it->l, base + a->delay_ns, a->ncorrupt ? a : NULL);
+		hold(r, it->t, it->p, it->l, base + a->delay_ns, a->ncorrupt ? a : NULL);
 		return STEP_NEXT;
 	}
 	if (!a->ncorrupt)
-		return lane_send_or_fail(r, it->l, it->t, &it->p, it->deadline);
-	q = it->p;
-	memcpy(ip->scratch, it->p.data, it->p.caplen);
-	impair_corrupt_apply(ip->im, a, ip->scratch, it->p.caplen);
+		return lane_send_or_fail(r, it->l, it->t, it->p, it->deadline);
+	q = *it->p;
+	memcpy(ip->scratch, it->p->data, it->p->caplen);
+	impair_corrupt_apply(ip->im, a, ip->scratch, it->p->caplen);
 	q.data = ip->scratch;
 	return lane_send_or_fail(r, it->l, it->t, &q, it->deadline);
 }
@@ -188,18 +188,18 @@ enum step impair_stage(struct replay *r, struct item *it)
 {
 	struct impairing *ip = &r->imp;
 	struct impair_action *a = ip->act;
-	uint64_t base = it->p.sched_ns;
+	uint64_t base = it->p->sched_ns;
 	bool limited = false;
 	enum step step;
 	int rc;
 
-	rc = impair_next(ip->im, &it->p, base, a);
+	rc = impair_next(ip->im, it->p, base, a);
 	if (unlikely(rc < 0)) {
-		lane_fail(r, it->l, FATE_FAILED, it->t, &it->p, impair_strerror(ip->im));
+		lane_fail(r, it->l, FATE_FAILED, it->t, it->p, impair_strerror(ip->im));
 		return STEP_ERROR;
 	}
 	if (rc == 0)
-		return lane_send_or_fail(r, it->l, it->t, &it->p, it->deadline);
+		return lane_send_or_fail(r, it->l, it->t, it->p, it->deadline);
 	if (a->drop) {
 		account(r, it->l, FATE_IMPAIRED, NULL, NULL);
 		return *r->stop || limit_reached(r) ? STEP_STOP : STEP_NEXT;
@@ -209,9 +209,9 @@ enum step impair_stage(struct replay *r, struct item *it)
 	for (unsigned i = 0; i < a->ndup && step == STEP_NEXT; i++) {
 		it->l->st.impair_copies++;
 		if (a->dup_delay_ns[i])
-			hold(r, it->t, &it->p, it->l, base + a->dup_delay_ns[i], NULL);
+			hold(r, it->t, it->p, it->l, base + a->dup_delay_ns[i], NULL);
 		else
-			step = soft(r, lane_send_or_fail(r, it->l, it->t, &it->p, it->deadline), &limited);
+			step = soft(r, lane_send_or_fail(r, it->l, it->t, it->p, it->deadline), &limited);
 	}
 	/*
 	 * A signal ends the run here too, held frames or not (they fail in

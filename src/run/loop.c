@@ -77,16 +77,17 @@ static inline bool ends_run(const struct replay *r, bool counts_for_limit)
 }
 
 /*
- * source_next() - the source's next packet into @it: read (counted read
- * here: the only place), routed, edited, with its deadline, counted in
- * the flow statistics.  Packets that end here (filtered, failed) are
- * accounted and the next is read.  STEP_NEXT with a packet; STEP_AGAIN
- * when the input has no whole record yet; STEP_STOP / STEP_ERROR: the
- * source is done (its end, a signal, the limit, --duration, an error).
+ * source_next() - the source's next packet into @p, from *@tp: read
+ * (counted read here: the only place), routed to its lane (*@lp), edited,
+ * with its deadline (*@deadline), counted in the flow statistics.  Packets
+ * that end here (filtered, failed) are accounted and the next is read.
+ * STEP_NEXT with a packet; STEP_AGAIN when the input has no whole record
+ * yet; STEP_STOP / STEP_ERROR: the source is done (its end, a signal, the
+ * limit, --duration, an error).  Inline, its results in registers.
  */
-static inline __attribute__((always_inline)) enum step source_next(struct replay *r, struct item *it)
+static inline __attribute__((always_inline)) enum step
+source_next(struct replay *r, struct pkt *p, const struct trace **tp, struct lane **lp, uint64_t *deadline)
 {
-	struct pkt *p = &it->p;
 	uint64_t t0 = 0;
 	bool skipped = false;
 
@@ -102,7 +103,7 @@ static inline __attribute__((always_inline)) enum step source_next(struct replay
 		if (r->plan.timed && !skipped)
 			t0 = sched_now(&r->sched);
 		skipped = false;
-		step = source_read(r, &it->t, p);
+		step = source_read(r, tp, p);
 		if (unlikely(step != STEP_NEXT))
 			return step;
 		/*
@@ -133,7 +134,7 @@ static inline __attribute__((always_inline)) enum step source_next(struct replay
 		l->st.read++;
 		/* A packet the reader could not make an Ethernet frame of: its reason names it. */
 		if (unlikely(p->linktype != LINKTYPE_ETHERNET)) {
-			account(r, l, FATE_FAILED, NULL, trace_strerror(it->t));
+			account(r, l, FATE_FAILED, NULL, trace_strerror(*tp));
 			if (ends_run(r, true))
 				return STEP_STOP;
 			continue;
@@ -150,7 +151,7 @@ static inline __attribute__((always_inline)) enum step source_next(struct replay
 				continue;
 			}
 			if (er < 0) {
-				lane_fail(r, l, FATE_EDIT_FAILED, it->t, p, edit_chain_strerror(r->chain));
+				lane_fail(r, l, FATE_EDIT_FAILED, *tp, p, edit_chain_strerror(r->chain));
 				if (ends_run(r, true))
 					return STEP_STOP;
 				continue;
@@ -161,9 +162,9 @@ static inline __attribute__((always_inline)) enum step source_next(struct replay
 		 * clock, src/live/live.c); the impairment adds its delay to that.
 		 */
 		if (unlikely(r->plan.live))
-			it->deadline = p->sched_ns = p->ts_ns;
+			*deadline = p->sched_ns = p->ts_ns;
 		else
-			it->deadline = sched_deadline(&r->sched, p);
+			*deadline = sched_deadline(&r->sched, p);
 		/*
 		 * --duration: a packet due after the end is not sent (p->sched_ns:
 		 * every mode sets it); the run ends before it, so it is not one of
@@ -176,7 +177,7 @@ static inline __attribute__((always_inline)) enum step source_next(struct replay
 		/* As tcpreplay: flows count the packet as edited, as it goes, before any impairment acts. */
 		if (r->flows)
 			flow_classify(r->flows, p->data, p->caplen, p->ts_ns, &r->st.flows);
-		it->l = l;
+		*lp = l;
 		return STEP_NEXT;
 	}
 }
@@ -187,7 +188,8 @@ static inline __attribute__((always_inline)) enum step source_next(struct replay
  * (strtoul, base 0: 0x.. too) is that many, anything else (Enter) one.  The
  * end of standard input ends the run as an error: it was cut short.
  */
-static __attribute__((noinline)) enum step ask_user(struct replay *r, const struct item *it)
+static __attribute__((noinline)) enum step ask_user(struct replay *r, const struct trace *t,
+						    const struct pkt *p)
 {
 	char line[256];
 	unsigned long long n;
@@ -196,14 +198,14 @@ static __attribute__((noinline)) enum step ask_user(struct replay *r, const stru
 	if (step != STEP_NEXT)
 		return step;
 	fprintf(r->rep.summary, "**** Next packet #%llu out %s.  How many packets do you wish to send? ",
-		(unsigned long long)it->p.recno, r->plan.out_name);
+		(unsigned long long)p->recno, r->plan.out_name);
 	fflush(r->rep.summary);
 	if (!fgets(line, sizeof(line), stdin)) {
 		if (*r->stop)
 			return STEP_STOP;
 		fputc('\n', r->rep.summary);
-		log_err("--oneatatime: standard input ended before %s record %llu", trace_name(it->t),
-			(unsigned long long)it->p.recno);
+		log_err("--oneatatime: standard input ended before %s record %llu", trace_name(t),
+			(unsigned long long)p->recno);
 		return STEP_ERROR;
 	}
 	n = strtoull(line, NULL, 0);
@@ -211,22 +213,26 @@ static __attribute__((noinline)) enum step ask_user(struct replay *r, const stru
 	return STEP_NEXT;
 }
 
-/* The source's packet @it goes: when asked (--oneatatime), through the impairment stage, out of its lane. */
-static inline __attribute__((always_inline)) enum step send_source(struct replay *r, struct item *it)
+/* The source's packet @p goes: when asked (--oneatatime), through the impairment stage, out of lane @l. */
+static inline __attribute__((always_inline)) enum step
+send_source(struct replay *r, struct pkt *p, const struct trace *t, struct lane *l, uint64_t deadline)
 {
 	enum step step;
 
 	if (unlikely(r->plan.oneatatime)) {
-		if (!r->ask_left && (step = ask_user(r, it)) != STEP_NEXT) {
-			lane_fail(r, it->l, FATE_FAILED, it->t, &it->p, NULL);
+		if (!r->ask_left && (step = ask_user(r, t, p)) != STEP_NEXT) {
+			lane_fail(r, l, FATE_FAILED, t, p, NULL);
 			return step;
 		}
 		r->ask_left--;
 	}
-	if (unlikely(r->imp.im))
-		step = impair_stage(r, it);
-	else
-		step = lane_send_or_fail(r, it->l, it->t, &it->p, it->deadline);
+	if (unlikely(r->imp.im)) {
+		struct item it = { .p = p, .t = t, .l = l, .deadline = deadline };
+
+		step = impair_stage(r, &it);
+	} else {
+		step = lane_send_or_fail(r, l, t, p, deadline);
+	}
 	if (unlikely(r->plan.oneatatime) && step == STEP_NEXT)
 		step = flush_all(r); /* asked for, so out now */
 	return step;
@@ -304,8 +310,11 @@ static unsigned source_done(struct replay *r, unsigned state)
 static int run(struct replay *r)
 {
 	enum step step = STEP_NEXT;
+	const struct trace *t = NULL;
+	struct lane *l = NULL;
+	uint64_t deadline = 0;
 	unsigned state = 0;
-	struct item it;
+	struct pkt p;
 
 	run_start(r);
 	for (;;) {
@@ -313,7 +322,7 @@ static int run(struct replay *r)
 		uint64_t mark;
 
 		if (likely(!state)) {
-			step = source_next(r, &it);
+			step = source_next(r, &p, &t, &l, &deadline);
 			if (likely(step == STEP_NEXT))
 				state = RUN_HAVE;
 			else if (step == STEP_AGAIN)
@@ -323,11 +332,21 @@ static int run(struct replay *r)
 			else
 				state = source_done(r, state);
 		}
-		if (likely(state & RUN_HAVE) &&
-		    (likely(!r->imp.im) || !(h = dq_peek(&r->imp.dq)) || it.p.sched_ns < h->deadline_ns)) {
+		if (likely(state == RUN_HAVE) && likely(!r->imp.im)) {
+			/* Without impairment nothing is held: the source's packet is the earliest. */
+			state = 0;
+			step = send_source(r, &p, t, l, deadline);
+			if (likely(step == STEP_NEXT)) {
+				/* p.sched_ns is the run clock at the packet's slot (every mode sets it): no clock read. */
+				if (unlikely(progress_due(&r->pass.progress, p.sched_ns)))
+					progress_show(r, p.sched_ns);
+				continue;
+			}
+			mark = p.sched_ns;
+		} else if ((state & RUN_HAVE) && (!(h = dq_peek(&r->imp.dq)) || p.sched_ns < h->deadline_ns)) {
 			state &= ~RUN_HAVE;
-			step = send_source(r, &it);
-			mark = it.p.sched_ns;
+			step = send_source(r, &p, t, l, deadline);
+			mark = p.sched_ns;
 		} else if ((h = dq_peek(&r->imp.dq)) &&
 			   (!(state & RUN_IDLE) || (state & RUN_WOKE) ||
 			    h->deadline_ns <= sched_now(&r->sched) + WAIT_INPUT_MARGIN_NS)) {
@@ -363,7 +382,7 @@ static int run(struct replay *r)
 			progress_show(r, mark);
 	}
 	if (state & RUN_HAVE) /* read and counted, but the run ended before it */
-		lane_fail(r, it.l, FATE_FAILED, it.t, &it.p, "not sent: the run stopped before it");
+		lane_fail(r, l, FATE_FAILED, t, &p, "not sent: the run stopped before it");
 	impair_fail_held(r);
 	progress_finish(&r->pass.progress);
 	source_report_open_warnings(r);

@@ -263,7 +263,7 @@ int replay_run(struct replay *r);
 
 /* A packet on its way to its lane: the source's next, read and edited, with its lane and deadline. */
 struct item {
-	struct pkt p;                /* p.sched_ns: when it is due on the run clock, in every mode */
+	struct pkt *p;               /* p->sched_ns: when it is due on the run clock, in every mode */
 	const struct trace *t;       /* for messages */
 	struct lane *l;
 	uint64_t deadline;           /* the schedule's deadline (0 at top speed) */
