@@ -18,7 +18,7 @@
 # flows' and skipping the others' (src/run/loop.c in_shard()), so a thread's
 # figure is its share of sending plus the skip path.  Each pass also reads a
 # second file of 64 frames, one of each of 64 flows, so that no thread has a
-# pass with nothing to send (which ends its run, src/run/loop.c pass_end()):
+# pass with nothing to send (which ends its run, src/run/pass.c pass_end()):
 # with FLOWS=1 one thread sends nearly every packet and each other thread's
 # figure is the skip path's cost alone.
 #

@@ -257,7 +257,7 @@ int replay_threads_run(struct replay *r, struct replay *w, unsigned n);
 /*
  * replay_run() - the run after replay_open(): the loop, what is left staged,
  * the drain, the end time, the lanes' sums and the scheduler's report.
- * Returns the exit status so far (replay_close() gives the final one).
+ * Returns the exit status so far (replay_report() gives the final one).
  */
 int replay_run(struct replay *r);
 

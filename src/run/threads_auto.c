@@ -101,7 +101,7 @@ unsigned threads_auto(const struct opts *o, const struct threads_auto_env *env, 
 	if (env->cpus < 2)
 		return one(why, len, o->cpus.n ? "one CPU given (--cpu)" : "the process may run on one CPU");
 	n = MIN(MIN(env->queues, env->cpus), (unsigned)OPTS_THREADS_MAX);
-	/* One copy, which every thread reads (src/run/setup.c, open_inputs()). */
+	/* One copy, which every thread reads (src/run/source.c, source_open()). */
 	if (o->trace.preload && env->input_bytes > env->mem_avail / 2)
 		return one(why, len, "--preload: the copy would not fit in half the memory available");
 	if (env->memlock != UINT64_MAX && (uint64_t)xdp_lanes(o) * n * TX_XDP_UMEM_BYTES > env->memlock) {

@@ -5,13 +5,15 @@
  * stream (pipe, device, standard input) read into two alternating buffers.  A
  * file is mapped once, whole, so a view stays valid until trace_close() and the
  * methods may batch views.  The window bounds memory, not the mapping:
- * trace_window_step() releases what lies RELEASE_LAG behind the cursor once a
+ * window_step() releases what lies RELEASE_LAG behind the cursor once a
  * window, and keeps the window ahead on its way in -- by the kernel's
  * read-ahead where it runs KERNEL_RA_ENOUGH ahead, else by NetVCR's
  * MADV_WILLNEED steps (map_file() picks).  A file truncated under its mapping
  * raises SIGBUS, which is caught (replay/mapguard.h): zeros are mapped over
  * the rest, and the next trace_next() fails with -EIO naming the file and
- * where it ended.  Why each: doc/reading.md.
+ * where it ended.  A stream read with cfg.nonblock never waits for a record:
+ * one not all there is put back and trace_next() says -EAGAIN.  Why each:
+ * doc/reading.md.
  */
 #include <errno.h>
 #include <fcntl.h>
