@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""The floor plan's rules, checked from a build's objects.
+
+Usage: scripts/check-layout.py SOURCE_DIR BUILD_DIR [--size-warn]
+
+The graph: one node per component -- a .c file together with the header of
+the same name (src/F/x.h or include/replay/x.h), or a header without one --
+and an edge A -> B when a file of A includes a header of B, or when A's
+object calls a function B's object defines (nm: an undefined symbol of one
+object that another defines as code).  References to data -- the ops tables
+a registry lists, a table of names -- are not edges: a registry does not
+depend on how the edits or methods it lists work.
+
+Fails on
+  (a) a .c or .h file directly under src/ (every file is in its module's folder);
+  (b) a source file over MAX_LINES lines (printed only with --size-warn);
+  (c) a cycle whose components are in different folders.
+Prints cycles inside one folder without failing, and the figures to quote:
+files, lines, the largest file, cycles.  Exit 0, 1 on a failure, 77 (skip)
+without nm or the build's compile_commands.json.
+"""
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+MAX_LINES = 800
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# Where an #include "..." is looked for: the including file's folder, then
+# the build's include directories (meson.build: include/ and the root; the
+# unit tests and replay-rx add src/ and src/rx/).
+INCLUDE_DIRS = ('include', '.', 'src', 'src/rx')
+
+
+def source_files(src):
+    files = []
+    for top in ('src', 'include/replay'):
+        for dirpath, _, names in os.walk(os.path.join(src, top)):
+            for n in names:
+                if n.endswith(('.c', '.h')):
+                    files.append(os.path.relpath(os.path.join(dirpath, n), src))
+    return sorted(files)
+
+
+def objects(src, build):
+    """{source file: its object} for every compiled file under src/."""
+    with open(os.path.join(build, 'compile_commands.json')) as f:
+        commands = json.load(f)
+    objs = {}
+    for c in commands:
+        path = os.path.normpath(os.path.join(c['directory'], c['file']))
+        rel = os.path.relpath(path, os.path.realpath(src))
+        if rel.startswith('src' + os.sep) and 'output' in c:
+            objs[rel] = os.path.join(c['directory'], c['output'])
+    return objs
+
+
+def symbols(nm, obj):
+    """(functions defined, symbols used but not defined) of one object."""
+    out = subprocess.run([nm, '-P', obj], capture_output=True, text=True, check=True).stdout
+    code, undef = set(), set()
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) < 2:
+            continue
+        if f[1] == 'U':
+            undef.add(f[0])
+        elif f[1] in ('T', 'W'):
+            code.add(f[0])
+    return code, undef
+
+
+def resolve(src, frm, name):
+    for base in (os.path.dirname(frm),) + INCLUDE_DIRS:
+        p = os.path.normpath(os.path.join(base, name))
+        if os.path.isfile(os.path.join(src, p)):
+            return p
+    return None
+
+
+def components(files):
+    """{file: component name}: x.c with its x.h (same folder, or include/replay/)."""
+    by_stem = collections.defaultdict(list)
+    for f in files:
+        if f.endswith('.c'):
+            by_stem[os.path.splitext(os.path.basename(f))[0]].append(f)
+    comp = {}
+    for f in files:
+        stem, ext = os.path.splitext(f)
+        if ext == '.c':
+            comp[f] = stem
+        elif os.path.isfile(stem + '.c'):
+            comp[f] = stem
+        elif f.startswith('include/replay/') and len(by_stem.get(os.path.basename(stem), [])) == 1:
+            comp[f] = os.path.splitext(by_stem[os.path.basename(stem)][0])[0]
+        else:
+            comp[f] = stem
+    return comp
+
+
+def cycles(graph):
+    """Strongly connected components of more than one node (Tarjan, iterative)."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                scc = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    scc.append(w)
+                    if w == v:
+                        break
+                if len(scc) > 1:
+                    out.append(sorted(scc))
+    return sorted(out)
+
+
+def explain(graph, why, scc):
+    """One circle through the component's first node, edge by edge, with what makes each edge."""
+    members, start = set(scc), scc[0]
+    prev, queue = {start: None}, [start]
+    for v in queue:
+        for w in sorted(graph[v]):
+            if w == start:
+                path = [v]
+                while prev[path[-1]] is not None:
+                    path.append(prev[path[-1]])
+                path.reverse()
+                path.append(start)
+                return '\n'.join(f'    {a} -> {b}: {why[(a, b)]}' for a, b in zip(path, path[1:]))
+            if w in members and w not in prev:
+                prev[w] = v
+                queue.append(w)
+    return ''
+
+
+def main(argv):
+    args = [a for a in argv[1:] if not a.startswith('--')]
+    size_warn = '--size-warn' in argv
+    if len(args) != 2:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    src, build = args
+    nm = shutil.which('nm')
+    if not nm or not os.path.isfile(os.path.join(build, 'compile_commands.json')):
+        print('SKIP: no nm or no compile_commands.json in', build)
+        return 77
+    os.chdir(src)
+    files = source_files('.')
+    failed = False
+
+    loose = [f for f in files if f.startswith('src/') and f.count('/') == 1]
+    for f in loose:
+        print(f'FAIL: {f} is directly under src/: it belongs in its module\'s folder')
+    failed |= bool(loose)
+
+    lines = {}
+    for f in files:
+        with open(f, 'rb') as fh:
+            lines[f] = fh.read().count(b'\n')
+    big = sorted((f for f in files if lines[f] > MAX_LINES), key=lambda f: -lines[f])
+    for f in big:
+        print(f'{"WARN" if size_warn else "FAIL"}: {f} has {lines[f]} lines (over {MAX_LINES})')
+    failed |= bool(big) and not size_warn
+
+    comp = components(files)
+    graph = collections.defaultdict(set)
+    why = {}
+    for f in files:
+        graph[comp[f]]
+        with open(f, errors='replace') as fh:
+            text = fh.read()
+        for m in INCLUDE_RE.finditer(text):
+            h = resolve('.', f, m.group(1))
+            if h and comp[h] != comp[f]:
+                graph[comp[f]].add(comp[h])
+                why.setdefault((comp[f], comp[h]), f'{os.path.basename(f)} includes {h}')
+    objs = objects('.', build)
+    code, undef = {}, {}
+    for f, o in objs.items():
+        code[f], undef[f] = symbols(nm, o)
+    definer = {}
+    for f in sorted(code):
+        for s in code[f]:
+            definer.setdefault(s, f)
+    calls = 0
+    for f in sorted(undef):
+        for s in sorted(undef[f]):
+            d = definer.get(s)
+            if d and d in comp and f in comp and comp[d] != comp[f]:
+                graph[comp[f]].add(comp[d])
+                why.setdefault((comp[f], comp[d]), f'{os.path.basename(f)} calls {s}()')
+                calls += 1
+
+    def folder(c):
+        return os.path.dirname(c)
+
+    inside, across = [], []
+    for scc in cycles(graph):
+        (across if len({folder(c) for c in scc}) > 1 else inside).append(scc)
+    for scc in across:
+        print('FAIL: cycle across folders:', ' '.join(scc))
+        print(explain(graph, why, scc))
+    for scc in inside:
+        print(f'cycle in {folder(scc[0])}/:', ' '.join(os.path.basename(c) for c in scc))
+        print(explain(graph, why, scc))
+    failed |= bool(across)
+
+    src_files = [f for f in files if f.startswith('src/')]
+    largest = max(src_files, key=lambda f: lines[f])
+    print(f'layout: {len(src_files)} files under src/ ({sum(lines[f] for f in src_files)} lines), '
+          f'{len(files) - len(src_files)} public headers; largest {largest} ({lines[largest]} lines); '
+          f'{len(big)} over {MAX_LINES} lines; {len(graph)} components, {len(objs)} objects, '
+          f'{calls} cross-file call references; cycles: {len(inside)} inside a folder, '
+          f'{len(across)} across folders')
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
