@@ -59,19 +59,20 @@ def objects(src, build):
     return objs
 
 
-def symbols(nm, obj):
-    """(functions defined, symbols used but not defined) of one object."""
-    out = subprocess.run([nm, '-P', obj], capture_output=True, text=True, check=True).stdout
-    code, undef = set(), set()
+def symbols(nm, objs):
+    """{object: (functions it defines, symbols it uses but does not define)}, one nm run."""
+    out = subprocess.run([nm, '-P', '-A'] + objs, capture_output=True, text=True, check=True).stdout
+    syms = {o: (set(), set()) for o in objs}
     for line in out.splitlines():
-        f = line.split()
-        if len(f) < 2:
+        obj, _, rest = line.partition(': ')
+        f = rest.split()
+        if obj not in syms or len(f) < 2:
             continue
         if f[1] == 'U':
-            undef.add(f[0])
+            syms[obj][1].add(f[0])
         elif f[1] in ('T', 'W'):
-            code.add(f[0])
-    return code, undef
+            syms[obj][0].add(f[0])
+    return syms
 
 
 def resolve(src, frm, name):
@@ -204,9 +205,9 @@ def main(argv):
                 graph[comp[f]].add(comp[h])
                 why.setdefault((comp[f], comp[h]), f'{os.path.basename(f)} includes {h}')
     objs = objects('.', build)
-    code, undef = {}, {}
-    for f, o in objs.items():
-        code[f], undef[f] = symbols(nm, o)
+    syms = symbols(nm, sorted(objs.values()))
+    code = {f: syms[o][0] for f, o in objs.items()}
+    undef = {f: syms[o][1] for f, o in objs.items()}
     definer = {}
     for f in sorted(code):
         for s in code[f]:

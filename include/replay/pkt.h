@@ -67,6 +67,21 @@ static inline const uint8_t *pkt_bytes(const struct pkt *p, size_t off, size_t l
 	return p->data + off;
 }
 
+/*
+ * get_be16() / get_be32() - the big-endian (network order) 16- or 32-bit
+ * field at @b; the caller has checked the bytes are there.  The one reader of
+ * header fields: the dissector, the trace readers and the edits use it.
+ */
+static inline uint16_t get_be16(const uint8_t *b)
+{
+	return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+static inline uint32_t get_be32(const uint8_t *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
 /* pkt_get_be16() - big-endian 16-bit field at @off into *@v; 0, or -1 if not captured. */
 static inline int pkt_get_be16(const struct pkt *p, size_t off, uint16_t *v)
 {
@@ -74,7 +89,7 @@ static inline int pkt_get_be16(const struct pkt *p, size_t off, uint16_t *v)
 
 	if (!b)
 		return -1;
-	*v = (uint16_t)(b[0] << 8 | b[1]);
+	*v = get_be16(b);
 	return 0;
 }
 

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Fuzz the frame walk (replay/layers.h): the input is one Ethernet frame.
+ * Checks: nothing read past the frame (ASan: the input is a buffer of
+ * exactly its size); every offset within the frame and in order; the
+ * inline path and the full walk agree; and the walk depends on no byte
+ * past its L4 header -- the frame cut right after it walks the same.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "replay/layers.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check(const struct pkt_layers *l, uint32_t caplen)
+{
+	if (caplen < ETH_HDR_BYTES) {
+		if (l->l2 != PKT_L2_SHORT || l->l3off || l->ipver)
+			abort();
+		return;
+	}
+	if (l->l2 == PKT_L2_SHORT || l->l2 > PKT_L2_MPLS)
+		abort();
+	if (l->l3off < ETH_HDR_BYTES + 4u * l->outer || l->l3off > caplen || l->outer > l->ntags)
+		abort();
+	if (l->pwoff >= l->l3off || l->tag1off >= l->l3off || (l->pwoff && l->pwoff + 14 > l->l3off))
+		abort();
+	if (l->ipver != 0 && l->ipver != 4 && l->ipver != 6)
+		abort();
+	if (!l->ipver) {
+		if (l->l4off || l->l4hdr || l->flags & ~PKT_L_GAL || l->next)
+			abort();
+		return;
+	}
+	if (l->l2 != PKT_L2_DONE || l->l3off + (l->ipver == 4 ? 20u : 40u) > caplen)
+		abort();
+	if (l->l4off && (l->l4off < l->l3off + (l->ipver == 4 ? 20u : 40u) || l->l4off > caplen))
+		abort();
+	if (!!(l->flags & PKT_L_L4) != !!l->l4hdr || (l->l4hdr && (!l->l4off || l->l4off + l->l4hdr > caplen)))
+		abort();
+	if ((l->flags & PKT_L_NONFIRST) && (!(l->flags & PKT_L_FRAG) || l->l4hdr))
+		abort();
+	if (l->next > PKT_IP6_EXT_MAX || (l->ipver == 4 && (l->next || (l->flags & PKT_L_AH))))
+		abort();
+}
+
+static int same(const struct pkt_layers *a, const struct pkt_layers *b)
+{
+	return a->l3off == b->l3off && a->l4off == b->l4off && a->l3len == b->l3len && a->pwoff == b->pwoff &&
+	       a->tag1off == b->tag1off && a->ethertype == b->ethertype && a->l4hdr == b->l4hdr &&
+	       a->ntags == b->ntags && a->outer == b->outer && a->l2 == b->l2 && a->flags == b->flags &&
+	       a->ipver == b->ipver && a->l4proto == b->l4proto && a->next == b->next;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint32_t len = size > 262144 ? 262144 : (uint32_t)size;
+	struct pkt_layers l, w, c;
+
+	pkt_layers(data, len, &l);
+	check(&l, len);
+	pkt_layers_walk(data, len, &w);
+	if (!same(&l, &w))
+		abort();
+	if (l.flags & PKT_L_L4) {
+		pkt_layers(data, l.l4off + l.l4hdr, &c);
+		if (!same(&l, &c))
+			abort();
+	}
+	return 0;
+}
