@@ -13,8 +13,10 @@
  * scaling does); for anything else the two MAC addresses and the
  * EtherType.  Up to two VLAN tags (802.1Q, 802.1ad, the old QinQ 0x9100)
  * are looked through; IPv6 extension headers (hop-by-hop, routing,
- * destination options, fragment) are walked.  A frame cut short hashes by
- * what it has: never reading past @len.
+ * destination options, fragment) are walked, as pkt_layers() walks them: an
+ * AH ends the walk (51 is the key's protocol), and what follows a later
+ * fragment's header is its data.  A frame cut short hashes by what it has:
+ * never reading past @len.
  *
  * The hash of a flow is the same on hosts of either byte order and from
  * one version to the next (tests/unit/test_flowhash.c holds values), so a

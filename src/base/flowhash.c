@@ -3,7 +3,9 @@
 #include <endian.h>
 #include <string.h>
 
+#include "replay/compiler.h"
 #include "replay/flowhash.h"
+#include "replay/layers.h"
 
 #define ETH_HLEN 14u
 
@@ -17,11 +19,6 @@ struct key {
 	uint8_t a[16], b[16]; /* the endpoints' addresses */
 	uint16_t pa, pb;      /* their ports (0 without) */
 };
-
-static inline uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
 
 /* Ports of protocols whose first 4 bytes after the IP header are source and destination port. */
 static inline int has_ports(uint8_t proto)
@@ -81,41 +78,30 @@ static uint32_t key_hash(struct key *k)
 	return (uint32_t)(h >> 32);
 }
 
-static void ports(struct key *k, uint8_t proto, const uint8_t *l4, const uint8_t *end, int frag)
-{
-	if (!frag && has_ports(proto) && end - l4 >= 4) {
-		k->pa = be16(l4);
-		k->pb = be16(l4 + 2);
-	}
-}
-
 /*
- * IPv4 at @p: 1 with *@h its hash, 0 if too short to be one.  key_hash()'s
- * hash of the key, without building one: its 16 serialised bytes -- kind,
- * address a, address b, port a, port b, the fields as in the header -- are
- * two little-endian words made straight from the header, and the endpoints
- * are ordered by one comparison of (address, port) as 48-bit numbers, which
- * is memcmp()'s order of the addresses, then the ports'.  The same hash at
- * a third of the instructions: --threads hashes every packet in every
- * thread, most of them to skip.
+ * The IPv4 frame @f whose layers are @l: key_hash()'s hash of the key,
+ * without building one: its 16 serialised bytes -- kind, address a, address
+ * b, port a, port b, the fields as in the header -- are two little-endian
+ * words made straight from the header, and the endpoints are ordered by one
+ * comparison of (address, port) as 48-bit numbers, which is memcmp()'s order
+ * of the addresses, then the ports'.  The same hash at a third of the
+ * instructions: --threads hashes every packet in every thread, most of them
+ * to skip.
  */
-static int ipv4(const uint8_t *p, const uint8_t *end, uint32_t *h)
+static inline uint32_t ipv4(const uint8_t *f, uint32_t len, const struct pkt_layers *l)
 {
+	const uint8_t *p = f + l->l3off;
 	uint32_t a, b, kind;
 	uint16_t pa = 0, pb = 0; /* network order, as the addresses */
 	uint64_t w0, w1;
-	unsigned ihl;
 
-	if (end - p < 20 || p[0] >> 4 != 4)
-		return 0;
-	ihl = (p[0] & 15u) * 4u;
-	kind = 4u << 8 | p[9];
+	kind = 4u << 8 | l->l4proto;
 	memcpy(&a, p + 12, 4);
 	memcpy(&b, p + 16, 4);
 	/* More fragments, or an offset: a fragment, hashed by addresses. */
-	if ((be16(p + 6) & 0x3fff) == 0 && has_ports(p[9]) && ihl >= 20 && (size_t)(end - p) >= ihl + 4) {
-		memcpy(&pa, p + ihl, 2);
-		memcpy(&pb, p + ihl + 2, 2);
+	if (!(l->flags & PKT_L_FRAG) && has_ports(l->l4proto) && l->l4off && len - l->l4off >= 4) {
+		memcpy(&pa, f + l->l4off, 2);
+		memcpy(&pb, f + l->l4off + 2, 2);
 	}
 	/* Symmetric: the smaller endpoint (address, then port) first. */
 	if (((uint64_t)be32toh(a) << 16 | be16toh(pa)) > ((uint64_t)be32toh(b) << 16 | be16toh(pb))) {
@@ -129,51 +115,37 @@ static int ipv4(const uint8_t *p, const uint8_t *end, uint32_t *h)
 	}
 	w0 = kind | (uint64_t)le32toh(a) << 32;
 	w1 = le32toh(b) | (uint64_t)le16toh(pa) << 32 | (uint64_t)le16toh(pb) << 48;
-	*h = (uint32_t)(mix(mix(HASH_SEED ^ w0) ^ w1) >> 32);
-	return 1;
-}
-
-static int ipv6(struct key *k, const uint8_t *p, const uint8_t *end)
-{
-	size_t len = (size_t)(end - p), off = 40;
-	uint8_t nh;
-	int frag = 0;
-
-	if (len < 40 || p[0] >> 4 != 6)
-		return 0;
-	nh = p[6];
-	k->alen = 16;
-	memcpy(k->a, p + 8, 16);
-	memcpy(k->b, p + 24, 16);
-	/* Extension headers, at most 8 of them; offsets, never a pointer past the end. */
-	for (int i = 0; i < 8 && len - off >= 8; i++) {
-		if (nh == 0 || nh == 43 || nh == 60) {
-			size_t ext = 8u + p[off + 1] * 8u;
-
-			nh = p[off];
-			off = ext > len - off ? len : off + ext;
-		} else if (nh == 44) {
-			frag = 1;
-			nh = p[off];
-			off += 8;
-		} else {
-			break;
-		}
-	}
-	k->kind = 6u << 8 | nh;
-	ports(k, nh, p + off, end, frag);
-	return 1;
+	return (uint32_t)(mix(mix(HASH_SEED ^ w0) ^ w1) >> 32);
 }
 
 /*
- * The frames without an IPv4 key (runts, IPv6, the MAC pair), after the
- * Ethernet header and its tags (@p at the payload of EtherType @type): out
- * of line, so that the IPv4 path does not pay for the key on its stack.
+ * The IPv6 frame @f whose layers are @l: the key of its addresses, the
+ * protocol after its extension headers (AH, RFC 4302, stops the walk: the
+ * key's protocol is 51), and its ports unless it is a fragment.
+ */
+static void ipv6(struct key *k, const uint8_t *f, uint32_t len, const struct pkt_layers *l)
+{
+	const uint8_t *p = f + l->l3off;
+	uint8_t nh = l->flags & PKT_L_AH ? 51 : l->l4proto;
+
+	k->alen = 16;
+	memcpy(k->a, p + 8, 16);
+	memcpy(k->b, p + 24, 16);
+	k->kind = 6u << 8 | nh;
+	if (!(l->flags & PKT_L_FRAG) && has_ports(nh) && l->l4off && len - l->l4off >= 4) {
+		k->pa = get_be16(f + l->l4off);
+		k->pb = get_be16(f + l->l4off + 2);
+	}
+}
+
+/*
+ * The frames without an IPv4 key (runts, IPv6, the MAC pair), EtherType
+ * @type after the tags looked through: out of line, so that the IPv4 path
+ * does not pay for the key on its stack.
  */
 static __attribute__((noinline)) uint32_t hash_other(const uint8_t *f, uint32_t len,
-						     const uint8_t *p, uint16_t type)
+						     const struct pkt_layers *l, uint16_t type)
 {
-	const uint8_t *end = f + len;
 	struct key k;
 
 	memset(&k, 0, sizeof(k));
@@ -185,8 +157,10 @@ static __attribute__((noinline)) uint32_t hash_other(const uint8_t *f, uint32_t 
 		memcpy(k.b, f, k.alen);
 		return key_hash(&k);
 	}
-	if (type == 0x86dd && ipv6(&k, p, end))
+	if (type == 0x86dd && l->ipver == 6) {
+		ipv6(&k, f, len, l);
 		return key_hash(&k);
+	}
 	k.kind = 0x10000u | type;
 	k.alen = 6;
 	memcpy(k.a, f, 6);
@@ -196,22 +170,15 @@ static __attribute__((noinline)) uint32_t hash_other(const uint8_t *f, uint32_t 
 
 uint32_t flowhash(const uint8_t *f, uint32_t len)
 {
-	const uint8_t *end = f + len, *p;
-	uint32_t h;
+	struct pkt_layers l;
 	uint16_t type;
 
-	if (len < ETH_HLEN)
-		return hash_other(f, len, NULL, 0);
-	p = f + 12;
-	type = be16(p);
-	p += 2;
-	for (int tags = 0; tags < 2 && (type == 0x8100 || type == 0x88a8 || type == 0x9100); tags++) {
-		if (end - p < 4)
-			break;
-		type = be16(p + 2);
-		p += 4;
-	}
-	if (type == 0x0800 && ipv4(p, end, &h))
-		return h;
-	return hash_other(f, len, p, type);
+	pkt_layers(f, len, &l);
+	if (l.l2 == PKT_L2_SHORT)
+		return hash_other(f, len, &l, 0);
+	/* Up to two tags are looked through: the EtherType after them (or the third's TPID). */
+	type = likely(!l.outer) ? get_be16(f + 12) : get_be16(f + 12 + 4 * MIN(l.outer, 2u));
+	if (type == 0x0800 && l.ipver == 4)
+		return ipv4(f, len, &l);
+	return hash_other(f, len, &l, type);
 }
