@@ -1,34 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Flow statistics (replay/flows.h): a frame's flow key, walked the way
- * tcpreplay 4.6 walks it so that the counts agree with its "Flows:" line,
- * and a fixed open-addressing table of the keys seen.
- *
- * The walk, and where it matches tcpreplay 4.6 rather than the protocols
- * (each measured against the anchor binary: tests/compat/t_flows.sh):
- *  - Ethernet: a frame of 18 bytes or fewer is invalid.  VLAN tags
- *    (0x8100, 0x88a8, 0x9100, any number) are skipped and their IDs are
- *    not part of the key.  MPLS (0x8847, 0x8848): labels up to the bottom
- *    of the stack; label 13 (GAL, RFC 5586) is invalid; then the first
- *    nibble says IPv4 (4), IPv6 (6) or Ethernet under a 4-byte control
- *    word (0, RFC 4448), anything else is invalid.  An ethertype below
- *    0x0600 (an 802.3 length) is invalid; any other but IPv4/IPv6 is a
- *    non-flow packet.  The frame must hold at least one byte past the L2
- *    headers.
- *  - IPv4: 20 bytes captured; a version other than 4 is non-flow; the
- *    transport header is IHL * 4 bytes in, whatever IHL says.  IPv6: 40
- *    bytes; version 6; one hop-by-hop options header (next header 0) is
- *    skipped, no other extension header.  Later fragments (IPv4 offset > 0)
- *    are read as if they began with ports, as tcpreplay does.
- *  - Ports: TCP needs 20 bytes, UDP 8, ICMP and ICMPv6 28 (the size of
- *    tcpreplay's ICMP header struct) for their type and code; short is
- *    invalid.  Other protocols have ports 0.
- *  - The addresses are kept in 16 bytes, an IPv4 address in the first 4
- *    with the rest zero, and the key holds no IP version: as in tcpreplay,
- *    IPv4 a.b.c.d and IPv6 ab:cd:: with the same ports and protocol are one
- *    key (only such all-zero-tail IPv6 addresses can meet an IPv4 one).
- * Where tcpreplay reads past the captured bytes (a hop-by-hop header
- * announced but not captured), the frame is invalid here.
+ * Flow statistics (replay/flows.h): a frame's flow key -- its headers found
+ * by pkt_layers(), read the way tcpreplay 4.6 reads them, so that the counts
+ * agree with its "Flows:" line (the rules are above flow_key(); each is
+ * checked against the anchor binary by tests/compat/t_flows.sh) -- and a
+ * fixed open-addressing table of the keys seen.  The send loop calls
+ * flow_classify() once for every packet it sends (flow statistics are on
+ * unless --no-flow-stats): nothing on that path allocates.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -37,6 +15,7 @@
 
 #include "replay/compiler.h"
 #include "replay/flows.h"
+#include "replay/layers.h"
 
 /*
  * A key as five 64-bit words, so that comparing it is word compares that
@@ -72,69 +51,6 @@ struct flow_table {
 	struct flow_slot *last;   /* the slot the previous packet's key was found in or put in, or &none */
 	struct flow_slot none;    /* a key no frame has (w[4] above the protocol's bits): last before any */
 };
-
-static inline uint16_t be16(const uint8_t *b)
-{
-	return (uint16_t)(b[0] << 8 | b[1]);
-}
-
-/* The L3 offset and ethertype under the Ethernet frame's L2 headers, or a kind that ends the walk. */
-static int l2_walk(const uint8_t *d, uint32_t len, uint32_t *off, uint16_t *type)
-{
-	uint32_t o = 14;
-	uint16_t t;
-
-	if (len <= 18)
-		return FLOW_INVALID;
-	t = be16(d + 12);
-	/* Most frames: IP right after the Ethernet header, which the length check already covers. */
-	if (likely(t == 0x0800 || t == 0x86dd))
-		goto l3;
-	for (;;) {
-		if (t == 0x8100 || t == 0x88a8 || t == 0x9100) {
-			if (o + 4 > len)
-				return FLOW_INVALID;
-			t = be16(d + o + 2);
-			o += 4;
-		} else if (t == 0x8847 || t == 0x8848) {
-			uint32_t entry;
-
-			do {
-				if (o + 4 > len)
-					return FLOW_INVALID;
-				entry = (uint32_t)d[o] << 24 | (uint32_t)d[o + 1] << 16 | (uint32_t)d[o + 2] << 8 | d[o + 3];
-				o += 4;
-			} while (!(entry & 0x100)); /* bottom of stack (RFC 3032) */
-			if (entry >> 12 == 13 || o >= len)
-				return FLOW_INVALID;
-			switch (d[o] >> 4) {
-			case 4:
-				t = 0x0800;
-				break;
-			case 6:
-				t = 0x86dd;
-				break;
-			case 0: /* Ethernet pseudowire: control word, then a frame (RFC 4448) */
-				if (o + 4 + 14 > len)
-					return FLOW_INVALID;
-				o += 4 + 14;
-				t = be16(d + o - 2);
-				continue;
-			default:
-				return FLOW_INVALID;
-			}
-			break;
-		} else {
-			break;
-		}
-	}
-	if (len <= o || t < 0x0600)
-		return FLOW_INVALID;
-l3:
-	*off = o;
-	*type = t;
-	return -1;
-}
 
 /* 4 bytes at @p as the first 4 bytes of a word, the other 4 zero: an IPv4 address in a key. */
 static inline uint64_t addr4_word(const uint8_t *p)
@@ -195,23 +111,48 @@ enum { KEY_IP4 = -1, KEY_IP6 = -2 };
 
 /*
  * The key of frame @d (@len bytes) into @k; KEY_IP4 or KEY_IP6, or the
- * kind that is not a flow.  Each word is written once, not a memset of
- * the whole key and then copies into it.
+ * kind that is not a flow.  Where it follows tcpreplay 4.6 rather than the
+ * protocols:
+ *  - Ethernet: a frame of 18 bytes or fewer is invalid.  VLAN tags (any
+ *    number) are skipped and their IDs are not part of the key.  MPLS:
+ *    labels up to the bottom of the stack, a bottom label 13 (GAL, RFC
+ *    5586) is invalid; then the first nibble says IPv4 (4), IPv6 (6) or
+ *    Ethernet under a 4-byte control word (0, RFC 4448), anything else is
+ *    invalid.  An EtherType below 0x0600 (an 802.3 length) is invalid; any
+ *    other but IPv4/IPv6 is a non-flow packet.  The frame must hold at
+ *    least one byte past the L2 headers.
+ *  - IPv4: 20 bytes captured; a version other than 4 is non-flow; the
+ *    transport header is IHL * 4 bytes in, whatever IHL says.  IPv6: 40
+ *    bytes; version 6; one hop-by-hop options header (next header 0) is
+ *    skipped, no other extension header.  Later fragments (IPv4 offset > 0)
+ *    are read as if they began with ports, as tcpreplay does.
+ *  - Ports: TCP needs 20 bytes, UDP 8, ICMP and ICMPv6 28 (the size of
+ *    tcpreplay's ICMP header struct) for their type and code; short is
+ *    invalid.  Other protocols have ports 0.
+ *  - The addresses are kept in 16 bytes, an IPv4 address in the first 4
+ *    with the rest zero, and the key holds no IP version: as in tcpreplay,
+ *    IPv4 a.b.c.d and IPv6 ab:cd:: with the same ports and protocol are one
+ *    key (only such all-zero-tail IPv6 addresses can meet an IPv4 one).
+ * Where tcpreplay reads past the captured bytes (a hop-by-hop header
+ * announced but not captured), the frame is invalid here.  Each word of the
+ * key is written once, not a memset of the whole key and then copies into it.
  */
 static inline int flow_key(const uint8_t *d, uint32_t len, struct flow_key *k)
 {
+	struct pkt_layers l;
 	uint32_t o;
-	uint16_t type;
 	uint8_t proto;
-	int kind = l2_walk(d, len, &o, &type);
 
-	if (kind >= 0)
-		return kind;
-	if (type == 0x0800) {
-		if (o + 20 > len)
-			return FLOW_INVALID;
-		if (d[o] >> 4 != 4)
-			return FLOW_NON_IP;
+	if (len <= 18)
+		return FLOW_INVALID;
+	pkt_layers(d, len, &l);
+	/* A tag, label stack or pseudowire cut short or not followed; nothing after layer 2. */
+	if (unlikely(l.l2 != PKT_L2_DONE || len <= l.l3off || l.ethertype < 0x0600))
+		return FLOW_INVALID;
+	o = l.l3off;
+	if (l.ethertype == 0x0800) {
+		if (l.ipver != 4)
+			return o + 20 > len ? FLOW_INVALID : FLOW_NON_IP;
 		proto = d[o + 9];
 		k->w[0] = addr4_word(d + o + 12);
 		k->w[1] = 0;
@@ -222,13 +163,11 @@ static inline int flow_key(const uint8_t *d, uint32_t len, struct flow_key *k)
 			return FLOW_INVALID;
 		return KEY_IP4;
 	}
-	if (type == 0x86dd) {
+	if (l.ethertype == 0x86dd) {
 		uint32_t ip_len = 40;
 
-		if (o + 40 > len)
-			return FLOW_INVALID;
-		if (d[o] >> 4 != 6)
-			return FLOW_NON_IP;
+		if (l.ipver != 6)
+			return o + 40 > len ? FLOW_INVALID : FLOW_NON_IP;
 		proto = d[o + 6];
 		if (proto == 0) { /* one hop-by-hop options header (RFC 8200, 4.3) */
 			if (o + 42 > len)
