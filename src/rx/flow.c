@@ -22,37 +22,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "replay/layers.h"
 #include "rx.h"
 
 enum {
 	ETHERTYPE_IP = 0x0800,
 	ETHERTYPE_IPV6 = 0x86dd,
-	ETHERTYPE_VLAN = 0x8100,
-	ETHERTYPE_QINQ = 0x88a8,
 	PROTO_TCP = 6,
 	PROTO_UDP = 17,
 	PROTO_SCTP = 132,
 };
-
-static uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)be16(p) << 16 | be16(p + 2);
-}
 
 static bool has_ports(uint8_t proto)
 {
 	return proto == PROTO_TCP || proto == PROTO_UDP || proto == PROTO_SCTP;
 }
 
+/*
+ * The tags looked through: of the outer ones pkt_layers() walked, up to two
+ * 802.1Q or 802.1ad tags (a 0x9100 tag is taken for the EtherType).  The
+ * EtherType field after them is at 12 + 4 * the count.
+ */
+static unsigned rx_tags(const uint8_t *d, const struct pkt_layers *l)
+{
+	unsigned n = 0;
+
+	while (n < 2 && n < l->outer && get_be16(d + 12 + 4 * n) != 0x9100)
+		n++;
+	return n;
+}
+
 void rx_flow_parse(const uint8_t *d, uint32_t caplen, struct rx_flow_key *k)
 {
-	uint32_t off = 12, l4 = 0;
+	struct pkt_layers l;
+	uint32_t off, l4 = 0;
 	uint16_t type;
+	unsigned tags;
 
 	memset(k, 0, sizeof(*k));
 	k->kind = RX_FLOW_ETH;
@@ -64,30 +69,26 @@ void rx_flow_parse(const uint8_t *d, uint32_t caplen, struct rx_flow_key *k)
 	}
 	memcpy(k->dst, d, 6);
 	memcpy(k->src, d + 6, 6);
-	type = be16(d + off);
-	for (int tags = 0; tags < 2 && (type == ETHERTYPE_VLAN || type == ETHERTYPE_QINQ) &&
-			   off + 6 <= caplen;
-	     tags++) {
-		if (!tags)
-			k->vlan = (uint16_t)((be16(d + off + 2) & 0x0fff) + 1);
-		off += 4;
-		type = be16(d + off);
-	}
+	pkt_layers(d, caplen, &l);
+	tags = rx_tags(d, &l);
+	if (tags)
+		k->vlan = (uint16_t)((get_be16(d + 14) & 0x0fff) + 1);
+	off = 12 + 4 * tags;
+	type = get_be16(d + off);
 	k->ethertype = type < 0x600 ? 0 : type; /* 802.3: a length, not a flow's attribute */
 	off += 2;
-	if (type == ETHERTYPE_IP && off + 20 <= caplen && d[off] >> 4 == 4) {
-		uint32_t ihl = (d[off] & 0x0fu) * 4;
-		uint16_t frag = be16(d + off + 6) & 0x1fff;
-
+	/* IP right after the tags is where pkt_layers() found it. */
+	if (type == ETHERTYPE_IP && l.ipver == 4) {
 		k->kind = RX_FLOW_IP4;
 		memset(k->dst, 0, 6);
 		memset(k->src, 0, 6);
-		k->proto = d[off + 9];
+		k->proto = l.l4proto;
 		memcpy(k->src, d + off + 12, 4);
 		memcpy(k->dst, d + off + 16, 4);
-		if (!frag && ihl >= 20)
-			l4 = off + ihl;
-	} else if (type == ETHERTYPE_IPV6 && off + 40 <= caplen && d[off] >> 4 == 6) {
+		if (!(l.flags & PKT_L_NONFIRST) && l.l4off)
+			l4 = l.l4off;
+	} else if (type == ETHERTYPE_IPV6 && l.ipver == 6) {
+		/* The fixed header's next header: no extension header is walked for a flow. */
 		k->kind = RX_FLOW_IP6;
 		k->proto = d[off + 6];
 		memcpy(k->src, d + off + 8, 16);
@@ -95,8 +96,8 @@ void rx_flow_parse(const uint8_t *d, uint32_t caplen, struct rx_flow_key *k)
 		l4 = off + 40;
 	}
 	if (l4 && has_ports(k->proto) && l4 + 4 <= caplen) {
-		k->sport = be16(d + l4);
-		k->dport = be16(d + l4 + 2);
+		k->sport = get_be16(d + l4);
+		k->dport = get_be16(d + l4 + 2);
 		k->ports = 1;
 	}
 }
@@ -154,53 +155,29 @@ const char *rx_flow_str(const struct rx_flow_key *k, char *buf, size_t len)
 	return buf;
 }
 
-/*
- * IPv6's UDP header: after the fixed header and up to four extension headers
- * (hop-by-hop, routing, destination options; a fragment header only of a
- * first fragment), or 0.
- */
-static uint32_t ip6_udp(const uint8_t *d, uint32_t off, uint32_t caplen)
-{
-	uint8_t nh = d[off + 6];
-	uint32_t p = off + 40;
-
-	for (int i = 0; i < 4 && nh != PROTO_UDP; i++) {
-		if (p + 8 > caplen)
-			return 0;
-		if (nh == 0 || nh == 43 || nh == 60) {
-			nh = d[p];
-			p += (d[p + 1] + 1u) * 8;
-		} else if (nh == 44 && !(be16(d + p + 2) & 0xfff8)) {
-			nh = d[p];
-			p += 8;
-		} else {
-			return 0;
-		}
-	}
-	return nh == PROTO_UDP ? p : 0;
-}
-
 bool rx_seq_of(const uint8_t *d, uint32_t caplen, uint64_t *seq)
 {
-	uint32_t off = 12, l4 = 0;
+	struct pkt_layers l;
+	uint32_t off, l4 = 0;
 	const uint8_t *pl;
 	uint16_t type;
 
 	if (caplen < ETH_HDR_BYTES)
 		return false;
-	type = be16(d + off);
-	for (int tags = 0; tags < 2 && (type == ETHERTYPE_VLAN || type == ETHERTYPE_QINQ) &&
-			   off + 6 <= caplen;
-	     tags++) {
-		off += 4;
-		type = be16(d + off);
-	}
+	pkt_layers(d, caplen, &l);
+	off = 12 + 4 * rx_tags(d, &l);
+	type = get_be16(d + off);
 	off += 2;
-	if (type == ETHERTYPE_IP && off + 20 <= caplen && d[off] >> 4 == 4 &&
-	    d[off + 9] == PROTO_UDP && !(be16(d + off + 6) & 0x1fff) && (d[off] & 0x0f) >= 5)
-		l4 = off + (d[off] & 0x0fu) * 4;
-	else if (type == ETHERTYPE_IPV6 && off + 40 <= caplen && d[off] >> 4 == 6)
-		l4 = ip6_udp(d, off, caplen);
+	/*
+	 * UDP, not a later fragment; over IPv6 after up to four extension
+	 * headers (hop-by-hop, routing, destination options, a first
+	 * fragment's header), not behind AH.
+	 */
+	if (type == ETHERTYPE_IP && l.ipver == 4 && l.l4proto == PROTO_UDP && !(l.flags & PKT_L_NONFIRST))
+		l4 = l.l4off;
+	else if (type == ETHERTYPE_IPV6 && l.ipver == 6 && l.l4proto == PROTO_UDP &&
+		 !(l.flags & (PKT_L_NONFIRST | PKT_L_AH)) && l.next <= 4)
+		l4 = l.l4off;
 	if (!l4 || (uint64_t)l4 + 8 + 8 > caplen)
 		return false;
 	pl = d + l4 + 8;
@@ -209,8 +186,8 @@ bool rx_seq_of(const uint8_t *d, uint32_t caplen, uint64_t *seq)
 	 * 32-bit magic, then the 32-bit sequence number, then the send time
 	 * (seconds and microseconds, 32 bits each), all big-endian.
 	 */
-	if (be32(pl) == RX_PKTGEN_MAGIC) {
-		*seq = be32(pl + 4);
+	if (get_be32(pl) == RX_PKTGEN_MAGIC) {
+		*seq = get_be32(pl + 4);
 		return true;
 	}
 	*seq = 0;
@@ -221,8 +198,8 @@ bool rx_seq_of(const uint8_t *d, uint32_t caplen, uint64_t *seq)
 	 * is the number's low 16 bits, over IPv6 the flow label its low 20.
 	 */
 	if (type == ETHERTYPE_IP)
-		return be16(d + off + 4) == (uint16_t)*seq;
-	return (be32(d + off) & 0xfffff) == (*seq & 0xfffff);
+		return get_be16(d + off + 4) == (uint16_t)*seq;
+	return (get_be32(d + off) & 0xfffff) == (*seq & 0xfffff);
 }
 
 /* ---- the table ---- */
