@@ -20,12 +20,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "replay/layers.h"
 #include "tx_int.h"
 
 #define ETH_P_IPV4 0x0800
 #define ETH_P_IPV6 0x86dd
-#define ETH_P_8021Q 0x8100
-#define ETH_P_8021AD 0x88a8
+#define ETH_P_9100 0x9100 /* the old QinQ TPID: taken for the EtherType here */
 #define IPV4_HDR_MIN 20u
 #define IPV6_HDR_BYTES 40u
 
@@ -96,18 +96,19 @@ static int raw_open(struct tx *tx, const struct tx_cfg *cfg)
  */
 static int find_ip(struct tx *tx, const struct pkt *p, uint32_t *off, uint32_t *len, int *family)
 {
-	uint16_t type = 0, v16;
+	struct pkt_layers l;
+	uint16_t type, v16;
 	uint32_t o = 12;
 	const uint8_t *b;
 
-	if (pkt_get_be16(p, o, &type))
+	if (p->caplen < ETH_HDR_BYTES)
 		return tx_err(tx, -EINVAL, "frame of %u bytes is shorter than an Ethernet header",
 			      p->caplen);
-	/* VLAN tags have no place at layer 3: step over them. */
-	while ((type == ETH_P_8021Q || type == ETH_P_8021AD) && !pkt_get_be16(p, o + 4, &v16)) {
+	/* VLAN tags (802.1Q, 802.1ad) have no place at layer 3: step over them. */
+	pkt_layers(p->data, p->caplen, &l);
+	for (unsigned i = 0; i < l.outer && get_be16(p->data + o) != ETH_P_9100; i++)
 		o += 4;
-		type = v16;
-	}
+	type = get_be16(p->data + o);
 	o += 2;
 	if (type != ETH_P_IPV4 && type != ETH_P_IPV6)
 		return tx_err(tx, -EINVAL, "EtherType 0x%04x is not IP: the raw method sends only IPv4 and IPv6",
