@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "replay/edit.h"
+#include "replay/layers.h"
 #include "replay/pkt.h"
 
 /* Room in front of the copied frame for VLAN tags pushed by --enet-vlan add. */
@@ -23,9 +24,9 @@
  * buffer; the edits check the room they write to, this is only their margin. */
 #define EDIT_TAILROOM 64u
 #define EDIT_BUF_BYTES (EDIT_HEADROOM + EDIT_FRAME_MAX + EDIT_TAILROOM)
-/* VLAN tags and IPv6 extension headers walked before giving up on a packet. */
+/* VLAN tags walked before the edits give up on a frame's layer 3 (IPv6 extension headers:
+ * PKT_IP6_EXT_MAX). */
 #define EDIT_VLAN_MAX 8
-#define EDIT_IP6_EXT_MAX 8
 
 enum {
 	L_IP = 1u << 0,        /* an IPv4 or IPv6 header is fully captured at l3off */
@@ -256,11 +257,11 @@ int edit_pad_to_wire(struct edit_ctx *c, const char *what);
 /* --- net.c: header walks and checksums --- */
 
 /*
- * layers_parse() - walk Ethernet, VLAN/QinQ tags, MPLS label stacks (and the
- * Ethernet pseudowires under them, as tcpedit 4.6 finds them), IPv4 (with
- * options) or IPv6 (with up to EDIT_IP6_EXT_MAX extension headers) and find the
- * L4 header, never reading past @caplen.  Anything it cannot follow is left as
- * "no more layers".
+ * layers_parse() - the frame's layers for the edits, from pkt_layers()
+ * (replay/layers.h): Ethernet, up to EDIT_VLAN_MAX VLAN tags, MPLS label
+ * stacks (and the Ethernet pseudowires under them, as tcpedit 4.6 finds
+ * them), IPv4 or IPv6 and the L4 header, never reading past @caplen.
+ * Anything it cannot follow is left as "no more layers".
  */
 void layers_parse(const uint8_t *d, uint32_t caplen, struct layers *l);
 

@@ -1,20 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Header walks and Internet checksums for the edit chain.  Every read is
- * checked against the captured length first: tcpreplay's history of heap
- * overflows is in exactly these walkers (Ethernet, IPv6 extension headers,
- * layer 4), so nothing here trusts a length field before comparing it with
- * what was captured.
+ * The edits' layers and Internet checksums.  layers_parse() is
+ * pkt_layers()'s walk as struct layers (which a prep sidecar stores), cut
+ * where the edit chain stops short of it; the checksum helpers never trust
+ * a length field before comparing it with what was captured.  Called by the
+ * chain (edit_layers(), the sidecar's records) and the edits through it.
  */
 #include <netinet/in.h>
 #include <string.h>
 
 #include "edit_int.h"
-
-static inline uint16_t be16(const uint8_t *b)
-{
-	return (uint16_t)(b[0] << 8 | b[1]);
-}
 
 /* Does the capture hold @len bytes at @off? */
 static inline bool have(uint32_t caplen, uint32_t off, uint32_t len)
@@ -37,200 +32,100 @@ int csum_l4_offset(uint8_t proto)
 	}
 }
 
-/* The L4 header's length, if all of it is captured at @off; 0 if not or unknown. */
-static uint16_t l4_header(const uint8_t *d, uint32_t caplen, uint32_t off, uint8_t proto)
+/*
+ * Offsets are 16 bits in struct layers (and in a prep sidecar): a network
+ * header further in than this is not edited (no frame has one).
+ */
+#define L3_OFF_MAX (0xffffu - 64)
+
+/* Left at the first MPLS stack (behind the outer tags), as a stack not followed. */
+static void first_stack(const uint8_t *d, const struct pkt_layers *u, struct layers *l)
 {
-	switch (proto) {
-	case IPPROTO_TCP: {
-		uint32_t doff;
+	uint32_t at = 12 + 4u * u->outer; /* its EtherType field */
 
-		if (!have(caplen, off, 20))
-			return 0;
-		doff = (uint32_t)(d[off + 12] >> 4) * 4;
-		if (doff < 20)
-			return 0;
-		/* Options not captured: the fixed header (with the checksum) still is. */
-		return (uint16_t)(have(caplen, off, doff) ? doff : 20);
-	}
-	case IPPROTO_UDP:
-	case IPPROTO_ICMP:
-	case IPPROTO_ICMPV6:
-		return have(caplen, off, 8) ? 8 : 0;
-	default:
-		return 0;
-	}
-}
-
-static void parse_ip4(const uint8_t *d, uint32_t caplen, struct layers *l)
-{
-	uint32_t off = l->l3off, ihl, frag;
-
-	if (!have(caplen, off, 20) || d[off] >> 4 != 4)
-		return;
-	ihl = (uint32_t)(d[off] & 0x0f) * 4;
-	if (ihl < 20 || !have(caplen, off, ihl))
-		return;
-	l->ipver = 4;
-	l->flags |= L_IP;
-	l->l3len = be16(d + off + 2);
-	l->l4proto = d[off + 9];
-	frag = be16(d + off + 6);
-	if (frag & 0x3fff) /* MF or an offset */
-		l->flags |= L_FRAG;
-	l->l4off = (uint16_t)(off + ihl); /* with L_NONFIRST: where the IP headers end */
-	if (frag & 0x1fff) {
-		l->flags |= L_NONFIRST;
-		return;
-	}
-	l->l4hdr = l4_header(d, caplen, l->l4off, l->l4proto);
-	if (l->l4hdr)
-		l->flags |= L_L4;
-}
-
-static void parse_ip6(const uint8_t *d, uint32_t caplen, struct layers *l)
-{
-	uint32_t off = l->l3off, next;
-	uint8_t nh;
-
-	if (!have(caplen, off, 40) || d[off] >> 4 != 6)
-		return;
-	l->ipver = 6;
-	l->flags |= L_IP;
-	l->l3len = 40u + be16(d + off + 4);
-	nh = d[off + 6];
-	next = off + 40;
-	/* Extension headers (RFC 8200 §4), at most EDIT_IP6_EXT_MAX of them. */
-	for (int i = 0; i < EDIT_IP6_EXT_MAX; i++) {
-		uint32_t len;
-
-		if (nh != 0 && nh != 43 && nh != 44 && nh != 60 && nh != 51)
-			break;
-		if (!have(caplen, next, 8))
-			return; /* cannot see past it: no L4 */
-		if (nh == 44) {
-			l->flags |= L_FRAG;
-			if (be16(d + next + 2) & 0xfff8) {
-				l->flags |= L_NONFIRST;
-				l->l4off = (uint16_t)(next + 8);
-				return;
-			}
-			len = 8;
-		} else if (nh == 51) {
-			len = ((uint32_t)d[next + 1] + 2) * 4; /* AH counts 32-bit words (RFC 4302) */
-		} else {
-			len = ((uint32_t)d[next + 1] + 1) * 8;
-		}
-		nh = d[next];
-		next += len;
-		if (next > 0xffff)
-			return;
-	}
-	if (nh == 0 || nh == 43 || nh == 44 || nh == 60 || nh == 51)
-		return; /* more extension headers than we walk */
-	if (next > caplen)
-		return; /* the last extension header runs past the capture: no L4, as above */
-	l->l4proto = nh;
-	l->l4off = (uint16_t)next;
-	l->l4hdr = l4_header(d, caplen, next, nh);
-	if (l->l4hdr)
-		l->flags |= L_L4;
+	l->nvlan = (uint8_t)u->outer;
+	l->l3off = (uint16_t)(at + 2);
+	l->ethertype = get_be16(d + at);
 }
 
 /*
- * An MPLS label stack at @off (RFC 3032 2.1): walk it to the bottom label and decide what
- * its payload is as tcpedit 4.6 does, which has no signalling to ask: the first nibble 4 is
- * IPv4, 6 is IPv6, 0 is the control word of an Ethernet pseudowire (RFC 4448 4.6, RFC 4385
- * 3), followed by the pseudowire's Ethernet header.  Returns MPLS_IP with *@type 0x0800 or
- * 0x86dd and *@off at the IP header, or MPLS_PW with *@off at the EtherType field of the
- * pseudowire's Ethernet header and *@type that EtherType; MPLS_NONE when there is nothing to
- * follow: the stack cut short, label 13 (GAL, RFC 5586: an associated channel, not data) at
- * any depth, or another nibble.
+ * The edits' layers, from pkt_layers(): the same walk, and where the edit
+ * chain stops short of it -- no more than EDIT_VLAN_MAX tags, no stack with
+ * label 13 at any depth, 16-bit offsets -- the frame is left as one whose
+ * layer 3 is not known.
  */
-enum { MPLS_NONE, MPLS_IP, MPLS_PW };
-
-static int mpls_walk(const uint8_t *d, uint32_t caplen, uint32_t *off, uint16_t *type)
-{
-	uint32_t o = *off, e;
-
-	do {
-		if (!have(caplen, o, 4))
-			return MPLS_NONE;
-		e = (uint32_t)be16(d + o) << 16 | be16(d + o + 2);
-		o += 4;
-		if (e >> 12 == 13)
-			return MPLS_NONE;
-	} while (!(e & 0x100));
-	if (!have(caplen, o, 1))
-		return MPLS_NONE;
-	switch (d[o] >> 4) {
-	case 4:
-	case 6:
-		*off = o;
-		*type = d[o] >> 4 == 4 ? 0x0800 : 0x86dd;
-		return MPLS_IP;
-	case 0:
-		if (!have(caplen, o + 4, ETH_HDR_BYTES))
-			return MPLS_NONE;
-		*off = o + 4 + 12;
-		*type = be16(d + *off);
-		return MPLS_PW;
-	default:
-		return MPLS_NONE;
-	}
-}
-
 void layers_parse(const uint8_t *d, uint32_t caplen, struct layers *l)
 {
-	uint32_t off = 12;
-	uint16_t type, mpls;
-	int got;
+	struct pkt_layers u;
 
 	memset(l, 0, sizeof(*l));
-	if (!have(caplen, 0, ETH_HDR_BYTES))
+	pkt_layers(d, caplen, &u);
+	if (u.l2 == PKT_L2_SHORT)
 		return;
-	type = be16(d + off);
-	for (;;) {
-		/* 802.1Q, 802.1ad and the old 0x9100 QinQ tag, up to EDIT_VLAN_MAX deep. */
-		if ((type == 0x8100 || type == 0x88a8 || type == 0x9100) && l->nvlan < EDIT_VLAN_MAX) {
-			if (!have(caplen, off + 4, 2))
-				return;
-			off += 4;
-			l->nvlan++;
-			type = be16(d + off);
-			continue;
-		}
-		if (type != 0x8847 && type != 0x8848)
-			break;
-		/* MPLS, unicast or multicast (RFC 5332): tcpedit 4.6 edits the IP packet or the
-		 * pseudowire's frame under the labels.  Each round moves on by at least 4 bytes. */
-		mpls = type;
-		got = MPLS_NONE;
-		off += 2;
-		/* Offsets are 16 bits: a stack that long is left unwalked (no frame has one). */
-		if (off <= 0xffff - 64)
-			got = mpls_walk(d, caplen, &off, &type);
-		if (got == MPLS_NONE || off > 0xffff - 64) {
-			/* Nothing tcpedit follows: as any other EtherType it does not know. */
-			l->l3off = (uint16_t)MIN(off, 0xffffu);
-			l->ethertype = mpls;
-			return;
-		}
-		if (got == MPLS_IP) {
-			l->l3off = (uint16_t)off;
-			l->ethertype = type;
-			if (type == 0x0800)
-				parse_ip4(d, caplen, l);
-			else
-				parse_ip6(d, caplen, l);
-			return;
-		}
+	/* Past EDIT_VLAN_MAX tags the next tag's TPID is taken for the EtherType. */
+	if (u.outer > EDIT_VLAN_MAX) {
+		l->nvlan = EDIT_VLAN_MAX;
+		l->l3off = ETH_HDR_BYTES + 4 * EDIT_VLAN_MAX;
+		l->ethertype = get_be16(d + l->l3off - 2);
+		return;
 	}
-	l->l3off = (uint16_t)(off + 2);
-	l->ethertype = type >= 0x0600 ? type : 0;
-	if (type == 0x0800)
-		parse_ip4(d, caplen, l);
-	else if (type == 0x86dd)
-		parse_ip6(d, caplen, l);
+	/* Label 13 in a stack: an associated channel, not data; the walk stops at the stack. */
+	if (u.flags & PKT_L_GAL) {
+		first_stack(d, &u, l);
+		return;
+	}
+	if (u.ntags == EDIT_VLAN_MAX && u.l2 == PKT_L2_CUT && pkt_is_vlan(u.ethertype)) {
+		l->nvlan = EDIT_VLAN_MAX;
+		l->l3off = (uint16_t)u.l3off;
+		l->ethertype = u.ethertype;
+		return;
+	}
+	if (u.ntags > EDIT_VLAN_MAX) {
+		first_stack(d, &u, l);
+		return;
+	}
+	l->nvlan = (uint8_t)u.ntags;
+	if (u.l2 == PKT_L2_CUT && pkt_is_vlan(u.ethertype))
+		return;
+	if (u.l3off > L3_OFF_MAX) {
+		l->l3off = (uint16_t)MIN(u.l3off, 0xffffu);
+		l->ethertype = u.ethertype;
+		return;
+	}
+	l->l3off = (uint16_t)u.l3off;
+	if (u.l2 != PKT_L2_DONE) {
+		/* An MPLS stack not followed: as any other EtherType tcpedit does not know. */
+		l->ethertype = u.ethertype;
+		return;
+	}
+	l->ethertype = u.ethertype >= 0x0600 ? u.ethertype : 0;
+	if (u.ipver == 4 && u.l4off) {
+		l->l4off = (uint16_t)u.l4off; /* with L_NONFIRST: where the IP headers end */
+	} else if (u.ipver == 6) {
+		/* A later fragment: where its headers end, no protocol; no L4 past 16 bits or a cut. */
+		if (u.flags & PKT_L_NONFIRST) {
+			l->l4off = (uint16_t)u.l4off;
+			u.l4proto = 0;
+		} else if (u.l4off && u.l4off <= 0xffff) {
+			l->l4off = (uint16_t)u.l4off;
+		} else {
+			u.l4proto = 0;
+		}
+	} else {
+		return;
+	}
+	l->ipver = u.ipver;
+	l->flags = L_IP;
+	l->l3len = u.l3len;
+	l->l4proto = u.l4proto;
+	if (u.flags & PKT_L_FRAG)
+		l->flags |= L_FRAG;
+	if (u.flags & PKT_L_NONFIRST)
+		l->flags |= L_NONFIRST;
+	if ((u.flags & PKT_L_L4) && l->l4off) {
+		l->l4hdr = u.l4hdr;
+		l->flags |= L_L4;
+	}
 }
 
 uint32_t csum_add(uint32_t sum, const uint8_t *b, size_t n)
@@ -276,12 +171,12 @@ uint16_t csum_fold(uint32_t sum)
 void csum_replace(uint8_t *field, const uint8_t *old, const uint8_t *new, size_t n)
 {
 	/* HC' = ~(~HC + ~m + m'), RFC 1624 eqn. 3, over every 16-bit word that changed. */
-	uint32_t sum = (uint16_t)~be16(field);
+	uint32_t sum = (uint16_t)~get_be16(field);
 	uint16_t hc;
 
 	for (size_t i = 0; i + 1 < n; i += 2) {
-		sum += (uint16_t)~be16(old + i);
-		sum += be16(new + i);
+		sum += (uint16_t)~get_be16(old + i);
+		sum += get_be16(new + i);
 	}
 	hc = (uint16_t)~csum_fold(sum);
 	field[0] = (uint8_t)(hc >> 8);
@@ -355,7 +250,7 @@ int csum_fix_all(uint8_t *d, uint32_t caplen, uint32_t zero_from, bool zero_payl
 		/* The first fragment of a padded UDP datagram: every fragment's payload is zeros,
 		 * so the datagram's checksum is the pseudo-header and the UDP header alone, with
 		 * the length the UDP header states. */
-		l4len = be16(d + l->l4off + 4);
+		l4len = get_be16(d + l->l4off + 4);
 		if (l4len < 8)
 			return n;
 		end = l->l4off + l4len;

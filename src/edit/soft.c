@@ -1,94 +1,46 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * tcprewrite's soft errors: the frames tcpedit 4.6 gives up on before it
- * edits their IP layer (its TCPEDIT_SOFT_ERROR), found with the same walk it
- * makes, and --skip-soft-errors, which drops them instead of sending them as
- * they are.  Measured against tcprewrite 4.6 (tests/golden/soft.pcap):
- *
- *  - layer 2: a frame of 18 bytes or less; a VLAN tag (8100, 88a8, 9100) or
- *    MPLS label stack (8847, 8848) cut short; an MPLS stack whose last label
- *    is 13 (GACH) or whose payload starts with a nibble other than 4, 6 or 0
- *    (0: an Ethernet pseudowire, RFC 4448, behind a 4-byte control word); an
- *    802.3 length (EtherType below 1536) at the end of the walk; a VLAN tag
- *    in front of an Ethernet pseudowire;
- *  - IPv4: the 20-byte header, or the header its IHL gives, not captured;
- *  - IPv6: the 40-byte header not captured, or tcpedit's extension-header
- *    walk failing (it gives up on ESP, on "no next header" behind an
- *    extension header, on IPv6-in-IPv6, and on headers past the capture).
- *
- * Such a frame is written as it is (or with the layer-2 edits only, when the
- * error is in layer 3): every edit tcpedit makes is skipped on it, checksum
- * repair included.  The same walk gives the fuzzer (fuzz.c) its offsets, so
- * both use 4.6's idea of where layer 3 and layer 4 start.
+ * edits their IP layer (its TCPEDIT_SOFT_ERROR), found with the walk it
+ * makes, and --skip-soft-errors, which drops them instead of sending them
+ * as they are.  Such a frame is written as it is (or with the layer-2 edits
+ * only, when the error is in layer 3): every edit tcpedit makes is skipped
+ * on it, checksum repair included.  Its layer 2 is pkt_layers()'s walk with
+ * tcpedit's stops; its IPv6 extension headers are tcpedit's own walk, which
+ * no protocol reading reproduces.  The chain (soft_apply(), and again after
+ * the fuzzer), the MAC and VLAN edits and the fuzzer (fuzz.c) take their
+ * offsets from here, so all use 4.6's idea of where layers 3 and 4 start.
+ * Checked against tcprewrite 4.6 by the golden case on tests/golden/soft.pcap.
  */
 #include <string.h>
 
 #include "edit_int.h"
 
-static uint16_t be16(const uint8_t *b)
-{
-	return (uint16_t)(b[0] << 8 | b[1]);
-}
-
+/*
+ * tcpedit's layer 2 gives up on a frame of 18 bytes or less; a VLAN tag
+ * (8100, 88a8, 9100) or MPLS label stack (8847, 8848) cut short; an MPLS
+ * stack with label 13 (GACH) at any depth or whose payload starts with a
+ * nibble other than 4, 6 or 0 (0: an Ethernet pseudowire, RFC 4448, behind
+ * a 4-byte control word); an 802.3 length (EtherType below 1536) at the end
+ * of the walk; a VLAN tag anywhere but right behind the (inner) Ethernet
+ * header, as in front of a pseudowire.
+ */
 int edit_te_l2off(const uint8_t *d, uint32_t caplen, uint32_t *l2, uint32_t *l3, uint16_t *type)
 {
-	uint32_t off = 14, vlan_off = 0, l2off = 0;
-	uint16_t t;
+	struct pkt_layers l;
 
 	if (caplen <= 18)
 		return -1;
-	t = be16(d + 12);
-	for (;;) {
-		if (t == 0x8100 || t == 0x88a8 || t == 0x9100) {
-			if (!vlan_off)
-				vlan_off = off;
-			if (caplen < off + 4)
-				return -1;
-			t = be16(d + off + 2);
-			off += 4;
-		} else if (t == 0x8847 || t == 0x8848) {
-			uint32_t e;
-
-			do {
-				if (off + 4 > caplen)
-					return -1;
-				e = (uint32_t)be16(d + off) << 16 | be16(d + off + 2);
-				off += 4;
-				if (e >> 12 == 13)
-					return -1;
-			} while (!(e & 0x100));
-			if (off + 1 > caplen)
-				return -1;
-			switch (d[off] >> 4) {
-			case 4:
-				t = 0x0800;
-				break;
-			case 6:
-				t = 0x86dd;
-				break;
-			case 0:
-				if (off + 4 + 14 > caplen)
-					return -1;
-				off += 4;
-				l2off = off;
-				t = be16(d + off + 12);
-				off += 14;
-				break;
-			default:
-				return -1;
-			}
-		} else {
-			break;
-		}
-	}
-	if (t < 1536)
+	pkt_layers(d, caplen, &l);
+	/* Cut short, not followed, label 13 at any depth, or an 802.3 length at the end. */
+	if (l.l2 != PKT_L2_DONE || (l.flags & PKT_L_GAL) || l.ethertype < 1536)
 		return -1;
 	/* tcpedit's decoder takes no VLAN tag but one right behind the (inner) Ethernet header. */
-	if (vlan_off && vlan_off != l2off + 14)
+	if (l.tag1off && l.tag1off != l.pwoff + ETH_HDR_BYTES)
 		return -1;
-	*l2 = l2off;
-	*l3 = off;
-	*type = t;
+	*l2 = l.pwoff;
+	*l3 = l.l3off;
+	*type = l.ethertype;
 	return 0;
 }
 
@@ -194,6 +146,13 @@ uint32_t edit_te_l4(const uint8_t *d, uint32_t caplen, uint32_t l3, uint16_t typ
 	return ip6_l4(d, caplen, l3);
 }
 
+/*
+ * Layer 3: IPv4 whose 20-byte header, or the header its IHL gives, is not
+ * captured; IPv6 whose 40-byte header is not captured, or whose extension
+ * headers tcpedit's walk fails on (it gives up on ESP, on "no next header"
+ * behind an extension header, on IPv6-in-IPv6, and on headers past the
+ * capture).
+ */
 int edit_soft_error(const uint8_t *d, uint32_t caplen)
 {
 	uint32_t l3;

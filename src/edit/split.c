@@ -278,11 +278,6 @@ static struct host *tree_node(struct split *s, const uint8_t *d, const struct la
 	return host_get(s, v6_all, 16, false);
 }
 
-static inline uint16_t be16(const uint8_t *b)
-{
-	return (uint16_t)(b[0] << 8 | b[1]);
-}
-
 /*
  * What one packet says about its source, as tcpprep's packet2tree() reads it
  * (first pass of -a): a bare SYN asks, a SYN+ACK answers; DNS by the header
@@ -311,7 +306,7 @@ static int packet_role(const uint8_t *d, uint32_t caplen, const struct layers *l
 	case 6: /* TCP: 20 bytes */
 		if (caplen < off + 20)
 			return -1;
-		if (be16(d + off) == 0x1400)
+		if (get_be16(d + off) == 0x1400)
 			return ROLE_UNKNOWN;
 		if (d[off + 13] == 0x02)
 			return ROLE_CLIENT;
@@ -321,12 +316,12 @@ static int packet_role(const uint8_t *d, uint32_t caplen, const struct layers *l
 	case 17: /* UDP: 8 bytes, DNS 12 more */
 		if (caplen < off + 8)
 			return -1;
-		if (be16(d + off + 2) == 53) {
+		if (get_be16(d + off + 2) == 53) {
 			if (caplen < off + 20)
 				return -1;
 			return d[off + 11] & 0x80 ? ROLE_SERVER : ROLE_CLIENT;
 		}
-		if (be16(d + off) == 53) {
+		if (get_be16(d + off) == 53) {
 			if (caplen < off + 20)
 				return -1;
 			return d[off + 10] == 0x00 && d[off + 11] == 0x80 ? ROLE_CLIENT : ROLE_SERVER;
@@ -472,7 +467,7 @@ static int port_side(const uint8_t *d, uint32_t caplen, const struct layers *l)
 		return SPLIT_INTF2;
 	if (caplen < off + 4)
 		return SPLIT_INTF2;
-	return be16(d + off + 2) < 1024 ? SPLIT_INTF1 : SPLIT_INTF2;
+	return get_be16(d + off + 2) < 1024 ? SPLIT_INTF1 : SPLIT_INTF2;
 }
 
 int split_classify(struct split *s, const struct pkt *p)
