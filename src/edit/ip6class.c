@@ -22,7 +22,7 @@ static int ip6class_apply(struct edit *e, struct edit_ctx *c)
 	if (!(l->flags & L_IP) || l->ipver != 6)
 		return EDIT_KEEP;
 	/* Version (4 bits), Traffic Class (8), Flow Label (20): the header's first 32 bits. */
-	w = (uint32_t)ip[0] << 24 | (uint32_t)ip[1] << 16 | (uint32_t)ip[2] << 8 | ip[3];
+	w = get_be32(ip);
 	nw = w;
 	if (e->cfg->tclass != EDIT_UNSET)
 		nw = (nw & 0xf00fffffu) | (uint32_t)e->cfg->tclass << 20;

@@ -30,7 +30,7 @@ uint32_t edit_tcp_seq_delta(uint64_t seed)
 static void add32(struct edit_ctx *c, uint32_t off, uint32_t delta, int csum_off)
 {
 	const uint8_t *p = c->p->data + off;
-	uint32_t v = ((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]) + delta;
+	uint32_t v = get_be32(p) + delta;
 	uint8_t nw[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v };
 
 	edit_patch(c, off, nw, 4, csum_off, false);

@@ -18,11 +18,6 @@ static bool unique_wanted(const struct edit_cfg *cfg)
 	return cfg->unique_ip;
 }
 
-static uint32_t get32(const uint8_t *b)
-{
-	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-}
-
 static void put32(uint8_t *b, uint32_t v)
 {
 	b[0] = (uint8_t)(v >> 24);
@@ -75,8 +70,8 @@ static int unique_apply(struct edit *e, struct edit_ctx *c)
 	so = l->l3off + (l->ipver == 4 ? 12u : 20u);
 	doff = l->l3off + (l->ipver == 4 ? 16u : 36u);
 	p = edit_wr(c);
-	s = get32(p + so);
-	d = get32(p + doff);
+	s = get_be32(p + so);
+	d = get_be32(p + doff);
 	edit_unique_move(&s, &d, c->unique_step);
 	put32(p + so, s);
 	put32(p + doff, d);

@@ -49,11 +49,6 @@ struct erf_state {
 	int32_t port_if[ERF_PORTS]; /* the trace's interface for each capture port; -1 = not seen */
 };
 
-static uint16_t be16(const uint8_t *b)
-{
-	return (uint16_t)(b[0] << 8 | b[1]);
-}
-
 static uint64_t le64(const uint8_t *b)
 {
 	uint64_t v = 0;
@@ -149,7 +144,7 @@ static size_t erf_probe_want(const uint8_t *head, size_t len)
 
 		if (len < at + ERF_HDR_BYTES)
 			return at + ERF_HDR_BYTES;
-		rlen = be16(head + at + 10);
+		rlen = get_be16(head + at + 10);
 		if (rlen < ERF_HDR_BYTES)
 			return at + ERF_HDR_BYTES; /* the probe decides on this header */
 		at += rlen;
@@ -172,7 +167,7 @@ static bool erf_probe(const uint8_t *head, size_t len)
 
 		if (avail < ERF_HDR_BYTES)
 			return n > 0; /* what follows the first records may be cut short */
-		rlen = be16(r + 10);
+		rlen = get_be16(r + 10);
 		if (!type_known(r[8] & 0x7f))
 			return false;
 		/* Past the first record, a broken length is the reader's to report, with its offset. */
@@ -275,7 +270,7 @@ static int erf_next(struct trace *t, struct pkt *p)
 			return 0;
 		}
 		type = r[8] & 0x7f;
-		rlen = be16(r + 10);
+		rlen = get_be16(r + 10);
 		if (rlen < ERF_HDR_BYTES)
 			return trace_rec_err(t, -EINVAL, recno, off,
 					     "record length %u is shorter than the %u-byte header", rlen,
@@ -296,8 +291,8 @@ static int erf_next(struct trace *t, struct pkt *p)
 			continue;
 		}
 		hdr = ERF_HDR_BYTES + (unsigned)ext;
-		wlen = be16(r + 14);
-		lctr = be16(r + 12);
+		wlen = get_be16(r + 14);
+		lctr = get_be16(r + 12);
 		if (varlen_most(r, hdr) && rlen > varlen_most(r, hdr))
 			return trace_rec_err(t, -EINVAL, recno, off,
 					     "variable-length record of %u bytes is longer than its header and %u-byte frame need (%zu with padding): its length is broken",

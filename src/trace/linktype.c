@@ -35,11 +35,6 @@
 #define SLL_P_802_2 0x0004    /* 802.2 LLC frames */
 #define ETH_DATA_MAX 1500     /* the largest 802.3 length field */
 
-static uint16_t be16(const uint8_t *b)
-{
-	return (uint16_t)(b[0] << 8 | b[1]);
-}
-
 bool trace_linktype_replayable(unsigned linktype)
 {
 	switch (linktype) {
@@ -141,15 +136,15 @@ bool trace_to_ethernet(struct trace *t, struct pkt *p)
 			return unconvertible(t, p, "only %u bytes, shorter than its link-layer header",
 					     p->caplen);
 		if (p->linktype == LINKTYPE_LINUX_SLL) {
-			bcast = be16(d) == PACKET_BROADCAST;
-			if (be16(d + 2) == ARPHRD_ETHER && be16(d + 4) == 6)
+			bcast = get_be16(d) == PACKET_BROADCAST;
+			if (get_be16(d + 2) == ARPHRD_ETHER && get_be16(d + 4) == 6)
 				src = d + 6;
-			type = be16(d + 14);
+			type = get_be16(d + 14);
 		} else {
 			bcast = d[10] == PACKET_BROADCAST;
-			if (be16(d + 8) == ARPHRD_ETHER && d[11] == 6)
+			if (get_be16(d + 8) == ARPHRD_ETHER && d[11] == 6)
 				src = d + 12;
-			type = be16(d);
+			type = get_be16(d);
 		}
 		if (type < ETHERTYPE_MIN) {
 			uint32_t wire = p->wirelen > hdr ? p->wirelen - hdr : 0;
@@ -170,7 +165,7 @@ bool trace_to_ethernet(struct trace *t, struct pkt *p)
 			return unconvertible(t, p, "only %u bytes, shorter than its link-layer header",
 					     p->caplen);
 		/* NULL is in the capturing host's byte order, LOOP in network order; accept either. */
-		af = (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
+		af = get_be32(d);
 		type = af_type(af);
 		if (!type)
 			type = af_type(__builtin_bswap32(af));

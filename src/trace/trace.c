@@ -29,11 +29,6 @@ static const struct trace_ops *const formats[] = {
 /* How much of the input the probes see: enough for a few ERF records. */
 #define PROBE_BYTES (64u << 10)
 
-static uint32_t head_be32(const uint8_t *b)
-{
-	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-}
-
 static void vformat(char *buf, size_t len, const char *prefix, const char *fmt, va_list ap)
 	PRINTF_LIKE(4, 0);
 static void vformat(char *buf, size_t len, const char *prefix, const char *fmt, va_list ap)
@@ -266,7 +261,7 @@ static int trace_start(struct trace *t)
 			return start_format(t, formats[i]);
 	if (got < 4)
 		return trace_err(t, -EINVAL, "file of %zu bytes is too short to be a trace", got);
-	return trace_err(t, -EINVAL, "not a trace file (unknown magic 0x%08x)", head_be32(head));
+	return trace_err(t, -EINVAL, "not a trace file (unknown magic 0x%08x)", get_be32(head));
 }
 
 int trace_open_mem(struct trace **tp, const char *name, const void *buf, size_t len,
