@@ -1,30 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The scheduler: when each packet is due, waiting for it, and the real-time
- * set-up that makes the waiting accurate.  Two halves with two reasons to
- * change: the schedule (src/sched/sched.c) is exact arithmetic and policy,
- * the waiter (src/sched/wait.c) is measurement and the machine.
- *
- * The schedule.  Every deadline is absolute -- origin + f(progress) on the
- * run clock -- so per-packet lateness never accumulates into drift, however
- * long the run (tcpreplay 4.4's relative sleeps drift by up to 30 %: Lange,
- * "Analyse und Performancetests von Paket Replay Programmen", 2004).  f() is
- * exact integer arithmetic on the packet's trace time, its index or the
- * bytes sent before it, never a sum of rounded gaps, so the billionth
- * deadline is as exact as the first.  A run is cut into segments: each pass
- * over each file starts a new one, whose origin is the previous deadline
- * (plus any gap asked for) and whose ts0 is the first timestamp of the
- * segment.  What happens to a packet found late is the late policy
- * (sched_late()), applied to what the waiter measured.
- *
- * The waiter (Feng, Bezzaz, Feng and Walpole, "NetVCR: a high-performance
- * packet replay engine", 2002: sleep for efficiency, poll for accuracy):
- * sleep on an absolute deadline to within a margin of it, then spin on the
- * clock for the rest.  The margin is the timer's wake-up lateness, measured
- * at start-up by a short probe under the scheduling policy in use
- * (sched_calibrate()) and kept up to date from every sleep.  Under the
- * kernel's real-time throttle it plans the idle time the throttle needs
- * into the schedule's own long gaps (src/sched/wait.c says how).
+ * The scheduler: when each packet is due (src/sched/sched.c), waiting for it
+ * (the waiter, replay/sched_waiter.h, src/sched/wait.c), --start-at
+ * (start.c) and the real-time set-up that makes the waiting accurate (rt.c).
+ * Every deadline is absolute -- a segment's origin plus exact integer
+ * arithmetic on the packet's trace time, its index or the bytes before it --
+ * so lateness never accumulates into drift and the billionth deadline is as
+ * exact as the first.  A run is cut into segments: each pass over each file
+ * starts one, whose origin is the previous deadline (plus any gap asked
+ * for).  A packet found late meets the late policy (sched_late()).  The run
+ * owns one struct sched per sender thread, and calls sched_deadline() and
+ * sched_wait() once per packet.
  */
 #ifndef REPLAY_SCHED_H
 #define REPLAY_SCHED_H
@@ -34,63 +20,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "optparse.h"
 #include "pkt.h"
 #include "sched_report.h"
-
-/*
- * struct clock - the run clock, injectable so that unit tests drive the
- * scheduler with a fake and the file method runs in virtual time.
- */
-struct clock {
-	/* now_ns() - current time, ns, monotonic. */
-	uint64_t (*now_ns)(struct clock *c);
-	/*
-	 * sleep_until_ns() - return at or after @deadline_ns; 0, or -EINTR if
-	 * a signal arrived first (the caller decides whether to go on).
-	 */
-	int (*sleep_until_ns)(struct clock *c, uint64_t deadline_ns);
-	/*
-	 * spin_until_ns() - busy-wait, without giving up the CPU, until
-	 * @deadline_ns; how far past it the last clock read of the spin was, ns
-	 * (>= 0, at most INT_MAX: a pause of the CPU during the spin shows
-	 * here), or -EINTR as soon as *@stop (may be NULL) is set.  May be
-	 * NULL: the scheduler then sleeps instead.
-	 */
-	int (*spin_until_ns)(struct clock *c, uint64_t deadline_ns, const volatile sig_atomic_t *stop);
-	/*
-	 * run_delay_ns() - the calling thread's total time runnable but
-	 * waiting for a CPU (the run queue), ns, or UINT64_MAX if unknown.
-	 * Tells a late wake-up that a spin would have beaten (the timer or the
-	 * hypervisor woke us late) from one that it would not (others had the
-	 * CPU).  May be NULL: unknown.
-	 */
-	uint64_t (*run_delay_ns)(struct clock *c);
-	/*
-	 * cpu_pressure_ns() - the machine's total time with some task
-	 * runnable but waiting for a CPU (PSI's cpu "some" total), ns, or
-	 * UINT64_MAX if unknown.  Tells whether a thread leaving SCHED_FIFO
-	 * would have to share its CPU.  May be NULL: unknown.
-	 */
-	uint64_t (*cpu_pressure_ns)(struct clock *c);
-};
-
-/* clock_monotonic() - CLOCK_MONOTONIC with clock_nanosleep(TIMER_ABSTIME); a shared instance. */
-struct clock *clock_monotonic(void);
-
-/*
- * struct clock_virtual - CLOCK_MONOTONIC plus the time skipped by sleeping:
- * sleep_until_ns() and spin_until_ns() return at once and move the clock
- * forward instead.  A dry run (-w) thus computes the exact schedule in no
- * time, and a --topspeed dry run still measures real elapsed time.
- */
-struct clock_virtual {
-	struct clock clk;    /* must be first: passed as struct clock * */
-	uint64_t skipped_ns; /* total time jumped over, ns */
-};
-
-/* clock_virtual_init() - set up @v; use &v->clk as the clock. */
-void clock_virtual_init(struct clock_virtual *v);
+#include "sched_waiter.h"
 
 enum sched_mode {
 	SCHED_MODE_TRACE,    /* the trace's own timing, scaled by cfg.speed */
@@ -98,14 +32,6 @@ enum sched_mode {
 	SCHED_MODE_PPS,      /* cfg.rate packets per second */
 	SCHED_MODE_MBPS,     /* cfg.rate megabits (10^6 bits) per second */
 	SCHED_MODE_MAX
-};
-
-/* How a deadline is waited for. */
-enum sched_timer {
-	SCHED_TIMER_HYBRID, /* sleep to deadline - margin, spin the rest (default) */
-	SCHED_TIMER_SLEEP,  /* clock_nanosleep to the deadline: least CPU, timer-late */
-	SCHED_TIMER_SPIN,   /* spin on the clock all the way: most accurate, a whole core */
-	SCHED_TIMER_MAX
 };
 
 /* What to do when a packet is found late by more than the threshold (a stall). */
@@ -199,136 +125,6 @@ struct sched_cfg {
 	int (*set_fifo)(void *ctx, bool fifo);
 	void *set_fifo_ctx;
 };
-
-/*
- * The waiter (src/sched/wait.c): waits for an absolute deadline with the
- * configured timer and measures how well it did.  It knows nothing of
- * packets or of the schedule; the scheduler owns one and hands it each
- * deadline (sched_wait()).
- */
-
-/* Wake-up lateness samples between two updates of the adaptive margin. */
-#define WAITER_WINDOW 128u
-/* The lateness histogram: WAITER_LATE_BUCKETS buckets of WAITER_LATE_STEP_NS each. */
-#define WAITER_LATE_BUCKETS 160u
-#define WAITER_LATE_STEP_NS 2000u
-/* The schedule's gaps, by powers of two: bucket b holds gaps in [2^b, 2^(b+1)) ns. */
-#define WAITER_GAP_BUCKETS 40u
-
-/* Why a wait ended after its deadline (the cause of a late packet). */
-enum wait_cause {
-	WAIT_CAUSE_NONE,  /* on time */
-	WAIT_CAUSE_TIMER, /* a sleep woke later than the margin covered (timer lateness) */
-	WAIT_CAUSE_PLAN,  /* a planned sleep: idle time the real-time throttle needs */
-	WAIT_CAUSE_SPIN,  /* the CPU was taken away during the spin (VM or preemption pause) */
-	WAIT_CAUSE_LOOP,  /* already late when asked: the loop (edits, sends, what the loop did not name) */
-	WAIT_CAUSE_READ,  /* already late when asked, after a slow trace read (page fault, I/O, a pipe) */
-	WAIT_CAUSE_BACKPRESSURE, /* already late when asked, after the method pushed back (queue full) */
-	WAIT_CAUSE_MAX
-};
-
-struct waiter {
-	enum sched_timer timer;
-	struct clock *clk;
-	const volatile sig_atomic_t *stop; /* ends a spin early when set (may be NULL) */
-	bool adaptive;                 /* the margin follows measured wake-up lateness */
-	uint64_t margin_ns;            /* hybrid: sleep to deadline minus this, spin the rest, ns */
-	uint64_t sleep_min_ns;         /* hybrid: sleep only if that leaves a sleep this long, ns */
-	/* the adaptive margin: the current window, and a decaying histogram of all */
-	uint32_t win_n;                /* samples in the window */
-	uint64_t win_max1, win_max2;   /* the window's largest and second largest, ns */
-	uint32_t late_hist[WAITER_LATE_BUCKETS]; /* samples (x16, decaying) per 2 us of lateness */
-	uint32_t late_samples;         /* samples since the histogram last decayed */
-	/* counters, for the summary */
-	uint64_t sleeps;               /* sleeps taken */
-	uint64_t sleep_overshoots;     /* sleeps that woke after the deadline itself (margin too small) */
-	uint64_t spin_pauses;          /* spins that ended later than SPIN_PAUSE_NS (wait.c) */
-	uint64_t calib_lateness_ns;    /* waiter_calibrate(): the probe's p99 wake-up lateness, ns */
-	enum wait_cause cause;         /* why the last wait ended late; NONE if on time */
-	enum wait_cause hint;          /* sched_note(): what held the loop up since the last wait */
-	/* the plan under real-time throttling (sched_cfg.busy_max_permille) */
-	uint32_t busy_max_permille;
-	int64_t owed_ns;               /* idle owed to the throttle, ns; < 0 = credit */
-	uint64_t owed_at_ns;           /* run-clock time owed_ns was brought up to date, ns */
-	uint64_t prev_deadline_ns;     /* the previous deadline: the schedule's gaps, ns */
-	uint64_t gap_tick_ns;          /* deadline at which the gap statistics last moved on, ns */
-	uint64_t gap_cnt[WAITER_GAP_BUCKETS]; /* gaps seen (x1024, decaying) per bucket */
-	uint64_t gap_sum_ns[WAITER_GAP_BUCKETS]; /* their total length (decaying), ns */
-	uint64_t plan_gap_ns;          /* owed idle is slept in gaps at least this long, ns; 0 = none */
-	bool plan_whole;               /* those gaps pay the whole idle share */
-	uint64_t guard_sleeps;         /* planned sleeps (naps in gaps and chunks) */
-	uint64_t plan_chunks;          /* of them, chunks: sleeps with no gap to put them in */
-	uint64_t plan_delays;          /* planned sleeps that woke after the deadline */
-	int (*set_fifo)(void *ctx, bool fifo); /* sched_cfg.set_fifo; NULL = chunks */
-	void *set_fifo_ctx;
-	bool demoted;                  /* running at normal priority to pay the throttle */
-	uint64_t demoted_at_ns;        /* since when, ns */
-	uint64_t demotions;            /* switches to normal priority */
-	uint64_t demoted_ns;           /* time spent at normal priority, ns (closed spells) */
-	uint64_t demote_rq0_ns;        /* the run-queue wait when the spell began, ns (UINT64_MAX: unknown) */
-	uint64_t demote_costly;        /* spells that waited in the run queue (the CPU was contested) */
-	uint64_t demote_backoff_ns;    /* after a costly spell, no demotion for this long (doubles), ns */
-	uint64_t demote_block_until_ns; /* until then, the debt is paid by naps and chunks, ns */
-	uint64_t press_ns;             /* the CPU pressure when last read (UINT64_MAX: unknown), ns */
-	uint64_t press_at_ns;          /* when, ns */
-	bool contested;                /* it grew by more than 1/8 of the time since: others wait for CPUs */
-	uint64_t contested_skips;      /* demotions not made because the CPUs were contested */
-	/* wake-up stalls: sleeps that woke far later than any margin, with the CPU free (wait.c) */
-	uint64_t wake_stalls;          /* such sleeps */
-	uint64_t hold_until_ns;        /* until then no sleeps: spin through the gaps, ns */
-	uint64_t hold_len_ns;          /* the current hold's length (doubles while stalls recur), ns */
-	uint64_t hold_start_ns;        /* when the current (or last) hold began, ns */
-	uint64_t hold_total_ns;        /* time held in holds before the current one, ns */
-	uint64_t seen_ns;              /* the clock at the last waiter_until(), ns */
-};
-
-/*
- * waiter_init() - configure @w from the waiting half of @cfg (timer,
- * spin_fixed, spin_ns, stop, busy_max_permille) to wait on @clk.  Until
- * waiter_calibrate() measures, an adaptive hybrid margin is 0: a plain sleep.
- */
-void waiter_init(struct waiter *w, const struct sched_cfg *cfg, struct clock *clk);
-
-/*
- * waiter_sleeps() - would a wait of @wait_ns begun at @now_ns sleep (rather
- * than spin all the way)?  Hybrid: if it leaves a sleep of at least the
- * shortest worth taking before the margin, and no wake-up-stall hold is on;
- * --timer sleep: always; --timer spin: never.  waiter_until() decides by it.
- */
-static inline bool waiter_sleeps(const struct waiter *w, uint64_t wait_ns, uint64_t now_ns)
-{
-	uint64_t margin = w->timer == SCHED_TIMER_HYBRID ? w->margin_ns : 0;
-
-	return w->timer != SCHED_TIMER_SPIN && wait_ns > margin + w->sleep_min_ns &&
-	       now_ns >= w->hold_until_ns;
-}
-
-/*
- * waiter_calibrate() - measure how late the clock's sleeps wake, with a
- * short probe (about 60 ms) under the calling thread's current scheduling
- * policy, and set the hybrid margin from it.  Does nothing unless the timer
- * is hybrid and the margin is not fixed.  Returns 0, or -EINTR if a signal
- * cut the probe short (the margin is then set from what was measured).
- */
-int waiter_calibrate(struct waiter *w);
-
-/* waiter_held_ns() - how long the waiter has held (spun through its gaps after wake-up stalls), ns. */
-uint64_t waiter_held_ns(const struct waiter *w);
-
-/* waiter_start() - the run starts at @now_ns: the real-time plan starts with nothing owed. */
-void waiter_start(struct waiter *w, uint64_t now_ns);
-
-/*
- * waiter_until() - wait for @deadline_ns with the configured timer.  Returns
- * how far past the deadline the waiter saw the clock when it returned, ns
- * (>= 0; a run clock stays below 2^63 ns), or -EINTR on a signal (a sleep
- * interrupted, or *stop set during a spin).  A spin reports its own last
- * clock read; a sleep to the deadline itself returns 0 (the clock is not
- * read again, which would cost every packet a clock read).  w->cause says
- * why a wait ended late.  Call once per packet, deadlines in send order:
- * the gaps between them are what the real-time plan is made from.
- */
-int64_t waiter_until(struct waiter *w, uint64_t deadline_ns);
 
 struct sched {
 	enum sched_mode mode;
@@ -472,10 +268,8 @@ int sched_wait(struct sched *s, uint64_t deadline_ns);
  * the schedule is regained, instead of the packets behind going at once,
  * back to back.  The far side then sees one long gap and a few slightly
  * short ones, not a burst; the absolute schedule (the run's duration) is
- * kept.  Measured at 10-70 us gaps over veth (BENCHMARKS.md, stop 30): the
- * far side's inter-arrival p99 fell 1.7-2.6x.  Longer gaps are not paced:
- * there the waiter sleeps, and a late wake-up would carry over from one
- * packet to the next (measured: a whole gap late at p99.9).  Beyond the
+ * kept.  Longer gaps are not paced: there the waiter sleeps, and a late
+ * wake-up would carry over from one packet to the next.  Beyond the
  * threshold (a stall) the late policy acts as before.
  */
 #define SCHED_CATCHUP_DIV 16

@@ -3,13 +3,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "replay/clock.h"
 #include "replay/compiler.h"
-#include "replay/sched.h"
 
 static uint64_t mono_now_ns(struct clock *c)
 {

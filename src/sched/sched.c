@@ -12,6 +12,7 @@
 
 #include "replay/compiler.h"
 #include "replay/sched.h"
+#include "wait.h"
 
 static uint64_t gcd(uint64_t a, uint64_t b)
 {
@@ -171,7 +172,17 @@ void sched_init(struct sched *s, const struct sched_cfg *cfg, struct clock *clk)
 		.max_gap_ns = cfg->max_gap_ns,
 		.new_segment = true,
 	};
-	waiter_init(&s->waiter, cfg, clk);
+	waiter_init(&s->waiter,
+		    &(struct waiter_cfg){
+			    .timer = cfg->timer,
+			    .spin_fixed = cfg->spin_fixed,
+			    .spin_ns = cfg->spin_ns,
+			    .stop = cfg->stop,
+			    .busy_max_permille = cfg->busy_max_permille,
+			    .set_fifo = cfg->set_fifo,
+			    .set_fifo_ctx = cfg->set_fifo_ctx,
+		    },
+		    clk);
 	/* A rate of zero would divide by zero; the option parser never lets one through. */
 	if ((s->mode == SCHED_MODE_PPS || s->mode == SCHED_MODE_MBPS) && !(s->rate.num && s->rate.den))
 		s->mode = SCHED_MODE_TOPSPEED;

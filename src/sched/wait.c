@@ -1,104 +1,23 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The waiter: waiting for an absolute deadline, and measuring how well the
- * machine lets us.  What a late packet means for the schedule is not decided
- * here: the waiter reports the lateness it saw and why (w->cause), and the
- * scheduler applies its late policy (sched.c, sched_late()).
- *
- * How it waits.  Sleeping costs no CPU but wakes late: on a 2-vCPU VM
- * clock_nanosleep() wakes 25-100 us after its target, now and then 400 us;
- * spinning on the clock is exact but burns a core.  So the hybrid timer
- * (Feng, Bezzaz, Feng and Walpole, "NetVCR: a high-performance packet replay
- * engine", 2002: sleep for efficiency, poll for accuracy) sleeps to a margin
- * before the deadline and spins the rest:
- *
- *   - The margin is the timer's own wake-up lateness: a start-up probe sets
- *     it (waiter_calibrate()), then every sleep's lateness goes into a
- *     decaying histogram (about the last thousand sleeps) and the margin is
- *     its 99.5th percentile plus an eighth: a wake-up later than that is
- *     rarer than one packet in two hundred, so it stays out of the p99.
- *     Load that makes wake-ups later moves the margin up within a window of
- *     128 sleeps; it comes down as the slow wake-ups age out.
- *   - It sleeps only when the gap leaves a sleep at least as long as the
- *     median wake-up latency: a shorter sleep saves less CPU than the
- *     context switches cost, and adds a wake-up to be late.
- *   - The margin stops at 300 us: later wake-ups are either a loaded run
- *     queue, which a spin cannot beat, or a stall of the wake-up itself,
- *     which it can.  On a virtual machine an idle vCPU halts and the host
- *     must wake it; now and then that takes 0.5-6 ms (cyclictest's maximum
- *     on the 2-vCPU project VM: 0.2-2.7 ms in five runs of 3 s), and a
- *     sleeping sender's packets go out a whole gap late in a burst -- one
- *     run in five lost its p99 to five such stalls.  A spinning vCPU never
- *     halts.  So a wake-up later than 300 us that the thread's run-queue
- *     wait (schedstat) does not explain is a *wake-up stall*: the waiter
- *     holds -- spins through every gap, sleeping not at all -- for a second,
- *     twice as long each time a stall comes within a hold's length of the
- *     last hold's end (up to 16 s), since stalls come in spells.  A machine
- *     whose wake-ups never stall pays nothing; one whose do pays a spinning
- *     CPU only while they do.  Where the run-queue wait explains the
- *     lateness (load), it does not hold: spinning would only take CPU from
- *     the tasks that delayed it.
- *
- * The plan under real-time throttling.  A SCHED_FIFO task may run at most
- * sched_rt_runtime_us of every sched_rt_period_us (950 ms of 1 s by
- * default); then the kernel stops it for the rest of the period, and every
- * packet due meanwhile stalls.  The task must therefore be idle a share of
- * the time (rt.c sets busy_max_permille 3 % inside the limit).  Where the
- * schedule's gaps exceed the margin the hybrid sleeps anyway and the share
- * is paid for free; where they do not, the idle time has to come from
- * sleeps that the spin would not take.  Rather than nap reactively in
- * whatever gap comes up when the account is overdrawn, the waiter plans:
- *
- *   - it keeps the account (owed_ns: the idle share of the time passed,
- *     minus the time slept), with at most PLAN_CREDIT_NS of credit and at
- *     most PLAN_DEBT_NS of debt -- 20 ms between them, so that in any
- *     window of one period the idle time is at least 60 of the 80 ms the
- *     share asks for, above the kernel's 50 ms;
- *   - it keeps a decaying histogram of the schedule's gaps (by deadline,
- *     powers of two, about the last second of schedule) and picks the
- *     shortest gap length G such that napping in the gaps at least G long
- *     (sleeping to half the margin before the deadline) yields the share;
- *   - owed idle is slept only in gaps of at least G; a debt below
- *     PLAN_DEBT_NS waits for them (up to ~190 ms of spinning at an 8 %
- *     share), so a packet in a shorter gap is never made late by it while
- *     a longer gap lies ahead within that window.  Only a debt at the limit
- *     is paid where it stands: by a nap as deep as the gap allows, or,
- *     where the gap has no room for one, by a sleep of 300 us at once
- *     (packets due meanwhile go late and are caught up: a few late by
- *     0.3 ms rather than all by 50 ms).  When G's gaps cannot pay the whole
- *     share (or there are none) that is how the rest is paid -- unless the
- *     waiter may change its own policy (sched_cfg.set_fifo, as replay sets
- *     it): then a debt at the limit is paid without sleeping at all, by
- *     dropping to SCHED_OTHER, which the throttle does not count, until
- *     the account is back at full credit (20 ms), and returning to
- *     SCHED_FIFO.  For those spells the sender is exactly what it is
- *     without --rt-priority -- a normal task spinning across short gaps --
- *     so --rt-priority can only improve on the default, never add a late
- *     chunk -- on a CPU nobody else wants.  On a contested one (measured:
- *     stress-ng --cpu 2 --io 1 --vm 1 on the 2-CPU VM) a normal task gets
- *     its fair share, a third of the CPU, and a 20 ms spell sends a few
- *     dozen packets milliseconds late: send error p99 5.6 ms at 100 us
- *     gaps, 11.7 ms at 1 ms.  So the waiter demotes only while the
- *     machine's CPU pressure (PSI: time some task waited for a CPU) grew
- *     by less than an eighth of the time over the last 50 ms or more, and
- *     reads each spell's own run-queue wait at its end: one that waited
- *     more than an eighth of its length was costly, and for a second
- *     (doubling while spells stay costly, up to 16 s) no spell follows.
- *     Meanwhile the debt at the limit is paid by naps and chunks.
- *
- * The plan predicts from the schedule seen so far: a trace whose long gaps
- * recur within about a second is planned exactly after the first one.
- *
- * After the wait: what the loop does with a packet that went late is the
- * scheduler's (sched.c).  Within the late threshold, at gaps this waiter
- * spins (waiter_sleeps() false), the packets behind are paced back to the
- * schedule a sixteenth of a gap at a time (sched_paced()) rather than sent
- * back to back; beyond it, the late policy (catch up at once, or shift).
+ * The waiter (replay/sched_waiter.h, wait.h): waits for an absolute
+ * deadline on the run clock with the configured timer -- sleep, spin, or the
+ * hybrid: sleep to a margin before the deadline, spin the rest (Feng,
+ * Bezzaz, Feng and Walpole, "NetVCR: a high-performance packet replay
+ * engine", 2002: sleep for efficiency, poll for accuracy) -- and measures
+ * how well the machine lets it: the margin follows the timer's own wake-up
+ * lateness (margin_sample()), a wake-up stall the run queue does not explain
+ * makes it spin for a while (stall_check()), and under real-time throttling
+ * it plans the idle time the throttle needs into the schedule's long gaps
+ * (plan_update(), plan_pay()).  It reports the lateness it saw and why
+ * (w->cause); what a late packet means for the schedule is the scheduler's
+ * (sched.c, sched_late()).  Only sched.c calls it: once per packet,
+ * deadlines in send order.
  */
 #include <errno.h>
 
 #include "replay/compiler.h"
-#include "replay/sched.h"
+#include "wait.h"
 
 /*
  * The hybrid margin: the measured lateness percentile plus an eighth plus a
@@ -120,7 +39,7 @@
 /* A spin that ends later than this was paused (the CPU taken away), not merely slow to see the clock. */
 #define SPIN_PAUSE_NS 5000
 /*
- * Wake-up stalls (see the top of this file): a wake-up later than the
+ * Wake-up stalls (see stall_check()): a wake-up later than the
  * margin's cap, less than half of it spent waiting in the run queue, starts
  * a hold of HOLD_MIN_NS, doubled up to HOLD_MAX_NS while stalls recur within
  * a hold's length of the last hold's end.
@@ -130,7 +49,7 @@
 #define HOLD_MAX_NS 16000000000ull
 
 /*
- * The plan's account bounds (see the top of this file).  Credit is kept only
+ * The plan's account bounds (see plan_update()).  Credit is kept only
  * up to 5 ms, so that a long idle spell cannot license a spin long enough to
  * meet the throttle; a plan may defer up to 15 ms of debt to the long gaps.
  */
@@ -182,16 +101,18 @@ static uint64_t margin_from(uint64_t late_ns)
 }
 
 /*
- * The shortest sleep worth taking: the median wake-up lateness, bounded like
- * the margin -- wake-ups later than SPIN_MAX_NS are a loaded machine's run
- * queue, and spinning through gaps to beat them only adds to the load.
+ * The shortest sleep worth taking: the median wake-up lateness (a shorter
+ * sleep saves less CPU than its context switches cost, and adds a wake-up to
+ * be late), bounded like the margin -- wake-ups later than SPIN_MAX_NS are a
+ * loaded machine's run queue, and spinning through gaps to beat them only
+ * adds to the load.
  */
 static uint64_t sleep_min_from(uint64_t p50_ns)
 {
 	return MIN(p50_ns, SPIN_MAX_NS);
 }
 
-void waiter_init(struct waiter *w, const struct sched_cfg *cfg, struct clock *clk)
+void waiter_init(struct waiter *w, const struct waiter_cfg *cfg, struct clock *clk)
 {
 	*w = (struct waiter){
 		.timer = cfg->timer,
@@ -241,7 +162,16 @@ static uint64_t late_pct(const struct waiter *w, unsigned permille)
 	return 0;
 }
 
-/* One wake-up lateness sample; at the window's end, move the margin. */
+/*
+ * One wake-up lateness sample; at the window's end, move the margin.  The
+ * margin is the timer's own wake-up lateness: the start-up probe sets it
+ * (waiter_calibrate()), then every sleep's lateness goes into a decaying
+ * histogram (about the last thousand sleeps) and the margin is its 99.5th
+ * percentile plus an eighth: a wake-up later than that is rarer than one
+ * packet in two hundred, so it stays out of the p99.  Load that makes
+ * wake-ups later moves the margin up within WAITER_WINDOW sleeps; it comes
+ * down as the slow wake-ups age out.
+ */
 static void margin_sample(struct waiter *w, uint64_t late_ns)
 {
 	uint64_t target;
@@ -257,8 +187,8 @@ static void margin_sample(struct waiter *w, uint64_t late_ns)
 		return;
 	/*
 	 * The histogram's p99.5 over the last thousand sleeps or so, but never
-	 * below this window's second largest (its p99): one outlier (this VM
-	 * pauses for 30-350 us now and then) cannot raise the margin, a shift
+	 * below this window's second largest (its p99): one outlier (a pause
+	 * of the virtual machine) cannot raise the margin, a shift
 	 * of the whole distribution (load came) raises it at once, and it comes
 	 * down only as the slow wake-ups age out of the histogram, so a quiet
 	 * spell does not leave the next burst of load unguarded.
@@ -353,11 +283,24 @@ static inline uint64_t nap_keep(const struct waiter *w)
 }
 
 /*
- * Re-plan from the gap histogram: the shortest gap length G such that the
- * idle the gaps at least G long yield -- asleep to the margin in gaps the
- * hybrid sleeps in anyway, to nap_keep() in the others -- covers the idle
- * share of the whole schedule.  Longest first: the gaps that yield most per
- * packet made to wait on a nap are used first.
+ * The plan under real-time throttling.  A SCHED_FIFO task may run at most
+ * sched_rt_runtime_us of every sched_rt_period_us; then the kernel stops it
+ * for the rest of the period, and every packet due meanwhile stalls.  So the
+ * task must be idle a share of the time (rt.c sets busy_max_permille inside
+ * the limit).  Where the schedule's gaps exceed the margin the hybrid sleeps
+ * anyway and the share is paid for free; elsewhere the idle has to come
+ * from sleeps the spin would not take.  Rather than nap in whatever gap
+ * comes up when the account is overdrawn, the waiter plans: it keeps the
+ * account (owed_ns, from PLAN_CREDIT_NS of credit to PLAN_DEBT_NS of debt:
+ * in any period the idle time stays above what the kernel enforces) and a
+ * decaying histogram of the schedule's gaps (plan_gap()), and re-plans here:
+ * the shortest gap length G such that the idle the gaps at least G long
+ * yield -- asleep to the margin in gaps the hybrid sleeps in anyway, to
+ * nap_keep() in the others -- covers the idle share of the whole schedule.
+ * Longest first: the gaps that yield most per packet made to wait on a nap
+ * are used first.  The plan predicts from the schedule seen so far: a trace
+ * whose long gaps recur within about a second is planned exactly after the
+ * first one.
  */
 static void plan_update(struct waiter *w)
 {
@@ -494,10 +437,14 @@ static void plan_policy(struct waiter *w, bool fifo, uint64_t now)
 }
 
 /*
- * May the debt be paid at normal priority now?  Not within a backoff after
- * a costly spell, nor while the machine's CPU pressure grew by more than
- * 1/DEMOTE_COSTLY_DIV of the time over the last PRESS_WINDOW_NS or more:
- * other tasks are waiting for CPUs, and would take this one.
+ * May the debt be paid at normal priority now?  For such a spell the sender
+ * is what it is without --rt-priority -- a normal task spinning across short
+ * gaps -- so --rt-priority can only improve on the default, on a CPU nobody
+ * else wants.  On a contested one a normal task gets only its fair share,
+ * and a spell sends packets milliseconds late.  So not within a backoff
+ * after a costly spell, nor while the machine's CPU pressure grew by more
+ * than 1/DEMOTE_COSTLY_DIV of the time over the last PRESS_WINDOW_NS or
+ * more: other tasks are waiting for CPUs, and would take this one.
  */
 static bool plan_may_demote(struct waiter *w, uint64_t now)
 {
@@ -520,10 +467,14 @@ static bool plan_may_demote(struct waiter *w, uint64_t now)
 /*
  * Owed idle, paid now if the plan says so, in a gap shorter than the margin
  * (a longer one pays by the hybrid's own sleep): a nap to nap_keep() before
- * the deadline in a gap the plan chose; with the debt at its limit, a nap as
- * deep as this gap allows, or, where it has no room for one, a chunk.
- * Returns 1 if the wait is over (*late set to its result), 0 if the caller
- * goes on to spin.
+ * the deadline in a gap the plan chose.  A debt below PLAN_DEBT_NS waits for
+ * such gaps, so a packet in a shorter gap is never made late by it while a
+ * longer gap lies ahead.  Only a debt at the limit is paid where it stands:
+ * at normal priority, which the throttle does not count, until the account
+ * is back at full credit (when the waiter may change its own policy:
+ * plan_may_demote()); else by a nap as deep as this gap allows, or, where it
+ * has no room for one, a chunk.  Returns 1 if the wait is over (*late set to
+ * its result), 0 if the caller goes on to spin.
  */
 static int plan_pay(struct waiter *w, uint64_t deadline_ns, uint64_t now, int64_t *late)
 {
@@ -572,6 +523,17 @@ static int plan_pay(struct waiter *w, uint64_t deadline_ns, uint64_t now, int64_
 /*
  * A sleep that began with the run-queue wait at @rq0 woke @late_ns after its
  * target, at @now: if that was a wake-up stall, hold.  Returns true if it was.
+ * The margin stops at SPIN_MAX_NS: later wake-ups are either a loaded run
+ * queue, which a spin cannot beat, or a stall of the wake-up itself, which it
+ * can -- on a virtual machine an idle vCPU halts and the host must wake it,
+ * now and then milliseconds late, and a sleeping sender's packets then go
+ * out a whole gap late in a burst; a spinning vCPU never halts.  So a
+ * wake-up later than that which the thread's run-queue wait (schedstat) does
+ * not explain is a stall: the waiter holds -- spins through every gap,
+ * sleeping not at all -- for HOLD_MIN_NS, twice as long each time a stall
+ * comes within a hold's length of the last hold's end (up to HOLD_MAX_NS),
+ * since stalls come in spells.  Lateness the run-queue wait explains starts
+ * no hold: spinning would only take CPU from the tasks that delayed it.
  */
 static bool stall_check(struct waiter *w, uint64_t rq0, uint64_t late_ns, uint64_t now)
 {

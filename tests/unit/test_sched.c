@@ -17,6 +17,7 @@
 #include "fakeclock.h"
 #include "replay/compiler.h"
 #include "replay/sched.h"
+#include "sched/wait.h"
 
 #define T0 1000000000000ull /* clock time at start */
 #define TS0 1700000000000000000ull
@@ -1597,7 +1598,7 @@ static void test_waiter_lateness(void **state)
 
 	(void)state;
 	fakeclock_init(&fc, T0);
-	waiter_init(&w, &(struct sched_cfg){ .timer = SCHED_TIMER_SLEEP }, &fc.clk);
+	waiter_init(&w, &(struct waiter_cfg){ .timer = SCHED_TIMER_SLEEP }, &fc.clk);
 	waiter_start(&w, T0);
 	fc.oversleep_ns = 40000;
 	assert_int_equal(waiter_until(&w, T0 + 1000000), 40000);
@@ -1607,7 +1608,7 @@ static void test_waiter_lateness(void **state)
 	assert_int_equal(fc.sleeps, 1);
 
 	fakeclock_init(&fc, T0);
-	waiter_init(&w, &(struct sched_cfg){ .spin_fixed = true, .spin_ns = 50000 }, &fc.clk);
+	waiter_init(&w, &(struct waiter_cfg){ .spin_fixed = true, .spin_ns = 50000 }, &fc.clk);
 	waiter_start(&w, T0);
 	fc.spin_late_ns = 700; /* the spin's own last clock read: a pause during it shows */
 	assert_int_equal(waiter_until(&w, T0 + 1000000), 700);
