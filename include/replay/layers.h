@@ -43,7 +43,6 @@ enum {
 	PKT_L_FRAG = 1u << 1,     /* a fragment: IPv4 MF or an offset, or an IPv6 fragment header */
 	PKT_L_NONFIRST = 1u << 2, /* a fragment other than the first: no L4 header in it */
 	PKT_L_AH = 1u << 3,       /* an IPv6 authentication header (RFC 4302) was walked */
-	PKT_L_L4 = 1u << 4,       /* l4hdr bytes of L4 header are captured at l4off */
 };
 
 /* Where a frame's headers are; offsets in bytes from the frame's first byte, 0 = none. */
@@ -59,7 +58,8 @@ struct pkt_layers {
 	uint16_t ethertype; /* of the header at l3off: an EtherType (IPv4/IPv6 under MPLS by the
 			     * version nibble), or the 802.3 length (below 0x0600) it stands for */
 	uint16_t l4hdr;     /* L4 header bytes captured at l4off: TCP's data offset (20 when its
-			     * options are cut), 8 for UDP, ICMP and ICMPv6; 0 = other or cut */
+			     * options are cut), 8 for UDP, ICMP and ICMPv6; 0 = other, cut, or a
+			     * later fragment */
 	uint16_t ntags;     /* VLAN tags (802.1Q 0x8100, 802.1ad 0x88a8, QinQ 0x9100) walked */
 	uint16_t outer;     /* of them, those right behind the outer Ethernet header */
 	uint8_t l2;         /* enum pkt_l2 */
@@ -124,8 +124,6 @@ static inline void pkt_layers_ip4(const uint8_t *d, uint32_t caplen, struct pkt_
 	if (frag & 0x1fff)
 		return;
 	l->l4hdr = pkt_l4_header(d, caplen, l->l4off, l->l4proto);
-	if (l->l4hdr)
-		l->flags |= PKT_L_L4;
 }
 
 /* pkt_layers_walk() - pkt_layers() for any frame: tags, labels, IPv6; out of line. */

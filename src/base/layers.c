@@ -66,8 +66,6 @@ static void walk_ip6(const uint8_t *d, uint32_t caplen, struct pkt_layers *l)
 	l->l4proto = nh;
 	l->l4off = next;
 	l->l4hdr = pkt_l4_header(d, caplen, next, nh);
-	if (l->l4hdr)
-		l->flags |= PKT_L_L4;
 	return;
 stop:
 	l->l4proto = nh;

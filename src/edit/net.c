@@ -122,7 +122,7 @@ void layers_parse(const uint8_t *d, uint32_t caplen, struct layers *l)
 		l->flags |= L_FRAG;
 	if (u.flags & PKT_L_NONFIRST)
 		l->flags |= L_NONFIRST;
-	if ((u.flags & PKT_L_L4) && l->l4off) {
+	if (u.l4hdr && l->l4off) {
 		l->l4hdr = u.l4hdr;
 		l->flags |= L_L4;
 	}

@@ -167,7 +167,6 @@ static void check_invariants(const struct pkt_layers *l, uint32_t caplen)
 	assert_true(l->l3off + (l->ipver == 4 ? 20u : 40u) <= caplen);
 	if (l->l4off)
 		assert_true(l->l4off >= l->l3off + (l->ipver == 4 ? 20u : 40u) && l->l4off <= caplen);
-	assert_int_equal(!!(l->flags & PKT_L_L4), !!l->l4hdr);
 	if (l->l4hdr) {
 		assert_true(l->l4off && l->l4off + l->l4hdr <= caplen);
 		assert_false(l->flags & PKT_L_NONFIRST);
@@ -256,7 +255,7 @@ static void test_ipv4(void **state)
 	assert_int_equal(l.l4proto, 17);
 	assert_int_equal(l.l4off, at);
 	assert_int_equal(l.l4hdr, 8);
-	assert_int_equal(l.flags, PKT_L_L4);
+	assert_int_equal(l.flags, 0);
 	/* Cut inside the UDP header: the IP header is all there, the UDP one is not. */
 	pkt_layers(f.b, at + 7, &l);
 	assert_int_equal(l.l4off, at);
@@ -309,7 +308,6 @@ static void test_ipv4_malformed(void **state)
 	l = walk(&f);
 	assert_int_equal(l.l4off, 34);
 	assert_int_equal(l.l4hdr, 0);
-	assert_false(l.flags & PKT_L_L4);
 	/* Version 6 under 0x0800, version 4 under 0x86dd: not IP. */
 	eth(&f);
 	add16(&f, 0x0800);
@@ -348,7 +346,7 @@ static void test_ipv4_fragments(void **state)
 	ip4(&f, 5, 0x2000, 17, 36);
 	udp(&f);
 	l = walk(&f);
-	assert_int_equal(l.flags, PKT_L_FRAG | PKT_L_L4);
+	assert_int_equal(l.flags, PKT_L_FRAG);
 	assert_int_equal(l.l4hdr, 8);
 	/* A later one (an offset, with or without MF): where the header ends, and no L4. */
 	for (int mf = 0; mf <= 1; mf++) {
@@ -368,7 +366,7 @@ static void test_ipv4_fragments(void **state)
 	ip4(&f, 5, 0x4000, 1, 28);
 	udp(&f);
 	l = walk(&f);
-	assert_int_equal(l.flags, PKT_L_L4);
+	assert_int_equal(l.flags, 0);
 	assert_int_equal(l.l4hdr, 8);
 }
 
@@ -561,7 +559,7 @@ static void test_ipv6_chains(void **state)
 	assert_int_equal(l.ipver, 6);
 	assert_int_equal(l.l3len, 140);
 	assert_int_equal(l.next, 4);
-	assert_int_equal(l.flags, PKT_L_AH | PKT_L_L4);
+	assert_int_equal(l.flags, PKT_L_AH);
 	assert_int_equal(l.l4off, at);
 	assert_int_equal(l.l4off, 54 + 8 + 16 + 8 + 24);
 	assert_int_equal(l.l4proto, 17);
@@ -581,7 +579,7 @@ static void test_ipv6_chains(void **state)
 	f.b[at + 3] = 1; /* M */
 	tcp(&f, 5);
 	l = walk(&f);
-	assert_int_equal(l.flags, PKT_L_FRAG | PKT_L_L4);
+	assert_int_equal(l.flags, PKT_L_FRAG);
 	assert_int_equal(l.l4hdr, 20);
 	/* A later fragment: the fragment header's next header, and no L4. */
 	put16(f.b + at + 2, 0x0010);
