@@ -138,29 +138,12 @@ static void ipv6(struct key *k, const uint8_t *f, uint32_t len, const struct pkt
 	}
 }
 
-/*
- * The frames without an IPv4 key (runts, IPv6, the MAC pair), EtherType
- * @type after the tags looked through: out of line, so that the IPv4 path
- * does not pay for the key on its stack.
- */
-static __attribute__((noinline)) uint32_t hash_other(const uint8_t *f, uint32_t len,
-						     const struct pkt_layers *l, uint16_t type)
+/* The MAC pair and EtherType @type of the frame @f: the key of anything but IP. */
+static uint32_t hash_mac(const uint8_t *f, uint16_t type)
 {
 	struct key k;
 
 	memset(&k, 0, sizeof(k));
-	if (len < ETH_HLEN) {
-		/* Not even a header: whatever is there, as one endpoint. */
-		k.kind = 0x20000;
-		k.alen = len < 16 ? len : 16;
-		memcpy(k.a, f, k.alen);
-		memcpy(k.b, f, k.alen);
-		return key_hash(&k);
-	}
-	if (type == 0x86dd && l->ipver == 6) {
-		ipv6(&k, f, len, l);
-		return key_hash(&k);
-	}
 	k.kind = 0x10000u | type;
 	k.alen = 6;
 	memcpy(k.a, f, 6);
@@ -168,17 +151,46 @@ static __attribute__((noinline)) uint32_t hash_other(const uint8_t *f, uint32_t 
 	return key_hash(&k);
 }
 
+/*
+ * Every frame but untagged IPv4 (runts, tags, IPv6, the MAC pair): out of
+ * line, so that the IPv4 path neither pays for a key on its stack nor has
+ * its layers' address taken (which would make it store every field).
+ */
+static __attribute__((noinline)) uint32_t hash_other(const uint8_t *f, uint32_t len)
+{
+	struct pkt_layers l;
+	struct key k;
+	uint16_t type;
+
+	if (len < ETH_HLEN) {
+		/* Not even a header: whatever is there, as one endpoint. */
+		memset(&k, 0, sizeof(k));
+		k.kind = 0x20000;
+		k.alen = len < 16 ? len : 16;
+		memcpy(k.a, f, k.alen);
+		memcpy(k.b, f, k.alen);
+		return key_hash(&k);
+	}
+	pkt_layers_walk(f, len, &l);
+	/* Up to two tags are looked through: the EtherType after them (or the third's TPID). */
+	type = get_be16(f + 12 + 4 * MIN(l.outer, 2u));
+	if (type == 0x0800 && l.ipver == 4)
+		return ipv4(f, len, &l);
+	if (type == 0x86dd && l.ipver == 6) {
+		memset(&k, 0, sizeof(k));
+		ipv6(&k, f, len, &l);
+		return key_hash(&k);
+	}
+	return hash_mac(f, type);
+}
+
 uint32_t flowhash(const uint8_t *f, uint32_t len)
 {
 	struct pkt_layers l;
-	uint16_t type;
 
-	pkt_layers(f, len, &l);
-	if (l.l2 == PKT_L2_SHORT)
-		return hash_other(f, len, &l, 0);
-	/* Up to two tags are looked through: the EtherType after them (or the third's TPID). */
-	type = likely(!l.outer) ? get_be16(f + 12) : get_be16(f + 12 + 4 * MIN(l.outer, 2u));
-	if (type == 0x0800 && l.ipver == 4)
-		return ipv4(f, len, &l);
-	return hash_other(f, len, &l, type);
+	if (likely(len >= ETH_HLEN && get_be16(f + 12) == 0x0800)) {
+		pkt_layers(f, len, &l);
+		return l.ipver == 4 ? ipv4(f, len, &l) : hash_mac(f, 0x0800);
+	}
+	return hash_other(f, len);
 }
