@@ -301,21 +301,3 @@ const struct edit_ops edit_ipmap_late_ops = {
 	.apply = ipmap_late_apply,
 	.free = ipmap_late_free,
 };
-
-int edit_cfg_check_tcpedit(const struct edit_cfg *c, char *err, size_t errlen)
-{
-	const char *why = NULL;
-
-	if (c->mac_seed_keep && c->mac_seed == EDIT_UNSET)
-		why = "--enet-mac-seed-keep-bytes needs --enet-mac-seed";
-	else if (c->mac_seed != EDIT_UNSET && (c->dmac.n || c->smac.n || c->subsmac.n))
-		why = "--enet-mac-seed excludes --enet-dmac, --enet-smac and --enet-subsmac (as in tcprewrite)";
-	else if (c->fuzz_factor != EDIT_UNSET && c->fuzz_seed == EDIT_UNSET)
-		why = "--fuzz-factor needs --fuzz-seed";
-	else if (c->fuzz_seed != EDIT_UNSET && c->seed != EDIT_UNSET)
-		why = "--seed excludes --fuzz-seed (as in tcprewrite)";
-	if (!why)
-		return 0;
-	snprintf(err, errlen, "%s", why);
-	return -EINVAL;
-}

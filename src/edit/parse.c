@@ -365,6 +365,25 @@ int edit_parse_dlt(void *field, const char *arg, char *err, size_t errlen)
 			 "output link type (other link types are converted to Ethernet on reading)", arg);
 }
 
+/* The checks of tcpedit's own options: --enet-mac-seed*, --fuzz-*, and --seed beside them. */
+static int check_tcpedit(const struct edit_cfg *c, char *err, size_t errlen)
+{
+	const char *why = NULL;
+
+	if (c->mac_seed_keep && c->mac_seed == EDIT_UNSET)
+		why = "--enet-mac-seed-keep-bytes needs --enet-mac-seed";
+	else if (c->mac_seed != EDIT_UNSET && (c->dmac.n || c->smac.n || c->subsmac.n))
+		why = "--enet-mac-seed excludes --enet-dmac, --enet-smac and --enet-subsmac (as in tcprewrite)";
+	else if (c->fuzz_factor != EDIT_UNSET && c->fuzz_seed == EDIT_UNSET)
+		why = "--fuzz-factor needs --fuzz-seed";
+	else if (c->fuzz_seed != EDIT_UNSET && c->seed != EDIT_UNSET)
+		why = "--seed excludes --fuzz-seed (as in tcprewrite)";
+	if (!why)
+		return 0;
+	snprintf(err, errlen, "%s", why);
+	return -EINVAL;
+}
+
 int edit_cfg_check(const struct edit_cfg *c, char *err, size_t errlen)
 {
 	if (c->filter) {
@@ -404,7 +423,7 @@ int edit_cfg_check(const struct edit_cfg *c, char *err, size_t errlen)
 	if (c->pad_payload && c->pktlen)
 		return opts_fail(err, errlen, "--pad-payload already sends each frame at its wire length (zeros past "
 				 "the headers); --pktlen would change nothing: give one");
-	return edit_cfg_check_tcpedit(c, err, errlen);
+	return check_tcpedit(c, err, errlen);
 }
 
 bool edit_cfg_any(const struct edit_cfg *c)
