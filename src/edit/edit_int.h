@@ -133,9 +133,6 @@ enum { EDIT_AGAIN = 2, EDIT_STOP = 3 };
 /* edit_macseed_mask() - --enet-mac-seed's six mask bytes for @seed, and the generator's state after. */
 void edit_macseed_mask(uint32_t seed, uint8_t mask[6], uint32_t *state);
 
-/* edit_cfg_check_tcpedit() - edit_cfg_check() for --enet-mac-seed*, --fuzz-* (fuzz.c). */
-int edit_cfg_check_tcpedit(const struct edit_cfg *c, char *err, size_t errlen);
-
 /* edit_fuzz_state() - --fuzz-seed's generator state before the first packet. */
 uint32_t edit_fuzz_state(uint32_t seed);
 /*
@@ -340,6 +337,23 @@ void prep_decode(const uint8_t *b, struct prep_rec *r);
  */
 int prep_lookup(const struct edit_prep *prep, uint64_t recno, struct prep_rec *r);
 void prep_fault_reason(const struct edit_prep *prep, uint64_t recno, char *buf, size_t len);
+
+/*
+ * The sidecar's header (PREP_HDR_BYTES), for the writer (prep_write.c):
+ * prep_header() - a new one for a trace of @size bytes and content hash
+ * @hash, edited with @cfg, no --split mode, no records; prep_header_split()
+ * - the --split @mode stored; prep_header_count() - @nrec records.
+ */
+#define PREP_HDR_BYTES 64u
+void prep_header(uint8_t *hdr, uint64_t size, uint64_t hash, const struct edit_cfg *cfg);
+void prep_header_split(uint8_t *hdr, const char *mode);
+void prep_header_count(uint8_t *hdr, uint64_t nrec);
+
+/*
+ * prep_trace_identity() - the size and content hash a sidecar binds its
+ * trace by, read from the regular file @path; 0, or -errno with @err.
+ */
+int prep_trace_identity(const char *path, uint64_t *size, uint64_t *hash, char *err, size_t errlen);
 
 /* edit_chain_last() - what the last edit_chain_apply() did, as a sidecar record. */
 void edit_chain_last(const struct edit_chain *c, struct prep_rec *r);

@@ -6,7 +6,8 @@
  * the replay will use and writes, for every record, its layer offsets and
  * the checksums its edited (padded, rewritten) form carries; `replay --prep`
  * maps the file and the chain copies those values instead of parsing and
- * summing.
+ * summing.  This file is the format and the reading (the chain's
+ * prep_lookup()); prep_write.c writes it.
  *
  * The sidecar is bound to its trace (size and a hash of its whole content)
  * and to the edit options (edit_cfg_hash()); anything else is refused, since
@@ -24,11 +25,9 @@
 
 #include "edit_int.h"
 #include "replay/mapguard.h"
-#include "replay/outfile.h"
 #include "replay/split.h"
 
 #define PREP_MAGIC "RPLYPREP"
-#define PREP_HDR_BYTES 64u
 
 struct edit_prep {
 	const uint8_t *map; /* the whole file */
@@ -37,17 +36,6 @@ struct edit_prep {
 	char *path;         /* for messages */
 	int fd;             /* kept open: how far the file shrank, if it does */
 	struct mapguard bus; /* a read the truncated file no longer holds (replay/mapguard.h) */
-};
-
-struct edit_prep_writer {
-	FILE *f;
-	struct outfile of; /* unnamed until commit (replay/outfile.h) */
-	char *out;
-	uint8_t hdr[PREP_HDR_BYTES];
-	uint64_t nrec;
-	struct edit_chain *chain;
-	int side;          /* the next record's --split side (edit_prep_add_side()) */
-	bool split_err;    /* rewriting the header for edit_prep_set_split() failed */
 };
 
 static void put_le(uint8_t *b, uint64_t v, int n)
@@ -222,8 +210,7 @@ uint64_t edit_prep_content_hash(const void *buf, size_t len)
  * from start to end.  Not the modification time: a trace copied or touched
  * but unchanged keeps its sidecar; one changed in a single byte does not.
  */
-static int trace_identity(const char *path, uint64_t *size, uint64_t *hash, char *err,
-			  size_t errlen)
+int prep_trace_identity(const char *path, uint64_t *size, uint64_t *hash, char *err, size_t errlen)
 {
 	struct content_hash h;
 	struct stat st;
@@ -282,73 +269,6 @@ static int trace_identity(const char *path, uint64_t *size, uint64_t *hash, char
 	return rc;
 }
 
-int edit_prep_create(struct edit_prep_writer **wp, const char *out_path, const char *trace_path,
-		     struct edit_chain *c, const struct edit_cfg *cfg, char *err, size_t errlen)
-{
-	struct edit_prep_writer *w;
-	uint64_t size, hash;
-	int rc;
-
-	*wp = NULL;
-	/* The fuzzer draws its changes at random: no sidecar can hold their checksums or
-	 * layers (the command line refuses it too; this keeps every caller to the rule). */
-	if (cfg->fuzz_seed != EDIT_UNSET) {
-		snprintf(err, errlen, "--fuzz-seed changes bytes and lengths a prep sidecar cannot hold");
-		return -EINVAL;
-	}
-	w = calloc(1, sizeof(*w));
-	*wp = w;
-	if (w)
-		w->of.fd = w->of.dirfd = -1;
-	if (!w || !(w->out = strdup(out_path))) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	rc = trace_identity(trace_path, &size, &hash, err, errlen);
-	if (rc < 0)
-		return rc;
-	w->f = outfile_fopen(&w->of, out_path, err, errlen);
-	if (!w->f)
-		return -EIO;
-	memcpy(w->hdr, PREP_MAGIC, 8);
-	put_le(w->hdr + 8, EDIT_PREP_VERSION, 4);
-	put_le(w->hdr + 12, PREP_REC_BYTES, 4);
-	put_le(w->hdr + 16, size, 8);
-	put_le(w->hdr + 24, hash, 8);
-	/* 32..39: the --split mode's hash, 56: its kind + 1 (edit_prep_set_split()); 0 = none */
-	put_le(w->hdr + 40, edit_cfg_hash(cfg), 8);
-	/* The record count (offset 48) is filled in by commit. */
-	if (fwrite(w->hdr, 1, PREP_HDR_BYTES, w->f) != PREP_HDR_BYTES) {
-		snprintf(err, errlen, "%s: cannot write: %s", out_path, strerror(errno));
-		return -EIO;
-	}
-	w->chain = c;
-	edit_chain_record(c);
-	return 0;
-}
-
-int edit_prep_add(struct edit_prep_writer *w, const struct edit_chain *c, uint64_t recno,
-		  char *err, size_t errlen)
-{
-	uint8_t b[PREP_REC_BYTES];
-	struct prep_rec r;
-
-	if (recno != w->nrec + 1) {
-		snprintf(err, errlen, "record %llu out of order (expected %llu)",
-			 (unsigned long long)recno, (unsigned long long)w->nrec + 1);
-		return -EINVAL;
-	}
-	edit_chain_last(c, &r);
-	r.side = (uint8_t)w->side;
-	prep_encode(b, &r);
-	if (fwrite(b, 1, sizeof(b), w->f) != sizeof(b)) {
-		snprintf(err, errlen, "%s: cannot write: %s", w->out, strerror(errno));
-		return -EIO;
-	}
-	w->nrec++;
-	return 0;
-}
-
 /* The identity of a --split mode string, never 0 (0 means "no split stored"). */
 static uint64_t split_id(const char *mode)
 {
@@ -371,27 +291,28 @@ static int split_kind(const char *mode)
 	return -1;
 }
 
-void edit_prep_set_split(struct edit_prep_writer *w, const char *mode)
+void prep_header(uint8_t *hdr, uint64_t size, uint64_t hash, const struct edit_cfg *cfg)
 {
-	put_le(w->hdr + 32, split_id(mode), 8);
-	w->hdr[56] = (uint8_t)(split_kind(mode) + 1);
-	if (fseek(w->f, 0, SEEK_SET) == 0) {
-		if (fwrite(w->hdr, 1, PREP_HDR_BYTES, w->f) != PREP_HDR_BYTES || fseek(w->f, 0, SEEK_END))
-			w->split_err = true;
-	} else {
-		w->split_err = true;
-	}
+	memset(hdr, 0, PREP_HDR_BYTES);
+	memcpy(hdr, PREP_MAGIC, 8);
+	put_le(hdr + 8, EDIT_PREP_VERSION, 4);
+	put_le(hdr + 12, PREP_REC_BYTES, 4);
+	put_le(hdr + 16, size, 8);
+	put_le(hdr + 24, hash, 8);
+	/* 32..39: the --split mode's hash, 56: its kind + 1 (prep_header_split()); 0 = none */
+	put_le(hdr + 40, edit_cfg_hash(cfg), 8);
+	/* 48..55: the record count (prep_header_count()) */
 }
 
-int edit_prep_add_side(struct edit_prep_writer *w, const struct edit_chain *c, uint64_t recno,
-		       int side, char *err, size_t errlen)
+void prep_header_split(uint8_t *hdr, const char *mode)
 {
-	int rc;
+	put_le(hdr + 32, split_id(mode), 8);
+	hdr[56] = (uint8_t)(split_kind(mode) + 1);
+}
 
-	w->side = side;
-	rc = edit_prep_add(w, c, recno, err, errlen);
-	w->side = 0;
-	return rc;
+void prep_header_count(uint8_t *hdr, uint64_t nrec)
+{
+	put_le(hdr + 48, nrec, 8);
 }
 
 int edit_prep_split(const struct edit_prep *p, const char *mode, const char **held, char *err,
@@ -420,36 +341,6 @@ int edit_prep_side(const struct edit_prep *p, uint64_t recno)
 	    (r.side != SPLIT_INTF1 && r.side != SPLIT_INTF2))
 		return -ERANGE;
 	return r.side;
-}
-
-int edit_prep_commit(struct edit_prep_writer *w, char *err, size_t errlen)
-{
-	uint8_t n[8];
-	int rc = 0;
-
-	put_le(n, w->nrec, 8);
-	if (w->split_err) {
-		errno = EIO;
-		rc = -EIO;
-		snprintf(err, errlen, "%s: cannot write: %s", w->out, strerror(errno));
-	} else if (fseek(w->f, 48, SEEK_SET) < 0 || fwrite(n, 1, 8, w->f) != 8 || fflush(w->f) ||
-	    fsync(fileno(w->f)) < 0) {
-		rc = -errno ? -errno : -EIO;
-		snprintf(err, errlen, "%s: cannot write: %s", w->out, strerror(errno));
-	}
-	if (!rc)
-		rc = outfile_fcommit(&w->of, w->f, err, errlen);
-	edit_prep_abort(w); /* closes; an output not committed is discarded */
-	return rc;
-}
-
-void edit_prep_abort(struct edit_prep_writer *w)
-{
-	if (!w)
-		return;
-	outfile_fclose(&w->of, w->f);
-	free(w->out);
-	free(w);
 }
 
 int edit_prep_open(struct edit_prep **pp, const char *path, const char *trace_path,
@@ -530,7 +421,7 @@ int edit_prep_open(struct edit_prep **pp, const char *path, const char *trace_pa
 		goto fail;
 	}
 	p->nrec = nrec;
-	rc = trace_identity(trace_path, &size, &hash, err, errlen);
+	rc = prep_trace_identity(trace_path, &size, &hash, err, errlen);
 	if (rc < 0)
 		goto fail;
 	if (get_le(p->map + 16, 8) != size || get_le(p->map + 24, 8) != hash) {

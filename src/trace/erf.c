@@ -108,7 +108,7 @@ static size_t varlen_most(const uint8_t *r, size_t hdr)
 
 	if (!(r[9] & ERF_FLAG_VARLEN) || !(is_eth(type) || type == ERF_TYPE_IPV4 || type == ERF_TYPE_IPV6))
 		return 0;
-	most = hdr + (is_eth(type) ? ERF_ETH_PAD_BYTES : 0) + be16(r + 14);
+	most = hdr + (is_eth(type) ? ERF_ETH_PAD_BYTES : 0) + get_be16(r + 14);
 	return (most + 7) / 8 * 8;
 }
 
