@@ -2,11 +2,10 @@
 /*
  * Format-independent half of the readers: choosing the format by magic
  * number (as libpcap's check_headers[] does), the interface list, link-type
- * conversion on the way out, and error text.  Where the bytes come from is
- * source.c's business.
+ * conversion on the way out (linktype.c).  Where the bytes come from is
+ * source.c's business, the error and warning texts diag.c's.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,81 +27,6 @@ static const struct trace_ops *const formats[] = {
 
 /* How much of the input the probes see: enough for a few ERF records. */
 #define PROBE_BYTES (64u << 10)
-
-static void vformat(char *buf, size_t len, const char *prefix, const char *fmt, va_list ap)
-	PRINTF_LIKE(4, 0);
-static void vformat(char *buf, size_t len, const char *prefix, const char *fmt, va_list ap)
-{
-	int n = snprintf(buf, len, "%s", prefix);
-
-	if (n < 0 || (size_t)n >= len)
-		return;
-	vsnprintf(buf + n, len - (size_t)n, fmt, ap);
-}
-
-int trace_err(struct trace *t, int err, const char *fmt, ...)
-{
-	char prefix[256];
-	va_list ap;
-
-	snprintf(prefix, sizeof(prefix), "%s: ", t->name);
-	va_start(ap, fmt);
-	vformat(t->err, sizeof(t->err), prefix, fmt, ap);
-	va_end(ap);
-	return err;
-}
-
-int trace_off_err(struct trace *t, int err, uint64_t off, const char *fmt, ...)
-{
-	char prefix[256];
-	va_list ap;
-
-	snprintf(prefix, sizeof(prefix), "%s: offset 0x%llx: ", t->name, (unsigned long long)off);
-	va_start(ap, fmt);
-	vformat(t->err, sizeof(t->err), prefix, fmt, ap);
-	va_end(ap);
-	return err;
-}
-
-int trace_rec_err(struct trace *t, int err, uint64_t recno, uint64_t off, const char *fmt, ...)
-{
-	char prefix[256];
-	va_list ap;
-
-	snprintf(prefix, sizeof(prefix), "%s: record %llu at offset 0x%llx: ", t->name,
-		 (unsigned long long)recno, (unsigned long long)off);
-	va_start(ap, fmt);
-	vformat(t->err, sizeof(t->err), prefix, fmt, ap);
-	va_end(ap);
-	return err;
-}
-
-void trace_rec_warn(struct trace *t, uint64_t recno, uint64_t off, const char *fmt, ...)
-{
-	char prefix[256];
-	va_list ap;
-
-	if (t->nwarn++)
-		return;
-	snprintf(prefix, sizeof(prefix), "%s: record %llu at offset 0x%llx: ", t->name,
-		 (unsigned long long)recno, (unsigned long long)off);
-	va_start(ap, fmt);
-	vformat(t->warn, sizeof(t->warn), prefix, fmt, ap);
-	va_end(ap);
-}
-
-void trace_off_warn(struct trace *t, uint64_t off, const char *fmt, ...)
-{
-	char prefix[256];
-	va_list ap;
-
-	if (t->nwarn++)
-		return;
-	snprintf(prefix, sizeof(prefix), "%s: offset 0x%llx: ", t->name, (unsigned long long)off);
-	va_start(ap, fmt);
-	vformat(t->warn, sizeof(t->warn), prefix, fmt, ap);
-	va_end(ap);
-}
 
 int trace_add_iface(struct trace *t, const struct trace_iface *ifc, uint64_t off)
 {
