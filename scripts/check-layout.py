@@ -3,14 +3,17 @@
 """The floor plan's rules, checked from a build's objects.
 
 Usage: scripts/check-layout.py SOURCE_DIR BUILD_DIR [--size-warn]
+       scripts/check-layout.py --self-test    (each rule on a made-up tree must fail)
 
-The graph: one node per component -- a .c file together with the header of
-the same name (src/F/x.h or include/replay/x.h), or a header without one --
-and an edge A -> B when a file of A includes a header of B, or when A's
-object calls a function B's object defines (nm: an undefined symbol of one
-object that another defines as code).  References to data -- the ops tables
-a registry lists, a table of names -- are not edges: a registry does not
-depend on how the edits or methods it lists work.
+The graph: one node per unit of code -- a .c file together with the header
+of its name, its face (src/F/x.h beside x.c, or include/replay/x.h for the one
+src/*/x.c) -- and an edge A -> B when A's .c file includes B's face, or when
+A's object calls a function B's object defines (nm: an undefined symbol of
+one object that another defines as code).  A header's own includes are
+declarations, not code: they are checked for cycles among the headers alone.
+References to data -- the ops tables a registry lists, a table of names --
+are not edges either: a registry does not depend on how the edits or
+methods it lists work.
 
 Fails on
   (a) a .c or .h file directly under src/ (every file is in its module's folder);
@@ -83,24 +86,22 @@ def resolve(src, frm, name):
     return None
 
 
-def components(files):
-    """{file: component name}: x.c with its x.h (same folder, or include/replay/)."""
+def faces(files):
+    """{header: the unit (x.c's path without .c) whose face it is} for the headers that are one."""
     by_stem = collections.defaultdict(list)
     for f in files:
         if f.endswith('.c'):
             by_stem[os.path.splitext(os.path.basename(f))[0]].append(f)
-    comp = {}
+    face = {}
     for f in files:
         stem, ext = os.path.splitext(f)
-        if ext == '.c':
-            comp[f] = stem
-        elif os.path.isfile(stem + '.c'):
-            comp[f] = stem
+        if ext != '.h':
+            continue
+        if os.path.isfile(stem + '.c'):
+            face[f] = stem
         elif f.startswith('include/replay/') and len(by_stem.get(os.path.basename(stem), [])) == 1:
-            comp[f] = os.path.splitext(by_stem[os.path.basename(stem)][0])[0]
-        else:
-            comp[f] = stem
-    return comp
+            face[f] = os.path.splitext(by_stem[os.path.basename(stem)][0])[0]
+    return face
 
 
 def cycles(graph):
@@ -192,18 +193,28 @@ def main(argv):
         print(f'{"WARN" if size_warn else "FAIL"}: {f} has {lines[f]} lines (over {MAX_LINES})')
     failed |= bool(big) and not size_warn
 
-    comp = components(files)
-    graph = collections.defaultdict(set)
+    face = faces(files)
+    graph = collections.defaultdict(set)  # units of code
+    hgraph = collections.defaultdict(set)  # headers
     why = {}
     for f in files:
-        graph[comp[f]]
         with open(f, errors='replace') as fh:
             text = fh.read()
+        unit = os.path.splitext(f)[0]
+        if f.endswith('.c'):
+            graph[unit]
+        else:
+            hgraph[f]
         for m in INCLUDE_RE.finditer(text):
             h = resolve('.', f, m.group(1))
-            if h and comp[h] != comp[f]:
-                graph[comp[f]].add(comp[h])
-                why.setdefault((comp[f], comp[h]), f'{os.path.basename(f)} includes {h}')
+            if not h or not h.endswith('.h'):
+                continue
+            if f.endswith('.h'):
+                hgraph[f].add(h)
+                why.setdefault((f, h), f'{os.path.basename(f)} includes {h}')
+            elif h in face and face[h] != unit:
+                graph[unit].add(face[h])
+                why.setdefault((unit, face[h]), f'{os.path.basename(f)} includes {h}')
     objs = objects('.', build)
     syms = symbols(nm, sorted(objs.values()))
     code = {f: syms[o][0] for f, o in objs.items()}
@@ -216,34 +227,107 @@ def main(argv):
     for f in sorted(undef):
         for s in sorted(undef[f]):
             d = definer.get(s)
-            if d and d in comp and f in comp and comp[d] != comp[f]:
-                graph[comp[f]].add(comp[d])
-                why.setdefault((comp[f], comp[d]), f'{os.path.basename(f)} calls {s}()')
+            if d and d != f:
+                a, b = os.path.splitext(f)[0], os.path.splitext(d)[0]
+                graph[a].add(b)
+                why.setdefault((a, b), f'{os.path.basename(f)} calls {s}()')
                 calls += 1
 
     def folder(c):
         return os.path.dirname(c)
 
     inside, across = [], []
-    for scc in cycles(graph):
-        (across if len({folder(c) for c in scc}) > 1 else inside).append(scc)
-    for scc in across:
+    for g in (graph, hgraph):
+        for scc in cycles(g):
+            (across if len({folder(c) for c in scc}) > 1 else inside).append((g, scc))
+    for g, scc in across:
         print('FAIL: cycle across folders:', ' '.join(scc))
-        print(explain(graph, why, scc))
-    for scc in inside:
+        print(explain(g, why, scc))
+    for g, scc in inside:
         print(f'cycle in {folder(scc[0])}/:', ' '.join(os.path.basename(c) for c in scc))
-        print(explain(graph, why, scc))
+        print(explain(g, why, scc))
     failed |= bool(across)
 
     src_files = [f for f in files if f.startswith('src/')]
     largest = max(src_files, key=lambda f: lines[f])
     print(f'layout: {len(src_files)} files under src/ ({sum(lines[f] for f in src_files)} lines), '
           f'{len(files) - len(src_files)} public headers; largest {largest} ({lines[largest]} lines); '
-          f'{len(big)} over {MAX_LINES} lines; {len(graph)} components, {len(objs)} objects, '
+          f'{len(big)} over {MAX_LINES} lines; {len(graph)} units of code, {len(objs)} objects, '
           f'{calls} cross-file call references; cycles: {len(inside)} inside a folder, '
           f'{len(across)} across folders')
     return 1 if failed else 0
 
 
+def self_test():
+    """A tree that breaks each rule: the check must fail on each, and pass once they are gone."""
+    import contextlib
+    import io
+    import tempfile
+
+    cc = shutil.which('cc') or shutil.which('gcc') or shutil.which('clang')
+    if not cc or not shutil.which('nm'):
+        print('SKIP: no C compiler or nm')
+        return 77
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as t:
+        files = {
+            'src/x/one.c': '#include "replay/one.h"\nint two(void);\nint one(void) { return two(); }\n',
+            'src/y/two.c': '#include "replay/one.h"\nint two(void);\nint two(void) { return 1; }\n',
+            'src/y/three.c': 'int four(void);\nint three(void);\nint three(void) { return four(); }\n',
+            'src/y/four.c': 'int three(void);\nint four(void);\nint four(void) { return three(); }\n',
+            'src/loose.c': 'int loose(void);\nint loose(void) { return 0; }\n',
+            'include/replay/one.h': 'int one(void);\n',
+        }
+        files['src/y/big.c'] = '\n' * (MAX_LINES + 1)
+
+        def run(*extra):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                rc = main(['check-layout', t, os.path.join(t, 'build')] + list(extra))
+            os.chdir(here)
+            return rc, out.getvalue()
+
+        def build():
+            commands = []
+            for f, text in files.items():
+                os.makedirs(os.path.join(t, os.path.dirname(f)), exist_ok=True)
+                with open(os.path.join(t, f), 'w') as fh:
+                    fh.write(text)
+            os.makedirs(os.path.join(t, 'build'), exist_ok=True)
+            for f in files:
+                if f.endswith('.c'):
+                    o = f.replace('/', '_') + '.o'
+                    subprocess.run([cc, '-c', '-I', os.path.join(t, 'include'), os.path.join(t, f), '-o',
+                                    os.path.join(t, 'build', o)], check=True)
+                    commands.append({'directory': os.path.join(t, 'build'), 'file': '../' + f, 'output': o})
+            with open(os.path.join(t, 'build', 'compile_commands.json'), 'w') as fh:
+                json.dump(commands, fh)
+
+        build()
+        rc, out = run()
+        want = ['FAIL: src/loose.c is directly under src/', 'FAIL: src/y/big.c has',
+                'FAIL: cycle across folders: src/x/one src/y/two', 'cycle in src/y/: four three']
+        for w in want:
+            if w not in out:
+                print(f'self-test: no "{w}" in:\n{out}')
+                return 1
+        if rc != 1 or run('--size-warn')[0] != 1:
+            print(f'self-test: exit {rc} where 1 was due')
+            return 1
+        for f in ('src/loose.c', 'src/y/big.c'):
+            os.remove(os.path.join(t, f))
+            del files[f]
+        files['src/y/two.c'] = 'int two(void);\nint two(void) { return 1; }\n'
+        for f in os.listdir(os.path.join(t, 'build')):
+            os.remove(os.path.join(t, 'build', f))
+        build()
+        rc, out = run()
+        if rc != 0 or 'cycle in src/y/: four three' not in out:
+            print(f'self-test: exit {rc} once the rules hold:\n{out}')
+            return 1
+    print('self-test: each rule fails when broken, the tree passes when mended')
+    return 0
+
+
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(self_test() if sys.argv[1:] == ['--self-test'] else main(sys.argv))
