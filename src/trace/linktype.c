@@ -120,91 +120,98 @@ static bool unconvertible(struct trace *t, const struct pkt *p, const char *fmt,
 	return false;
 }
 
-bool trace_to_ethernet(struct trace *t, struct pkt *p)
-{
-	const uint8_t *d = p->data, *src = NULL;
-	uint32_t hdr = 0, len;
-	uint16_t type = 0;
-	bool bcast = false;
-	uint8_t *f;
+/* What a link-layer header says: its length, the EtherType behind it, a source MAC, broadcast. */
+struct link_head {
+	uint32_t hdr;       /* bytes of link-layer header before the packet */
+	uint16_t type;      /* EtherType of the packet (or an 802.3 length) */
+	const uint8_t *src; /* the recorded 6-byte source address, or NULL */
+	bool bcast;         /* the capture saw it as a broadcast */
+};
 
+/* A Linux cooked capture header (SLL, SLL2) into *@h; false (with the reason) if it has no Ethernet form. */
+static bool sll_head(struct trace *t, const struct pkt *p, struct link_head *h)
+{
+	const uint8_t *d = p->data;
+
+	h->hdr = p->linktype == LINKTYPE_LINUX_SLL ? SLL_HDR_BYTES : SLL2_HDR_BYTES;
+	if (p->caplen < h->hdr)
+		return unconvertible(t, p, "only %u bytes, shorter than its link-layer header", p->caplen);
+	if (p->linktype == LINKTYPE_LINUX_SLL) {
+		h->bcast = get_be16(d) == PACKET_BROADCAST;
+		if (get_be16(d + 2) == ARPHRD_ETHER && get_be16(d + 4) == 6)
+			h->src = d + 6;
+		h->type = get_be16(d + 14);
+	} else {
+		h->bcast = d[10] == PACKET_BROADCAST;
+		if (get_be16(d + 8) == ARPHRD_ETHER && d[11] == 6)
+			h->src = d + 12;
+		h->type = get_be16(d);
+	}
+	if (h->type < ETHERTYPE_MIN) {
+		uint32_t wire = p->wirelen > h->hdr ? p->wirelen - h->hdr : 0;
+
+		if (h->type != SLL_P_802_2 && h->type != SLL_P_802_3)
+			return unconvertible(t, p, "protocol 0x%04x is not an EtherType", h->type);
+		if (wire > ETH_DATA_MAX)
+			return unconvertible(t, p, "an 802.3 frame of %u bytes is too long", wire);
+		h->type = (uint16_t)wire;
+	}
+	return true;
+}
+
+/* The link-layer header of @p into *@h; false (with the reason) if the packet has no Ethernet form. */
+static bool link_head(struct trace *t, const struct pkt *p, struct link_head *h)
+{
+	const uint8_t *d = p->data;
+	const char *n;
+	uint32_t af;
+
+	*h = (struct link_head){ 0 };
 	switch (p->linktype) {
 	case LINKTYPE_LINUX_SLL:
 	case LINKTYPE_LINUX_SLL2:
-		hdr = p->linktype == LINKTYPE_LINUX_SLL ? SLL_HDR_BYTES : SLL2_HDR_BYTES;
-		if (p->caplen < hdr)
-			return unconvertible(t, p, "only %u bytes, shorter than its link-layer header",
-					     p->caplen);
-		if (p->linktype == LINKTYPE_LINUX_SLL) {
-			bcast = get_be16(d) == PACKET_BROADCAST;
-			if (get_be16(d + 2) == ARPHRD_ETHER && get_be16(d + 4) == 6)
-				src = d + 6;
-			type = get_be16(d + 14);
-		} else {
-			bcast = d[10] == PACKET_BROADCAST;
-			if (get_be16(d + 8) == ARPHRD_ETHER && d[11] == 6)
-				src = d + 12;
-			type = get_be16(d);
-		}
-		if (type < ETHERTYPE_MIN) {
-			uint32_t wire = p->wirelen > hdr ? p->wirelen - hdr : 0;
-
-			if (type != SLL_P_802_2 && type != SLL_P_802_3)
-				return unconvertible(t, p, "protocol 0x%04x is not an EtherType", type);
-			if (wire > ETH_DATA_MAX)
-				return unconvertible(t, p, "an 802.3 frame of %u bytes is too long", wire);
-			type = (uint16_t)wire;
-		}
-		break;
+		return sll_head(t, p, h);
 	case LINKTYPE_NULL:
-	case LINKTYPE_LOOP: {
-		uint32_t af;
-
-		hdr = NULL_HDR_BYTES;
-		if (p->caplen < hdr)
+	case LINKTYPE_LOOP:
+		h->hdr = NULL_HDR_BYTES;
+		if (p->caplen < h->hdr)
 			return unconvertible(t, p, "only %u bytes, shorter than its link-layer header",
 					     p->caplen);
 		/* NULL is in the capturing host's byte order, LOOP in network order; accept either. */
 		af = get_be32(d);
-		type = af_type(af);
-		if (!type)
-			type = af_type(__builtin_bswap32(af));
-		if (!type)
+		h->type = af_type(af);
+		if (!h->type)
+			h->type = af_type(__builtin_bswap32(af));
+		if (!h->type)
 			return unconvertible(t, p, "address family 0x%08x is not IP", af);
-		break;
-	}
+		return true;
 	case LINKTYPE_RAW:
-		type = ip_version_type(d, p->caplen);
-		if (!type)
+		h->type = ip_version_type(d, p->caplen);
+		if (!h->type)
 			return unconvertible(t, p, "IP version %u is neither 4 nor 6",
 					     p->caplen ? d[0] >> 4 : 0);
-		break;
+		return true;
 	case LINKTYPE_IPV4:
-		type = ETHERTYPE_IPV4;
-		break;
+		h->type = ETHERTYPE_IPV4;
+		return true;
 	case LINKTYPE_IPV6:
-		type = ETHERTYPE_IPV6;
-		break;
-	default: {
-		const char *n = linktype_name(p->linktype);
-
+		h->type = ETHERTYPE_IPV6;
+		return true;
+	default:
+		n = linktype_name(p->linktype);
 		trace_rec_err(t, 0, p->recno, p->off,
 			      "link type %u (%s) cannot be replayed: only Ethernet and link types "
 			      "convertible to it (LINUX_SLL, LINUX_SLL2, RAW, IPV4, IPV6, NULL, LOOP)",
 			      p->linktype, n ? n : "unknown");
 		return false;
 	}
-	}
+}
 
-	len = p->caplen - hdr;
-	/* The pipeline's one limit: an IP packet of 262144 bytes has no Ethernet form within it. */
-	if (unlikely(len > PKT_FRAME_MAX_BYTES - ETH_HDR_BYTES))
-		return unconvertible(t, p, "its Ethernet frame would be %u bytes, longer than the frame limit (%u)",
-				     ETH_HDR_BYTES + len, PKT_FRAME_MAX_BYTES);
-	/* Nor may a 32-bit wire length wrap. */
-	if (unlikely(p->wirelen > hdr && p->wirelen - hdr > UINT32_MAX - ETH_HDR_BYTES))
-		return unconvertible(t, p, "its wire length %u would overflow as an Ethernet frame",
-				     p->wirelen);
+/* Room for a frame of @bytes in the trace's ring (mapped on first use); NULL, with the reason, if none. */
+static uint8_t *ring_frame(struct trace *t, const struct pkt *p, uint32_t bytes)
+{
+	uint8_t *f;
+
 	if (!t->ring) {
 		/* Mapped, not malloc()ed: a short trace only costs the pages it fills. */
 		void *r = mmap(NULL, TRACE_RING_BYTES, PROT_READ | PROT_WRITE,
@@ -212,29 +219,51 @@ bool trace_to_ethernet(struct trace *t, struct pkt *p)
 
 		if (r == MAP_FAILED) {
 			trace_rec_err(t, 0, p->recno, p->off, "out of memory for converted frames");
-			return false;
+			return NULL;
 		}
 		t->ring = r;
 	}
-	if (t->ring_pos + ETH_HDR_BYTES + len > TRACE_RING_BYTES)
+	if (t->ring_pos + bytes > TRACE_RING_BYTES)
 		t->ring_pos = 0;
 	f = t->ring + t->ring_pos;
-	t->ring_pos += (ETH_HDR_BYTES + len + 7) & ~(size_t)7;
+	t->ring_pos += (bytes + 7) & ~(size_t)7;
+	return f;
+}
 
-	if (!ip_group_mac(type, d + hdr, len, f)) {
-		if (bcast)
+bool trace_to_ethernet(struct trace *t, struct pkt *p)
+{
+	struct link_head h;
+	uint32_t len;
+	uint8_t *f;
+
+	if (!link_head(t, p, &h))
+		return false;
+	len = p->caplen - h.hdr;
+	/* The pipeline's one limit: an IP packet of 262144 bytes has no Ethernet form within it. */
+	if (unlikely(len > PKT_FRAME_MAX_BYTES - ETH_HDR_BYTES))
+		return unconvertible(t, p, "its Ethernet frame would be %u bytes, longer than the frame limit (%u)",
+				     ETH_HDR_BYTES + len, PKT_FRAME_MAX_BYTES);
+	/* Nor may a 32-bit wire length wrap. */
+	if (unlikely(p->wirelen > h.hdr && p->wirelen - h.hdr > UINT32_MAX - ETH_HDR_BYTES))
+		return unconvertible(t, p, "its wire length %u would overflow as an Ethernet frame",
+				     p->wirelen);
+	f = ring_frame(t, p, ETH_HDR_BYTES + len);
+	if (!f)
+		return false;
+	if (!ip_group_mac(h.type, p->data + h.hdr, len, f)) {
+		if (h.bcast)
 			memset(f, 0xff, 6);
 		else
 			memcpy(f, t->dmac, 6);
 	}
-	memcpy(f + 6, src ? src : t->smac, 6);
-	f[12] = (uint8_t)(type >> 8);
-	f[13] = (uint8_t)type;
-	memcpy(f + ETH_HDR_BYTES, d + hdr, len);
+	memcpy(f + 6, h.src ? h.src : t->smac, 6);
+	f[12] = (uint8_t)(h.type >> 8);
+	f[13] = (uint8_t)h.type;
+	memcpy(f + ETH_HDR_BYTES, p->data + h.hdr, len);
 
 	p->data = f;
 	p->caplen = ETH_HDR_BYTES + len;
-	p->wirelen = p->wirelen > hdr ? p->wirelen - hdr + ETH_HDR_BYTES : p->caplen;
+	p->wirelen = p->wirelen > h.hdr ? p->wirelen - h.hdr + ETH_HDR_BYTES : p->caplen;
 	p->linktype = LINKTYPE_ETHERNET;
 	p->flags = p->caplen < p->wirelen ? (p->flags | PKT_F_TRUNCATED)
 					  : (p->flags & ~PKT_F_TRUNCATED);
