@@ -126,7 +126,68 @@ static inline void pkt_layers_ip4(const uint8_t *d, uint32_t caplen, struct pkt_
 	l->l4hdr = pkt_l4_header(d, caplen, l->l4off, l->l4proto);
 }
 
-/* pkt_layers_walk() - pkt_layers() for any frame: tags, labels, IPv6; out of line. */
+/*
+ * pkt_layers_ip6() - IPv6 at l->l3off (<= @caplen) with no extension header,
+ * inline; false if it has some (pkt_layers_walk() walks them).
+ */
+static inline bool pkt_layers_ip6(const uint8_t *d, uint32_t caplen, struct pkt_layers *l)
+{
+	const uint8_t *ip = d + l->l3off;
+	uint8_t nh;
+
+	if (caplen - l->l3off < 40 || ip[0] >> 4 != 6)
+		return true;
+	nh = ip[6];
+	if (nh == 0 || nh == 43 || nh == 44 || nh == 60 || nh == 51)
+		return false;
+	l->ipver = 6;
+	l->l3len = 40u + get_be16(ip + 4);
+	l->l4proto = nh;
+	l->l4off = l->l3off + 40;
+	l->l4hdr = pkt_l4_header(d, caplen, l->l4off, nh);
+	return true;
+}
+
+/*
+ * pkt_layers_fast() - the inline part of pkt_layers(): Ethernet, a few VLAN
+ * tags, then IPv4, IPv6 without extension headers, or any EtherType but
+ * MPLS.  False for the rest (labels, extension headers, a cut tag, a deep
+ * stack), with *@l half written: pkt_layers_walk() walks those.
+ */
+#define PKT_FAST_TAGS 8u
+static inline bool pkt_layers_fast(const uint8_t *d, uint32_t caplen, struct pkt_layers *l)
+{
+	uint32_t off = 12; /* the EtherType field */
+	uint16_t type;
+
+	if (unlikely(caplen < ETH_HDR_BYTES))
+		return false;
+	type = get_be16(d + 12);
+	*l = (struct pkt_layers){ .l3off = ETH_HDR_BYTES, .ethertype = type };
+	if (likely(type == 0x0800)) {
+		pkt_layers_ip4(d, caplen, l);
+		return true;
+	}
+	while (pkt_is_vlan(type)) {
+		if (caplen - off < 6 || l->ntags == PKT_FAST_TAGS)
+			return false;
+		if (!l->tag1off)
+			l->tag1off = off + 2;
+		l->ntags++;
+		l->outer++;
+		off += 4;
+		type = get_be16(d + off);
+	}
+	l->l3off = off + 2;
+	l->ethertype = type;
+	if (type == 0x0800)
+		pkt_layers_ip4(d, caplen, l);
+	else if (type == 0x86dd)
+		return pkt_layers_ip6(d, caplen, l);
+	return type != 0x8847 && type != 0x8848;
+}
+
+/* pkt_layers_walk() - pkt_layers() for any frame, out of line: what pkt_layers_fast() leaves. */
 void pkt_layers_walk(const uint8_t *d, uint32_t caplen, struct pkt_layers *l);
 
 /*
@@ -138,18 +199,16 @@ void pkt_layers_walk(const uint8_t *d, uint32_t caplen, struct pkt_layers *l);
  * IPv4 with its options; IPv6 with up to PKT_IP6_EXT_MAX extension headers
  * (hop-by-hop, routing, fragment, destination options, AH), stopping at a
  * non-first fragment.  Layer 4: TCP, UDP, ICMP, ICMPv6 (l4hdr); any other
- * protocol's first bytes are at l4off.  Inline for untagged IPv4.
+ * protocol's first bytes are at l4off.  Inline for the common frames, so a
+ * caller's unused fields cost nothing.
  */
 static inline void pkt_layers(const uint8_t *d, uint32_t caplen, struct pkt_layers *l)
 {
 	struct pkt_layers w;
 
-	if (likely(caplen >= ETH_HDR_BYTES && get_be16(d + 12) == 0x0800)) {
-		*l = (struct pkt_layers){ .l3off = ETH_HDR_BYTES, .ethertype = 0x0800 };
-		pkt_layers_ip4(d, caplen, l);
+	if (likely(pkt_layers_fast(d, caplen, l)))
 		return;
-	}
-	/* Through a copy: @l's address does not escape, so an inlined caller's unused fields cost nothing. */
+	/* Through a copy: @l's address does not escape, which would make every field a store. */
 	pkt_layers_walk(d, caplen, &w);
 	*l = w;
 }
