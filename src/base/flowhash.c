@@ -171,7 +171,7 @@ static __attribute__((noinline)) uint32_t hash_other(const uint8_t *f, uint32_t 
 		memcpy(k.b, f, k.alen);
 		return key_hash(&k);
 	}
-	pkt_layers_walk(f, len, &l);
+	pkt_layers(f, len, &l);
 	/* Up to two tags are looked through: the EtherType after them (or the third's TPID). */
 	type = get_be16(f + 12 + 4 * MIN(l.outer, 2u));
 	if (type == 0x0800 && l.ipver == 4)

@@ -49,17 +49,16 @@ static void first_stack(const uint8_t *d, const struct pkt_layers *u, struct lay
 }
 
 /*
- * The edits' layers, from pkt_layers(): the same walk, and where the edit
- * chain stops short of it -- no more than EDIT_VLAN_MAX tags, no stack with
- * label 13 at any depth, 16-bit offsets -- the frame is left as one whose
- * layer 3 is not known.
+ * layers_parse() for the frames whose walk the edits stop short of, or whose
+ * layer 2 pkt_layers() did not follow: out of line, so that the common
+ * frame's layers stay in registers.  Their layer 3 is not known.
  */
-void layers_parse(const uint8_t *d, uint32_t caplen, struct layers *l)
+static __attribute__((noinline)) void layers_odd(const uint8_t *d, uint32_t caplen, struct layers *l)
 {
 	struct pkt_layers u;
 
 	memset(l, 0, sizeof(*l));
-	pkt_layers(d, caplen, &u);
+	pkt_layers_walk(d, caplen, &u);
 	if (u.l2 == PKT_L2_SHORT)
 		return;
 	/* Past EDIT_VLAN_MAX tags the next tag's TPID is taken for the EtherType. */
@@ -87,18 +86,32 @@ void layers_parse(const uint8_t *d, uint32_t caplen, struct layers *l)
 	l->nvlan = (uint8_t)u.ntags;
 	if (u.l2 == PKT_L2_CUT && pkt_is_vlan(u.ethertype))
 		return;
-	if (u.l3off > L3_OFF_MAX) {
-		l->l3off = (uint16_t)MIN(u.l3off, 0xffffu);
-		l->ethertype = u.ethertype;
+	l->l3off = (uint16_t)MIN(u.l3off, 0xffffu);
+	/* An MPLS stack not followed, or headers past 16 bits: as an EtherType tcpedit does not know. */
+	l->ethertype = u.ethertype;
+}
+
+/*
+ * The edits' layers, from pkt_layers(): the same walk, and where the edit
+ * chain stops short of it -- no more than EDIT_VLAN_MAX tags, no stack with
+ * label 13 at any depth, 16-bit offsets -- the frame is left as one whose
+ * layer 3 is not known (layers_odd()).
+ */
+void layers_parse(const uint8_t *d, uint32_t caplen, struct layers *l)
+{
+	struct pkt_layers u;
+
+	pkt_layers(d, caplen, &u);
+	if (unlikely(u.l2 != PKT_L2_DONE || u.ntags > EDIT_VLAN_MAX || (u.flags & PKT_L_GAL) ||
+		     u.l3off > L3_OFF_MAX)) {
+		layers_odd(d, caplen, l);
 		return;
 	}
-	l->l3off = (uint16_t)u.l3off;
-	if (u.l2 != PKT_L2_DONE) {
-		/* An MPLS stack not followed: as any other EtherType tcpedit does not know. */
-		l->ethertype = u.ethertype;
-		return;
-	}
-	l->ethertype = u.ethertype >= 0x0600 ? u.ethertype : 0;
+	*l = (struct layers){
+		.l3off = (uint16_t)u.l3off,
+		.ethertype = u.ethertype >= 0x0600 ? u.ethertype : 0,
+		.nvlan = (uint8_t)u.ntags,
+	};
 	if (u.ipver == 4 && u.l4off) {
 		l->l4off = (uint16_t)u.l4off; /* with L_NONFIRST: where the IP headers end */
 	} else if (u.ipver == 6) {
