@@ -37,12 +37,11 @@ enum pkt_l2 {
 		       * control word, RFC 4448 4.6) */
 };
 
-/* struct pkt_layers, flags */
+/* struct pkt_layers, flags: what the IP headers say */
 enum {
-	PKT_L_GAL = 1u << 0,      /* an MPLS label 13 above the bottom of its stack, walked past */
-	PKT_L_FRAG = 1u << 1,     /* a fragment: IPv4 MF or an offset, or an IPv6 fragment header */
-	PKT_L_NONFIRST = 1u << 2, /* a fragment other than the first: no L4 header in it */
-	PKT_L_AH = 1u << 3,       /* an IPv6 authentication header (RFC 4302) was walked */
+	PKT_L_FRAG = 1u << 0,     /* a fragment: IPv4 MF or an offset, or an IPv6 fragment header */
+	PKT_L_NONFIRST = 1u << 1, /* a fragment other than the first: no L4 header in it */
+	PKT_L_AH = 1u << 2,       /* an IPv6 authentication header (RFC 4302) was walked */
 };
 
 /* Where a frame's headers are; offsets in bytes from the frame's first byte, 0 = none. */
@@ -63,6 +62,7 @@ struct pkt_layers {
 	uint16_t ntags;     /* VLAN tags (802.1Q 0x8100, 802.1ad 0x88a8, QinQ 0x9100) walked */
 	uint16_t outer;     /* of them, those right behind the outer Ethernet header */
 	uint8_t l2;         /* enum pkt_l2 */
+	uint8_t gal;        /* an MPLS label 13 above the bottom of its stack was walked past */
 	uint8_t flags;      /* PKT_L_* */
 	uint8_t ipver;      /* 4 or 6: the fixed IP header (20/40 bytes) is captured at l3off and
 			     * its version is the EtherType's; else 0 and nothing below is set */
@@ -70,6 +70,15 @@ struct pkt_layers {
 			     * fragment's, or the extension header the walk stopped at */
 	uint8_t next;       /* IPv6 extension headers walked */
 };
+
+/*
+ * pkt_is_ip6_ext() - is @nh an IPv6 extension header pkt_layers() walks
+ * (hop-by-hop 0, routing 43, fragment 44, AH 51, destination options 60)?
+ */
+static inline bool pkt_is_ip6_ext(uint8_t nh)
+{
+	return nh < 64 && ((1ull << 0 | 1ull << 43 | 1ull << 44 | 1ull << 51 | 1ull << 60) >> nh & 1);
+}
 
 /* pkt_is_vlan() - is @type a VLAN tag's TPID (802.1Q, 802.1ad, the old QinQ 0x9100)? */
 static inline bool pkt_is_vlan(uint16_t type)
@@ -126,33 +135,52 @@ static inline void pkt_layers_ip4(const uint8_t *d, uint32_t caplen, struct pkt_
 	l->l4hdr = pkt_l4_header(d, caplen, l->l4off, l->l4proto);
 }
 
+/* What follows an IPv6 header with extension headers: struct pkt_layers' fields of the same names. */
+struct pkt_ip6_tail {
+	uint32_t l4off;
+	uint16_t l4hdr;
+	uint8_t l4proto, next, flags;
+};
+
 /*
- * pkt_layers_ip6() - IPv6 at l->l3off (<= @caplen) with no extension header,
- * inline; false if it has some (pkt_layers_walk() walks them).
+ * pkt_layers_ip6_tail() - walk the extension headers behind the IPv6 header
+ * at @l3off (its 40 bytes captured), out of line.  Pure: a caller that reads
+ * none of the fields it gives does not call it.
  */
-static inline bool pkt_layers_ip6(const uint8_t *d, uint32_t caplen, struct pkt_layers *l)
+struct pkt_ip6_tail pkt_layers_ip6_tail(const uint8_t *d, uint32_t caplen, uint32_t l3off)
+	__attribute__((pure));
+
+/* pkt_layers_ip6() - the IPv6 part of the walk, for l->l3off (<= @caplen). */
+static inline void pkt_layers_ip6(const uint8_t *d, uint32_t caplen, struct pkt_layers *l)
 {
 	const uint8_t *ip = d + l->l3off;
+	struct pkt_ip6_tail t;
 	uint8_t nh;
 
 	if (caplen - l->l3off < 40 || ip[0] >> 4 != 6)
-		return true;
+		return;
 	nh = ip[6];
-	if (nh == 0 || nh == 43 || nh == 44 || nh == 60 || nh == 51)
-		return false;
 	l->ipver = 6;
 	l->l3len = 40u + get_be16(ip + 4);
+	if (unlikely(pkt_is_ip6_ext(nh))) {
+		t = pkt_layers_ip6_tail(d, caplen, l->l3off);
+		l->l4off = t.l4off;
+		l->l4hdr = t.l4hdr;
+		l->l4proto = t.l4proto;
+		l->next = t.next;
+		l->flags |= t.flags;
+		return;
+	}
 	l->l4proto = nh;
 	l->l4off = l->l3off + 40;
 	l->l4hdr = pkt_l4_header(d, caplen, l->l4off, nh);
-	return true;
 }
 
 /*
  * pkt_layers_fast() - the inline part of pkt_layers(): Ethernet, a few VLAN
- * tags, then IPv4, IPv6 without extension headers, or any EtherType but
- * MPLS.  False for the rest (labels, extension headers, a cut tag, a deep
- * stack), with *@l half written: pkt_layers_walk() walks those.
+ * tags, then IPv4, IPv6 (its extension headers out of line), or any
+ * EtherType but MPLS.  False for the rest (labels, a cut tag, a deep stack),
+ * with *@l half written: pkt_layers_walk() walks those.
  */
 #define PKT_FAST_TAGS 8u
 static inline bool pkt_layers_fast(const uint8_t *d, uint32_t caplen, struct pkt_layers *l)
@@ -166,6 +194,10 @@ static inline bool pkt_layers_fast(const uint8_t *d, uint32_t caplen, struct pkt
 	*l = (struct pkt_layers){ .l3off = ETH_HDR_BYTES, .ethertype = type };
 	if (likely(type == 0x0800)) {
 		pkt_layers_ip4(d, caplen, l);
+		return true;
+	}
+	if (type == 0x86dd) {
+		pkt_layers_ip6(d, caplen, l);
 		return true;
 	}
 	while (pkt_is_vlan(type)) {
@@ -183,7 +215,7 @@ static inline bool pkt_layers_fast(const uint8_t *d, uint32_t caplen, struct pkt
 	if (type == 0x0800)
 		pkt_layers_ip4(d, caplen, l);
 	else if (type == 0x86dd)
-		return pkt_layers_ip6(d, caplen, l);
+		pkt_layers_ip6(d, caplen, l);
 	return type != 0x8847 && type != 0x8848;
 }
 

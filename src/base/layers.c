@@ -20,40 +20,29 @@ static inline uint16_t add_sat(uint16_t n)
 	return (uint16_t)(n < UINT16_MAX ? n + 1 : n);
 }
 
-/* IPv6 extension headers the walk steps over (RFC 8200 4; AH, RFC 4302). */
-static inline bool ip6_ext(uint8_t nh)
+struct pkt_ip6_tail pkt_layers_ip6_tail(const uint8_t *d, uint32_t caplen, uint32_t l3off)
 {
-	return nh == 0 || nh == 43 || nh == 44 || nh == 60 || nh == 51;
-}
+	struct pkt_ip6_tail t = { 0 };
+	uint32_t next = l3off + 40, len;
+	uint8_t nh = d[l3off + 6];
 
-/* The IPv6 part: the fixed header at l->l3off, the extension headers, L4. */
-static void walk_ip6(const uint8_t *d, uint32_t caplen, struct pkt_layers *l)
-{
-	uint32_t next = l->l3off + 40, len;
-	uint8_t nh;
-
-	if (left(caplen, l->l3off) < 40 || d[l->l3off] >> 4 != 6)
-		return;
-	l->ipver = 6;
-	l->l3len = 40u + get_be16(d + l->l3off + 4);
-	nh = d[l->l3off + 6];
-	while (ip6_ext(nh)) {
+	while (pkt_is_ip6_ext(nh)) {
 		/* Too many to walk, or this one not captured: no L4 header. */
-		if (l->next == PKT_IP6_EXT_MAX || left(caplen, next) < 8)
+		if (t.next == PKT_IP6_EXT_MAX || left(caplen, next) < 8)
 			goto stop;
-		l->next++;
+		t.next++;
 		if (nh == 44) {
-			l->flags |= PKT_L_FRAG;
+			t.flags |= PKT_L_FRAG;
 			if (get_be16(d + next + 2) & 0xfff8) {
 				/* A later fragment: what follows its header is data. */
-				l->flags |= PKT_L_NONFIRST;
-				l->l4proto = d[next];
-				l->l4off = next + 8;
-				return;
+				t.flags |= PKT_L_NONFIRST;
+				t.l4proto = d[next];
+				t.l4off = next + 8;
+				return t;
 			}
 			len = 8;
 		} else if (nh == 51) {
-			l->flags |= PKT_L_AH;
+			t.flags |= PKT_L_AH;
 			len = ((uint32_t)d[next + 1] + 2) * 4; /* AH counts 32-bit words */
 		} else {
 			len = ((uint32_t)d[next + 1] + 1) * 8;
@@ -63,12 +52,13 @@ static void walk_ip6(const uint8_t *d, uint32_t caplen, struct pkt_layers *l)
 			goto stop; /* it runs past the capture */
 		next += len;
 	}
-	l->l4proto = nh;
-	l->l4off = next;
-	l->l4hdr = pkt_l4_header(d, caplen, next, nh);
-	return;
+	t.l4proto = nh;
+	t.l4off = next;
+	t.l4hdr = pkt_l4_header(d, caplen, next, nh);
+	return t;
 stop:
-	l->l4proto = nh;
+	t.l4proto = nh;
+	return t;
 }
 
 /* What an MPLS label stack carries, as walk_mpls() finds it. */
@@ -99,7 +89,7 @@ static int walk_mpls(const uint8_t *d, uint32_t caplen, uint32_t off, uint16_t *
 				l->l2 = PKT_L2_MPLS;
 				return MPLS_STOP;
 			}
-			l->flags |= PKT_L_GAL;
+			l->gal = 1;
 		}
 	} while (!(e & 0x100));
 	if (left(caplen, o) < 1)
@@ -178,5 +168,5 @@ l3:
 	if (l->ethertype == 0x0800)
 		pkt_layers_ip4(d, caplen, l);
 	else if (l->ethertype == 0x86dd)
-		walk_ip6(d, caplen, l);
+		pkt_layers_ip6(d, caplen, l);
 }

@@ -69,7 +69,7 @@ static __attribute__((noinline)) void layers_odd(const uint8_t *d, uint32_t capl
 		return;
 	}
 	/* Label 13 in a stack: an associated channel, not data; the walk stops at the stack. */
-	if (u.flags & PKT_L_GAL) {
+	if (u.gal) {
 		first_stack(d, &u, l);
 		return;
 	}
@@ -102,7 +102,7 @@ void layers_parse(const uint8_t *d, uint32_t caplen, struct layers *l)
 	struct pkt_layers u;
 
 	pkt_layers(d, caplen, &u);
-	if (unlikely(u.l2 != PKT_L2_DONE || u.ntags > EDIT_VLAN_MAX || (u.flags & PKT_L_GAL) ||
+	if (unlikely(u.l2 != PKT_L2_DONE || u.ntags > EDIT_VLAN_MAX || u.gal ||
 		     u.l3off > L3_OFF_MAX)) {
 		layers_odd(d, caplen, l);
 		return;

@@ -33,7 +33,7 @@ int edit_te_l2off(const uint8_t *d, uint32_t caplen, uint32_t *l2, uint32_t *l3,
 		return -1;
 	pkt_layers(d, caplen, &l);
 	/* Cut short, not followed, label 13 at any depth, or an 802.3 length at the end. */
-	if (l.l2 != PKT_L2_DONE || (l.flags & PKT_L_GAL) || l.ethertype < 1536)
+	if (l.l2 != PKT_L2_DONE || l.gal || l.ethertype < 1536)
 		return -1;
 	/* tcpedit's decoder takes no VLAN tag but one right behind the (inner) Ethernet header. */
 	if (l.tag1off && l.tag1off != l.pwoff + ETH_HDR_BYTES)

@@ -29,7 +29,7 @@ static void check(const struct pkt_layers *l, uint32_t caplen)
 	if (l->ipver != 0 && l->ipver != 4 && l->ipver != 6)
 		abort();
 	if (!l->ipver) {
-		if (l->l4off || l->l4hdr || l->flags & ~PKT_L_GAL || l->next)
+		if (l->l4off || l->l4hdr || l->flags || l->next)
 			abort();
 		return;
 	}
@@ -49,8 +49,8 @@ static int same(const struct pkt_layers *a, const struct pkt_layers *b)
 {
 	return a->l3off == b->l3off && a->l4off == b->l4off && a->l3len == b->l3len && a->pwoff == b->pwoff &&
 	       a->tag1off == b->tag1off && a->ethertype == b->ethertype && a->l4hdr == b->l4hdr &&
-	       a->ntags == b->ntags && a->outer == b->outer && a->l2 == b->l2 && a->flags == b->flags &&
-	       a->ipver == b->ipver && a->l4proto == b->l4proto && a->next == b->next;
+	       a->ntags == b->ntags && a->outer == b->outer && a->l2 == b->l2 && a->gal == b->gal &&
+	       a->flags == b->flags && a->ipver == b->ipver && a->l4proto == b->l4proto && a->next == b->next;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -190,6 +190,7 @@ static void same(const struct pkt_layers *a, const struct pkt_layers *b)
 	assert_int_equal(a->ntags, b->ntags);
 	assert_int_equal(a->outer, b->outer);
 	assert_int_equal(a->l2, b->l2);
+	assert_int_equal(a->gal, b->gal);
 	assert_int_equal(a->flags, b->flags);
 	assert_int_equal(a->ipver, b->ipver);
 	assert_int_equal(a->l4proto, b->l4proto);
@@ -478,7 +479,7 @@ static void test_mpls(void **state)
 	udp(&f);
 	l = walk(&f);
 	assert_int_equal(l.l2, PKT_L2_DONE);
-	assert_int_equal(l.flags & PKT_L_GAL, PKT_L_GAL);
+	assert_int_equal(l.gal, 1);
 	assert_int_equal(l.l3off, 22);
 	assert_int_equal(l.ipver, 4);
 	/* A payload nibble other than 4, 6 or 0: not followed. */
