@@ -200,16 +200,15 @@ static inline bool pkt_layers_fast(const uint8_t *d, uint32_t caplen, struct pkt
 		pkt_layers_ip6(d, caplen, l);
 		return true;
 	}
+	/* Tags right behind the Ethernet header: the first at 14, all of them outer. */
 	while (pkt_is_vlan(type)) {
-		if (caplen - off < 6 || l->ntags == PKT_FAST_TAGS)
+		if (caplen - off < 6 || off == 12 + 4 * PKT_FAST_TAGS)
 			return false;
-		if (!l->tag1off)
-			l->tag1off = off + 2;
-		l->ntags++;
-		l->outer++;
 		off += 4;
 		type = get_be16(d + off);
 	}
+	l->ntags = l->outer = (uint16_t)((off - 12) / 4);
+	l->tag1off = off > 12 ? 14 : 0;
 	l->l3off = off + 2;
 	l->ethertype = type;
 	if (type == 0x0800)
