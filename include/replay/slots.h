@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * slots: the memory of frames held back by impairment (src/run/impair.c,
+ * slots: the memory of frames held back by impairment (src/run/impairing.c,
  * hold()), in fixed-size slots allocated before the run, so that holding
  * a frame in the send loop costs a memcpy and never a page fault.
  *

@@ -14,7 +14,7 @@
  * only packets already due share a batch.  A packet staged in one lane
  * kicks what the other holds first: a batch is always a run of packets
  * consecutive in the schedule.  Back-pressure is waited out, counted as a
- * retry, never a drop.  Callers: src/run/loop.c, src/run/impair.c.
+ * retry, never a drop.  Callers: src/run/loop.c, src/run/impairing.c.
  */
 #ifndef REPLAY_RUN_LANE_H
 #define REPLAY_RUN_LANE_H

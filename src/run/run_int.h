@@ -4,17 +4,17 @@
  * the order calls go: a file calls only files below it in this list, never
  * one above.  Nothing outside src/run/ includes this.
  *
- *   run.c      replay_main(): open, run (one thread or --threads), report, take down
- *   setup.c    replay_open(): every input and output, and the plan the loop reads;
- *              replay_teardown()
- *   threads.c  --threads: the same loop in each thread from one origin, then the merge
- *   loop.c     replay_run(): the earliest of the producers, through its stages, out of its lane
- *   impair.c   the impairment stage: drop, pass, hold until a later deadline, copies
- *   source.c   the trace source: passes x files, pairs merged by timestamp, rewinds
- *   pass.c     loop passes, the --loop 0 guard, the progress and --stats lines
- *   route.c    a packet's lane (-I: --split, -c) and --split's learning
- *   lane.c     output lanes: staging, kicks, back-pressure, every packet's fate
- *   report.c   after the run: the -w commit, the summary, --stats-json, the send log
+ *   run.c        replay_main(): open, run (one thread or --threads), report, take down
+ *   setup.c      replay_open(): every input and output, and the plan the loop reads;
+ *                replay_teardown()
+ *   threads.c    --threads: the same loop in each thread from one origin, then the merge
+ *   loop.c       replay_run(): the earliest of the producers, through its stages, out of its lane
+ *   impairing.c  the impairment stage: drop, pass, hold until a later deadline, copies
+ *   source.c     the trace source: passes x files, pairs merged by timestamp, rewinds
+ *   pass.c       loop passes, the --loop 0 guard, the progress and --stats lines
+ *   route.c      a packet's lane (-I: --split, -c) and --split's learning
+ *   lane.c       output lanes: staging, kicks, back-pressure, every packet's fate
+ *   report.c     after the run: the -w commit, the summary, --stats-json, the send log
  */
 #ifndef REPLAY_RUN_INT_H
 #define REPLAY_RUN_INT_H
@@ -163,7 +163,7 @@ struct held {
 };
 
 /*
- * The impairment stage (impair.c): the engine, the deadline-ordered queue
+ * The impairment stage (impairing.c): the engine, the deadline-ordered queue
  * of held frames and their memory, all allocated before the run
  * (--impair-limit frames, include/replay/slots.h).
  */
@@ -269,7 +269,7 @@ struct item {
 	uint64_t deadline;           /* the schedule's deadline (0 at top speed) */
 };
 
-/* ---- impair.c ------------------------------------------------------------ */
+/* ---- impairing.c --------------------------------------------------------- */
 
 /*
  * impair_stage() - @it, from the source and due before every frame held,

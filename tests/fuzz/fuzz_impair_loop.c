@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Fuzz the impairment seam as a replay -w run crosses it: a trace the input
- * describes -> the send loop's impairment stage (src/run/impair.c:
+ * describes -> the send loop's impairment stage (src/run/impairing.c:
  * the engine, the deadline queue, the slab of held frames, corruption on a
  * private copy) -> the pcap file writer, whose output is read back.
  *

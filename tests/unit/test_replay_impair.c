@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The send loop with impairment (src/run/impair.c, the stage the loop runs), through
+ * The send loop with impairment (src/run/impairing.c, the stage the loop runs), through
  * the -w path: the written pcap carries each frame's impaired deadline as
  * its timestamp, so drops, delays that reorder, copies, corruption, queue
  * overflow, the default action, repeats, flow filters and the statistical
