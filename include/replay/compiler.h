@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Small compiler helpers shared by every module. */
+/* Small compiler attributes and macros shared by every module. */
 #ifndef REPLAY_COMPILER_H
 #define REPLAY_COMPILER_H
 

@@ -15,7 +15,7 @@
  * frame lands.  The first measurement on the project machine: a slot per
  * 64 KiB (the traces' snaplen) meant a fresh page for each of the first
  * ~900 frames held at 90k pps with 10 ms of delay, ~16 us of page fault
- * each, and the whole run started 15 ms late (BENCHMARKS.md, Stop 29).
+ * each, and the whole run started 15 ms late (BENCHMARKS.md, "held frames without page faults").
  *
  * Each pool has as many slots as the caller may hold frames at once (the
  * queue's limit), so a pool never runs dry while the caller keeps to it.

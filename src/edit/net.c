@@ -2,7 +2,7 @@
 /*
  * The edits' layers and Internet checksums.  layers_parse() is
  * pkt_layers()'s walk as struct layers (which a prep sidecar stores), cut
- * where the edit chain stops short of it; the checksum helpers never trust
+ * where the edit chain stops short of it; the checksum functions never trust
  * a length field before comparing it with what was captured.  Called by the
  * chain (edit_layers(), the sidecar's records) and the edits through it.
  */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* The engines' clock, timer heap and small shared helpers (play_int.h). */
+/* The engines' clock, timer heap and the small functions the engines share (play_int.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

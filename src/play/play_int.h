@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Inside src/play/: the clock, the timer heap and the helpers the engines share. */
+/* Inside src/play/: the clock, the timer heap and the functions the engines share. */
 #ifndef PLAY_INT_H
 #define PLAY_INT_H
 

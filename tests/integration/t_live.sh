@@ -15,8 +15,8 @@ CLI=192.0.2.10
 T="timeout 60"
 NGINX_PID=""
 SERVE_PID=""
-TEARDOWN_PIDS="NGINX_PID SERVE_PID HELPER_PID"
-HELPER_PID=""
+TEARDOWN_PIDS="NGINX_PID SERVE_PID AUX_PID"
+AUX_PID=""
 
 require_root
 # Debian's python3, not a version manager's shim (seconds a start on a loaded machine).
@@ -248,11 +248,11 @@ while True:
     c, _ = s.accept(); c.recv(100)
     c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)); c.close()
 ' &
-	HELPER_PID=$!
+	AUX_PID=$!
 	wait_port 82
 	expect_rc 1 in_a $T "$REPLAY" live --port-map 80:82 --stats-json "$js" "$WORK/rec.pcap"
 	[ "$(json_conv "$js" 'j["verdicts"]["reset"]')" -eq 8 ] || die "reset: $(cat "$WORK/out")"
-	kill "$HELPER_PID"; wait "$HELPER_PID" 2>/dev/null || true
+	kill "$AUX_PID"; wait "$AUX_PID" 2>/dev/null || true
 	# A server that accepts and never answers: each conversation times out after --timeout.
 	ip netns exec "$NS_B" "$PY" -c '
 import socket, time
@@ -262,12 +262,12 @@ cs = []
 while True:
     c, _ = s.accept(); cs.append(c)
 ' &
-	HELPER_PID=$!
+	AUX_PID=$!
 	wait_port 83
 	expect_rc 1 in_a $T "$REPLAY" live --port-map 80:83 --timeout 1 --stats-json "$js" "$WORK/rec.pcap"
 	[ "$(json_conv "$js" 'j["verdicts"]["timeout"]')" -eq 8 ] || die "timeout: $(cat "$WORK/out")"
-	kill "$HELPER_PID"; wait "$HELPER_PID" 2>/dev/null || true
-	HELPER_PID=""
+	kill "$AUX_PID"; wait "$AUX_PID" 2>/dev/null || true
+	AUX_PID=""
 	# No route to the target's network.
 	expect_rc 1 in_a $T "$REPLAY" live --target 198.51.100.1 --timeout 1 --stats-json "$js" "$WORK/rec.pcap"
 	[ "$(json_conv "$js" 'j["verdicts"]["unreachable"]')" -eq 8 ] || die "unreachable: $(cat "$WORK/out")"
