@@ -36,7 +36,7 @@
 #define BACKOFF_NS 10000
 #define BIND_BUSY_MS 1000u    /* bind() finds the queue taken: tried again for this long... */
 #define BIND_BUSY_STEP_MS 10u /* ...this often */
-/* How often send() reads the MTU again (see mtu_check()), ns. */
+/* How often a kick reads the MTU again (see mtu_check()), ns. */
 #define MTU_CHECK_NS 100000000ull
 _Static_assert((uint64_t)NFRAMES * FRAME_BYTES == TX_XDP_UMEM_BYTES, "privs.c counts UMEM bytes");
 
@@ -273,9 +273,10 @@ static void reap(struct xdp_state *s)
  * skb goes straight to the driver; veth checks only its peer's), so an MTU
  * lowered mid-run would not stop frames the interface no longer takes --
  * a NIC drops them, counted as sent.  So the MTU is read again every
- * MTU_CHECK_NS (a coarse clock read per call, ~10 ns; the ioctl ten times a
- * second), and a lower one makes the frames above it fail as they are
- * staged, as every socket method's do.
+ * MTU_CHECK_NS (a coarse clock read per kick, not per frame: it cost ~10
+ * instructions a packet at 64 B; the ioctl ten times a second), and a lower
+ * one makes the frames staged after that kick fail, as every socket
+ * method's do.
  */
 static void mtu_check(struct tx *tx, struct xdp_state *s)
 {
@@ -298,7 +299,6 @@ static int xdp_send(struct tx *tx, const struct pkt *v, unsigned n)
 	struct xdp_state *s = tx->priv;
 	unsigned i;
 
-	mtu_check(tx, s);
 	for (i = 0; i < n; i++) {
 		int rc = netdev_frame_check(tx, &v[i]);
 		struct xdp_desc *d;
@@ -371,6 +371,7 @@ static int xdp_flush(struct tx *tx)
 	}
 	if (!s->sn && s->submitted == s->seen_cons)
 		return 0;
+	mtu_check(tx, s);
 	submit(s);
 	err = kick(s);
 	reap(s);
