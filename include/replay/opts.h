@@ -23,7 +23,7 @@
 #include "edit.h"
 #include "impair.h"
 #include "optparse.h"
-#include "run.h"
+#include "run_cfg.h"
 #include "sched.h"
 #include "trace.h"
 #include "tx.h"
@@ -155,7 +155,7 @@ struct opts {
 	/* impairment (src/cli/impair_opts.c): --impair, --loss, ... */
 	struct opts_impair impair;
 
-	/* the run's own: loops, limits, progress, flow statistics (replay/run.h) */
+	/* the run's own: loops, limits, progress, flow statistics (replay/run_cfg.h) */
 	struct run_cfg run;
 
 	/* statistics and output */

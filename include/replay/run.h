@@ -6,29 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/*
- * struct run_cfg - the run's own options (src/cli/opts.c binds each row to
- * a field here, as o->run): how many passes, when to stop, what to show
- * while sending.  Set-up (src/run/setup.c) resolves them once, with the
- * other modules' options, into what the loop reads; the loop never reads
- * the options themselves.
- */
-struct run_cfg {
-	uint64_t loop;             /* --loop: passes over the file list; 0 = forever */
-	uint64_t limit;            /* --limit: stop after this many packets sent or failed; 0 = none */
-	uint64_t loopdelay_ns;     /* before each pass after the first, ns (--loopdelay-ms or -ns) */
-	uint64_t duration_ns;      /* --duration: send no packet due this long after the start; 0 = none */
-	bool oneatatime;           /* --oneatatime: ask on stdin how many packets to send next */
-	bool dualfile;             /* -2, --dualfile: files in pairs, one per interface, merged by timestamp */
-	uint64_t stats_s;          /* --stats N: lines every N s (0: per loop pass); OPT_AUTO = none */
-	bool no_progress;          /* --no-progress: no status line on a terminal */
-	bool no_flow_stats;        /* --no-flow-stats: count no flows (replay/flows.h) */
-	uint64_t flow_expiry_s;    /* --flow-expiry: idle longer than this, s, a flow counts again; 0 = never */
-};
-
 struct opts;
 
-/* After struct run_cfg: struct opts embeds it. */
 #include "replay/opts.h"
 #include "replay/sched.h"
 #include "replay/tx.h"

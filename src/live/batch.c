@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay/live.h"
+#include "batch.h"
 
 int live_batch_init(struct live_batch *b, size_t cap)
 {

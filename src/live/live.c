@@ -33,6 +33,7 @@
 
 #include <pcap/pcap.h>
 
+#include "batch.h"
 #include "replay/live.h"
 #include "replay/compiler.h"
 #include "replay/log.h"

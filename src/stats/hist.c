@@ -2,7 +2,7 @@
 /* Log-linear histogram: fixed memory, no allocation on the hot path. */
 #include <string.h>
 
-#include "replay/stats.h"
+#include "replay/hist.h"
 
 void hist_init(struct hist *h)
 {

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "live/batch.h"
 #include "replay/live.h"
 #include "replay/trace.h"
 #include "tracebuf.h"
