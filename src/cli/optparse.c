@@ -178,6 +178,34 @@ int opt_parse_size(const char *arg, uint64_t min, uint64_t max, uint64_t *v, cha
 	return 0;
 }
 
+const char *opt_spelled(const struct opt_set *set, const void *cfg, const struct opt_def *d, bool with_arg,
+			char *buf, size_t len)
+{
+	const struct opt_given *g = opt_given_of(set, cfg);
+	size_t i = (size_t)(d - set->table);
+	const char *arg = i < OPT_ROWS_MAX && with_arg && d->metavar ? g->arg[i] : NULL;
+
+	if (d->key && i < OPT_ROWS_MAX && opt_bit(g->row, i) && opt_bit(g->letter, i))
+		snprintf(buf, len, "-%c%s%.40s", (char)d->key, arg ? " " : "", arg ? arg : "");
+	else
+		snprintf(buf, len, "--%s%s%.40s", d->name, arg ? " " : "", arg ? arg : "");
+	return buf;
+}
+
+const struct opt_def *opt_row_named(const struct opt_set *set, const char *name)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (!strcmp(set->table[i].name, name))
+			return &set->table[i];
+	return NULL;
+}
+
+bool opt_alias(const struct opt_def *a, const struct opt_def *b)
+{
+	return a == b || (a->off == b->off && a->size == b->size && a->type == b->type && a->parse == b->parse &&
+			  a->parse2 == b->parse2 && a->val == b->val && a->scale == b->scale && !a->agree && !b->agree);
+}
+
 bool opt_def_dflt(const struct opt_set *set, const struct opt_def *d, char *buf, size_t len)
 {
 	uint64_t v = d->dflt, scale = d->scale ? d->scale : 1;

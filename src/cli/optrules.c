@@ -11,20 +11,6 @@
 
 #include "optparse_int.h"
 
-const struct opt_def *opt_row_named(const struct opt_set *set, const char *name)
-{
-	for (size_t i = 0; i < set->n; i++)
-		if (!strcmp(set->table[i].name, name))
-			return &set->table[i];
-	return NULL;
-}
-
-bool opt_alias(const struct opt_def *a, const struct opt_def *b)
-{
-	return a == b || (a->off == b->off && a->size == b->size && a->type == b->type && a->parse == b->parse &&
-			  a->parse2 == b->parse2 && a->val == b->val && a->scale == b->scale && !a->agree && !b->agree);
-}
-
 static bool given_row(const struct opt_set *set, const void *cfg, size_t i)
 {
 	return i < OPT_ROWS_MAX && opt_bit(opt_given_of(set, cfg)->row, i);
@@ -64,20 +50,6 @@ bool opt_in_effect(const struct opt_set *set, const void *cfg, const char *name)
 	const struct opt_def *d = opt_row_named(set, name);
 
 	return d && in_effect(set, cfg, d);
-}
-
-const char *opt_spelled(const struct opt_set *set, const void *cfg, const struct opt_def *d, bool with_arg,
-			char *buf, size_t len)
-{
-	const struct opt_given *g = opt_given_of(set, cfg);
-	size_t i = (size_t)(d - set->table);
-	const char *arg = i < OPT_ROWS_MAX && with_arg && d->metavar ? g->arg[i] : NULL;
-
-	if (d->key && given_row(set, cfg, i) && opt_bit(g->letter, i))
-		snprintf(buf, len, "-%c%s%.40s", (char)d->key, arg ? " " : "", arg ? arg : "");
-	else
-		snprintf(buf, len, "--%s%s%.40s", d->name, arg ? " " : "", arg ? arg : "");
-	return buf;
 }
 
 static const struct opt_cond *cond_named(const struct opt_set *set, const char *name)
