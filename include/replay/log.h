@@ -34,7 +34,15 @@ enum log_level {
  */
 void log_init(const char *prog, enum log_level max_level);
 
-/* log_msg() - print one line to stderr; a trailing newline is added. */
+/*
+ * log_set_sink() - send every line shown to @fn (with @ctx, its level and
+ * the text without prefix or newline) instead of stderr; NULL: stderr
+ * again.  The shared library's default collects the last error.  @fn may be
+ * called from any of the run's threads at once.
+ */
+void log_set_sink(void (*fn)(void *ctx, enum log_level lvl, const char *line), void *ctx);
+
+/* log_msg() - print one line to stderr (or give it to the sink); a trailing newline is added. */
 void log_msg(enum log_level lvl, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 #define log_err(...)   log_msg(LOG_LVL_ERR, __VA_ARGS__)

@@ -238,6 +238,18 @@ const struct opt_def *opts_table(size_t *n);
  */
 int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen);
 
+struct opt_argv;
+
+/*
+ * opts_parse_into() - opts_parse() into @store (zeroed, or used before)
+ * instead of the parser's own: @o's strings point into @store until
+ * opt_argv_free(@store), so several parsed options live side by side (the
+ * shared library's runs).  opts_save() saves what opts_parse() parsed, never
+ * these.  getopt's state is the process's: one call at a time.
+ */
+int opts_parse_into(struct opts *o, struct opt_argv *store, int argc, char **argv, char *err,
+		    size_t errlen);
+
 /*
  * opts_save() - after opts_parse(), write the options it parsed (without
  * --save-opts and the trace files) to @f as a config file that --load-opts

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct opts;
 
@@ -55,10 +56,20 @@ int impair_main(int argc, char **argv);
  */
 int replay_info(const struct opts *o);
 
-/* What tests substitute: a mock method, a fake clock.  NULL members mean the real ones. */
+struct stats;
+
+/*
+ * What tests and the shared library substitute: a mock method, a fake
+ * clock, where the summary goes, a look at the account.  NULL members mean
+ * the real ones.  A run with hooks never touches the capabilities.
+ */
 struct replay_hooks {
 	const struct tx_ops *tx_ops; /* used instead of the method the options name */
 	struct clock *clock;         /* used instead of the monotonic (or virtual) clock */
+	FILE *summary;               /* the summary and progress lines, instead of stdout (or stderr) */
+	/* After the report, before the run is taken down: the account, as the summary and --stats-json had it. */
+	void (*done)(void *ctx, const struct stats *st, int status);
+	void *ctx;                   /* done()'s */
 };
 
 /* replay_main_hooked() - replay_main() with @hooks (which may be NULL). */

@@ -6,11 +6,19 @@
 
 static const char *log_prog = "replay";
 static enum log_level log_max = LOG_LVL_WARN;
+static void (*log_sink)(void *ctx, enum log_level lvl, const char *line);
+static void *log_sink_ctx;
 
 void log_init(const char *prog, enum log_level max_level)
 {
 	log_prog = prog;
 	log_max = max_level;
+}
+
+void log_set_sink(void (*fn)(void *ctx, enum log_level lvl, const char *line), void *ctx)
+{
+	log_sink = fn;
+	log_sink_ctx = ctx;
 }
 
 void log_msg(enum log_level lvl, const char *fmt, ...)
@@ -29,6 +37,10 @@ void log_msg(enum log_level lvl, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	if (log_sink) {
+		log_sink(log_sink_ctx, lvl, line);
+		return;
+	}
 	/* One fprintf per line: lines from concurrent writers never interleave mid-line. */
 	fprintf(stderr, "%s: %s%s\n", log_prog, tag[lvl], line);
 }

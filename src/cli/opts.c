@@ -765,7 +765,8 @@ static void resolve(const struct opt_set *set, struct opts *o)
 static struct opt_argv loaded;
 static const struct opt_set *parsed_set;
 
-int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen)
+int opts_parse_into(struct opts *o, struct opt_argv *store, int argc, char **argv, char *err,
+		    size_t errlen)
 {
 	bool prep = argc > 1 && !strcmp(argv[1], "prep");
 	const struct opt_set *set = prep ? &prep_set : &replay_set;
@@ -775,22 +776,28 @@ int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen)
 		argc--;
 		argv++;
 	}
-	opt_argv_free(&loaded);
-	rc = opts_set_load(set, argc, argv, &loaded, err, errlen);
+	opt_argv_free(store);
+	rc = opts_set_load(set, argc, argv, store, err, errlen);
 	if (rc < 0)
 		return rc;
-	parsed_set = set;
-	rc = opts_set_parse_argv(set, o, &loaded, &first, err, errlen);
+	if (store == &loaded)
+		parsed_set = set;
+	rc = opts_set_parse_argv(set, o, store, &first, err, errlen);
 	if (rc < 0)
 		return rc;
 	o->load_opts = NULL; /* expanded: the file's options are in place of it */
 	o->prep_cmd = prep;
-	o->files = loaded.argv + first;
-	o->nfiles = loaded.argc - first;
+	o->files = store->argv + first;
+	o->nfiles = store->argc - first;
 	/* Like tcpreplay, --save-opts saves the options given and checks no combination. */
 	rc = o->save_opts ? 0 : check(set, o, err, errlen);
 	resolve(set, o);
 	return rc;
+}
+
+int opts_parse(struct opts *o, int argc, char **argv, char *err, size_t errlen)
+{
+	return opts_parse_into(o, &loaded, argc, argv, err, errlen);
 }
 
 int opts_save(FILE *f, char *err, size_t errlen)

@@ -25,6 +25,8 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 	else
 		status = replay_run(&r);
 	status = replay_report(&r, status);
+	if (hooks && hooks->done)
+		hooks->done(hooks->ctx, &r.st, status);
 	replay_teardown(&r);
 	return status;
 }

@@ -510,6 +510,11 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	    (!r->stopped && route_check_mtus(r) < 0))
 		goto fail;
 	plan(r);
+	if (hooks->summary) {
+		r->rep.summary = hooks->summary;
+		if (r->plan.progress == PROGRESS_LINE) /* the terminal test was of stdout's */
+			r->plan.progress = PROGRESS_OFF;
+	}
 	open_clock(r, &scfg, hooks);
 	if (report_open_send_log(r) < 0)
 		goto fail;

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * libreplay: replay's engine as a shared library (libreplay.so.0), for test
+ * suites that would otherwise run the program and parse its output.
+ *
+ * A run is described by the program's own options (replay(1)): as an argv
+ * that the same parser reads, or field by field.  Functions return 0 (or a
+ * count) or -errno; the reason of the last failure on a handle is read with
+ * replay_run_error().  The library never prints, never exits, installs no
+ * signal handler and leaves the process's capabilities alone: the caller
+ * holds the rights the run needs (cap_net_raw to send on an interface).
+ * Runs in one process are serialised: replay_run_exec() on a second handle
+ * waits for the first to end.
+ *
+ * Interface version 0; every symbol starts with replay_.
+ */
+#ifndef LIBREPLAY_H
+#define LIBREPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LIBREPLAY_API_VERSION 0
+
+/* The library's version ("0.1.0"), the program's. */
+const char *replay_version(void);
+
+/* One replay: options, then a blocking run, then its account. */
+struct replay_run;
+
+/* The account of a run: what --stats-json's totals say. */
+struct replay_stats {
+	uint64_t packets_read;     /* records read from the traces */
+	uint64_t packets_sent;     /* packets the method accepted */
+	uint64_t packets_failed;   /* packets that could not be sent */
+	uint64_t packets_filtered; /* packets the edit options dropped on purpose */
+	uint64_t bytes_sent;       /* frame bytes accepted */
+	uint64_t duration_ns;      /* from the first send to the last */
+	int stopped;               /* 1: replay_run_stop() ended it early */
+	int exit_status;           /* what replay(1) would have exited with */
+};
+
+/*
+ * replay_run_new_argv() - a run of @argv (@argv[0] is the program's name and
+ * is skipped; the rest as replay(1) takes them).  The options are checked
+ * here: a bad one gives -EINVAL, with the reason in *@err_out if not NULL
+ * (freed by the caller with free()), and no handle.  --help, --version,
+ * --listnics, --info, --save-opts and "replay prep" are the program's, not a
+ * run's: -EINVAL too.
+ */
+int replay_run_new_argv(struct replay_run **run, int argc, const char *const *argv, char **err_out);
+
+/* replay_run_new() - an empty run, built with the setters below; checked when it is run. */
+int replay_run_new(struct replay_run **run);
+
+/* replay_run_add_file() - a trace file, after those added before. */
+int replay_run_add_file(struct replay_run *run, const char *path);
+
+/*
+ * replay_run_set_option() - any long option of replay(1) by its name
+ * without dashes ("stats-json", "mtu"), with its argument or NULL for a flag.
+ * The setters below are the common ones.
+ */
+int replay_run_set_option(struct replay_run *run, const char *name, const char *value);
+int replay_run_set_interface(struct replay_run *run, const char *ifname); /* -i */
+int replay_run_set_output_file(struct replay_run *run, const char *path); /* -w */
+int replay_run_set_pps(struct replay_run *run, double pps);               /* --pps */
+int replay_run_set_mbps(struct replay_run *run, double mbps);             /* --mbps */
+int replay_run_set_speed(struct replay_run *run, double multiplier);     /* --speed */
+int replay_run_set_topspeed(struct replay_run *run);                      /* --topspeed */
+int replay_run_set_loop(struct replay_run *run, uint64_t passes);         /* --loop (0 = forever) */
+int replay_run_set_limit(struct replay_run *run, uint64_t packets);       /* --limit */
+
+/*
+ * replay_run_exec() - run it, on the calling thread, until it ends: every
+ * packet sent, replay_run_stop(), or an error.  0 when replay(1) would have
+ * exited 0 or the run was stopped; -EINVAL for bad options; -EIO when the
+ * run failed (an input, the interface, a packet not sent: the reason in
+ * replay_run_error(); the account is still there); -EBUSY while it runs.
+ * A handle may be run again.
+ */
+int replay_run_exec(struct replay_run *run);
+
+/*
+ * replay_run_stop() - end the run after the packet being sent (a wait for
+ * the next packet's time runs out first).  Async-signal-safe and
+ * thread-safe; before replay_run_exec() it makes that send nothing.
+ */
+int replay_run_stop(struct replay_run *run);
+
+/*
+ * replay_run_stats() - the last run's account into *@st; @size is
+ * sizeof(*st) as the caller knows it (a later version may add fields at
+ * the end).  -ENODATA before a run.
+ */
+int replay_run_stats(const struct replay_run *run, struct replay_stats *st, size_t size);
+
+/* replay_run_stats_json() - the last run's --stats-json document, or NULL before a run; the handle owns it. */
+const char *replay_run_stats_json(const struct replay_run *run);
+
+/* replay_run_summary() - the last run's summary as replay(1) prints it, or NULL; the handle owns it. */
+const char *replay_run_summary(const struct replay_run *run);
+
+/* replay_run_error() - why the last call on @run failed: one line, never NULL ("" when none). */
+const char *replay_run_error(const struct replay_run *run);
+
+/* replay_run_free() - free @run (not while it runs); NULL is fine. */
+void replay_run_free(struct replay_run *run);
+
+/*
+ * replay_set_log() - pass the engine's warnings and notes (the lines
+ * replay(1) prints on stderr, without its "replay: " prefix) at @max_level
+ * or above in importance -- 0 errors, 1 warnings, 2 notes, 3 debugging --
+ * to @fn, from whichever thread logs them.  NULL (the default): only the
+ * last error is kept, for replay_run_error().  Process-wide.
+ */
+void replay_set_log(void (*fn)(void *ctx, int level, const char *line), void *ctx, int max_level);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
