@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * libreplay's C interface, through the shared library as a user links it:
+ * an argv run to a file checked against the trace's own packets, a run
+ * built field by field, a stop from another thread, and bad options
+ * refused with a message and nothing printed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "libreplay.h"
+
+/* The bundled traces' folder (meson passes TRACES). */
+static char trace_path[4096];
+
+static const char *trace(const char *name)
+{
+	const char *dir = getenv("TRACES");
+
+	snprintf(trace_path, sizeof(trace_path), "%s/%s", dir ? dir : "traces", name);
+	return trace_path;
+}
+
+/* Packets and frame bytes of a little-endian pcap, read by hand. */
+static void pcap_count(const char *path, uint64_t *pkts, uint64_t *bytes)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char hdr[24], rec[16];
+
+	assert_non_null(f);
+	assert_int_equal(fread(hdr, 1, sizeof(hdr), f), sizeof(hdr));
+	/* micro- or nanosecond stamps, little-endian */
+	assert_true((hdr[0] == 0xd4 && hdr[1] == 0xc3) || (hdr[0] == 0x4d && hdr[1] == 0x3c));
+	assert_true(hdr[2] == 0xb2 && hdr[3] == 0xa1);
+	*pkts = *bytes = 0;
+	while (fread(rec, 1, sizeof(rec), f) == sizeof(rec)) {
+		uint32_t incl = rec[8] | rec[9] << 8 | rec[10] << 16 | (uint32_t)rec[11] << 24;
+
+		assert_int_equal(fseek(f, incl, SEEK_CUR), 0);
+		(*pkts)++;
+		*bytes += incl;
+	}
+	fclose(f);
+}
+
+static char *tmp_out(void)
+{
+	char *p = strdup("/tmp/libreplay-test-XXXXXX");
+	int fd;
+
+	assert_non_null(p);
+	fd = mkstemp(p);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(p);
+	return p;
+}
+
+static void argv_to_file(void **state)
+{
+	char *out = tmp_out();
+	const char *argv[] = { "replay", "--topspeed", "-w", out, trace("dns.pcap") };
+	struct replay_run *run;
+	struct replay_stats st;
+	uint64_t pkts, bytes, wpkts, wbytes;
+	char *err, want[64];
+
+	(void)state;
+	pcap_count(trace("dns.pcap"), &pkts, &bytes);
+	assert_true(pkts > 0);
+	assert_int_equal(replay_run_new_argv(&run, 5, argv, &err), 0);
+	assert_null(err);
+	assert_int_equal(replay_run_stats(run, &st, sizeof(st)), -ENODATA);
+	assert_int_equal(replay_run_exec(run), 0);
+	assert_string_equal(replay_run_error(run), "");
+	assert_int_equal(replay_run_stats(run, &st, sizeof(st)), 0);
+	assert_int_equal(st.packets_read, pkts);
+	assert_int_equal(st.packets_sent, pkts);
+	assert_int_equal(st.bytes_sent, bytes);
+	assert_int_equal(st.packets_failed, 0);
+	assert_int_equal(st.stopped, 0);
+	assert_int_equal(st.exit_status, 0);
+	/* The JSON is --stats-json's document, the summary the program's. */
+	assert_non_null(replay_run_stats_json(run));
+	snprintf(want, sizeof(want), "\"packets_sent\":%llu,", (unsigned long long)pkts);
+	assert_non_null(strstr(replay_run_stats_json(run), want));
+	assert_non_null(replay_run_summary(run));
+	assert_true(strlen(replay_run_summary(run)) > 0);
+	/* What was written is the trace's packets again. */
+	pcap_count(out, &wpkts, &wbytes);
+	assert_int_equal(wpkts, pkts);
+	assert_int_equal(wbytes, bytes);
+	unlink(out);
+	/* Run again: the same account, from the same parsed options. */
+	assert_int_equal(replay_run_exec(run), 0);
+	assert_int_equal(replay_run_stats(run, &st, sizeof(st)), 0);
+	assert_int_equal(st.packets_sent, pkts);
+	unlink(out);
+	replay_run_free(run);
+	free(out);
+}
+
+static void fields(void **state)
+{
+	char *out = tmp_out();
+	struct replay_run *run;
+	struct replay_stats st;
+
+	(void)state;
+	assert_int_equal(replay_run_new(&run), 0);
+	assert_int_equal(replay_run_add_file(run, trace("http.pcap")), 0);
+	assert_int_equal(replay_run_set_output_file(run, out), 0);
+	assert_int_equal(replay_run_set_pps(run, 1000), 0);
+	assert_int_equal(replay_run_set_loop(run, 2), 0);
+	assert_int_equal(replay_run_set_limit(run, 7), 0);
+	assert_int_equal(replay_run_exec(run), 0);
+	assert_int_equal(replay_run_stats(run, &st, sizeof(st)), 0);
+	assert_int_equal(st.packets_sent, 7);
+	unlink(out);
+	/* A field that contradicts another is found when it runs. */
+	assert_int_equal(replay_run_set_topspeed(run), 0);
+	assert_int_equal(replay_run_exec(run), -EINVAL);
+	assert_non_null(strstr(replay_run_error(run), "pps"));
+	replay_run_free(run);
+	free(out);
+}
+
+static void *stopper(void *arg)
+{
+	struct timespec ts = { .tv_nsec = 100 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+	replay_run_stop(arg);
+	return NULL;
+}
+
+static void stop_from_thread(void **state)
+{
+	char *out = tmp_out();
+	/* Endless passes (a dry run writes as fast as it can): only the stop ends it before the limit. */
+	const char *argv[] = { "replay", "--loop", "0", "--limit", "20000000", "-w", out, trace("dns.pcap") };
+	struct replay_run *run;
+	struct replay_stats st;
+	pthread_t th;
+
+	(void)state;
+	assert_int_equal(replay_run_new_argv(&run, 8, argv, NULL), 0);
+	assert_int_equal(pthread_create(&th, NULL, stopper, run), 0);
+	assert_int_equal(replay_run_exec(run), 0);
+	pthread_join(th, NULL);
+	assert_int_equal(replay_run_stats(run, &st, sizeof(st)), 0);
+	assert_int_equal(st.stopped, 1);
+	assert_true(st.packets_sent > 0);
+	assert_true(st.packets_sent < 20000000);
+	unlink(out);
+	/* Stopped before it begins: nothing is sent. */
+	assert_int_equal(replay_run_stop(run), 0);
+	assert_int_equal(replay_run_exec(run), 0);
+	assert_int_equal(replay_run_stats(run, &st, sizeof(st)), 0);
+	assert_int_equal(st.stopped, 1);
+	assert_int_equal(st.packets_sent, 0);
+	assert_int_equal(access(out, F_OK), -1);
+	replay_run_free(run);
+	free(out);
+}
+
+/* Everything written to fds 1 and 2 while @fn runs, into @buf. */
+static size_t captured(void (*fn)(void), char *buf, size_t len)
+{
+	int p[2], saved1 = dup(1), saved2 = dup(2);
+	ssize_t n;
+
+	assert_int_equal(pipe(p), 0);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(p[1], 1);
+	dup2(p[1], 2);
+	close(p[1]);
+	fn();
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved1, 1);
+	dup2(saved2, 2);
+	close(saved1);
+	close(saved2);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	n = read(p[0], buf, len - 1);
+	close(p[0]);
+	buf[n > 0 ? n : 0] = '\0';
+	return n > 0 ? (size_t)n : 0;
+}
+
+static int bad_rc, missing_rc;
+static char *bad_err;
+static char missing_err[1024];
+
+static void bad_option(void)
+{
+	const char *argv[] = { "replay", "--no-such-option", "x.pcap" };
+	struct replay_run *run = (struct replay_run *)1;
+
+	bad_rc = replay_run_new_argv(&run, 3, argv, &bad_err);
+	if (run)
+		bad_rc = -1000; /* no handle after a refusal */
+}
+
+static void missing_file(void)
+{
+	struct replay_run *run;
+
+	replay_run_new(&run);
+	replay_run_add_file(run, "/nonexistent/no.pcap");
+	replay_run_set_output_file(run, "/tmp/libreplay-never-written.pcap");
+	missing_rc = replay_run_exec(run);
+	snprintf(missing_err, sizeof(missing_err), "%s", replay_run_error(run));
+	replay_run_free(run);
+}
+
+static void refused_silently(void **state)
+{
+	char out[4096];
+
+	(void)state;
+	assert_int_equal(captured(bad_option, out, sizeof(out)), 0);
+	assert_int_equal(bad_rc, -EINVAL);
+	assert_non_null(bad_err);
+	assert_non_null(strstr(bad_err, "no-such-option"));
+	free(bad_err);
+	assert_int_equal(captured(missing_file, out, sizeof(out)), 0);
+	assert_true(missing_rc == -EINVAL || missing_rc == -EIO);
+	assert_non_null(strstr(missing_err, "/nonexistent/no.pcap"));
+	/* The program's own commands are not runs. */
+	{
+		const char *argv[] = { "replay", "--version" };
+		struct replay_run *run;
+		char *err;
+
+		assert_int_equal(replay_run_new_argv(&run, 2, argv, &err), -EINVAL);
+		assert_non_null(strstr(err, "--version"));
+		free(err);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(argv_to_file),
+		cmocka_unit_test(fields),
+		cmocka_unit_test(stop_from_thread),
+		cmocka_unit_test(refused_silently),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
