@@ -120,6 +120,50 @@ void replay_run_free(struct replay_run *run);
  */
 void replay_set_log(void (*fn)(void *ctx, int level, const char *line), void *ctx, int max_level);
 
+/* One capture by replay-rx's engine (replay-rx(1)), on a thread of its own. */
+struct replay_rx;
+
+/*
+ * replay_rx_new_argv() - a receiver of @argv as replay-rx(1) takes them
+ * (-i IF, --reference TRACE, -c COUNT, --timeout, --filter...; @argv[0]
+ * skipped).  A bad option: -EINVAL, the reason in *@err_out (free() it).
+ */
+int replay_rx_new_argv(struct replay_rx **rx, int argc, const char *const *argv, char **err_out);
+
+/*
+ * replay_rx_start() - open the capture and start receiving on a thread of
+ * its own (in the calling thread's network namespace); returns once
+ * frames are being captured, so a sender may begin.  -EIO when set-up
+ * failed (replay_rx_error()); -EBUSY while it runs.
+ */
+int replay_rx_start(struct replay_rx *rx);
+
+/*
+ * replay_rx_stop() - end the capture (within 100 ms), wait for the analysis
+ * and the report.  0 when there is a report (whatever it says: see
+ * replay_rx_exit_status()), -EIO when the capture failed.  Thread-safe,
+ * not async-signal-safe (it waits).
+ */
+int replay_rx_stop(struct replay_rx *rx);
+
+/* replay_rx_wait() - as replay_rx_stop(), for a capture that ends itself (-c, --timeout, --idle, -r). */
+int replay_rx_wait(struct replay_rx *rx);
+
+/* replay_rx_exit_status() - replay-rx(1)'s exit status for the last capture (0 exact, 3 mismatch...), -1 before. */
+int replay_rx_exit_status(const struct replay_rx *rx);
+
+/* replay_rx_report_json() - the last capture's report as --json writes it, or NULL; the handle owns it. */
+const char *replay_rx_report_json(const struct replay_rx *rx);
+
+/* replay_rx_report() - the last capture's report table, or NULL; the handle owns it. */
+const char *replay_rx_report(const struct replay_rx *rx);
+
+/* replay_rx_error() - why the last call on @rx failed: one line, never NULL. */
+const char *replay_rx_error(const struct replay_rx *rx);
+
+/* replay_rx_free() - stop it if it runs, and free it; NULL is fine. */
+void replay_rx_free(struct replay_rx *rx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,7 +8,9 @@
 
 /* The run's threads log at once: one line at a time into the buffer and the function. */
 static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
-static char *err_buf;
+static __thread char *tl_buf;   /* this thread's run's */
+static __thread size_t tl_len;
+static char *err_buf;            /* for the threads without one */
 static size_t err_len;
 static void (*user_fn)(void *ctx, int level, const char *line);
 static void *user_ctx;
@@ -18,7 +20,9 @@ static void sink(void *ctx, enum log_level lvl, const char *line)
 {
 	(void)ctx;
 	pthread_mutex_lock(&log_mu);
-	if (lvl == LOG_LVL_ERR && err_buf)
+	if (lvl == LOG_LVL_ERR && tl_buf)
+		snprintf(tl_buf, tl_len, "%s", line);
+	else if (lvl == LOG_LVL_ERR && err_buf)
 		snprintf(err_buf, err_len, "%s", line);
 	if (user_fn && (int)lvl <= user_max)
 		user_fn(user_ctx, (int)lvl, line);
@@ -35,11 +39,15 @@ void replay_set_log(void (*fn)(void *ctx, int level, const char *line), void *ct
 	pthread_mutex_unlock(&log_mu);
 }
 
-void lib_log_begin(char *err, size_t len)
+void lib_log_begin(char *err, size_t len, bool others)
 {
 	pthread_mutex_lock(&log_mu);
-	err_buf = err;
-	err_len = len;
+	tl_buf = err;
+	tl_len = len;
+	if (others) {
+		err_buf = err;
+		err_len = len;
+	}
 	log_init("replay", user_fn ? (enum log_level)user_max : LOG_LVL_ERR);
 	log_set_sink(sink, NULL);
 	pthread_mutex_unlock(&log_mu);
@@ -48,7 +56,11 @@ void lib_log_begin(char *err, size_t len)
 void lib_log_end(void)
 {
 	pthread_mutex_lock(&log_mu);
-	err_buf = NULL;
-	err_len = 0;
+	if (err_buf == tl_buf) {
+		err_buf = NULL;
+		err_len = 0;
+	}
+	tl_buf = NULL;
+	tl_len = 0;
 	pthread_mutex_unlock(&log_mu);
 }

@@ -39,8 +39,9 @@ struct replay_run {
 	char err[1024];
 };
 
-/* The option parser (getopt) and the engine's logging are the process's: one run at a time. */
+/* The engine's modules keep some state of the process's (the log, the live source's file name): one run at a time. */
 static pthread_mutex_t run_mu = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t lib_parse_mu = PTHREAD_MUTEX_INITIALIZER;
 
 const char *replay_version(void)
 {
@@ -97,7 +98,7 @@ static const char *not_a_run(const struct opts *o)
 	       : o->info ? "--info" : o->save_opts ? "--save-opts" : o->prep_cmd ? "replay prep" : NULL;
 }
 
-/* args (and files) -> r->o; 0 or -EINVAL with the reason in r->err.  Under run_mu. */
+/* args (and files) -> r->o; 0 or -EINVAL with the reason in r->err. */
 static int parse(struct replay_run *r)
 {
 	size_t n = 0;
@@ -117,7 +118,9 @@ static int parse(struct replay_run *r)
 	for (size_t i = 0; i < r->nfiles; i++)
 		r->argv[n++] = r->files[i];
 	r->parsed = false;
+	pthread_mutex_lock(&lib_parse_mu);
 	rc = opts_parse_into(&r->o, &r->store, (int)n, r->argv, r->err, sizeof(r->err));
+	pthread_mutex_unlock(&lib_parse_mu);
 	if (rc < 0)
 		return rc == -ENOMEM ? rc : -EINVAL;
 	cmd = not_a_run(&r->o);
@@ -144,11 +147,8 @@ int replay_run_new_argv(struct replay_run **run, int argc, const char *const *ar
 		return rc;
 	for (int i = 1; i < argc && rc == 0; i++)
 		rc = push(&r->args, &r->nargs, &r->cap, argv[i]);
-	if (rc == 0) {
-		pthread_mutex_lock(&run_mu);
+	if (rc == 0)
 		rc = parse(r);
-		pthread_mutex_unlock(&run_mu);
-	}
 	if (rc < 0) {
 		if (err_out)
 			*err_out = strdup(*r->err ? r->err : strerror(-rc));
@@ -282,7 +282,7 @@ static int exec_locked(struct replay_run *r)
 		snprintf(r->err, sizeof(r->err), "out of memory");
 		return -ENOMEM;
 	}
-	lib_log_begin(r->err, sizeof(r->err));
+	lib_log_begin(r->err, sizeof(r->err), true);
 	for (unsigned i = 0; i < o.nwarn && !o.no_warnings; i++)
 		log_warn("%s", o.warn[i]);
 	/* No --threads given: as the program decides it (one per TX queue at top speed). */

@@ -109,6 +109,25 @@ int rx_opts_parse(struct rx_opts *o, int argc, char **argv, char *err, size_t er
 /* rx_opts_usage() - print replay-rx's --help to @f. */
 void rx_opts_usage(FILE *f);
 
+/* What the shared library substitutes in a receiver's run; NULL members (or no hooks) mean the program's. */
+struct rx_hooks {
+	FILE *report;          /* the report table goes here (even with -q), instead of stdout */
+	FILE *json;            /* the JSON report too (as --json writes it) */
+	bool keep_caps;        /* leave the process's capabilities alone */
+	/* The capture is open and about to read, instead of the "listening on" line. */
+	void (*ready)(void *ctx);
+	void *ctx;
+};
+
+/*
+ * rx_engine_run() - replay-rx's run of @o (src/rx/engine.c): check every
+ * input and output, capture (or read -r) until *@stop is set (a signal, or
+ * the library's stop; seen within 100 ms), -c, --timeout or --idle, then
+ * analyse, report and write.  Errors are logged.  Returns the exit status
+ * (RX_EXIT_*, or 128 + *@stop when stopped during set-up).
+ */
+int rx_engine_run(const struct rx_opts *o, volatile sig_atomic_t *stop, const struct rx_hooks *hooks);
+
 /* rx_opts_set() - the option set: for the documentation test and the completion generator (replay/optparse.h). */
 const struct opt_set *rx_opts_set(void);
 

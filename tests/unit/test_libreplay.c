@@ -3,7 +3,7 @@
  * libreplay's C interface, through the shared library as a user links it:
  * an argv run to a file checked against the trace's own packets, a run
  * built field by field, a stop from another thread, and bad options
- * refused with a message and nothing printed.
+ * refused with a message and nothing printed; the receiver on a capture file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -254,6 +254,48 @@ static void refused_silently(void **state)
 	}
 }
 
+/* The receiver's engine on a capture file: the report as replay-rx --json writes it, nothing printed. */
+static int rx_rc;
+static char rx_json[4096];
+static char rx_report_text[4096];
+
+static void rx_offline(void)
+{
+	char ref[4096];
+	const char *argv[] = { "replay-rx", "-r", trace("dns.pcap"), "--reference", ref };
+	struct replay_rx *rx;
+
+	snprintf(ref, sizeof(ref), "%s", trace("dns.pcap"));
+	rx_rc = replay_rx_new_argv(&rx, 5, argv, NULL);
+	if (rx_rc == 0)
+		rx_rc = replay_rx_start(rx);
+	if (rx_rc == 0)
+		rx_rc = replay_rx_wait(rx);
+	if (rx_rc == 0 && replay_rx_exit_status(rx) != 0)
+		rx_rc = -1000 - replay_rx_exit_status(rx);
+	snprintf(rx_json, sizeof(rx_json), "%s", replay_rx_report_json(rx) ? replay_rx_report_json(rx) : "");
+	snprintf(rx_report_text, sizeof(rx_report_text), "%s", replay_rx_report(rx) ? replay_rx_report(rx) : "");
+	replay_rx_free(rx);
+}
+
+static void receiver(void **state)
+{
+	char out[4096];
+	const char *bad[] = { "replay-rx", "--no-such-option" };
+	struct replay_rx *rx;
+	char *err;
+
+	(void)state;
+	assert_int_equal(captured(rx_offline, out, sizeof(out)), 0);
+	assert_int_equal(rx_rc, 0);
+	assert_non_null(strstr(rx_json, "\"received\":8,"));
+	assert_true(strlen(rx_report_text) > 0);
+	assert_int_equal(replay_rx_new_argv(&rx, 2, bad, &err), -EINVAL);
+	assert_null(rx);
+	assert_non_null(strstr(err, "no-such-option"));
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +303,7 @@ int main(void)
 		cmocka_unit_test(fields),
 		cmocka_unit_test(stop_from_thread),
 		cmocka_unit_test(refused_silently),
+		cmocka_unit_test(receiver),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * libreplay's receiver (include/libreplay.h): replay-rx's engine
+ * (rx_engine_run()) on a thread of its own, started once its capture is
+ * open, stopped as a signal would, its report kept in the handle.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libreplay.h"
+#include "lib_int.h"
+#include "rx.h"
+
+struct replay_rx {
+	char **argv;                 /* owned copies: the parsed options point into them */
+	int argc;
+	struct rx_opts o;
+	volatile sig_atomic_t stop;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool started, ready, done;   /* a thread runs; its capture is open; it ended */
+	int status;                  /* replay-rx's exit status */
+	char *json, *report;
+	char err[1024];
+};
+
+static void free_argv(struct replay_rx *x)
+{
+	for (int i = 0; i < x->argc; i++)
+		free(x->argv[i]);
+	free(x->argv);
+	x->argv = NULL;
+	x->argc = 0;
+}
+
+void replay_rx_free(struct replay_rx *x)
+{
+	if (!x)
+		return;
+	if (x->started) {
+		replay_rx_stop(x);
+	}
+	free_argv(x);
+	free(x->json);
+	free(x->report);
+	pthread_mutex_destroy(&x->mu);
+	pthread_cond_destroy(&x->cv);
+	free(x);
+}
+
+int replay_rx_new_argv(struct replay_rx **rx, int argc, const char *const *argv, char **err_out)
+{
+	struct replay_rx *x;
+	const char *cmd;
+	int rc;
+
+	*rx = NULL;
+	if (err_out)
+		*err_out = NULL;
+	if (argc < 1 || !argv)
+		return -EINVAL;
+	x = calloc(1, sizeof(*x));
+	if (!x || !(x->argv = calloc((size_t)argc + 1, sizeof(*x->argv)))) {
+		free(x);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&x->mu, NULL);
+	pthread_cond_init(&x->cv, NULL);
+	for (; x->argc < argc; x->argc++)
+		if (!(x->argv[x->argc] = strdup(argv[x->argc]))) {
+			replay_rx_free(x);
+			return -ENOMEM;
+		}
+	pthread_mutex_lock(&lib_parse_mu);
+	rc = rx_opts_parse(&x->o, x->argc, x->argv, x->err, sizeof(x->err));
+	pthread_mutex_unlock(&lib_parse_mu);
+	cmd = x->o.help ? "--help" : x->o.version ? "--version" : NULL;
+	if (rc == 0 && cmd) {
+		snprintf(x->err, sizeof(x->err), "%s is replay-rx(1)'s, not a capture's", cmd);
+		rc = -EINVAL;
+	}
+	if (rc < 0) {
+		if (err_out)
+			*err_out = strdup(x->err);
+		replay_rx_free(x);
+		return rc == -ENOMEM ? rc : -EINVAL;
+	}
+	*rx = x;
+	return 0;
+}
+
+static void on_ready(void *ctx)
+{
+	struct replay_rx *x = ctx;
+
+	pthread_mutex_lock(&x->mu);
+	x->ready = true;
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->mu);
+}
+
+static void *rx_thread(void *arg)
+{
+	struct replay_rx *x = arg;
+	char *jbuf = NULL, *rbuf = NULL;
+	size_t jlen = 0, rlen = 0;
+	FILE *json = open_memstream(&jbuf, &jlen), *report = open_memstream(&rbuf, &rlen);
+	struct rx_hooks hooks = { .report = report, .json = json, .keep_caps = true,
+				  .ready = on_ready, .ctx = x };
+	int status = RX_EXIT_FAIL;
+
+	lib_log_begin(x->err, sizeof(x->err), false);
+	if (json && report)
+		status = rx_engine_run(&x->o, &x->stop, &hooks);
+	else
+		snprintf(x->err, sizeof(x->err), "out of memory");
+	lib_log_end();
+	if (json)
+		fclose(json);
+	if (report)
+		fclose(report);
+	pthread_mutex_lock(&x->mu);
+	x->json = jbuf && jlen ? jbuf : NULL;
+	x->report = rbuf;
+	if (!x->json)
+		free(jbuf);
+	x->status = status;
+	x->done = true;
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->mu);
+	return NULL;
+}
+
+int replay_rx_start(struct replay_rx *x)
+{
+	int rc;
+
+	if (!x)
+		return -EINVAL;
+	if (x->started)
+		return -EBUSY;
+	free(x->json);
+	free(x->report);
+	x->json = x->report = NULL;
+	*x->err = '\0';
+	x->stop = 0;
+	x->ready = x->done = false;
+	rc = pthread_create(&x->th, NULL, rx_thread, x);
+	if (rc) {
+		snprintf(x->err, sizeof(x->err), "cannot start the receiver's thread: %s", strerror(rc));
+		return -rc;
+	}
+	x->started = true;
+	pthread_mutex_lock(&x->mu);
+	while (!x->ready && !x->done)
+		pthread_cond_wait(&x->cv, &x->mu);
+	rc = x->done && x->status != RX_EXIT_OK && x->status != RX_EXIT_MISMATCH ? -EIO : 0;
+	pthread_mutex_unlock(&x->mu);
+	if (rc < 0) {
+		pthread_join(x->th, NULL);
+		x->started = false;
+	}
+	return rc;
+}
+
+/* The thread's end: its status as the interface's return. */
+static int join(struct replay_rx *x)
+{
+	if (!x->started)
+		return x->done ? 0 : -EINVAL;
+	pthread_join(x->th, NULL);
+	x->started = false;
+	if (x->status == RX_EXIT_OK || x->status == RX_EXIT_MISMATCH)
+		return 0;
+	if (!*x->err)
+		snprintf(x->err, sizeof(x->err), "the capture failed (exit status %d)", x->status);
+	return -EIO;
+}
+
+int replay_rx_wait(struct replay_rx *x)
+{
+	return x ? join(x) : -EINVAL;
+}
+
+int replay_rx_stop(struct replay_rx *x)
+{
+	if (!x)
+		return -EINVAL;
+	x->stop = SIGINT;
+	return join(x);
+}
+
+int replay_rx_exit_status(const struct replay_rx *x)
+{
+	return x && x->done ? x->status : -1;
+}
+
+const char *replay_rx_report_json(const struct replay_rx *x)
+{
+	return x && x->done ? x->json : NULL;
+}
+
+const char *replay_rx_report(const struct replay_rx *x)
+{
+	return x && x->done ? x->report : NULL;
+}
+
+const char *replay_rx_error(const struct replay_rx *x)
+{
+	return x ? x->err : "no receiver";
+}
