@@ -10,6 +10,7 @@ PKGS=(
 	libpcap-dev libnet1-dev liburing-dev libbpf-dev libxdp-dev libcmocka-dev
 	# tests and comparisons
 	iproute2 tcpdump tshark tcpreplay netsniff-ng ethtool util-linux mandoc librsvg2-bin time
+	python3-pytest # t_python: the Python package's pytest plugin and examples/
 	nftables # scripts/bench: a far-side packet counter
 	stress-ng # scripts/bench/timing.sh: the loaded variant
 	rt-tests # scripts/bench/timing.sh: cyclictest, the machine's floor

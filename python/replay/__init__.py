@@ -1,0 +1,297 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""replay from Python: ctypes over libreplay.so.0 (see libreplay(3) and replay(1)).
+
+    from replay import Replay
+    stats = Replay(["dns.pcap"], interface="eth1", pps=100, loop=2).run()
+    print(stats.packets_sent, stats.bytes_sent)
+
+Keyword arguments are replay(1)'s long options, "_" for "-": ``pps=100`` is
+``--pps 100``, ``stats_json="s.json"`` is ``--stats-json s.json``, ``True``
+gives a flag, ``None`` or ``False`` leaves the option out, and a list or
+tuple repeats it.  Nothing is printed: the summary is ``stats.summary`` and
+a failure raises :class:`ReplayError` with the engine's message.  The
+library is found as libreplay.so.0 (or at the path in $LIBREPLAY).
+"""
+from __future__ import annotations
+
+import ctypes
+import errno
+import json
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional, Sequence, Union
+
+__all__ = ["Receiver", "Replay", "ReplayError", "Stats", "library_version"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class ReplayError(Exception):
+    """A run refused or failed: ``errno`` (EINVAL bad options, EIO the run failed), the
+    engine's message, and for a failed run its ``stats``."""
+
+    def __init__(self, err: int, message: str, stats: Optional["Stats"] = None):
+        super().__init__(message or os.strerror(err))
+        self.errno = err
+        self.message = message
+        self.stats = stats
+
+
+class _CStats(ctypes.Structure):
+    _fields_ = [
+        ("packets_read", ctypes.c_uint64),
+        ("packets_sent", ctypes.c_uint64),
+        ("packets_failed", ctypes.c_uint64),
+        ("packets_filtered", ctypes.c_uint64),
+        ("bytes_sent", ctypes.c_uint64),
+        ("duration_ns", ctypes.c_uint64),
+        ("stopped", ctypes.c_int),
+        ("exit_status", ctypes.c_int),
+    ]
+
+
+@dataclass
+class Stats:
+    """A run's account, as replay(1)'s --stats-json totals."""
+
+    packets_read: int
+    packets_sent: int
+    packets_failed: int
+    packets_filtered: int
+    bytes_sent: int
+    duration_ns: int
+    stopped: bool
+    exit_status: int
+    json: dict = field(default_factory=dict, repr=False)  # the whole --stats-json document
+    summary: str = field(default="", repr=False)  # what replay(1) prints after a run
+
+
+_lib = None
+_lib_lock = threading.Lock()
+
+
+def _load() -> ctypes.CDLL:
+    global _lib
+    with _lib_lock:
+        if _lib is not None:
+            return _lib
+        lib = ctypes.CDLL(os.environ.get("LIBREPLAY") or "libreplay.so.0")
+        run_p = ctypes.c_void_p
+        sigs = {
+            "replay_version": (ctypes.c_char_p, []),
+            "replay_run_new_argv": (ctypes.c_int, [ctypes.POINTER(run_p), ctypes.c_int,
+                                                   ctypes.POINTER(ctypes.c_char_p),
+                                                   ctypes.POINTER(ctypes.c_void_p)]),
+            "replay_run_exec": (ctypes.c_int, [run_p]),
+            "replay_run_stop": (ctypes.c_int, [run_p]),
+            "replay_run_stats": (ctypes.c_int, [run_p, ctypes.POINTER(_CStats), ctypes.c_size_t]),
+            "replay_run_stats_json": (ctypes.c_char_p, [run_p]),
+            "replay_run_summary": (ctypes.c_char_p, [run_p]),
+            "replay_run_error": (ctypes.c_char_p, [run_p]),
+            "replay_run_free": (None, [run_p]),
+            "replay_rx_new_argv": (ctypes.c_int, [ctypes.POINTER(run_p), ctypes.c_int,
+                                                  ctypes.POINTER(ctypes.c_char_p),
+                                                  ctypes.POINTER(ctypes.c_void_p)]),
+            "replay_rx_start": (ctypes.c_int, [run_p]),
+            "replay_rx_stop": (ctypes.c_int, [run_p]),
+            "replay_rx_wait": (ctypes.c_int, [run_p]),
+            "replay_rx_exit_status": (ctypes.c_int, [run_p]),
+            "replay_rx_report_json": (ctypes.c_char_p, [run_p]),
+            "replay_rx_report": (ctypes.c_char_p, [run_p]),
+            "replay_rx_error": (ctypes.c_char_p, [run_p]),
+            "replay_rx_free": (None, [run_p]),
+        }
+        for name, (res, args) in sigs.items():
+            fn = getattr(lib, name)
+            fn.restype = res
+            fn.argtypes = args
+        _lib = lib
+        return lib
+
+
+def library_version() -> str:
+    """The version of the libreplay.so loaded."""
+    return _load().replay_version().decode()
+
+
+def _new(lib: ctypes.CDLL, fn: str, argv: list) -> ctypes.c_void_p:
+    words = [a.encode() for a in argv]
+    arr = (ctypes.c_char_p * len(words))(*words)
+    handle = ctypes.c_void_p()
+    err = ctypes.c_void_p()
+    rc = getattr(lib, fn)(ctypes.byref(handle), len(words), arr, ctypes.byref(err))
+    if rc < 0:
+        msg = ctypes.string_at(err.value).decode(errors="replace") if err.value else ""
+        if err.value:
+            libc = ctypes.CDLL(None)
+            libc.free.argtypes = [ctypes.c_void_p]
+            libc.free(err)
+        raise ReplayError(-rc, msg)
+    return handle
+
+
+def _options(prog: str, options: dict) -> list:
+    argv = [prog]
+    for name, value in options.items():
+        opt = "--" + name.replace("_", "-")
+        values = value if isinstance(value, (list, tuple)) else [value]
+        for v in values:
+            if v is None or v is False:
+                continue
+            if v is True:
+                argv.append(opt)
+            else:
+                argv += [opt, os.fspath(v) if isinstance(v, os.PathLike) else str(v)]
+    return argv
+
+
+def _argv(files: Iterable[PathLike], options: dict) -> list:
+    return _options("replay", options) + ["--"] + [os.fspath(f) for f in files]
+
+
+class Replay:
+    """One replay of trace files, described by replay(1)'s options.
+
+    ``interface`` is -i; ``write`` (-w) writes a file instead; every other
+    keyword is the long option of that name.  The options are checked here:
+    a bad one raises :class:`ReplayError` (errno EINVAL).
+    """
+
+    def __init__(self, files: Union[PathLike, Sequence[PathLike]], interface: Optional[str] = None,
+                 **options: Any):
+        self._lib = _load()
+        if isinstance(files, (str, os.PathLike)):
+            files = [files]
+        opts = {"intf1": interface, **options}
+        self.argv = _argv(files, opts)
+        self._run = _new(self._lib, "replay_run_new_argv", self.argv)
+        self._thread: Optional[threading.Thread] = None
+        self._result: Optional[Stats] = None
+        self._error: Optional[ReplayError] = None
+
+    def __del__(self) -> None:
+        run = getattr(self, "_run", None)
+        if run and (self._thread is None or not self._thread.is_alive()):
+            self._lib.replay_run_free(run)
+            self._run = None
+
+    def _stats(self) -> Stats:
+        c = _CStats()
+        self._lib.replay_run_stats(self._run, ctypes.byref(c), ctypes.sizeof(c))
+        doc = self._lib.replay_run_stats_json(self._run)
+        summary = self._lib.replay_run_summary(self._run)
+        return Stats(c.packets_read, c.packets_sent, c.packets_failed, c.packets_filtered,
+                     c.bytes_sent, c.duration_ns, bool(c.stopped), c.exit_status,
+                     json.loads(doc) if doc else {}, summary.decode(errors="replace") if summary else "")
+
+    def run(self) -> Stats:
+        """Send, on this thread, until the run ends (or :meth:`stop`); the statistics.
+
+        Raises :class:`ReplayError` when replay(1) would have exited non-zero
+        (its ``stats`` are the account so far)."""
+        rc = self._lib.replay_run_exec(self._run)
+        if rc == -errno.EBUSY:
+            raise ReplayError(errno.EBUSY, "this replay is already running")
+        if rc < 0:
+            msg = self._lib.replay_run_error(self._run).decode(errors="replace")
+            raise ReplayError(-rc, msg, self._stats() if rc == -errno.EIO else None)
+        return self._stats()
+
+    def start(self) -> "Replay":
+        """Run in a background thread; :meth:`wait` or :meth:`stop` end it."""
+        if self._thread is not None and self._thread.is_alive():
+            raise ReplayError(errno.EBUSY, "this replay is already running")
+        self._result, self._error = None, None
+
+        def body() -> None:
+            try:
+                self._result = self.run()
+            except ReplayError as e:
+                self._error = e
+
+        self._thread = threading.Thread(target=body, name="replay", daemon=True)
+        self._thread.start()
+        return self
+
+    def wait(self, timeout: Optional[float] = None) -> Stats:
+        """The background run's statistics once it ended (raises its error)."""
+        if self._thread is None:
+            raise ReplayError(errno.EINVAL, "not started")
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            raise TimeoutError("the replay is still running")
+        if self._error:
+            raise self._error
+        assert self._result is not None
+        return self._result
+
+    def stop(self, timeout: Optional[float] = None) -> Stats:
+        """End the run after the packet being sent; its statistics (``stopped`` True)."""
+        if self._thread is not None and self._thread.is_alive():
+            self._lib.replay_run_stop(self._run)
+        return self.wait(timeout)
+
+    def __enter__(self) -> "Replay":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._thread is not None and self._thread.is_alive():
+            self._lib.replay_run_stop(self._run)
+            self._thread.join()
+
+
+class Receiver:
+    """replay-rx's capture on ``interface`` (in this thread's network namespace).
+
+    Keywords are replay-rx(1)'s long options (``reference="t.pcap"``,
+    ``count=100``, ``filter="udp"``).  :meth:`start` returns once frames are
+    being captured; :meth:`stop` ends the capture and returns the report,
+    replay-rx's --json document as a dict (``report["received"]``...).  Also
+    a context manager: ``with Receiver(...) as rx: ...; rx.report``.
+    """
+
+    def __init__(self, interface: Optional[str] = None, **options: Any):
+        self._lib = _load()
+        self.argv = _options("replay-rx", {"interface": interface, **options})
+        self._rx = _new(self._lib, "replay_rx_new_argv", self.argv)
+        self.report: Optional[dict] = None
+        self.table = ""
+        self.exit_status = -1
+
+    def __del__(self) -> None:
+        rx = getattr(self, "_rx", None)
+        if rx:
+            self._lib.replay_rx_free(rx)
+            self._rx = None
+
+    def start(self) -> "Receiver":
+        """Open the capture and receive in the background; raises :class:`ReplayError` on a set-up failure."""
+        rc = self._lib.replay_rx_start(self._rx)
+        if rc < 0:
+            raise ReplayError(-rc, self._lib.replay_rx_error(self._rx).decode(errors="replace"))
+        return self
+
+    def _end(self, rc: int) -> dict:
+        if rc < 0:
+            raise ReplayError(-rc, self._lib.replay_rx_error(self._rx).decode(errors="replace"))
+        doc = self._lib.replay_rx_report_json(self._rx)
+        table = self._lib.replay_rx_report(self._rx)
+        self.report = json.loads(doc) if doc else {}
+        self.table = table.decode(errors="replace") if table else ""
+        self.exit_status = self._lib.replay_rx_exit_status(self._rx)
+        return self.report
+
+    def stop(self) -> dict:
+        """End the capture (within 100 ms); the report.  ``exit_status`` is replay-rx's (3: a mismatch)."""
+        return self._end(self._lib.replay_rx_stop(self._rx))
+
+    def wait(self) -> dict:
+        """As :meth:`stop`, for a capture that ends itself (count, timeout, idle)."""
+        return self._end(self._lib.replay_rx_wait(self._rx))
+
+    def __enter__(self) -> "Receiver":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()

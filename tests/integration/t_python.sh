@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# The Python package over libreplay.so and its pytest plugin: the example
+# device test (examples/test_veth.py) runs under pytest, sends a trace over
+# the veth pair its fixture makes, and the far side counts every packet; a
+# device test that fails still has its namespaces torn down; a run stopped
+# from another thread ends early.  LIBREPLAY and PYTHONPATH name the library
+# and the package of the build.
+. "$(dirname "$0")/lib.sh"
+: "${LIBREPLAY:?}" "${PYTHON_SRC:?}" "${EXAMPLES:?}"
+export LIBREPLAY TRACES PYTHONPATH="$PYTHON_SRC"
+PYTEST=$(command -v pytest-3 || true)
+[ -n "$PYTEST" ] || die "pytest-3 is not installed (python3-pytest; scripts/deps.sh installs it)"
+
+# Namespaces the plugin made (rpy-...) and left behind.
+leftover() { ip netns list | awk '{print $1}' | grep '^rpy-' || true; }
+
+test_example() {
+	local before
+	before=$(leftover)
+	(cd "$WORK" && "$PYTEST" -p no:cacheprovider -p replay.pytest_plugin -rA "$EXAMPLES/test_veth.py") \
+		>"$WORK/out" 2>&1 || die "the example failed: $(cat "$WORK/out")"
+	# Passed, not skipped: the fixture ran and the far side counted.
+	grep -q "PASSED.*test_every_packet_arrives" "$WORK/out" || die "the example did not pass: $(cat "$WORK/out")"
+	grep -q "1 passed" "$WORK/out" || die "not one test passed: $(cat "$WORK/out")"
+	[ "$(leftover)" = "$before" ] || die "namespaces left behind: $(leftover)"
+}
+
+test_failing_test_tears_down() {
+	local before
+	before=$(leftover)
+	cat >"$WORK/test_fails.py" <<'PY'
+def test_fails(veth_pair):
+    assert veth_pair.received() == 0
+    raise AssertionError("on purpose")
+PY
+	local rc=0
+	(cd "$WORK" && "$PYTEST" -p no:cacheprovider -p replay.pytest_plugin "$WORK/test_fails.py") \
+		>"$WORK/out" 2>&1 || rc=$?
+	[ "$rc" = 1 ] || die "a failing test gave pytest status $rc: $(cat "$WORK/out")"
+	grep -q "on purpose" "$WORK/out" || die "not the test's own failure: $(cat "$WORK/out")"
+	[ "$(leftover)" = "$before" ] || die "a failed test left namespaces: $(leftover)"
+}
+
+test_stop_and_errors() {
+	cat >"$WORK/test_stop.py" <<'PY'
+import os, time
+import pytest
+from replay import Replay, ReplayError
+
+TRACES = os.environ["TRACES"]
+
+def test_stop_ends_a_background_run(veth_pair):
+    with veth_pair.in_a():
+        r = Replay(os.path.join(TRACES, "udp-1ms.pcap"), interface=veth_pair.if_a, loop=0).start()
+        time.sleep(0.5)
+        stats = r.stop(timeout=10)
+    assert stats.stopped and 0 < stats.packets_sent < 10000
+    assert veth_pair.received() == stats.packets_sent
+    assert stats.json["packets_sent"] == stats.packets_sent
+
+def test_bad_option_raises():
+    with pytest.raises(ReplayError) as e:
+        Replay(os.path.join(TRACES, "dns.pcap"), pps=100, topspeed=True)
+    assert e.value.errno == 22 and "pps" in str(e.value)
+PY
+	(cd "$WORK" && "$PYTEST" -p no:cacheprovider -p replay.pytest_plugin -rA "$WORK/test_stop.py") \
+		>"$WORK/out" 2>&1 || die "stop/errors failed: $(cat "$WORK/out")"
+	grep -q "2 passed" "$WORK/out" || die "not two passed: $(cat "$WORK/out")"
+}
+
+require_root
+WORK=$(mktemp -d /tmp/replay-it.XXXXXX)
+trap teardown EXIT
+run_tests test_example test_failing_test_tears_down test_stop_and_errors
