@@ -10,6 +10,7 @@ PKGS=(
 	libpcap-dev libnet1-dev liburing-dev libbpf-dev libxdp-dev libcmocka-dev
 	# tests and comparisons
 	iproute2 tcpdump tshark tcpreplay netsniff-ng ethtool util-linux mandoc librsvg2-bin time
+	abigail-tools # libreplay_abi: libreplay.so's ABI against the dump checked in
 	python3-pytest # t_python: the Python package's pytest plugin and examples/
 	nftables # scripts/bench: a far-side packet counter
 	stress-ng # scripts/bench/timing.sh: the loaded variant
