@@ -43,9 +43,8 @@ void replay_rx_free(struct replay_rx *x)
 {
 	if (!x)
 		return;
-	if (x->started) {
+	if (x->started)
 		replay_rx_stop(x);
-	}
 	free_argv(x);
 	free(x->json);
 	free(x->report);

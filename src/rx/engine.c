@@ -345,17 +345,18 @@ static int receive(struct rx *x)
 				      sizeof(x->err));
 	sn0 = softnet_drops();
 	/* Scripts wait for this line (as for tcpdump's) before they start sending. */
-	if (x->hooks->ready)
+	if (x->hooks->ready) {
 		x->hooks->ready(x->hooks->ctx);
-	else
+	} else {
 		fprintf(stderr, "replay-rx: listening on %s: snap length %u, ring %u x %u KiB, %u ms%s%.0u%s%s%s\n",
-		o->intf, (unsigned)o->snaplen,
-		(unsigned)x->blocks, (unsigned)(x->block_bytes >> 10),
-		(unsigned)(o->block_ms ? o->block_ms : RX_BLOCK_MS_DEFAULT),
-		o->fanout ? ", fanout: rings " : "", (unsigned)o->fanout,
-		x->src.filter ? ", filter '" : "", x->src.filter ? x->src.filter : "",
-		x->src.filter ? "'" : "");
-	fflush(stderr);
+			o->intf, (unsigned)o->snaplen,
+			(unsigned)x->blocks, (unsigned)(x->block_bytes >> 10),
+			(unsigned)(o->block_ms ? o->block_ms : RX_BLOCK_MS_DEFAULT),
+			o->fanout ? ", fanout: rings " : "", (unsigned)o->fanout,
+			x->src.filter ? ", filter '" : "", x->src.filter ? x->src.filter : "",
+			x->src.filter ? "'" : "");
+		fflush(stderr);
+	}
 	if (x->fan) {
 		rc = rx_fanout_run(x->fan, &x->sink, &stop, x->stop, x->err, sizeof(x->err));
 		x->src.k = rx_fanout_stats(x->fan, x->ring_k, x->ring_frames);
