@@ -9,6 +9,8 @@
 . "$(dirname "$0")/lib.sh"
 : "${LIBREPLAY:?}" "${PYTHON_SRC:?}" "${EXAMPLES:?}"
 export LIBREPLAY TRACES PYTHONPATH="$PYTHON_SRC"
+# Nothing written into the source tree.
+export PYTHONDONTWRITEBYTECODE=1
 PYTEST=$(command -v pytest-3 || true)
 [ -n "$PYTEST" ] || die "pytest-3 is not installed (python3-pytest; scripts/deps.sh installs it)"
 
