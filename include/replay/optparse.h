@@ -334,6 +334,8 @@ struct opt_argv {
 	char **where;  /* argc entries: "FILE:LINE" of a word from a file, NULL for the command line's */
 	char **owned;  /* the words and places made from files, freed by opt_argv_free() */
 	size_t nowned;
+	const char **files; /* the config files read, in order (inputs of the run: never overwritten) */
+	int nfiles;
 };
 
 /*

@@ -171,6 +171,8 @@ struct opts {
 	bool help;
 	bool version;
 	const char *load_opts;     /* --load-opts: expanded while parsing, NULL after */
+	const char *const *loaded; /* the --load-opts files read, in order: inputs like the traces */
+	int nloaded;
 	const char *save_opts;     /* --save-opts FILE: write the options there and exit */
 	bool listnics;             /* --listnics: list the interfaces and exit */
 

@@ -29,6 +29,16 @@ enum {
 int replay_main(const struct opts *o, volatile sig_atomic_t *stop);
 
 /*
+ * replay_check_paths() - before anything is written: may no output of @o
+ * (-w, --stats-json, --send-log, --save-opts, prep's -o) overwrite one of
+ * its inputs (the traces, the --load-opts files, the -c cache, the --prep
+ * sidecar, the --impair traces) or another output?  Compared by device and
+ * inode after following symbolic links (replay/outfile.h).  0, or -EEXIST
+ * (-ENOMEM) with one line in @err.
+ */
+int replay_check_paths(const struct opts *o, char *err, size_t errlen);
+
+/*
  * prep_main() - "replay prep TRACE -o OUT [edit options]": write the prep
  * sidecar for @o->files[0].  Returns the process exit status.
  */

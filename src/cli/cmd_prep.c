@@ -36,7 +36,7 @@ int prep_main(const struct opts *o)
 	/* Before anything is opened: the sidecar must not replace its own trace. */
 	if (outfile_check(use, 2, err, sizeof(err)) < 0) {
 		log_err("%s", err);
-		return EXIT_FAIL;
+		return EXIT_USAGE;
 	}
 	if (o->split_mode) {
 		if (split_open(&sp, o->split_mode, err, sizeof(err)) < 0) {

@@ -96,9 +96,15 @@ static void usage(FILE *f)
 static int commands(void *opts)
 {
 	struct opts *o = opts;
+	char err[1024];
 
 	if (o->listnics)
 		return list_nics();
+	/* Before --save-opts writes: an output onto an input is a bad option, nothing is written. */
+	if (replay_check_paths(o, err, sizeof(err)) < 0) {
+		log_err("%s", err);
+		return EXIT_USAGE;
+	}
 	if (o->save_opts)
 		return save_opts(o->save_opts);
 	if (o->pid) {

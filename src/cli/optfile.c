@@ -18,6 +18,7 @@ void opt_argv_free(struct opt_argv *a)
 	for (size_t i = 0; i < a->nowned; i++)
 		free(a->owned[i]);
 	free(a->owned);
+	free(a->files);
 	free(a->argv);
 	free(a->where);
 	memset(a, 0, sizeof(*a));
@@ -244,6 +245,14 @@ int opts_set_load(const struct opt_set *set, int argc, char **argv, struct opt_a
 		} else if (!*file) {
 			rc = opts_fail(err, errlen, "--load-opts: the file name is empty");
 		} else {
+			const char **f = realloc(out->files, ((size_t)out->nfiles + 1) * sizeof(*f));
+
+			if (!f) {
+				rc = opts_fail(err, errlen, "out of memory");
+				break;
+			}
+			out->files = f;
+			out->files[out->nfiles++] = file;
 			rc = load_file(set, file, out, err, errlen);
 		}
 	}

@@ -786,6 +786,8 @@ int opts_parse_into(struct opts *o, struct opt_argv *store, int argc, char **arg
 	if (rc < 0)
 		return rc;
 	o->load_opts = NULL; /* expanded: the file's options are in place of it */
+	o->loaded = loaded.files;
+	o->nloaded = loaded.nfiles;
 	o->prep_cmd = prep;
 	o->files = store->argv + first;
 	o->nfiles = store->argc - first;

@@ -404,33 +404,42 @@ static int wait_start(struct replay *r, const struct replay_hooks *hooks)
 	return 0;
 }
 
-/*
- * Every input and output of the run, before anything is opened for
- * writing: no output may overwrite an input or another output.
- */
-static int check_paths(const struct opts *o)
+int replay_check_paths(const struct opts *o, char *err, size_t errlen)
 {
-	struct outfile_use *u = calloc((size_t)o->nfiles + 4 + o->impair.n, sizeof(*u));
-	size_t n = 0;
-	char err[1024];
+	size_t cap = (size_t)o->nfiles + (size_t)o->nloaded + 8 + o->impair.n, n = 0;
+	struct outfile_use *u = calloc(cap, sizeof(*u));
 	int rc;
 
 	if (!u) {
-		log_err("out of memory");
+		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	for (int i = 0; i < o->nfiles; i++)
 		u[n++] = (struct outfile_use){ o->files[i], "input", false };
+	for (int i = 0; i < o->nloaded; i++)
+		u[n++] = (struct outfile_use){ o->loaded[i], "--load-opts", false };
+	u[n++] = (struct outfile_use){ o->cachefile, "-c", false };
 	u[n++] = (struct outfile_use){ o->prep_path, "--prep", false };
 	for (unsigned i = 0; i < o->impair.n; i++)
 		u[n++] = (struct outfile_use){ o->impair.src[i].path, "--impair", false };
 	u[n++] = (struct outfile_use){ o->tx.path, "-w", true };
 	u[n++] = (struct outfile_use){ o->stats_json, "--stats-json", true };
 	u[n++] = (struct outfile_use){ o->send_log, "--send-log", true };
-	rc = outfile_check(u, n, err, sizeof(err));
+	u[n++] = (struct outfile_use){ o->save_opts, "--save-opts", true };
+	u[n++] = (struct outfile_use){ o->prep_cmd ? o->prep_out : NULL, "-o", true };
+	rc = outfile_check(u, n, err, errlen);
+	free(u);
+	return rc;
+}
+
+/* The same check inside the run, for callers that come straight here (the tests' hooks). */
+static int check_paths(const struct opts *o)
+{
+	char err[1024];
+	int rc = replay_check_paths(o, err, sizeof(err));
+
 	if (rc < 0)
 		log_err("%s", err);
-	free(u);
 	return rc;
 }
 

@@ -237,8 +237,10 @@ static int prepare(struct rx *x)
 	uint32_t id_bytes = (uint32_t)o->snaplen;
 	int rc;
 
-	if ((rc = check_paths(x)) < 0)
+	if ((rc = check_paths(x)) < 0) {
+		x->usage = true; /* outputs that would overwrite inputs: bad options, nothing written */
 		return rc;
+	}
 	/* The send log is written while we capture: it is read afterwards, its identities are replay's. */
 	if (o->send_log)
 		id_bytes = PKT_ID_BYTES;

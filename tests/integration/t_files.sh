@@ -17,36 +17,40 @@ test_output_on_input() {
 	mkdir -p "$d/sub"
 	in="$d/in.pcap"
 	cp "$TRACES/http.pcap" "$in"
-	expect_fail 1 "^replay: --stats-json $in: is the same file as the input $in; refusing to overwrite an input$" \
+	expect_fail 2 "^replay: --stats-json $in: is the same file as the input $in; refusing to overwrite an input$" \
 		"$REPLAY" -w "$d/o.pcap" --stats-json "$in" "$in"
 	intact "$in" "$TRACES/http.pcap"
-	expect_fail 1 "^replay: --send-log $in: is the same file as the input" \
+	expect_fail 2 "^replay: --send-log $in: is the same file as the input" \
 		"$REPLAY" -w "$d/o.pcap" --send-log "$in" "$in"
 	intact "$in" "$TRACES/http.pcap"
-	expect_fail 1 "^replay: -w $in: is the same file as the input" "$REPLAY" -w "$in" "$in" "$in"
+	expect_fail 2 "^replay: -w $in: is the same file as the input" "$REPLAY" -w "$in" "$in" "$in"
+	intact "$in" "$TRACES/http.pcap"
+	# --save-opts writes nothing over a trace, even through a symbolic link.
+	expect_fail 2 "^replay: --save-opts $in: is the same file as the input $in; refusing to overwrite an input$" \
+		"$REPLAY" --save-opts "$in" -w "$d/o.pcap" "$in"
 	intact "$in" "$TRACES/http.pcap"
 	# Another name for it: a hard link, a symbolic link, a path through ..
 	ln "$in" "$d/hard.pcap"
-	expect_fail 1 "^replay: -w $d/hard.pcap: is the same file as the input" "$REPLAY" -w "$d/hard.pcap" "$in"
+	expect_fail 2 "^replay: -w $d/hard.pcap: is the same file as the input" "$REPLAY" -w "$d/hard.pcap" "$in"
 	ln -s in.pcap "$d/sym.pcap"
-	expect_fail 1 "is the same file as the input" "$REPLAY" -w "$d/sym.pcap" "$in"
-	expect_fail 1 "is the same file as the input" "$REPLAY" -w "$d/sub/../in.pcap" "$in"
+	expect_fail 2 "is the same file as the input" "$REPLAY" -w "$d/sym.pcap" "$in"
+	expect_fail 2 "is the same file as the input" "$REPLAY" -w "$d/sub/../in.pcap" "$in"
 	intact "$in" "$TRACES/http.pcap"
 	# Two outputs on one file, existing or not yet.
-	expect_fail 1 "^replay: -w $d/x.pcap and --send-log $d/sub/../x.pcap: the same file; each output needs its own$" \
+	expect_fail 2 "^replay: -w $d/x.pcap and --send-log $d/sub/../x.pcap: the same file; each output needs its own$" \
 		"$REPLAY" -w "$d/x.pcap" --send-log "$d/sub/../x.pcap" "$in"
 	[ ! -e "$d/x.pcap" ] || die "a refused run created its output"
-	expect_fail 1 "^replay: -w - and --stats-json -: both would write to standard output" \
+	expect_fail 2 "^replay: -w - and --stats-json -: both would write to standard output" \
 		"$REPLAY" -w - --stats-json - "$in"
 	[ ! -s "$WORK/out" ] || die "-w - --stats-json -: something was written to standard output"
 	# The prep sidecar on its own trace.
-	expect_fail 1 "^replay: -o $in: is the same file as the input" "$REPLAY" prep "$in" -o "$in"
+	expect_fail 2 "^replay: -o $in: is the same file as the input" "$REPLAY" prep "$in" -o "$in"
 	intact "$in" "$TRACES/http.pcap"
 	# replay-rx: its JSON, pcap or plots on the reference or the pcap it reads.
-	expect_fail 1 "^replay-rx: --json $in: is the same file as the --reference $in; refusing to overwrite an input$" \
+	expect_fail 2 "^replay-rx: --json $in: is the same file as the --reference $in; refusing to overwrite an input$" \
 		"$REPLAY_RX" -r "$TRACES/http.pcap" --reference "$in" --json "$in"
-	expect_fail 1 "^replay-rx: -w $in: is the same file as the -r $in" "$REPLAY_RX" -r "$in" -w "$in"
-	expect_fail 1 "^replay-rx: --json $d/r.json and -w $d/r.json: the same file" \
+	expect_fail 2 "^replay-rx: -w $in: is the same file as the -r $in" "$REPLAY_RX" -r "$in" -w "$in"
+	expect_fail 2 "^replay-rx: --json $d/r.json and -w $d/r.json: the same file" \
 		"$REPLAY_RX" -r "$in" --json "$d/r.json" -w "$d/r.json"
 	intact "$in" "$TRACES/http.pcap"
 	# Distinct outputs still work, and a run's -w is readable by tcpdump.
