@@ -71,6 +71,13 @@ extern const struct opt_enum sched_timer_choices[];
 extern const struct opt_enum sched_late_choices[];
 
 /* Bytes a frame occupies on an Ethernet wire beyond its bytes in the trace. */
+/*
+ * The furthest deadline a run may have, ns on the run clock: CLOCK_MONOTONIC
+ * is an int64_t of ns (about 292 years).  A packet due later ends the run
+ * as an error (src/run/loop.c) rather than wrapping to an earlier time.
+ */
+#define SCHED_NS_MAX ((uint64_t)INT64_MAX)
+
 #define SCHED_ETH_MIN_FRAME_BYTES 60u /* shorter frames are padded to this (before the FCS) */
 #define SCHED_ETH_OVERHEAD_BYTES  24u /* FCS 4 + preamble and SFD 8 + inter-frame gap 12 */
 

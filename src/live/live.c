@@ -317,7 +317,10 @@ int live_start(struct live *lv, uint64_t duration_ns, char *err, size_t errlen)
 	int rc;
 
 	/* --duration counts from the start of forwarding, not from the set-up. */
-	lv->end_ns = duration_ns ? now_ns(CLOCK_MONOTONIC) + duration_ns : 0;
+	if (duration_ns && __builtin_add_overflow(now_ns(CLOCK_MONOTONIC), duration_ns, &lv->end_ns))
+		lv->end_ns = UINT64_MAX; /* saturated: never reached */
+	else if (!duration_ns)
+		lv->end_ns = 0;
 	rc = pthread_create(&lv->th, NULL, capture_thread, lv);
 	if (rc) {
 		snprintf(err, errlen, "--source-interface %s: cannot start the capture: %s", lv->ifname,

@@ -76,6 +76,15 @@ static inline bool ends_run(const struct replay *r, bool counts_for_limit)
 	return *r->stop || (counts_for_limit && limit_reached(r));
 }
 
+/* Why the run ends at @p, due past what the run clock holds. */
+static __attribute__((noinline, cold)) enum step beyond_clock(const struct trace *t, const struct pkt *p)
+{
+	log_err("%s record %llu: due past what the run clock holds (2^63 ns, about 292 years); "
+		"the run ends before it (check --loopdelay-*, --pps, --mbps, --multiplier)",
+		trace_name(t), (unsigned long long)p->recno);
+	return STEP_ERROR;
+}
+
 /*
  * source_next() - the source's next packet into @p, from *@tp: read
  * (counted read here: the only place), routed to its lane (*@lp), edited,
@@ -165,10 +174,16 @@ source_next(struct replay *r, struct pkt *p, const struct trace **tp, struct lan
 			*deadline = p->sched_ns = p->ts_ns;
 		else
 			*deadline = sched_deadline(&r->sched, p);
+		/* A deadline past the clock's range would wrap to an earlier time: the run ends here. */
+		if (unlikely(p->sched_ns > SCHED_NS_MAX)) {
+			l->st.read--;
+			return beyond_clock(*tp, p);
+		}
 		/*
 		 * --duration: a packet due after the end is not sent (p->sched_ns:
 		 * every mode sets it); the run ends before it, so it is not one of
-		 * the run's packets read either.
+		 * the run's packets read either.  Both are at most SCHED_NS_MAX: the
+		 * sum holds in 64 bits.
 		 */
 		if (r->plan.duration_ns && p->sched_ns >= r->st.start_ns + r->plan.duration_ns) {
 			l->st.read--;

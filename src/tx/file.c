@@ -113,9 +113,17 @@ static int file_send(struct tx *tx, const struct pkt *v, unsigned n)
 	if (unlikely(s->werr)) /* an earlier write failed: the stream is broken for good */
 		return put_failed(tx, s);
 	for (unsigned i = 0; i < n; i++) {
-		uint64_t ts = v[i].sched_ns + (uint64_t)s->to_real_ns;
+		uint64_t ts;
+		int64_t sum;
 		uint32_t rec[4];
 		int rc;
+
+		/* A send time past int64 or before the epoch is no pcap time: refused below, never wrapped. */
+		if (unlikely(v[i].sched_ns > INT64_MAX ||
+			     __builtin_add_overflow((int64_t)v[i].sched_ns, s->to_real_ns, &sum) || sum < 0))
+			ts = UINT64_MAX;
+		else
+			ts = (uint64_t)sum;
 
 		if (unlikely(v[i].caplen > FILE_SNAPLEN || ts >= FILE_TS_LIMIT_NS)) {
 			rc = refuse(tx, &v[i], ts);
