@@ -17,20 +17,30 @@
 
 #include "edit_int.h"
 
-/* A decimal number in [0, max] from *@s, advancing it; -1 if there is none or it is too big. */
-static int64_t number(const char **s, uint64_t max)
+/*
+ * A decimal number in [0, max] from *@s, advancing it; -1 if there is none or
+ * it is too big; -EDOM with @err set (the value's own words, no option name)
+ * for a leading 0 that tcpreplay would read as octal, or past 2^64: read by
+ * the options' one reader of numbers, opt_parse_u64().
+ */
+static int64_t number(const char **s, uint64_t max, char *err, size_t errlen)
 {
-	uint64_t v = 0;
 	const char *p = *s;
+	size_t n = strspn(p, "0123456789");
+	char digits[32];
+	uint64_t v;
+	int rc;
 
-	if (*p < '0' || *p > '9')
+	if (n == 0 || n >= sizeof(digits))
 		return -1;
-	while (*p >= '0' && *p <= '9') {
-		v = v * 10 + (uint64_t)(*p++ - '0');
-		if (v > max)
-			return -1;
-	}
-	*s = p;
+	memcpy(digits, p, n);
+	digits[n] = '\0';
+	rc = opt_parse_u64(digits, OPT_NUM_DEC, 0, UINT64_MAX, &v, err, errlen);
+	if (rc < 0)
+		return -EDOM;
+	if (v > max)
+		return -1;
+	*s = p + n;
 	return (int64_t)v;
 }
 
@@ -46,8 +56,10 @@ int edit_parse_pktlist(void *field, const char *arg, char *err, size_t errlen)
 		return opts_fail(err, errlen, "'%s': only packet-number lists (P:1-5,9,72-) are supported; use --filter for expressions",
 			    arg);
 	for (;;) {
-		int64_t lo = number(&s, UINT64_MAX / 2), hi;
+		int64_t lo = number(&s, UINT64_MAX / 2, err, errlen), hi;
 
+		if (lo == -EDOM)
+			return -EINVAL; /* @err says why */
 		if (lo < 0)
 			return opts_fail(err, errlen, "'%s': expected a packet number at '%s'", arg, s);
 		if (lo == 0)
@@ -57,7 +69,9 @@ int edit_parse_pktlist(void *field, const char *arg, char *err, size_t errlen)
 			s++;
 			if (!*s || *s == ',')
 				hi = INT64_MAX; /* open range: to the end */
-			else if ((hi = number(&s, UINT64_MAX / 2)) < 0)
+			else if ((hi = number(&s, UINT64_MAX / 2, err, errlen)) == -EDOM)
+				return -EINVAL;
+			else if (hi < 0)
 				return opts_fail(err, errlen, "'%s': expected the packet number that ends the range at '%s'",
 					    arg, s);
 			else if (hi < lo)
@@ -154,8 +168,9 @@ int edit_parse_subsmac(void *field, const char *arg, char *err, size_t errlen)
  * after the bracket ("[2001:db8::]/32"), which tcprewrite 4.6 accepts and
  * ignores (it ends the block at ']', so the map is of one host): a command
  * line meaning a /32 there would silently map nothing, so we refuse it.
+ * -3 for a length with a leading 0 tcpreplay reads as octal (@err says so).
  */
-static int cidr(const char **s, struct edit_cidr *c)
+static int cidr(const char **s, struct edit_cidr *c, char *err, size_t errlen)
 {
 	char buf[INET6_ADDRSTRLEN + 8];
 	const char *p = *s, *end;
@@ -183,7 +198,9 @@ static int cidr(const char **s, struct edit_cidr *c)
 			const char *q = slash + 1;
 
 			*slash = '\0';
-			if ((plen = number(&q, (uint64_t)plen)) < 0 || *q)
+			if ((plen = number(&q, (uint64_t)plen, err, errlen)) == -EDOM)
+				return -3;
+			if (plen < 0 || *q)
 				return -1;
 		}
 		if (inet_pton(c->family == 6 ? AF_INET6 : AF_INET, buf, c->addr) != 1)
@@ -200,7 +217,9 @@ static int cidr(const char **s, struct edit_cidr *c)
 		plen = 32;
 		if (*p == '/') {
 			p++;
-			if ((plen = number(&p, 32)) < 0)
+			if ((plen = number(&p, 32, err, errlen)) == -EDOM)
+				return -3;
+			if (plen < 0)
 				return -1;
 		}
 		if (inet_pton(AF_INET, buf, c->addr) != 1)
@@ -209,6 +228,15 @@ static int cidr(const char **s, struct edit_cidr *c)
 	c->plen = (uint8_t)plen;
 	*s = p;
 	return 0;
+}
+
+/* A prefix length such as "/010": @err holds the number's reason; the map is named before it. */
+static int prefix_octal(const char *arg, char *err, size_t errlen)
+{
+	char why[256];
+
+	snprintf(why, sizeof(why), "%s", err);
+	return opts_fail(err, errlen, "'%s': the prefix length %s", arg, why);
 }
 
 /* The hint for "[addr]/n": the same block with its length inside the brackets, as tcprewrite 4.6 reads it. */
@@ -232,16 +260,18 @@ int edit_parse_cidrmap(void *field, const char *arg, char *err, size_t errlen)
 		struct edit_cidr from, to;
 
 		const char *at = s;
-		int rc = cidr(&s, &from);
+		int rc = cidr(&s, &from, err, errlen);
 
 		if (rc == 0 && *s++ == ':') {
 			at = s;
-			rc = cidr(&s, &to);
+			rc = cidr(&s, &to, err, errlen);
 		} else if (rc == 0) {
 			rc = -1;
 		}
 		if (rc == -2)
 			return cidr_len_outside(arg, at, err, errlen);
+		if (rc == -3)
+			return prefix_octal(arg, err, errlen);
 		if (rc < 0)
 			return opts_fail(err, errlen,
 				    "'%s' is not a list of FROM:TO netblock pairs (10.0.0.0/8:192.168.0.0/16, [2001:db8::/32]:[fd00::/32])",
@@ -280,14 +310,18 @@ int edit_parse_portmap(void *field, const char *arg, char *err, size_t errlen)
 	unsigned pending = m->n; /* entries still waiting for their ":TO" */
 
 	for (;;) {
-		int64_t lo = number(&s, 65535), hi, to;
+		int64_t lo = number(&s, 65535, err, errlen), hi, to;
 
+		if (lo == -EDOM)
+			return -EINVAL; /* @err says why */
 		if (lo < 0)
 			return opts_fail(err, errlen, "'%s': expected a port (0-65535) at '%s'", arg, s);
 		hi = lo;
 		if (*s == '-') {
 			s++;
-			if ((hi = number(&s, 65535)) < lo)
+			if ((hi = number(&s, 65535, err, errlen)) == -EDOM)
+				return -EINVAL;
+			if (hi < lo)
 				return opts_fail(err, errlen, "'%s': a port range must go from low to high", arg);
 		}
 		if (m->n == EDIT_MAP_MAX)
@@ -297,7 +331,9 @@ int edit_parse_portmap(void *field, const char *arg, char *err, size_t errlen)
 		m->n++;
 		if (*s == ':') {
 			s++;
-			if ((to = number(&s, 65535)) < 0)
+			if ((to = number(&s, 65535, err, errlen)) == -EDOM)
+				return -EINVAL;
+			if (to < 0)
 				return opts_fail(err, errlen, "'%s': expected the new port after ':'", arg);
 			for (unsigned i = pending; i < m->n; i++)
 				m->e[i].to = (uint16_t)to;
@@ -326,7 +362,10 @@ int edit_parse_ttl(void *field, const char *arg, char *err, size_t errlen)
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		return opts_fail(err, errlen, "'%s': tcprewrite 4.6 reads --ttl in decimal (0x20 as 0); write it in decimal",
 				 arg);
-	v = number(&s, 255);
+	v = number(&s, 255, err, errlen);
+	if (v == -EDOM)
+		return opts_fail(err, errlen, "'%s': a leading 0 reads as octal elsewhere (tcprewrite 4.6 reads --ttl in decimal); write it without the 0",
+				 arg);
 	if (v < 0 || *s || (t->mode == EDIT_TTL_SET && v < 1))
 		return opts_fail(err, errlen, "'%s' is not N, +N or -N with N in 1..255", arg);
 	t->val = (uint8_t)v;

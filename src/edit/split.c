@@ -84,8 +84,7 @@ bool split_needs_pass(const struct split *s)
 /* One "NET[/len]" of a cidr list. */
 static int parse_net(const char *tok, struct net *n, char *err, size_t errlen)
 {
-	char buf[64], *slash, *end;
-	unsigned long bits;
+	char buf[64], *slash;
 
 	if (strlen(tok) >= sizeof(buf))
 		return opts_fail(err, errlen, "--split cidr: '%s' is not a network", tok);
@@ -101,11 +100,14 @@ static int parse_net(const char *tok, struct net *n, char *err, size_t errlen)
 		return opts_fail(err, errlen, "--split cidr: '%s' is not an IPv4 or IPv6 address", buf);
 	n->prefix = (uint8_t)(n->len * 8);
 	if (slash) {
-		errno = 0;
-		bits = strtoul(slash + 1, &end, 10);
-		if (!slash[1] || *end || errno || bits > n->len * 8u)
-			return opts_fail(err, errlen, "--split cidr: '%s': the prefix length must be 0 to %u",
-				    tok, n->len * 8u);
+		uint64_t bits;
+		char why[256];
+
+		/* Decimal only, as every number of the options: "/010" would be 8 to tcpreplay. */
+		if (!slash[1] || opt_parse_u64(slash + 1, OPT_NUM_DEC, 0, n->len * 8u, &bits, why, sizeof(why)) < 0)
+			return opts_fail(err, errlen, "--split cidr: '%s': the prefix length must be 0 to %u%s", tok,
+					 n->len * 8u,
+					 slash[1] == '0' && slash[2] ? ", in decimal without a leading 0" : "");
 		n->prefix = (uint8_t)bits;
 	}
 	return 0;

@@ -159,6 +159,23 @@ static void test_parsers(void **state)
 	assert_int_equal(edit_parse_pktlist(&l, "P:3,y", err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "'P:3,y': expected a packet number at 'y'");
 	assert_int_equal(edit_parse_pktlist(&l, "S:10.0.0.0/8", err, sizeof(err)), -EINVAL);
+	/* A leading 0 is refused as in every other number of the options: "010" is 8 to tcpreplay. */
+	assert_int_equal(edit_parse_pktlist(&l, "P:1-010", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "'010' has a leading 0, which tcpreplay reads as octal: write it in decimal without the 0");
+	assert_int_equal(edit_parse_pktlist(&l, "P:007,00", err, sizeof(err)), -EINVAL); /* 00 is 0: counted from 1 */
+	assert_int_equal(edit_parse_pktlist(&l, "P:007", err, sizeof(err)), 0);           /* 7 either way */
+	assert_int_equal(edit_parse_portmap(&pm, "010:20", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "'010' has a leading 0, which tcpreplay reads as octal: write it in decimal without the 0");
+	assert_int_equal(edit_parse_portmap(&pm, "10:020", err, sizeof(err)), -EINVAL);
+	assert_int_equal(edit_parse_portmap(&pm, "10-080:20", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "'080' has a leading 0, which tcpreplay reads as octal: write it in decimal without the 0");
+	assert_int_equal(edit_parse_ttl(&t, "+010", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "'+010': a leading 0 reads as octal"));
+	assert_int_equal(edit_parse_cidrmap(&cm, "10.0.0.0/010:10.1.0.0/8", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "'10.0.0.0/010:10.1.0.0/8': the prefix length '010' has a leading 0, which tcpreplay reads as octal: write it in decimal without the 0");
+	assert_int_equal(edit_parse_cidrmap(&cm, "[10.0.0.0/8]:[10.1.0.0/08]", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "the prefix length '08' has a leading 0"));
+	pm.n = 0;
 	assert_int_equal(edit_parse_macs(&m, "00:11:22:33:44:55,0:a:b:c:d:e", err, sizeof(err)), 0);
 	assert_int_equal(m.n, 2);
 	assert_int_equal(m.mac[1][1], 0x0a);

@@ -112,6 +112,8 @@ static void test_bad_modes(void **state)
 		"", "firsts", "cidr", "cidr:", "cidr:1.2.3.4/33", "cidr:foo", "cidr:1.2.3.0/24,",
 		"cidr:1.2.3.0/", "cidr:,1.2.3.4", "cidr:2001:db8::/129", "mac:", "mac:02:00:00:00:00",
 		"mac:02:00:00:00:00:0g", "mac:02:00:00:00:00:01:02", "regex:1", "CLIENT",
+		/* A prefix length in decimal only: "/010" is 8 to tcpreplay, "/ 8" is no number. */
+		"cidr:10.0.0.0/010", "cidr:10.0.0.0/08", "cidr:10.0.0.0/ 8", "cidr:10.0.0.0/+8",
 	};
 	char err[256];
 	struct split *s;
