@@ -415,6 +415,7 @@ struct rt {
 	int dma_latency_fd;     /* /dev/cpu_dma_latency held at 0 until rt_release(); -1 = not held */
 	int dma_latency_err;    /* why it could not be opened (errno), 0 if it was or was not asked */
 	int nwarn;
+	int fifo_warn;          /* 1 + the index in warn[] of the SCHED_FIFO refusal; 0 = none */
 	char warn[RT_WARN_MAX][768]; /* one line each, without the program name */
 };
 

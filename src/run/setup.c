@@ -234,15 +234,19 @@ static void realtime(struct replay *r, struct sched_cfg *scfg)
 {
 	struct rt rt;
 
-	rt_setup(&rt, &r->o->rt);
-	for (int i = 0; i < rt.nwarn; i++)
-		log_warn("%s", rt.warn[i]);
-	if (r->o->rt.priority && (!rt.fifo || !rt.locked)) {
-		char hint[512];
+	char hint[512] = "";
 
-		if (*caps_hint(!rt.fifo ? CAPS_SYS_NICE : CAPS_IPC_LOCK, hint, sizeof(hint)))
-			log_warn("--rt-priority: %s", hint);
-	}
+	rt_setup(&rt, &r->o->rt);
+	if (r->o->rt.priority && (!rt.fifo || !rt.locked))
+		caps_hint(!rt.fifo ? CAPS_SYS_NICE : CAPS_IPC_LOCK, hint, sizeof(hint));
+	/* The SCHED_FIFO refusal and its remedy: one line. */
+	for (int i = 0; i < rt.nwarn; i++)
+		if (i + 1 == rt.fifo_warn && *hint && !rt.fifo)
+			log_warn("%s; %s", rt.warn[i], hint);
+		else
+			log_warn("%s", rt.warn[i]);
+	if (*hint && (rt.fifo || !rt.fifo_warn))
+		log_warn("--rt-priority: %s", hint);
 	scfg->busy_max_permille = rt.busy_max_permille;
 	log_info("real time: %s%s%s%s", rt.fifo ? "SCHED_FIFO" : "SCHED_OTHER",
 		 rt.pinned ? ", pinned" : "", rt.locked ? ", memory locked" : "",

@@ -238,7 +238,7 @@ static int prepare(struct rx *x)
 	int rc;
 
 	if ((rc = check_paths(x)) < 0) {
-		x->usage = true; /* outputs that would overwrite inputs: bad options, nothing written */
+		x->usage = rc == -EEXIST; /* outputs that would overwrite inputs: bad options, nothing written */
 		return rc;
 	}
 	/* The send log is written while we capture: it is read afterwards, its identities are replay's. */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "replay/compiler.h"
@@ -84,10 +85,18 @@ static void fifo(struct rt *rt, int prio)
 
 	if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0) {
 		int err = errno;
+		struct rlimit rl;
+		char lim[64] = "";
+		int before = rt->nwarn;
 
-		warn(rt, "--rt-priority %d: cannot switch to SCHED_FIFO: %s%s; running at normal priority, less precisely",
+		if (err == EPERM && getrlimit(RLIMIT_RTPRIO, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+			snprintf(lim, sizeof(lim), ", RLIMIT_RTPRIO is %llu", (unsigned long long)rl.rlim_cur);
+		warn(rt, "--rt-priority %d: cannot switch to SCHED_FIFO: %s%s%s%s; running at normal priority, less precisely",
 		     prio, strerror(err),
-		     err == EPERM ? " (needs root, CAP_SYS_NICE or an RLIMIT_RTPRIO this high)" : "");
+		     err == EPERM ? " (needs root, CAP_SYS_NICE or an RLIMIT_RTPRIO this high" : "", lim,
+		     err == EPERM ? ")" : "");
+		if (rt->nwarn > before)
+			rt->fifo_warn = rt->nwarn;
 		return;
 	}
 	rt->fifo = true;

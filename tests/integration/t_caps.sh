@@ -160,8 +160,15 @@ test_rt_priority_hint() {
 		die "dry run failed"
 	as_user_in "$NS_A" "$WORK/cap/replay" --rt-priority 10 -t -i "$IF_A" --limit 1 "$WORK/t.pcap" \
 		>/dev/null 2>"$WORK/err" || die "replay --rt-priority as a user failed: $(cat "$WORK/err")"
-	grep -qE "^replay: warning: --rt-priority: cap_sys_nice is missing: run as root, or grant it once \(as root\): setcap cap_net_raw,cap_sys_nice=ep $WORK/cap/replay$" \
+	grep -qE "^replay: warning: --rt-priority 10: cannot switch to SCHED_FIFO: .*; cap_sys_nice is missing: run as root, or grant it once \(as root\): setcap cap_net_raw,cap_sys_nice=ep $WORK/cap/replay$" \
 		"$WORK/err" || die "no cap_sys_nice hint: $(cat "$WORK/err")"
+	# Under RLIMIT_RTPRIO 0: one line, naming the limit, the capability and the command; the run goes on.
+	ip netns exec "$NS_A" prlimit --rtprio=0 setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
+		"$WORK/cap/replay" --rt-priority 10 -t -i "$IF_A" --limit 1 "$WORK/t.pcap" \
+		>/dev/null 2>"$WORK/err" || die "replay --rt-priority under RLIMIT_RTPRIO 0 failed: $(cat "$WORK/err")"
+	[ "$(grep -c -- "--rt-priority" "$WORK/err")" -eq 1 ] || die "not one line: $(cat "$WORK/err")"
+	grep -qE "^replay: warning: --rt-priority 10: cannot switch to SCHED_FIFO: Operation not permitted \(needs root, CAP_SYS_NICE or an RLIMIT_RTPRIO this high, RLIMIT_RTPRIO is 0\); running at normal priority, less precisely; cap_sys_nice is missing: .*setcap cap_net_raw,cap_sys_nice=ep $WORK/cap/replay$" \
+		"$WORK/err" || die "the line does not name the limit and the remedy: $(cat "$WORK/err")"
 }
 
 require_root
