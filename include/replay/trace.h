@@ -3,7 +3,10 @@
  * Trace readers.  A trace is opened by path (or from memory), its format is
  * chosen by magic number -- never by file name -- and its records come out one
  * view at a time.  One ops table per format lives in src/trace/<fmt>.c:
- * classic pcap, pcapng and ERF.
+ * classic pcap, pcapng and ERF.  A trace compressed with gzip, zstd, xz, lz4
+ * (frame format) or bzip2, also told by magic, is decompressed on the way in
+ * (src/trace/decomp.c) and read as a stream: it is never mapped, and
+ * rewinding a compressed file starts its decompression again.
  *
  * Packets of other link types (Linux cooked captures, raw IP, BSD loopback)
  * are turned into Ethernet frames here, packet by packet, so that everything
@@ -236,6 +239,15 @@ const char *trace_name(const struct trace *t);
 
 /* trace_format_name() - "pcap", "pcapng", "erf"... of an open trace. */
 const char *trace_format_name(const struct trace *t);
+
+/*
+ * trace_compression() - the codec of a compressed trace ("gzip", "zstd",
+ * "xz", "lz4", "bzip2"), or NULL for a plain one.  *@in_bytes and
+ * *@out_bytes (each may be NULL) are the compressed bytes read and the
+ * bytes they made so far: the ratio of the whole file once it was read to
+ * its end.
+ */
+const char *trace_compression(const struct trace *t, uint64_t *in_bytes, uint64_t *out_bytes);
 
 /* trace_format_detail() - e.g. "pcap 2.4, nanosecond magic", for --info; "" if none. */
 const char *trace_format_detail(const struct trace *t);

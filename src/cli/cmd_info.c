@@ -103,6 +103,8 @@ static void report(FILE *f, const char *path, struct trace *t, const struct info
 	struct stat st;
 	const char *first;
 	uint64_t nwarn = trace_warnings(t, &first);
+	uint64_t zin = 0, zout = 0;
+	const char *codec;
 
 	fprintf(f, "%s\n", path);
 	fprintf(f, "%-14s%s", "format:", trace_format_name(t));
@@ -111,6 +113,11 @@ static void report(FILE *f, const char *path, struct trace *t, const struct info
 	fprintf(f, "\n%-14s%s\n", "byte order:", trace_byte_order(t));
 	if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode))
 		fprintf(f, "%-14s%lld bytes\n", "size:", (long long)st.st_size);
+	codec = trace_compression(t, &zin, &zout);
+	/* Known once the whole input was read, which --info does: no header says it for every codec. */
+	if (codec)
+		fprintf(f, "%-14s%s, %" PRIu64 " bytes -> %" PRIu64 " bytes (ratio %.2f)\n", "compressed:", codec,
+			zin, zout, zin ? (double)zout / (double)zin : 0.0);
 	fprintf(f, "%-14s%u\n", "interfaces:", trace_ninterfaces(t));
 	for (unsigned i = 0; i < trace_ninterfaces(t); i++) {
 		const struct trace_iface *ifc = trace_interface(t, i);

@@ -366,7 +366,7 @@ static int stream_init(struct trace *t)
 
 	t->scap = MAX(win, STREAM_MIN_BYTES);
 	/* A memory stream (tests, fuzzing) of known size that fits one buffer needs no more. */
-	if (t->smem && t->smem_len < t->scap)
+	if (t->smem && !t->dec && t->smem_len < t->scap)
 		t->scap = (t->smem_len + page) / page * page;
 	for (int i = 0; i < 2; i++) {
 		/* Anonymous and untouched: a short trace costs only the pages it fills. */
@@ -382,7 +382,7 @@ static int stream_init(struct trace *t)
 	t->pos = 0;
 	t->base_off = 0;
 	/* Non-blocking: each record's start is marked (trace_src_step()); the header is waited for. */
-	t->ra_next = t->cfg.nonblock && !t->smem ? 0 : SIZE_MAX;
+	t->ra_next = t->cfg.nonblock && !t->smem && !t->dec_file ? 0 : SIZE_MAX;
 	t->nb_mark = SIZE_MAX;
 	return 0;
 }
@@ -422,16 +422,21 @@ static int stream_wait(struct trace *t)
 	return rc;
 }
 
-/*
- * One read() from the stream: bytes, 0 at its end, or -errno (-EINTR: the
- * caller is to stop; -EAGAIN: nothing to read, and a record is marked).
- */
-static ssize_t stream_read(struct trace *t, uint8_t *buf, size_t len)
+ssize_t trace_src_raw_read(struct trace *t, uint8_t *buf, size_t len)
 {
 	ssize_t n;
 
+	if (t->sniff_pos < t->sniff_len) {
+		/* A plain stream's first bytes, read while looking for a codec's magic. */
+		size_t k = MIN(len, t->sniff_len - t->sniff_pos);
+
+		memcpy(buf, t->sniff + t->sniff_pos, k);
+		t->sniff_pos += k;
+		return (ssize_t)k;
+	}
 	if (t->smem) {
-		size_t k = MIN(MIN(len, t->cfg.stream_chunk_bytes), t->smem_len - t->smem_pos);
+		size_t chunk = t->cfg.stream_chunk_bytes ? t->cfg.stream_chunk_bytes : len;
+		size_t k = MIN(MIN(len, chunk), t->smem_len - t->smem_pos);
 
 		memcpy(buf, t->smem + t->smem_pos, k);
 		t->smem_pos += k;
@@ -448,6 +453,58 @@ static ssize_t stream_read(struct trace *t, uint8_t *buf, size_t len)
 			continue;
 		return n < 0 ? -errno : n;
 	}
+}
+
+/* One read of the trace's bytes: decompressed if the input is compressed. */
+static ssize_t stream_read(struct trace *t, uint8_t *buf, size_t len)
+{
+	if (t->dec)
+		return trace_decomp_read(t, buf, len);
+	return trace_src_raw_read(t, buf, len);
+}
+
+/*
+ * Is the stream compressed?  Its first bytes are read (waiting for them, as
+ * opening waits for the file header) and either handed to the decompressor
+ * or kept to be read again first.  Magic only, never the name.
+ */
+static int stream_sniff(struct trace *t)
+{
+	int codec;
+
+	while (t->sniff_len < sizeof(t->sniff)) {
+		ssize_t n = trace_src_raw_read(t, t->sniff + t->sniff_len, sizeof(t->sniff) - t->sniff_len);
+
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (n == -EINTR)
+				return trace_err(t, -EINTR, "interrupted while waiting for input");
+			return trace_err(t, (int)n, "read error: %s", strerror((int)-n));
+		}
+		t->sniff_len += (size_t)n;
+	}
+	codec = trace_decomp_probe(t->sniff, t->sniff_len);
+	if (codec < 0)
+		return 0;
+	t->sniff_pos = t->sniff_len;
+	return trace_decomp_new(t, codec, t->sniff, t->sniff_len);
+}
+
+/* A regular file with a codec's magic: read through the decompressor from its start, not mapped. */
+static int file_sniff(struct trace *t)
+{
+	uint8_t head[TRACE_DECOMP_MAGIC_MAX];
+	ssize_t n = pread(t->fd, head, sizeof(head), 0);
+	int codec;
+
+	if (n < 0)
+		return trace_err(t, -errno, "cannot read: %s", strerror(errno));
+	codec = trace_decomp_probe(head, (size_t)n);
+	if (codec < 0)
+		return 0;
+	t->dec_file = true;
+	return trace_decomp_new(t, codec, NULL, 0) < 0 ? -ENOMEM : 1;
 }
 
 /*
@@ -500,8 +557,10 @@ const uint8_t *trace_peek_slow(struct trace *t, size_t len, size_t *got)
 			} else {
 				t->io_err = (int)n;
 				t->seof = true;
-				trace_err(t, (int)n, "read error at offset 0x%llx: %s",
-					  (unsigned long long)(t->base_off + t->size), strerror((int)-n));
+				/* A broken compressed stream has said where already. */
+				if (!trace_decomp_failed(t))
+					trace_err(t, (int)n, "read error at offset 0x%llx: %s",
+						  (unsigned long long)(t->base_off + t->size), strerror((int)-n));
 			}
 		}
 		if (len <= t->size - t->pos) {
@@ -549,6 +608,8 @@ static int preload_stream_failed(struct trace *t, uint8_t *buf, size_t bytes, ss
 		return trace_err(t, -EINTR,
 				 "interrupted while reading the input into memory (--preload), after %zu bytes",
 				 len);
+	if (trace_decomp_failed(t))
+		return (int)n;
 	return trace_err(t, (int)n, "read error: %s", strerror((int)-n));
 }
 
@@ -636,6 +697,7 @@ static int preload_stream(struct trace *t)
 int trace_src_open_file(struct trace *t, const char *path)
 {
 	struct stat st;
+	int rc;
 
 	if (!strcmp(path, "-")) {
 		t->fd = STDIN_FILENO;
@@ -650,17 +712,28 @@ int trace_src_open_file(struct trace *t, const char *path)
 	if (S_ISDIR(st.st_mode))
 		return trace_err(t, -EISDIR, "is a directory, not a trace");
 	if (S_ISREG(st.st_mode)) {
+		int rc;
+
 		if (st.st_size == 0) {
 			trace_src_mem(t, "", 0);
 			return 0;
 		}
 		if ((uint64_t)st.st_size > SIZE_MAX)
 			return trace_err(t, -EFBIG, "too large to map");
+		rc = file_sniff(t);
+		if (rc < 0)
+			return rc;
+		/* Compressed: streamed (or preloaded) through the decompressor, whatever its size. */
+		if (rc > 0)
+			return t->cfg.preload ? preload_stream(t) : stream_init(t);
 		if (t->cfg.preload)
 			return preload_file(t, (size_t)st.st_size);
 		return map_file(t, &st);
 	}
 	/* A pipe, socket or character device: no size, no mapping, no rewind without --preload. */
+	rc = stream_sniff(t);
+	if (rc < 0)
+		return rc;
 	if (t->cfg.preload)
 		return preload_stream(t);
 	return stream_init(t);
@@ -668,12 +741,43 @@ int trace_src_open_file(struct trace *t, const char *path)
 
 int trace_src_mem_stream(struct trace *t, const void *buf, size_t len)
 {
+	int codec = trace_decomp_probe(buf, len);
+
 	t->smem = buf;
 	t->smem_len = len;
 	t->smem_pos = 0;
+	if (codec >= 0 && trace_decomp_new(t, codec, NULL, 0) < 0)
+		return -ENOMEM;
 	if (t->cfg.preload)
 		return preload_stream(t);
 	return stream_init(t);
+}
+
+/*
+ * A compressed file: its decompressor starts again from the file's start.
+ * The new pass fills the other buffer, so the views handed out from this one
+ * stay put as trace_next() promises.
+ */
+static int rewind_decomp(struct trace *t)
+{
+	int rc;
+
+	if (t->smem)
+		t->smem_pos = 0;
+	else if (lseek(t->fd, 0, SEEK_SET) < 0)
+		return trace_err(t, -errno, "cannot rewind: %s", strerror(errno));
+	rc = trace_decomp_reset(t);
+	if (rc < 0)
+		return rc;
+	t->scur ^= 1;
+	t->base = t->sbuf[t->scur];
+	t->size = 0;
+	t->pos = 0;
+	t->base_off = 0;
+	t->seof = false;
+	t->io_err = 0;
+	t->nb_mark = SIZE_MAX;
+	return 0;
 }
 
 int trace_src_rewind(struct trace *t)
@@ -701,6 +805,9 @@ int trace_src_rewind(struct trace *t)
 		window_step(t);
 		return 0;
 	case TRACE_SRC_STREAM:
+		if (t->dec && (t->dec_file || t->smem))
+			return rewind_decomp(t);
+		break;
 	case TRACE_SRC_MAX:
 		break;
 	}
@@ -740,6 +847,7 @@ void trace_src_close(struct trace *t)
 	for (int i = 0; i < 2; i++)
 		if (t->sbuf[i])
 			munmap(t->sbuf[i], t->scap);
+	trace_decomp_free(t);
 	if (t->own_fd)
 		close(t->fd);
 }

@@ -197,7 +197,8 @@ int trace_open_mem(struct trace **tp, const char *name, const void *buf, size_t 
 	*tp = t;
 	if (!t)
 		return -ENOMEM;
-	if (t->cfg.stream_chunk_bytes) {
+	/* A compressed buffer is read as a stream through its decompressor. */
+	if (t->cfg.stream_chunk_bytes || trace_decomp_probe(buf, len) >= 0) {
 		rc = trace_src_mem_stream(t, buf, len);
 		if (rc < 0)
 			return rc;
@@ -283,12 +284,12 @@ int trace_rewind(struct trace *t)
 
 int trace_fd(const struct trace *t)
 {
-	return t->src == TRACE_SRC_STREAM && !t->smem ? t->fd : -1;
+	return t->src == TRACE_SRC_STREAM && !t->smem && !t->dec_file ? t->fd : -1;
 }
 
 bool trace_can_rewind(const struct trace *t)
 {
-	return t->src != TRACE_SRC_STREAM;
+	return t->src != TRACE_SRC_STREAM || (t->dec && (t->dec_file || t->smem));
 }
 
 void trace_close(struct trace *t)

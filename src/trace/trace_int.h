@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "replay/compiler.h"
 #include "replay/mapguard.h"
@@ -36,6 +37,11 @@
 
 /* How many interfaces one trace may declare: bounds the memory a hostile file can make us spend. */
 #define TRACE_IFACE_MAX 4096u
+
+/* The longest magic number of a compressed format (xz's). */
+#define TRACE_DECOMP_MAGIC_MAX 6
+
+struct decomp;
 
 struct trace_ops {
 	const char *name;
@@ -123,6 +129,11 @@ struct trace {
 	int io_err;             /* a failed read() or a caught fault, -errno; 0 if none */
 	const uint8_t *smem;    /* stream_chunk_bytes: the memory read as a pipe */
 	size_t smem_len, smem_pos;
+	/* a compressed input (decomp.c): the stream buffers hold its output */
+	struct decomp *dec;     /* the decompressor, or NULL */
+	bool dec_file;          /* ...of a regular file: rewound by starting it again */
+	uint8_t sniff[TRACE_DECOMP_MAGIC_MAX]; /* a plain stream's first bytes, read to look for a codec's magic */
+	size_t sniff_len, sniff_pos;
 	/*
 	 * cfg.nonblock: where the record being read began, and the warnings
 	 * counted then.  A read that would wait puts the cursor back there
@@ -219,6 +230,35 @@ void trace_src_mem(struct trace *t, const void *buf, size_t len);
 int trace_src_mem_stream(struct trace *t, const void *buf, size_t len);
 int trace_src_rewind(struct trace *t);
 void trace_src_close(struct trace *t);
+/*
+ * trace_src_raw_read() - one read() of the input as it is stored (compressed
+ * or not): bytes, 0 at its end, or -errno (-EINTR: the caller is to stop;
+ * -EAGAIN: nothing to read, and a record is marked).
+ */
+ssize_t trace_src_raw_read(struct trace *t, uint8_t *buf, size_t len);
+
+/*
+ * Compressed inputs (decomp.c), read through the stream path: the codec's
+ * output fills the stream buffers as a pipe's bytes would.
+ * trace_decomp_probe() - the codec whose magic begins @head (@len bytes),
+ * or -1 for none.
+ */
+int trace_decomp_probe(const uint8_t *head, size_t len);
+/* trace_decomp_new() - give @t a decompressor for @codec, its first @len input bytes already read at @head. */
+int trace_decomp_new(struct trace *t, int codec, const uint8_t *head, size_t len);
+/*
+ * trace_decomp_read() - up to @len decompressed bytes into @buf: bytes, 0
+ * at the end, or -errno: the raw read's, or -EBADMSG for a corrupt or
+ * truncated stream, with the message (file, record, compressed offset) set.
+ * Bytes made before a failure are handed out first.
+ */
+ssize_t trace_decomp_read(struct trace *t, uint8_t *buf, size_t len);
+/* trace_decomp_reset() - back to the input's start (the caller rewinds the raw input); 0 or -errno. */
+int trace_decomp_reset(struct trace *t);
+/* trace_decomp_failed() - the decompressor failed, and said so in t->err. */
+bool trace_decomp_failed(const struct trace *t);
+void trace_decomp_free(struct trace *t);
+
 /*
  * trace_src_failed() - t->io_err is set: complete its message where a
  * signal handler could not (a mapping's fault: how far the file shrank);
