@@ -123,8 +123,13 @@ static int zstd_init(struct decomp *d)
 static int zstd_run(struct decomp *d, const uint8_t *in, size_t inlen, size_t *used, uint8_t *out,
 		    size_t outlen, size_t *made, bool finish)
 {
+	/*
+	 * At most a block's output a call: given a whole frame and room for
+	 * all of it, zstd decodes it in one go and, should its checksum fail,
+	 * hands out none of it -- the records before the damage must go out.
+	 */
 	ZSTD_inBuffer ib = { in, inlen, 0 };
-	ZSTD_outBuffer ob = { out, outlen, 0 };
+	ZSTD_outBuffer ob = { out, MIN(outlen, (size_t)ZSTD_BLOCKSIZE_MAX), 0 };
 	size_t rc;
 
 	(void)finish;
@@ -204,7 +209,8 @@ static int lz4_init(struct decomp *d)
 static int lz4_run(struct decomp *d, const uint8_t *in, size_t inlen, size_t *used, uint8_t *out,
 		   size_t outlen, size_t *made, bool finish)
 {
-	size_t ilen = inlen, olen = outlen, rc;
+	/* As zstd's: an error hands out nothing of the call's output, so each call makes a block's worth at most. */
+	size_t ilen = inlen, olen = MIN(outlen, (size_t)64 << 10), rc;
 
 	(void)finish;
 	rc = LZ4F_decompress(d->lz4, out, &olen, in, &ilen, NULL);

@@ -10,6 +10,7 @@
 #ifndef FUZZ_COMMON_H
 #define FUZZ_COMMON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 struct fuzz_result {
 	int open_rc, end_rc;
 	uint64_t npkts, hash, nwarn;
+	bool compressed; /* read through a decompressor: its output, not @size, bounds the records */
 	char err[400];
 };
 
@@ -50,12 +52,15 @@ static inline void fuzz_drain(const uint8_t *data, size_t size, const struct tra
 		if (pass && trace_rewind(t) < 0)
 			break;
 		while ((r->end_rc = trace_next(t, &p)) == 1) {
+			uint64_t made = 0;
+
 			/* a record can never be longer than the pipeline's frame limit, conversion included */
 			if (p.caplen > PKT_FRAME_MAX_BYTES || p.recno == 0)
 				abort();
 			r->npkts++;
 			/* every record moves the cursor: a reader that does not would loop forever */
-			if (r->npkts > (uint64_t)passes * (size / 12 + 1))
+			r->compressed = trace_compression(t, NULL, &made) != NULL;
+			if (r->npkts > (uint64_t)passes * ((size > made ? size : made) / 12 + 1))
 				abort();
 			r->hash = fuzz_hash(r->hash, &p.caplen, sizeof(p.caplen));
 			r->hash = fuzz_hash(r->hash, &p.wirelen, sizeof(p.wirelen));
@@ -82,6 +87,13 @@ static inline int fuzz_reader(const uint8_t *data, size_t size, const char *form
 
 	fuzz_drain(data, size, &mem, &a, 1);
 	fuzz_drain(data, size, &pipe, &b, 1);
+	/*
+	 * A broken compressed stream may be caught a block sooner or later as
+	 * the input arrives in other pieces (zstd decodes a whole frame in
+	 * memory at once): only a clean end must give the same packets.
+	 */
+	if (a.compressed && (a.open_rc || b.open_rc || a.end_rc || b.end_rc))
+		return 0;
 	if (a.open_rc != b.open_rc || a.end_rc != b.end_rc || a.npkts != b.npkts ||
 	    a.hash != b.hash || a.nwarn != b.nwarn || strcmp(a.err, b.err)) {
 		fprintf(stderr, "memory and pipe differ: open %d/%d end %d/%d pkts %llu/%llu warn %llu/%llu\n%s\n%s\n",
