@@ -124,12 +124,14 @@ static int zstd_run(struct decomp *d, const uint8_t *in, size_t inlen, size_t *u
 		    size_t outlen, size_t *made, bool finish)
 {
 	/*
-	 * At most a block's output a call: given a whole frame and room for
-	 * all of it, zstd decodes it in one go and, should its checksum fail,
-	 * hands out none of it -- the records before the damage must go out.
+	 * Given a whole frame and room for all it holds, zstd decodes it in
+	 * one go and, should its checksum fail, hands out none of it.  8 KiB
+	 * of room a call makes it stream a larger frame instead (it copies
+	 * through its own buffer then anyway), so the records before the
+	 * damage go out and the offset means something.
 	 */
 	ZSTD_inBuffer ib = { in, inlen, 0 };
-	ZSTD_outBuffer ob = { out, MIN(outlen, (size_t)ZSTD_BLOCKSIZE_MAX), 0 };
+	ZSTD_outBuffer ob = { out, MIN(outlen, (size_t)8 << 10), 0 };
 	size_t rc;
 
 	(void)finish;

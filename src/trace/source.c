@@ -283,6 +283,12 @@ int trace_src_failed(struct trace *t)
 		return -EAGAIN;
 	}
 
+	if (trace_decomp_failed(t) && t->nwarn > t->dec_nwarn) {
+		t->nwarn = t->dec_nwarn;
+		if (!t->nwarn)
+			t->warn[0] = '\0';
+	}
+
 	if (t->bus.fault && !t->bus_said) {
 		t->bus_said = true;
 		if (fstat(t->fd, &st) == 0 && (uint64_t)st.st_size < t->map_bytes)
@@ -557,7 +563,12 @@ const uint8_t *trace_peek_slow(struct trace *t, size_t len, size_t *got)
 			} else {
 				t->io_err = (int)n;
 				t->seof = true;
-				/* A broken compressed stream has said where already. */
+				/*
+				 * A broken compressed stream has said where already,
+				 * and the short record the format is about to warn of
+				 * is its doing: trace_src_failed() takes that back.
+				 */
+				t->dec_nwarn = t->nwarn;
 				if (!trace_decomp_failed(t))
 					trace_err(t, (int)n, "read error at offset 0x%llx: %s",
 						  (unsigned long long)(t->base_off + t->size), strerror((int)-n));

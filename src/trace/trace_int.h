@@ -132,6 +132,7 @@ struct trace {
 	/* a compressed input (decomp.c): the stream buffers hold its output */
 	struct decomp *dec;     /* the decompressor, or NULL */
 	bool dec_file;          /* ...of a regular file: rewound by starting it again */
+	uint64_t dec_nwarn;     /* warnings before the decompressor failed: those after are its echo */
 	uint8_t sniff[TRACE_DECOMP_MAGIC_MAX]; /* a plain stream's first bytes, read to look for a codec's magic */
 	size_t sniff_len, sniff_pos;
 	/*
