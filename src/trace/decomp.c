@@ -308,8 +308,10 @@ int trace_decomp_new(struct trace *t, int codec, const uint8_t *head, size_t len
 		return trace_err(t, rc, "cannot start the %s decompressor", codecs[codec].name);
 	}
 	d->live = true;
-	memcpy(d->in, head, MIN(len, sizeof(d->in)));
+	/* head is NULL when nothing was read yet (a file, memory): memcpy() may not see it. */
 	d->in_len = MIN(len, sizeof(d->in));
+	if (d->in_len)
+		memcpy(d->in, head, d->in_len);
 	t->dec = d;
 	return 0;
 }
