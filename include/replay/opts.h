@@ -120,9 +120,10 @@ int opts_parse_queues(void *list, void *queue, const char *arg, char *err, size_
 
 struct opts {
 	/* input */
-	char **files;              /* trace files, in order; points into argv */
+	char **files;              /* trace files, in order; points into argv (or a directory's listing) */
 	int nfiles;
 	bool info;                 /* --info: describe the files, send nothing */
+	bool recursive;            /* --recursive: a directory operand's subdirectories too */
 	struct trace_cfg trace;    /* -K, --window-size */
 	const char *split_mode;    /* --split MODE: two-interface direction (replay/split.h) */
 	const char *cachefile;     /* -c, --cachefile: a tcpprep cache instead of --split */

@@ -108,6 +108,12 @@ struct trace_cfg {
 	 * one UMEM and sends the copy's frames in place).  0 = none.
 	 */
 	size_t preload_spare_bytes;
+	/*
+	 * trace_open() of a regular file read in place (no --preload): read
+	 * the header, then trace_release() the file at once -- a check that
+	 * holds no descriptor.  trace_rewind() opens it to be read.
+	 */
+	bool lazy;
 };
 
 /*
@@ -201,6 +207,19 @@ int trace_fd(const struct trace *t);
  * -ESPIPE when the input cannot be re-read (a pipe without --preload).
  */
 int trace_rewind(struct trace *t);
+
+/*
+ * trace_release() - let go of a regular file read in place: its descriptor,
+ * mapping and converted frames (views into them end here).  Its name,
+ * warnings and interface list stay; trace_next() fails (-EINVAL) until
+ * trace_rewind() opens the file again (and reads its header again) --
+ * which fails, saying why, if the file went or changed.  Nothing happens
+ * to memory, a preload or a stream: they cannot be opened again.
+ */
+void trace_release(struct trace *t);
+
+/* trace_released() - trace_release() let go of @t's file and no trace_rewind() has opened it since. */
+bool trace_released(const struct trace *t);
 
 /* trace_can_rewind() - false for a pipe read without --preload: trace_rewind() would fail. */
 bool trace_can_rewind(const struct trace *t);

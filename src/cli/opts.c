@@ -122,6 +122,13 @@ static const struct opt_def table[] = {
 			    EXCLUDES("split cachefile", "with --dualfile a packet's interface is its file's place "
 						       "in its pair"),
 			    EXCLUDES("prep", "a sidecar belongs to one trace"), NOT_IN_PREP)),
+	FLAG(run.merge, .name = "merge", .group = OPT_GRP_INPUT,
+	     .help = "play the files as one capture, merged by timestamp (a tie to the file given last, as mergecap)",
+	     .rules = RULES(EXCLUDES("dualfile", "--dualfile merges the files in pairs, one per interface"),
+			    EXCLUDES("prep", "a sidecar belongs to one trace"),
+			    EXCLUDES("info", "--info describes each file on its own"), NOT_IN_PREP)),
+	FLAG(recursive, .name = "recursive", .group = OPT_GRP_INPUT,
+	     .help = "a directory given plays the captures in its subdirectories too (in name order)"),
 	ENUM(method2, tx_method_choices, .name = "method2", .metavar = "NAME", .group = OPT_GRP_TX,
 	     .help = "transmit on the second interface with method NAME (default: --method's)",
 	     .same_as = "method", .rules = RULES(NEEDS("intf2", "it is the method of the second interface"))),
@@ -641,6 +648,8 @@ static int check_inputs(const struct opts *o, char *err, size_t len)
 	if (o->run.dualfile && !o->info && (o->nfiles == 0 || o->nfiles % 2))
 		return opts_fail(err, len, "--dualfile takes the files in pairs (one for -i, one for -I): %d given",
 				 o->nfiles);
+	if (o->run.merge && stdin_files(o) > 1)
+		return opts_fail(err, len, "--merge reads its files side by side: standard input ('-') can be one of them, once");
 	if (o->run.dualfile && stdin_files(o) > 1)
 		return opts_fail(err, len, "--dualfile: standard input ('-') can be given once, as one file of one pair");
 	return 0;
@@ -722,6 +731,8 @@ static int check(const struct opt_set *set, struct opts *o, char *err, size_t le
 {
 	if (o->help || o->version || o->listnics)
 		return 0;
+	if (!o->source_if && inputs_expand(o, err, len) < 0)
+		return -EINVAL;
 	if (opts_set_check(set, o, err, len) < 0 || edit_cfg_check(&o->edit, err, len) < 0 ||
 	    opts_impair_check(&o->impair, err, len) < 0 || check_stdout(o, err, len) < 0)
 		return -EINVAL;

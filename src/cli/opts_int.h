@@ -13,4 +13,13 @@
 extern const struct opt_hint *const opts_main_hints[];
 extern const struct opt_hint *const opts_prep_hints[];
 
+struct opts;
+
+/*
+ * inputs_expand() - the directories among o->files replaced by the
+ * captures in them (src/cli/inputs.c says which, in what order); a
+ * warning in o->warn[] for what was skipped.  0, or -errno with @err.
+ */
+int inputs_expand(struct opts *o, char *err, size_t len);
+
 #endif

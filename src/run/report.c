@@ -128,6 +128,30 @@ static void imp_json(const void *arg, struct json *w)
 	impair_stats_json(w, NULL, impair_stats(r->imp.im));
 }
 
+/*
+ * "files": what each input gave, over every pass, in the order played
+ * (a directory's captures each on their own); the totals beside it are
+ * the run's.  With --threads, every thread reads every record: these are
+ * the records read, the shards' sum is "read".
+ */
+static void files_json(const void *arg, struct json *w)
+{
+	const struct replay *r = arg;
+	const struct source *s = &r->src;
+
+	json_array(w, NULL);
+	for (int i = 0; i < s->nfiles; i++) {
+		json_object(w, NULL);
+		json_str(w, "name", r->o->files[i]);
+		json_str(w, "format", trace_format_name(s->traces[i]));
+		json_uint(w, "records", s->files[i].records);
+		json_uint(w, "bytes", s->files[i].bytes);
+		json_uint(w, "warnings", trace_warnings(s->traces[i], NULL));
+		json_end(w);
+	}
+	json_end(w);
+}
+
 /* The live source's account: what it captured, and what was lost before it, each on its own line. */
 static void live_print(const void *arg, FILE *f)
 {
@@ -222,6 +246,8 @@ int replay_report(struct replay *r, int status)
 		r->st.extra[r->st.nextra++] = (struct stats_extra){ .print = live_print, .json = live_json,
 								    .key = "live", .arg = r };
 	}
+	if (!r->src.live && r->src.traces && r->src.files && r->st.nextra < STATS_EXTRA_MAX)
+		r->st.extra[r->st.nextra++] = (struct stats_extra){ .json = files_json, .key = "files", .arg = r };
 	/* -v: tcpdump's last lines come before the summary. */
 	report_finish_decode(r);
 	if (!o->quiet)

@@ -115,20 +115,28 @@ struct lanes {
 	uint64_t edit_fails_logged;  /* edit failures logged, for the rate limit */
 };
 
-/* Files read side by side and merged by timestamp: --dualfile's pairs. */
-#define SOURCE_MERGE_MAX 2
+/* What was read of one input file, over every pass (--stats-json "files"). */
+struct source_file {
+	uint64_t records, bytes;     /* records handed out, and their captured bytes */
+};
 
-/* The trace source (source.c): where it is in passes x files. */
+/*
+ * The trace source (source.c).  Every input is checked before sending,
+ * but a file is held open only while it is read (trace_release()): many
+ * files, few descriptors.
+ */
 struct source {
-	struct trace **traces;       /* one per input file, all opened before sending */
+	struct trace **traces;       /* one per input file, checked before sending, open while read */
+	struct source_file *files;   /* one per input file */
 	int nfiles;
 	struct live *live;           /* --source-interface: the capture behind traces[0]; NULL if none */
-	unsigned width;              /* files read side by side: 1, or 2 with --dualfile */
+	unsigned width;              /* files read side by side: 1, 2 with --dualfile, all with --merge */
+	bool tie_last;               /* --merge: a tie goes to the file given last (mergecap); else the first */
 	uint64_t pass;               /* from 0 */
 	int f;                       /* the first file of the group being read */
 	bool in_file;                /* traces[f ..] are being read (rewound if need be) */
-	struct pkt pend[SOURCE_MERGE_MAX]; /* each file's next packet, read ahead (width > 1) */
-	bool have[SOURCE_MERGE_MAX], done[SOURCE_MERGE_MAX]; /* pend[k] holds one; file k has ended */
+	struct pkt *pend;            /* [width]: each file's next packet, read ahead (width > 1) */
+	bool *have, *done;           /* [width]: pend[k] holds one; file k has ended */
 	unsigned side;               /* the file in its group of the packet just read (--dualfile: its lane) */
 	const struct trace *waiting; /* STEP_AGAIN: the input whose next record has not all arrived */
 	uint64_t prev_ts;            /* the last record's timestamp, for the jump warning */

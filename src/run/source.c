@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The trace source: every input opened before sending (trace files, or
+ * The trace source: every input checked before sending (trace files, or
  * --source-interface's capture as the one stream), then read in passes x
  * files -- or passes x groups of files read side by side and merged by
- * timestamp (--dualfile's pairs; a k-way merge is a wider group) -- with
- * rewinds, segments, and each file's warnings.  The contract and the
+ * timestamp (--dualfile's pairs; --merge's one group of them all) -- with
+ * rewinds, segments, and each file's warnings.  A file is open only while
+ * it is read: checked (its header read) and let go at set-up, opened
+ * again at its segment, let go at its end (trace_release()), so ten
+ * thousand files take a descriptor or two.  The contract and the
  * per-packet half are src/run/source.h.  Calls src/run/pass.c at each
  * pass's end; set-up calls source_open().
  */
@@ -49,7 +52,7 @@ enum step source_segment(struct replay *r)
 	for (unsigned k = 0; k < s->width; k++) {
 		struct trace *t = s->traces[s->f + (int)k];
 
-		if (s->pass && trace_rewind(t) < 0) {
+		if ((s->pass || trace_released(t)) && trace_rewind(t) < 0) {
 			log_err("%s", trace_strerror(t));
 			return STEP_ERROR;
 		}
@@ -77,6 +80,7 @@ static enum step file_ended(struct replay *r, struct trace *t, int rc)
 		log_err("%s", trace_strerror(t));
 		return STEP_ERROR;
 	}
+	trace_release(t); /* read to its end: its descriptor goes until the next pass */
 	return STEP_NEXT;
 }
 
@@ -93,8 +97,10 @@ enum step source_file_end(struct replay *r, struct trace *t, int rc)
 
 /*
  * The files of a group, each read in its own order with its next packet
- * read ahead: the earliest goes first, a tie to the group's first file
- * (tcpreplay 4.6 breaks --dualfile's ties so).  A file whose timestamps
+ * read ahead: the earliest goes first; a tie to the pair's first file
+ * with --dualfile (as tcpreplay 4.6), to the file given last with --merge
+ * (as mergecap: its output and ours are the same frames in the same
+ * order).  A linear scan: a group is a pair, or the few taps of a merge.  A file whose timestamps
  * step back is not sorted, only interleaved.  r->src.side is the packet's
  * file in its group: with --dualfile, its lane.
  */
@@ -131,7 +137,8 @@ enum step source_read_merge(struct replay *r, const struct trace **tp, struct pk
 			s->done[k] = true;
 		}
 		for (k = 0; k < s->width; k++)
-			if (s->have[k] && (best == UINT_MAX || s->pend[k].ts_ns < s->pend[best].ts_ns))
+			if (s->have[k] && (best == UINT_MAX || s->pend[k].ts_ns < s->pend[best].ts_ns ||
+					   (s->tie_last && s->pend[k].ts_ns == s->pend[best].ts_ns)))
 				best = k;
 		if (best == UINT_MAX) {
 			s->in_file = false;
@@ -142,6 +149,8 @@ enum step source_read_merge(struct replay *r, const struct trace **tp, struct pk
 		s->have[best] = false;
 		s->side = best;
 		*tp = s->traces[s->f + (int)best];
+		s->files[s->f + (int)best].records++;
+		s->files[s->f + (int)best].bytes += p->caplen;
 		note_ts(r, *tp, p);
 		return STEP_NEXT;
 	}
@@ -227,8 +236,8 @@ static int check_input(struct replay *r, const struct replay *main, int i, const
 }
 
 /*
- * Every trace is opened first: a bad file is reported before a single
- * packet leaves.  A --threads worker (@main: thread 0's run; NULL for
+ * Every trace is checked first -- opened, its header read, let go: a bad
+ * file is reported before a single packet leaves.  A --threads worker (@main: thread 0's run; NULL for
  * thread 0 itself) reads a preloaded trace from thread 0's copy: one copy
  * of the trace in memory, read once, whatever the number of threads.
  */
@@ -240,13 +249,19 @@ int source_open(struct replay *r, const struct replay *main)
 	char livepath[64], livename[64];
 
 	s->nfiles = o->nfiles;
-	s->width = o->run.dualfile ? 2 : 1;
+	s->width = o->run.dualfile ? 2 : o->run.merge ? (unsigned)MAX(o->nfiles, 1) : 1;
+	s->tie_last = o->run.merge;
 	s->traces = calloc((size_t)o->nfiles, sizeof(*s->traces));
-	if (!s->traces) {
+	s->files = calloc((size_t)o->nfiles, sizeof(*s->files));
+	s->pend = calloc(s->width, sizeof(*s->pend));
+	s->have = calloc(s->width, sizeof(*s->have));
+	s->done = calloc(s->width, sizeof(*s->done));
+	if (!s->traces || !s->files || !s->pend || !s->have || !s->done) {
 		log_err("out of memory");
 		return -ENOMEM;
 	}
 	tcfg.will_rewind = o->run.loop != 1;
+	tcfg.lazy = true; /* a regular file read in place: checked now, opened when its turn comes */
 	/*
 	 * AF_XDP may send a preloaded file's frames in place: room for the
 	 * staging frames after them, one socket's for each thread and
@@ -323,4 +338,11 @@ void source_close(struct replay *r)
 			trace_close(s->traces[i]);
 	free(s->traces);
 	s->traces = NULL;
+	free(s->files);
+	free(s->pend);
+	free(s->have);
+	free(s->done);
+	s->files = NULL;
+	s->pend = NULL;
+	s->have = s->done = NULL;
 }

@@ -6,7 +6,8 @@
  * Contract.  source_read() yields every record of passes x files once, in
  * order: a file's records in its own order, files in the order given, or,
  * with --dualfile, each pair's two files merged by timestamp (a tie to the
- * pair's first file).  Between passes each file is rewound and the
+ * pair's first file), with --merge all the files so (a tie to the file
+ * given last, as mergecap).  A file is open from its segment to its end only.  Between passes each file is rewound and the
  * schedule starts a segment.  STEP_AGAIN when an input (a pipe) has no
  * whole record yet: nothing was consumed, source_fd() is what to wait on.
  * STEP_STOP at the end of the last pass (or a signal during a read),
@@ -27,7 +28,7 @@ enum step source_segment(struct replay *r);
 /* source_file_end() - trace_next() on @t, the one file being read, gave @rc (not a packet). */
 enum step source_file_end(struct replay *r, struct trace *t, int rc);
 
-/* source_read_merge() - source_read() of files read side by side (--dualfile). */
+/* source_read_merge() - source_read() of files read side by side (--dualfile, --merge). */
 enum step source_read_merge(struct replay *r, const struct trace **tp, struct pkt *p);
 
 /* source_ts_step() - @p's timestamp jumped far ahead of, or stepped back from, the one before. */
@@ -78,6 +79,8 @@ static inline __attribute__((always_inline)) enum step source_read(struct replay
 		rc = trace_next(t, p);
 		if (likely(rc == 1)) {
 			*tp = t;
+			s->files[s->f].records++;
+			s->files[s->f].bytes += p->caplen;
 			note_ts(r, t, p);
 			return STEP_NEXT;
 		}

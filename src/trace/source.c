@@ -166,6 +166,12 @@ static int preload_file(struct trace *t, size_t size)
 	if (rc < 0)
 		return trace_err(t, rc, "cannot read: %s", rc == -EIO ? "the file shrank while it was read" : strerror(-rc));
 	trace_src_mem(t, t->mem, size);
+	/* All of it is in memory: the descriptor is not needed (many files, few descriptors). */
+	if (t->own_fd) {
+		close(t->fd);
+		t->own_fd = false;
+	}
+	t->fd = -1;
 	return 0;
 }
 
@@ -327,7 +333,8 @@ static int map_file(struct trace *t, const struct stat *st)
 		ra = 2 * device_readahead_bytes(st) >= KERNEL_RA_ENOUGH_BYTES ? TRACE_RA_KERNEL
 									: TRACE_RA_WINDOW;
 	t->ra_policy = ra;
-	if (ra == TRACE_RA_NONE)
+	/* A lazy open reads the header and lets go: no read-ahead for a file not read yet. */
+	if (ra == TRACE_RA_NONE || t->checking)
 		return 0;
 	if (ra == TRACE_RA_RANDOM) {
 		(void)madvise(t->map, size, MADV_RANDOM);
@@ -861,4 +868,31 @@ void trace_src_close(struct trace *t)
 	trace_decomp_free(t);
 	if (t->own_fd)
 		close(t->fd);
+}
+
+void trace_src_reset(struct trace *t)
+{
+	t->src = TRACE_SRC_MEM;
+	t->base = NULL;
+	t->size = t->pos = 0;
+	t->base_off = 0;
+	t->fd = -1;
+	t->own_fd = false;
+	t->map = NULL;
+	t->map_bytes = 0;
+	t->mem = NULL;
+	t->mem_bytes = t->spare_off = t->pf_next = 0;
+	t->win_bytes = t->ra_done = t->ra_wrap = t->rel_done = t->rel_next = 0;
+	t->ra_next = SIZE_MAX;
+	t->ra_willneed = t->ra_release = t->fadvise_behind = false;
+	memset(&t->bus, 0, sizeof(t->bus));
+	t->bus_said = false;
+	t->sbuf[0] = t->sbuf[1] = NULL;
+	t->scap = 0;
+	t->scur = 0;
+	t->seof = false;
+	t->io_err = 0;
+	t->smem = NULL;
+	t->smem_len = t->smem_pos = 0;
+	t->nb_mark = SIZE_MAX;
 }

@@ -216,11 +216,61 @@ int trace_open(struct trace **tp, const char *path, const struct trace_cfg *cfg)
 	*tp = t;
 	if (!t)
 		return -ENOMEM;
+	t->path = strdup(path);
+	if (!t->path)
+		return trace_err(t, -ENOMEM, "out of memory");
 	t->cfg.stream_chunk_bytes = 0;
+	t->checking = t->cfg.lazy;
 	rc = trace_src_open_file(t, path);
-	if (rc < 0)
+	if (rc == 0)
+		rc = trace_start(t);
+	t->checking = false;
+	if (rc == 0 && t->cfg.lazy)
+		trace_release(t);
+	return rc;
+}
+
+void trace_release(struct trace *t)
+{
+	/* Only a mapped file can be opened again as it was; memory and streams stay. */
+	if (!t->ops || t->src != TRACE_SRC_MAP || !t->path)
+		return;
+	t->ops->close(t);
+	t->released = t->ops;
+	t->ops = NULL; /* trace_next() says -EINVAL until trace_rewind() */
+	trace_src_close(t);
+	trace_src_reset(t);
+	if (t->ring) {
+		munmap(t->ring, TRACE_RING_BYTES);
+		t->ring = NULL;
+		t->ring_pos = 0;
+	}
+}
+
+bool trace_released(const struct trace *t)
+{
+	return t->released;
+}
+
+/* trace_rewind() of a released trace: the file opened again, its header read again by the same format. */
+static int reopen(struct trace *t)
+{
+	const struct trace_ops *ops = t->released;
+	int rc;
+
+	rc = trace_src_open_file(t, t->path);
+	if (rc == 0 && t->src == TRACE_SRC_STREAM)
+		rc = trace_err(t, -EINVAL, "is no longer a regular file");
+	if (rc < 0) {
+		trace_src_close(t);
+		trace_src_reset(t);
 		return rc;
-	return trace_start(t);
+	}
+	t->released = NULL;
+	t->recno = 0;
+	t->nifs = 0;
+	t->byte_orders = 0;
+	return start_format(t, ops);
 }
 
 int trace_next(struct trace *t, struct pkt *p)
@@ -269,6 +319,8 @@ int trace_rewind(struct trace *t)
 {
 	int rc;
 
+	if (t->released)
+		return reopen(t);
 	if (!t->ops)
 		return -EINVAL;
 	rc = trace_src_rewind(t);
@@ -302,6 +354,7 @@ void trace_close(struct trace *t)
 	if (t->ring)
 		munmap(t->ring, TRACE_RING_BYTES);
 	free(t->ifs);
+	free(t->path);
 	free(t->name);
 	free(t);
 }
@@ -325,6 +378,8 @@ const char *trace_name(const struct trace *t)
 
 const char *trace_format_name(const struct trace *t)
 {
+	if (t->released)
+		return t->released->name;
 	return t->ops ? t->ops->name : "unknown";
 }
 

@@ -82,6 +82,9 @@ struct trace {
 	const struct trace_ops *ops;
 	void *priv;             /* format state, owned by ops */
 	char *name;             /* path or caller's name, for messages */
+	char *path;             /* trace_open()'s path: trace_rewind() opens a released file again; NULL for memory */
+	const struct trace_ops *released; /* trace_release()d: the format to read it with when opened again */
+	bool checking;          /* trace_open() with cfg.lazy: the header is read, no read-ahead asked for */
 	struct trace_cfg cfg;   /* as given; dmac/smac point at the copies below */
 	uint8_t dmac[6], smac[6];
 
@@ -161,6 +164,9 @@ struct trace {
 	char err[320];          /* last error */
 	char warn[320];         /* first warning */
 };
+
+/* trace_src_reset() - after trace_src_close(): the source as trace_alloc() left it, to be opened again. */
+void trace_src_reset(struct trace *t);
 
 /* trace_peek_slow() - trace_peek() when the bytes are not all at hand: a stream reads more. */
 const uint8_t *trace_peek_slow(struct trace *t, size_t len, size_t *got);
