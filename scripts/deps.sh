@@ -10,7 +10,7 @@ PKGS=(
 	libpcap-dev libnet1-dev liburing-dev libbpf-dev libxdp-dev libcmocka-dev
 	zlib1g-dev libzstd-dev liblzma-dev liblz4-dev libbz2-dev # compressed traces
 	# tests and comparisons
-	iproute2 tcpdump tshark tcpreplay netsniff-ng ethtool util-linux mandoc librsvg2-bin time
+	iproute2 tcpdump tshark wireshark-common tcpreplay netsniff-ng ethtool util-linux mandoc librsvg2-bin time
 	abigail-tools # libreplay_abi: libreplay.so's ABI against the dump checked in
 	python3-pytest # t_python: the Python package's pytest plugin and examples/
 	gzip zstd xz-utils lz4 bzip2 # tests: compressed traces
