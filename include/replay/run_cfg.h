@@ -20,6 +20,7 @@ struct run_cfg {
 	bool oneatatime;           /* --oneatatime: ask on stdin how many packets to send next */
 	bool dualfile;             /* -2, --dualfile: files in pairs, one per interface, merged by timestamp */
 	bool merge;                /* --merge: all the files played as one, merged by timestamp */
+	bool segment;              /* --segment: a frame longer than the MTU is cut to fit (replay/segment.h) */
 	uint64_t stats_s;          /* --stats N: lines every N s (0: per loop pass); OPT_AUTO = none */
 	bool no_progress;          /* --no-progress: no status line on a terminal */
 	bool no_flow_stats;        /* --no-flow-stats: count no flows (replay/flows.h) */

@@ -29,6 +29,7 @@ struct stats_lane {
 	const char *dev;         /* interface or output file */
 	uint64_t read, sent, failed, retried, filtered, bytes_sent; /* as in struct stats */
 	uint64_t impair_dropped, impair_copies; /* as in struct stats */
+	uint64_t segmented, segments; /* as in struct stats */
 	/* -i/-I: the interface's own counters over the run (src/tx/ifcheck.c); only when if_valid. */
 	bool if_valid;
 	uint64_t if_tx_packets;  /* tx_packets it counted during the run */
@@ -117,6 +118,13 @@ struct stats {
 	 */
 	bool impaired;
 	uint64_t impair_dropped, impair_qdropped, impair_copies;
+	/*
+	 * --segment: frames longer than the MTU cut into @segments frames in
+	 * all, each ending sent or failed on its own: then read + copies +
+	 * segments - segmented = sent + filtered + failed + impair_dropped.
+	 */
+	bool segmenting;
+	uint64_t segmented, segments;
 	/*
 	 * Other modules' accounts (the impairment's, the live source's): each
 	 * printed after the packet lines and written as "key": value in the

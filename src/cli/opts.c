@@ -225,6 +225,8 @@ static const struct opt_def table[] = {
 	UINT(tx.batch, .name = "batch", .min = 1, .max = TX_BATCH_MAX, .metavar = "N", .group = OPT_GRP_TX,
 	     .show_dflt = true, .dflt = TX_BATCH_DEFAULT,
 	     .help = "hand at most N due packets to the kernel per kick"),
+	FLAG(run.segment, .name = "segment", .group = OPT_GRP_TX,
+	     .help = "cut a frame longer than the MTU: TCP into segments, other IP into fragments"),
 	FLAG(tx.qdisc_bypass, .name = "qdisc-bypass", .group = OPT_GRP_TX,
 	     .help = "skip the interface's qdisc (no tc shaping); auto then tries xdp even past a shaping qdisc or a capture"),
 	FUNC2(xdp_queues, struct opts_list, tx.xdp_queue, unsigned, opts_parse_queues, .name = "xdp-queue",

@@ -227,6 +227,71 @@ enum step stage_refused(struct replay *r, struct lane *l, const struct trace *t,
 	}
 }
 
+/* The reasons a frame is not cut, each said once (bits of lanes.seg_said). */
+static unsigned said_bit(int err)
+{
+	switch (err) {
+	case -EMSGSIZE:
+		return 1;
+	case -ENOTSUP:
+		return 2;
+	case -E2BIG:
+		return 4;
+	case -EINVAL:
+		return 8;
+	default:
+		return 16;
+	}
+}
+
+enum step stage_cut(struct replay *r, struct lane *l, const struct trace *t, const struct pkt *p,
+		    uint64_t deadline)
+{
+	int n = segment_frame(p->data, p->caplen, l->seg_mtu, &l->seg);
+	enum step step = STEP_NEXT;
+	struct pkt q = *p;
+	size_t off = 0;
+	int i;
+
+	if (n == 0 || n == -EPROTONOSUPPORT)
+		return stage_whole(r, l, t, p, deadline); /* it fits after all, or is not IP: as it is */
+	if (n < 0) {
+		char why[256];
+
+		if (r->out.seg_said & said_bit(n)) {
+			lane_fail(r, l, FATE_FAILED, t, p, NULL);
+			return STEP_NEXT;
+		}
+		r->out.seg_said |= said_bit(n);
+		snprintf(why, sizeof(why),
+			 "frame of %u bytes longer than %s's MTU %u not cut (--segment): %s; others like it are only counted",
+			 p->caplen, l->tx->dev, l->seg_mtu, segment_strerror(n));
+		lane_fail(r, l, FATE_FAILED, t, p, why);
+		return STEP_NEXT;
+	}
+	l->st.segmented++;
+	l->st.segments += (uint64_t)n;
+	q.flags &= (uint16_t)~PKT_F_TRUNCATED; /* each segment is whole */
+	for (i = 0; i < n && step == STEP_NEXT; i++) {
+		q.data = l->seg.buf + off;
+		q.caplen = q.wirelen = l->seg.len[i];
+		off += l->seg.len[i];
+		step = stage_whole(r, l, t, &q, deadline);
+	}
+	/* The run ended among them: the segments not staged fail, in one line. */
+	if (i < n) {
+		struct staged e = { .t = t, .recno = p->recno, .off = p->off };
+		char why[160];
+
+		snprintf(why, sizeof(why), "%d segments of a %u-byte frame not sent: the run stopped before them",
+			 n - i, p->caplen);
+		log_failure(r, FATE_FAILED, &e, 1, why);
+		for (; i < n; i++)
+			account(r, l, FATE_FAILED, &e, NULL);
+	}
+	return step;
+}
+
 bool lane_wait_due(struct replay *r, uint64_t deadline, uint64_t target)
 {
 	for (;;) {
@@ -252,6 +317,8 @@ void lanes_collect(struct replay *r)
 	st->bytes_sent = LANES_SUM(r, bytes_sent);
 	st->impair_dropped = LANES_SUM(r, impair_dropped);
 	st->impair_copies = LANES_SUM(r, impair_copies);
+	st->segmented = LANES_SUM(r, segmented);
+	st->segments = LANES_SUM(r, segments);
 	st->nlanes = r->out.n;
 	for (unsigned i = 0; i < r->out.n; i++)
 		st->lane[i] = r->out.lane[i].st;

@@ -136,13 +136,22 @@ static inline void unstage(struct lane *l)
 }
 
 /*
- * stage_one() - stage @p in lane @l (copy it into the method's memory)
+ * stage_cut() - --segment: @p, longer than lane @l takes, cut into frames
+ * that fit (replay/segment.h), each staged (stage_whole()) at @deadline and
+ * counted on its own; a frame that may not be cut fails, its reason said
+ * once; one that is not IP is staged whole, for the method to refuse.
+ */
+enum step stage_cut(struct replay *r, struct lane *l, const struct trace *t, const struct pkt *p,
+		    uint64_t deadline);
+
+/*
+ * stage_whole() - stage @p in lane @l (copy it into the method's memory)
  * until it is taken or cannot be.  Taken at once is the common case,
  * inline: the FIFO entry is written in place; a full stage is kicked and a
  * method still full waited for (stage_refused()).
  */
-static inline enum step stage_one(struct replay *r, struct lane *l, const struct trace *t,
-				  const struct pkt *p, uint64_t deadline)
+static inline enum step stage_whole(struct replay *r, struct lane *l, const struct trace *t,
+				    const struct pkt *p, uint64_t deadline)
 {
 	int rc = tx_send(l->tx, p, 1);
 
@@ -163,6 +172,15 @@ static inline enum step stage_one(struct replay *r, struct lane *l, const struct
 		return STEP_NEXT;
 	}
 	return stage_refused(r, l, t, p, deadline, rc);
+}
+
+/* stage_one() - stage_whole(), or with --segment stage_cut() for a frame longer than the lane takes. */
+static inline enum step stage_one(struct replay *r, struct lane *l, const struct trace *t,
+				  const struct pkt *p, uint64_t deadline)
+{
+	if (unlikely(p->caplen > l->seg_max))
+		return stage_cut(r, l, t, p, deadline);
+	return stage_whole(r, l, t, p, deadline);
 }
 
 /*

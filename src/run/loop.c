@@ -86,6 +86,22 @@ static __attribute__((noinline, cold)) enum step beyond_clock(const struct trace
 }
 
 /*
+ * --segment: the deadline of @p, which lane @l will cut: --mbps counts the
+ * bytes of its segments, headers and all, as the wire will carry them.
+ */
+static __attribute__((noinline)) uint64_t cut_deadline(struct replay *r, const struct lane *l,
+						       struct pkt *p)
+{
+	struct pkt q = *p;
+	uint64_t d;
+
+	q.caplen = (uint32_t)MIN(segment_wire_bytes(p->data, p->caplen, l->seg_mtu), UINT32_MAX);
+	d = sched_deadline(&r->sched, &q);
+	p->sched_ns = q.sched_ns;
+	return d;
+}
+
+/*
  * source_next() - the source's next packet into @p, from *@tp: read
  * (counted read here: the only place), routed to its lane (*@lp), edited,
  * with its deadline (*@deadline), counted in the flow statistics.  Packets
@@ -172,6 +188,8 @@ source_next(struct replay *r, struct pkt *p, const struct trace **tp, struct lan
 		 */
 		if (unlikely(r->plan.live))
 			*deadline = p->sched_ns = p->ts_ns;
+		else if (unlikely(p->caplen > l->seg_max))
+			*deadline = cut_deadline(r, l, p);
 		else
 			*deadline = sched_deadline(&r->sched, p);
 		/* A deadline past the clock's range would wrap to an earlier time: the run ends here. */

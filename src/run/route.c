@@ -246,8 +246,8 @@ static int check_file_mtus(struct replay *r, struct split *sp, int i)
  * (its file with --dualfile, the -c cache, or a fresh --split classifier),
  * and the run is refused at the first frame too long for its side, naming
  * the side, the file and the record.  Not done when an edit may change the
- * frames (each too long one then fails when sent, named then) or an input is
- * a pipe; with equal MTUs a frame too long fails on either side alike, as
+ * frames (each too long one then fails when sent, named then), --segment
+ * cuts the long ones, or an input is a pipe; with equal MTUs a frame too long fails on either side alike, as
  * with one interface.
  */
 int route_check_mtus(struct replay *r)
@@ -258,7 +258,7 @@ int route_check_mtus(struct replay *r)
 	int rc = 0;
 
 	if (r->out.n != 2 || !r->out.lane[0].tx->mtu || !r->out.lane[1].tx->mtu ||
-	    r->out.lane[0].tx->mtu == r->out.lane[1].tx->mtu || r->chain)
+	    r->out.lane[0].tx->mtu == r->out.lane[1].tx->mtu || r->chain || r->o->run.segment)
 		return 0;
 	for (int i = 0; i < o->nfiles; i++)
 		if (!strcmp(o->files[i], "-"))

@@ -35,6 +35,7 @@
 #include "replay/outfile.h"
 #include "replay/progress.h"
 #include "replay/sched.h"
+#include "replay/segment.h"
 #include "replay/sendlog.h"
 #include "replay/slots.h"
 #include "replay/split.h"
@@ -100,6 +101,9 @@ struct lane {
 	uint64_t kick_ns;            /* run clock just before the last kick, with a send log */
 	uint64_t settle_ns;          /* run clock when the last kick returned (timed runs) */
 	struct stats_lane st;        /* its counters (the run's totals are their sums: lanes_collect()) */
+	uint32_t seg_max;            /* --segment: a longer frame is cut first (stage_cut()); UINT32_MAX: never */
+	uint32_t seg_mtu;            /* the MTU it is cut to: the interface's, or --mtu with -w */
+	struct segment_out seg;      /* the frames cut from one (buf NULL without --segment) */
 	struct ifcheck ifc;          /* an interface's own TX counters around the run */
 	char mode[320];              /* the method's details for the summary */
 };
@@ -113,6 +117,7 @@ struct lanes {
 	bool per_pkt;                /* slog or decode: stage_one()'s one branch for both */
 	uint64_t fails_logged;       /* send failures logged, for the rate limit */
 	uint64_t edit_fails_logged;  /* edit failures logged, for the rate limit */
+	unsigned seg_said;           /* --segment: the reasons a frame was not cut already said (bits) */
 };
 
 /* What was read of one input file, over every pass (--stats-json "files"). */

@@ -154,6 +154,33 @@ static void in_place(const struct replay *r, const struct replay *from, unsigned
 }
 
 /*
+ * --segment: lane @l cuts a frame longer than its MTU (the interface's, or
+ * --mtu's for -w, which has none) into frames that fit, in memory of its
+ * own for the most frames one is cut into, touched now so that no page of
+ * it is first touched in the loop.  Without it no frame is too long.
+ */
+static int open_segmenting(struct replay *r, struct lane *l)
+{
+	size_t cap;
+
+	l->seg_max = UINT32_MAX;
+	if (!r->o->run.segment)
+		return 0;
+	l->seg_mtu = l->tx->mtu ? l->tx->mtu : (uint32_t)MIN(r->o->edit.mtu, PKT_FRAME_MAX_BYTES);
+	l->seg_max = l->seg_mtu + ETH_HDR_BYTES;
+	cap = (size_t)SEGMENT_FRAMES_MAX * (l->seg_mtu + ETH_HDR_BYTES + 8);
+	l->seg = (struct segment_out){ .buf = malloc(cap), .cap = cap,
+				       .len = calloc(SEGMENT_FRAMES_MAX, sizeof(*l->seg.len)),
+				       .max = SEGMENT_FRAMES_MAX, .frag_id = 1 };
+	if (!l->seg.buf || !l->seg.len) {
+		log_err("--segment: out of memory (%zu bytes)", cap);
+		return -ENOMEM;
+	}
+	memset(l->seg.buf, 0, cap);
+	return 0;
+}
+
+/*
  * Output lane @i: the method (@ops from a test, -w, --method auto's
  * fallback, or the one named) on interface @ifname (NULL with -w).  @main:
  * thread 0's run for a --threads worker (whose preloaded copy it sends
@@ -211,7 +238,7 @@ static int open_lane(struct replay *r, unsigned i, const char *ifname, const str
 	}
 	l->st = (struct stats_lane){ .name = names[i], .method = tx_name(l->tx),
 				      .method_mode = l->mode, .dev = l->tx->dev };
-	return 0;
+	return open_segmenting(r, l);
 }
 
 /* The output lanes: -i (or -w), and -I. */
@@ -338,6 +365,7 @@ static void plan(struct replay *r)
 	r->st.method_mode = r->out.lane[0].st.method_mode;
 	r->st.dev = r->out.lane[0].st.dev;
 	r->st.threads_auto = o->threads_ask_auto ? o->threads_why : NULL;
+	r->st.segmenting = o->run.segment;
 }
 
 /* --start-at: the wall clock the instant is read on; a test's clock stands for it too. */
@@ -608,6 +636,9 @@ void replay_teardown(struct replay *r)
 	for (unsigned i = 0; i < r->out.n; i++) {
 		free(r->out.lane[i].q);
 		r->out.lane[i].q = NULL;
+		free(r->out.lane[i].seg.buf);
+		free(r->out.lane[i].seg.len);
+		r->out.lane[i].seg = (struct segment_out){ 0 };
 		tx_close(r->out.lane[i].tx);
 		r->out.lane[i].tx = NULL;
 	}

@@ -45,6 +45,8 @@ static void lane_add(struct stats_lane *into, const struct stats_lane *from)
 	into->bytes_sent += from->bytes_sent;
 	into->impair_dropped += from->impair_dropped;
 	into->impair_copies += from->impair_copies;
+	into->segmented += from->segmented;
+	into->segments += from->segments;
 }
 
 void stats_add(struct stats *into, const struct stats *s)
@@ -59,6 +61,8 @@ void stats_add(struct stats *into, const struct stats *s)
 	into->impair_dropped += s->impair_dropped;
 	into->impair_qdropped += s->impair_qdropped;
 	into->impair_copies += s->impair_copies;
+	into->segmented += s->segmented;
+	into->segments += s->segments;
 	for (unsigned l = 0; l < into->nlanes && l < s->nlanes; l++)
 		lane_add(&into->lane[l], &s->lane[l]);
 	if (s->end_ns > into->end_ns)
@@ -230,6 +234,9 @@ static void print_packets(const struct stats *s, FILE *f)
 			(unsigned long long)s->sent, (unsigned long long)s->filtered,
 			(unsigned long long)s->failed, (unsigned long long)s->impair_dropped,
 			(unsigned long long)s->impair_qdropped);
+	if (s->segmenting && s->segmented)
+		fprintf(f, "Segmented: %llu frames longer than the MTU cut into %llu, each sent or failed on its own\n",
+			(unsigned long long)s->segmented, (unsigned long long)s->segments);
 }
 
 static void print_send_err(const struct stats *s, FILE *f)
@@ -647,6 +654,10 @@ int stats_write_json(const struct stats *s, FILE *f)
 		json_uint(&w, "packets_impair_dropped", s->impair_dropped);
 		json_uint(&w, "packets_impair_queue_dropped", s->impair_qdropped);
 		json_uint(&w, "impair_copies", s->impair_copies);
+	}
+	if (s->segmenting) {
+		json_uint(&w, "packets_segmented", s->segmented);
+		json_uint(&w, "segments", s->segments);
 	}
 	if (s->passes_on)
 		json_passes(&w, s);
