@@ -250,6 +250,7 @@ enum step stage_cut(struct replay *r, struct lane *l, const struct trace *t, con
 	int n = segment_frame(p->data, p->caplen, l->seg_mtu, &l->seg);
 	enum step step = STEP_NEXT;
 	struct pkt q = *p;
+	bool waited = false;
 	size_t off = 0;
 	int i;
 
@@ -273,6 +274,19 @@ enum step stage_cut(struct replay *r, struct lane *l, const struct trace *t, con
 	l->st.segments += (uint64_t)n;
 	q.flags &= (uint16_t)~PKT_F_TRUNCATED; /* each segment is whole */
 	for (i = 0; i < n && step == STEP_NEXT; i++) {
+		if (l->qn >= l->qcap) {
+			/*
+			 * A batch of segments is full: kicked at the frame's deadline,
+			 * waited for here (a signal cuts the wait short, as lane_send()'s).
+			 */
+			if (r->plan.timed && !waited) {
+				(void)lane_wait_due(r, deadline, sched_paced(&r->sched, deadline));
+				waited = true;
+			}
+			step = flush_lane(r, l);
+			if (step != STEP_NEXT)
+				break;
+		}
 		q.data = l->seg.buf + off;
 		q.caplen = q.wirelen = l->seg.len[i];
 		off += l->seg.len[i];

@@ -29,7 +29,9 @@
 #define GAP_NS 1000000ull
 
 static char dir[] = "/tmp/test_replay.XXXXXX";
-static char trace_path[256], json_path[256], ng_path[256], wifi_path[256];
+static char trace_path[256], json_path[256], ng_path[256], wifi_path[256], big_path[256];
+/* The trace run_k() replays: trace_path unless a test names another. */
+static const char *trace_arg;
 static volatile sig_atomic_t stop;
 static struct fakeclock fc;
 
@@ -209,6 +211,24 @@ static int setup(void **state)
 	fclose(f);
 	tb_free(&b);
 
+	/* Two frames of a capture taken before GSO: a 3008-byte UDP datagram, then a 60-byte frame. */
+	snprintf(big_path, sizeof(big_path), "%s/big.pcap", dir);
+	{
+		static uint8_t big[14 + 20 + 3008];
+
+		memset(big, 0xab, sizeof(big));
+		memcpy(big + 12, "\x08\x00\x45\x00\x0b\xd4\x00\x01\x00\x00\x40\x11\x00\x00"
+				 "\x0a\x00\x00\x01\x0a\x00\x00\x02\x9c\x40\x9c\x41\x0b\xc0\x00\x00", 30);
+		tb_pcap_header(&b, PCAP_NSEC, 65535, 1);
+		tb_pcap_record(&b, 100, 0, sizeof(big), sizeof(big), big);
+		tb_pcap_record(&b, 100, (uint32_t)GAP_NS, 60, 60, NULL);
+		f = fopen(big_path, "wb");
+		assert_non_null(f);
+		assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
+		fclose(f);
+		tb_free(&b);
+	}
+
 	/* A pcap of a link type no reader can turn into Ethernet. */
 	snprintf(wifi_path, sizeof(wifi_path), "%s/wifi.pcap", dir);
 	tb_pcap_header(&b, PCAP_NSEC, 65535, LINKTYPE_IEEE802_11);
@@ -228,6 +248,7 @@ static int teardown(void **state)
 	unlink(json_path);
 	unlink(ng_path);
 	unlink(wifi_path);
+	unlink(big_path);
 	rmdir(dir);
 	return 0;
 }
@@ -260,7 +281,7 @@ static int run_k(char *json, size_t len, struct knobs k, ...)
 	while ((a = va_arg(ap, const char *)) && argc < 14)
 		argv[argc++] = (char *)a;
 	va_end(ap);
-	argv[argc++] = trace_path;
+	argv[argc++] = (char *)(trace_arg ? trace_arg : trace_path);
 	memset(&m, 0, sizeof(m));
 	m.stop_after = k.stop_after;
 	m.batch = k.batch ? k.batch : 64;
@@ -501,6 +522,44 @@ static void test_signal_stops_after_current(void **state)
 	assert_int_equal(jget(json, "packets_read"), 2);
 }
 
+
+/*
+ * --segment: a frame longer than the MTU (--mtu, the mock has none) leaves
+ * as fragments, all at its deadline, back to back, batches of them kicked
+ * only once due (the mock asserts it), each counted sent; without it, the
+ * frame goes whole (the mock takes any length).
+ */
+static void test_segment_fragments(void **state)
+{
+	char json[4096];
+
+	(void)state;
+	trace_arg = big_path;
+	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
+	/* 3008 bytes of UDP at 552 a fragment (576 - 20, in 8-byte units): 6, in batches of 4. */
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 4 }, "--segment", "--mtu", "576",
+			       NULL),
+			 0);
+	assert_int_equal(jget(json, "packets_read"), 2);
+	assert_int_equal(jget(json, "packets_segmented"), 1);
+	assert_int_equal(jget(json, "segments"), 6);
+	assert_int_equal(jget(json, "packets_sent"), 7);
+	assert_int_equal(m.sent, 7);
+	for (unsigned i = 0; i < 6; i++) {
+		assert_int_equal(m.len[i], 14 + 20 + (i < 5 ? 552 : 3008 - 5 * 552));
+		assert_int_equal(m.sched[i], m.sched[0]);
+	}
+	assert_int_equal(m.len[6], 60);
+	assert_true(m.sched[6] > m.sched[0]);
+	assert_int_equal(jget(json, "bytes_sent"), 6 * 34 + 3008 + 60);
+
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 4 }, NULL), 0);
+	assert_int_equal(jget(json, "packets_sent"), 2);
+	assert_int_equal(m.len[0], 14 + 20 + 3008);
+	assert_null(strstr(json, "segments"));
+	trace_arg = NULL;
+}
 
 static void test_topspeed_batches(void **state)
 {
@@ -1264,6 +1323,7 @@ int main(void)
 		cmocka_unit_test(test_unconvertible_packet_failed),
 		cmocka_unit_test(test_unreplayable_linktype_refused),
 		cmocka_unit_test(test_held_while_input_silent),
+		cmocka_unit_test(test_segment_fragments),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
