@@ -59,6 +59,7 @@ struct stats_thread {
 struct stats_counts {
 	uint64_t read, sent, failed, retried, filtered, bytes_sent;
 	uint64_t impair_dropped, impair_copies, in_flight;
+	uint64_t segmented, segments;
 };
 
 /*
@@ -68,7 +69,8 @@ struct stats_counts {
  * flight: counted as such at its end, and where it ends in a later pass.
  * So every identity of the totals holds per pass with the packets in
  * flight: read + impair_copies + in_flight_before = sent + filtered +
- * failed + impair_dropped + in_flight_after; and the passes sum to the
+ * failed + impair_dropped + in_flight_after (+ segments - segmented with
+ * --segment); and the passes sum to the
  * totals (the last pass ends with nothing in flight).
  * Once STATS_PASSES_MAX records are kept, the last one takes in every
  * later pass too (npasses > 1).

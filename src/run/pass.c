@@ -59,6 +59,8 @@ static void counts_now(const struct replay *r, struct stats_counts *c)
 		.bytes_sent = LANES_SUM(r, bytes_sent),
 		.impair_dropped = LANES_SUM(r, impair_dropped),
 		.impair_copies = LANES_SUM(r, impair_copies),
+		.segmented = LANES_SUM(r, segmented),
+		.segments = LANES_SUM(r, segments),
 		.in_flight = dq_len(&r->imp.dq),
 	};
 	for (unsigned i = 0; i < r->out.n; i++)

@@ -108,7 +108,8 @@ static void counts_diff(struct stats_counts *d, const struct stats_counts *a, co
 	*d = (struct stats_counts){ .read = DIFF(read), .sent = DIFF(sent), .failed = DIFF(failed),
 				    .retried = DIFF(retried), .filtered = DIFF(filtered),
 				    .bytes_sent = DIFF(bytes_sent), .impair_dropped = DIFF(impair_dropped),
-				    .impair_copies = DIFF(impair_copies) };
+				    .impair_copies = DIFF(impair_copies), .segmented = DIFF(segmented),
+				    .segments = DIFF(segments) };
 }
 
 #undef DIFF
@@ -626,6 +627,10 @@ static void json_passes(struct json *w, const struct stats *s)
 		if (s->impaired) {
 			json_uint(w, "packets_impair_dropped", p->c.impair_dropped);
 			json_uint(w, "impair_copies", p->c.impair_copies);
+		}
+		if (s->segmenting) {
+			json_uint(w, "packets_segmented", p->c.segmented);
+			json_uint(w, "segments", p->c.segments);
 		}
 		json_end(w);
 	}

@@ -4,7 +4,9 @@
 # Ethernet frame longer than it, per kind of cut (TCP over IPv4 and IPv6 with the
 # timestamps option, UDP fragmented over IPv4, IPv6 with a Hop-by-Hop header, a
 # fragment cut again, DF, GRO's zero lengths, VLAN).  Committed; run again after
-# changing the segmenter.
+# changing the segmenter.  The same frames, each followed by a 60-byte one, seed
+# fuzz_segment_loop (tests/fuzz/fuzz_segment_loop.c: an MTU byte, a flags byte,
+# then frames as two-byte lengths and their bytes).
 #   tests/fuzz/make-seeds-segment.py
 import os
 import struct
@@ -48,6 +50,12 @@ seeds = {
     'icmp6': (1280, ETH6 + ip6(58, b'\x80\x00\x00\x00' + body(3000))),
 }
 os.makedirs(out, exist_ok=True)
+os.makedirs(out + '_loop', exist_ok=True)
 for name, (mtu, frame) in seeds.items():
     with open(os.path.join(out, name), 'wb') as f:
         f.write(struct.pack('!H', mtu) + frame)
+    # --mtu 68 + 8 x byte 0; --batch 4 for the GRO frames, --loop 2 for the IPv6 UDP ones.
+    flags = 1 if 'gro' in name else 2 if 'udp6' in name else 0
+    with open(os.path.join(out + '_loop', name), 'wb') as f:
+        f.write(bytes([(mtu - 68) // 8, flags]) + struct.pack('!H', len(frame)) + frame +
+                struct.pack('!H', 60) + bytes(60))

@@ -256,9 +256,9 @@ check_invariant() {
 # check_passes FILE N: --stats-json FILE has N loop passes (the "passes" array), each
 # with its accounting identity (read + copies + in flight before = sent +
 # filtered + failed + impaired-dropped + in flight after; the copies and drops
-# with impairment only), what one leaves in flight the next starts with, back
-# to back in time, and summing to the totals (counters, elapsed time, send
-# errors, flows).
+# with impairment only; with --segment, + segments - segmented on the left),
+# what one leaves in flight the next starts with, back to back in time, and
+# summing to the totals (counters, elapsed time, send errors, flows).
 # Prints each pass's packets read, space-separated.
 check_passes() {
 	python3 - "$1" "$2" <<'PY' || die "$1: loop passes do not add up (above)"
@@ -275,6 +275,8 @@ if len(ps) != n: fail("%d passes, expected %d" % (len(ps), n))
 imp = "packets_impair_dropped" in j
 keys = ["packets_read", "packets_sent", "packets_failed", "packets_filtered", "packets_retried", "bytes_sent"]
 if imp: keys += ["packets_impair_dropped", "impair_copies"]
+seg = "packets_segmented" in j
+if seg: keys += ["packets_segmented", "segments"]
 t = 0
 for i, p in enumerate(ps):
     if p["pass"] != i + 1 or p["passes"] != 1: fail("pass %d numbered %d (%d)" % (i + 1, p["pass"], p["passes"]))
@@ -283,6 +285,8 @@ for i, p in enumerate(ps):
     if imp:
         lhs += p["impair_copies"]
         rhs += p["packets_impair_dropped"]
+    if seg:
+        lhs += p["segments"] - p["packets_segmented"]
     prev = ps[i - 1]["in_flight_after"] if i else 0
     if p["in_flight_before"] != prev: fail("pass %d: in flight before %d, the pass before left %d" % (i + 1, p["in_flight_before"], prev))
     if lhs != rhs: fail("pass %d: identity %d != %d: %r" % (i + 1, lhs, rhs, p))

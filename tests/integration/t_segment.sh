@@ -66,6 +66,15 @@ test_segments_reassemble() {
 	info "71 segments and fragments of 4 frames; checksums good; streams and datagrams reassembled"
 }
 
+test_passes_account() {
+	# A batch of 8 holds fewer than a frame's segments: passes end with some in flight.
+	python3 "$MKBIG" "$WORK/big.pcap" "$WORK"
+	"$REPLAY" -q -t --segment --batch 8 --loop 3 -w "$WORK/loop.pcap" --stats-json "$WORK/loop.json" \
+		"$WORK/big.pcap" || die "--loop 3 --segment failed"
+	[ "$(check_passes "$WORK/loop.json" 3)" = "4 4 4" ] || die "--loop 3: passes do not account"
+	[ "$(json_get "$WORK/loop.json" segments)" = 213 ] || die "--loop 3: not 3 x 71 segments"
+}
+
 test_without_segment_fails() {
 	local js=$WORK/noseg.json
 	python3 "$MKBIG" "$WORK/big.pcap" "$WORK"
@@ -91,4 +100,4 @@ if ! command -v tshark >/dev/null; then
 	exit $SKIP
 fi
 init_ns
-run_tests test_segments_reassemble test_without_segment_fails test_df_refused
+run_tests test_segments_reassemble test_passes_account test_without_segment_fails test_df_refused
