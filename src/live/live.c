@@ -37,9 +37,8 @@
 #include "replay/live.h"
 #include "replay/compiler.h"
 #include "replay/log.h"
+#include "live_int.h"
 
-#define LIVE_SNAPLEN_MAX 262144
-#define LIVE_L2_BYTES (14 + 2 * 4) /* Ethernet header and two VLAN tags: the MTU does not count them */
 #define LIVE_PIPE_BYTES (1 << 20)
 
 struct live {
@@ -194,23 +193,6 @@ static void *capture_thread(void *arg)
 	return NULL;
 }
 
-/* The MTU of @ifname in this namespace, or 0 if it cannot be read. */
-static unsigned if_mtu(const char *ifname)
-{
-	struct ifreq ifr;
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	unsigned mtu = 0;
-
-	if (fd < 0)
-		return 0;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	if (ioctl(fd, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0)
-		mtu = (unsigned)ifr.ifr_mtu;
-	close(fd);
-	return mtu;
-}
-
 /*
  * The ring.  Immediate mode makes libpcap use TPACKET_V2 (TPACKET_V3 would
  * hold each frame until its block fills or times out, adding up to the
@@ -228,10 +210,8 @@ static unsigned if_mtu(const char *ifname)
  */
 int live_open(struct live **lp, const char *ifname, unsigned buffer_kib, char *err, size_t errlen)
 {
-	unsigned mtu;
-	char ebuf[PCAP_ERRBUF_SIZE] = "";
 	struct live *lv = calloc(1, sizeof(*lv));
-	int pfd[2], rc, dlt;
+	int pfd[2];
 	struct {
 		uint32_t magic;
 		uint16_t major, minor;
@@ -246,43 +226,15 @@ int live_open(struct live **lp, const char *ifname, unsigned buffer_kib, char *e
 	}
 	lv->rfd = lv->wfd = lv->evfd = -1;
 	snprintf(lv->ifname, sizeof(lv->ifname), "%s", ifname);
-	lv->pc = pcap_create(ifname, ebuf);
-	if (!lv->pc) {
-		snprintf(err, errlen, "--source-interface %s: %s", ifname, ebuf);
+	lv->pc = live_capture_open("--source-interface", ifname, buffer_kib, &lv->snaplen, &lv->buffer_bytes,
+				   err, errlen);
+	if (!lv->pc)
 		goto fail;
-	}
-	mtu = if_mtu(ifname);
-	lv->snaplen = mtu && mtu < LIVE_SNAPLEN_MAX - LIVE_L2_BYTES ? mtu + LIVE_L2_BYTES : LIVE_SNAPLEN_MAX;
-	lv->buffer_bytes = (uint64_t)(buffer_kib ? buffer_kib : LIVE_BUFFER_KIB_DEFAULT) * 1024;
-	if (lv->buffer_bytes > INT32_MAX)
-		lv->buffer_bytes = INT32_MAX; /* pcap_set_buffer_size() takes an int; the option's maximum is below */
 	/* A batch of snapshot-length frames, no larger than the pipe (one record always fits). */
 	if (live_batch_init(&lv->batch, MAX((size_t)LIVE_REC_BYTES + lv->snaplen,
 					    MIN((size_t)LIVE_BATCH_FRAMES * (LIVE_REC_BYTES + lv->snaplen),
 						(size_t)LIVE_PIPE_BYTES))) < 0) {
 		snprintf(err, errlen, "--source-interface %s: out of memory", ifname);
-		goto fail;
-	}
-	pcap_set_snaplen(lv->pc, (int)lv->snaplen);
-	pcap_set_promisc(lv->pc, 1);
-	pcap_set_immediate_mode(lv->pc, 1);
-	pcap_set_buffer_size(lv->pc, (int)lv->buffer_bytes);
-	pcap_set_tstamp_precision(lv->pc, PCAP_TSTAMP_PRECISION_NANO);
-	rc = pcap_activate(lv->pc);
-	if (rc < 0) {
-		snprintf(err, errlen, "--source-interface %s: cannot capture: %s", ifname,
-			 rc == PCAP_ERROR ? pcap_geterr(lv->pc) : pcap_statustostr(rc));
-		goto fail;
-	}
-	/* Only what arrives: not what this host sends out of it. */
-	if (pcap_setdirection(lv->pc, PCAP_D_IN) < 0 || pcap_setnonblock(lv->pc, 1, ebuf) < 0) {
-		snprintf(err, errlen, "--source-interface %s: %s", ifname, pcap_geterr(lv->pc));
-		goto fail;
-	}
-	dlt = pcap_datalink(lv->pc);
-	if (dlt != DLT_EN10MB) {
-		snprintf(err, errlen, "--source-interface %s: link type %s, not Ethernet: only Ethernet interfaces are forwarded",
-			 ifname, pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "unknown");
 		goto fail;
 	}
 	if (pipe2(pfd, O_CLOEXEC) < 0 || (lv->evfd = eventfd(0, EFD_CLOEXEC)) < 0) {

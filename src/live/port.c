@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * A capture port: what arrives on one interface, read in batches straight
+ * from the ring in the caller's thread -- the bridge's two ports (replay
+ * bridge), polled together.  The handle itself, opened the same way for the
+ * live source (src/live/live.c), is live_capture_open().
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include "replay/live.h"
+#include "replay/compiler.h"
+#include "batch.h"
+#include "live_int.h"
+
+struct live_port {
+	pcap_t *pc;
+	char ifname[64];
+	unsigned mtu;
+	uint32_t snaplen;
+	int64_t real_minus_mono; /* CLOCK_REALTIME - CLOCK_MONOTONIC at open, ns */
+	live_port_fn fn;	 /* the current live_port_read()'s */
+	void *arg;
+	char err[PCAP_ERRBUF_SIZE + 128];
+};
+
+unsigned live_if_mtu(const char *ifname)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	unsigned mtu = 0;
+
+	if (fd < 0)
+		return 0;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0)
+		mtu = (unsigned)ifr.ifr_mtu;
+	close(fd);
+	return mtu;
+}
+
+/*
+ * Immediate mode makes libpcap use TPACKET_V2: TPACKET_V3 would hold each
+ * frame until its block fills or times out, adding up to the block timeout
+ * to every frame's delay.  The snapshot length and the ring's size are
+ * explained above live_open() (src/live/live.c).  PCAP_D_IN sets
+ * PACKET_IGNORE_OUTGOING where the kernel has it (and drops PACKET_OUTGOING
+ * frames itself where not): what a forwarder sends out of a port is never
+ * captured again.
+ */
+pcap_t *live_capture_open(const char *opt, const char *ifname, unsigned buffer_kib,
+			  uint32_t *snaplen, uint64_t *buffer_bytes, char *err, size_t errlen)
+{
+	char ebuf[PCAP_ERRBUF_SIZE] = "";
+	pcap_t *pc = pcap_create(ifname, ebuf);
+	unsigned mtu = live_if_mtu(ifname);
+	int rc, dlt;
+
+	if (!pc) {
+		snprintf(err, errlen, "%s %s: %s", opt, ifname, ebuf);
+		return NULL;
+	}
+	*snaplen =
+	    mtu && mtu < LIVE_SNAPLEN_MAX - LIVE_L2_BYTES ? mtu + LIVE_L2_BYTES : LIVE_SNAPLEN_MAX;
+	*buffer_bytes = (uint64_t)(buffer_kib ? buffer_kib : LIVE_BUFFER_KIB_DEFAULT) * 1024;
+	if (*buffer_bytes > INT32_MAX)
+		*buffer_bytes = INT32_MAX; /* pcap_set_buffer_size() takes an int; the option's
+					      maximum is below */
+	pcap_set_snaplen(pc, (int)*snaplen);
+	pcap_set_promisc(pc, 1);
+	pcap_set_immediate_mode(pc, 1);
+	pcap_set_buffer_size(pc, (int)*buffer_bytes);
+	pcap_set_tstamp_precision(pc, PCAP_TSTAMP_PRECISION_NANO);
+	rc = pcap_activate(pc);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s %s: cannot capture: %s", opt, ifname,
+			 rc == PCAP_ERROR ? pcap_geterr(pc) : pcap_statustostr(rc));
+		goto fail;
+	}
+	if (pcap_setdirection(pc, PCAP_D_IN) < 0 || pcap_setnonblock(pc, 1, ebuf) < 0) {
+		snprintf(err, errlen, "%s %s: %s", opt, ifname, pcap_geterr(pc));
+		goto fail;
+	}
+	dlt = pcap_datalink(pc);
+	if (dlt != DLT_EN10MB) {
+		snprintf(
+		    err, errlen,
+		    "%s %s: link type %s, not Ethernet: only Ethernet interfaces are forwarded",
+		    opt, ifname,
+		    pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "unknown");
+		goto fail;
+	}
+	return pc;
+fail:
+	pcap_close(pc);
+	return NULL;
+}
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int live_port_open(struct live_port **pp, const char *ifname, unsigned buffer_kib, char *err,
+		   size_t errlen)
+{
+	struct live_port *p = calloc(1, sizeof(*p));
+	uint64_t bytes;
+
+	*pp = NULL;
+	if (!p) {
+		snprintf(err, errlen, "%s: out of memory", ifname);
+		return -ENOMEM;
+	}
+	snprintf(p->ifname, sizeof(p->ifname), "%s", ifname);
+	p->pc = live_capture_open("port", ifname, buffer_kib, &p->snaplen, &bytes, err, errlen);
+	if (!p->pc) {
+		free(p);
+		return -ENODEV;
+	}
+	p->mtu = live_if_mtu(ifname);
+	p->real_minus_mono = (int64_t)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC));
+	*pp = p;
+	return 0;
+}
+
+int live_port_fd(const struct live_port *p)
+{
+	return pcap_get_selectable_fd(p->pc);
+}
+
+unsigned live_port_mtu(const struct live_port *p)
+{
+	return p->mtu;
+}
+
+const char *live_port_name(const struct live_port *p)
+{
+	return p->ifname;
+}
+
+static void on_frame(u_char *arg, const struct pcap_pkthdr *h, const u_char *data)
+{
+	struct live_port *p = (struct live_port *)arg;
+	uint64_t real =
+	    (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec; /* ns precision */
+
+	p->fn(p->arg, live_mono_ns(real, p->real_minus_mono), data, h->caplen, h->len);
+}
+
+int live_port_read(struct live_port *p, unsigned max, live_port_fn fn, void *arg)
+{
+	int n;
+
+	p->fn = fn;
+	p->arg = arg;
+	n = pcap_dispatch(p->pc, (int)max, on_frame, (u_char *)p);
+	if (n == PCAP_ERROR) {
+		snprintf(p->err, sizeof(p->err), "%s: %s", p->ifname, pcap_geterr(p->pc));
+		return -EIO;
+	}
+	return n < 0 ? 0 : n;
+}
+
+void live_port_drops(struct live_port *p, uint64_t *kernel, uint64_t *iface)
+{
+	struct pcap_stat ps = {0};
+
+	*kernel = *iface = 0;
+	if (pcap_stats(p->pc, &ps) == 0) {
+		*kernel = ps.ps_drop;
+		*iface = ps.ps_ifdrop;
+	}
+}
+
+const char *live_port_strerror(const struct live_port *p)
+{
+	return p->err;
+}
+
+void live_port_close(struct live_port *p)
+{
+	if (!p)
+		return;
+	if (p->pc)
+		pcap_close(p->pc);
+	free(p);
+}
