@@ -46,7 +46,7 @@ static int collect(const char *prog, struct comp_prog *p)
 	if (!strcmp(prog, "replay")) {
 		t = opts_table(&n);
 		*p = (struct comp_prog){ .prog = "replay", .fn = "_replay", .operand = "trace file",
-					 .subcmds = "prep live serve" };
+					 .subcmds = "prep live serve bridge" };
 	} else if (!strcmp(prog, "replay-rx")) {
 		const struct opt_set *s = rx_opts_set();
 

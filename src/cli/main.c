@@ -11,6 +11,7 @@
 #include "replay/run.h"
 #include "replay/log.h"
 #include "replay/outfile.h"
+#include "replay/bridge.h"
 #include "replay/play.h"
 #include "replay/prologue.h"
 #include "replay/threads_auto.h"
@@ -57,7 +58,10 @@ static int save_opts(const char *path)
 	return EXIT_DONE;
 }
 
-/* Commands with their own arguments: "replay impair" (src/cli/cmd_impair.c), "replay live" and "replay serve" (src/play/). */
+/*
+ * Commands with their own arguments: "replay impair" (src/cli/cmd_impair.c),
+ * "replay live" and "replay serve" (src/play/), "replay bridge" (src/bridge/).
+ */
 static int subcommand(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "impair"))
@@ -67,6 +71,9 @@ static int subcommand(int argc, char **argv)
 		return live_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "serve"))
 		return serve_main(argc - 1, argv + 1);
+	/* Two ports joined, each direction impaired (src/bridge/). */
+	if (argc > 1 && !strcmp(argv[1], "bridge"))
+		return bridge_main(argc - 1, argv + 1);
 	return -1;
 }
 

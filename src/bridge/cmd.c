@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * replay bridge IF1 IF2: the options, the bridge, a summary per
+ * direction, the JSON and the exit status.  The only code of src/bridge/
+ * that prints, but for the first line of each kind of failure
+ * (src/bridge/bridge.c).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "replay/bridge.h"
+#include "replay/json.h"
+#include "replay/log.h"
+#include "replay/outfile.h"
+#include "replay/run.h"
+
+#define ULL(x) ((unsigned long long)(x))
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	/* No SA_RESTART: a signal must cut ppoll() short so the bridge can stop. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void print_summary(const struct bridge *b, FILE *f)
+{
+	for (int d = 0; d < BRIDGE_DIRS; d++) {
+		const struct bridge_dir_stats *st = bridge_stats(b, (enum bridge_dir)d);
+		const struct impair_stats *im = bridge_impair_stats(b, (enum bridge_dir)d);
+
+		fprintf(
+		    f,
+		    "%s: %llu received, %llu forwarded (%llu bytes), %llu dropped by impairment, "
+		    "%llu dropped by the limit, %llu failed\n",
+		    bridge_name(b, (enum bridge_dir)d), ULL(st->received), ULL(st->forwarded),
+		    ULL(st->bytes), ULL(st->dropped_impair), ULL(st->dropped_limit),
+		    ULL(st->failed));
+		fprintf(f,
+			"%s: %llu copies made, %llu too long for a port, %llu held at the stop, "
+			"%llu late, "
+			"at most %u held; %llu dropped by the kernel before capture\n",
+			bridge_name(b, (enum bridge_dir)d), ULL(st->copies), ULL(st->too_long),
+			ULL(st->held_at_stop), ULL(st->late), st->held_peak,
+			ULL(st->kernel_dropped));
+		if (im)
+			impair_stats_print(im, f);
+	}
+}
+
+static void dir_json(struct json *w, const struct bridge *b, const char *const ifs[2], int d)
+{
+	const struct bridge_dir_stats *st = bridge_stats(b, (enum bridge_dir)d);
+	const struct impair_stats *im = bridge_impair_stats(b, (enum bridge_dir)d);
+
+	json_object(w, NULL);
+	json_str(w, "direction", d == BRIDGE_AB ? "ab" : "ba");
+	json_str(w, "from", ifs[d]);
+	json_str(w, "to", ifs[!d]);
+	json_uint(w, "received", st->received);
+	json_uint(w, "copies", st->copies);
+	json_uint(w, "forwarded", st->forwarded);
+	json_uint(w, "bytes", st->bytes);
+	json_uint(w, "dropped_impair", st->dropped_impair);
+	json_uint(w, "dropped_limit", st->dropped_limit);
+	json_uint(w, "failed", st->failed);
+	json_uint(w, "too_long", st->too_long);
+	json_uint(w, "held_at_stop", st->held_at_stop);
+	json_uint(w, "late", st->late);
+	json_uint(w, "held_peak", st->held_peak);
+	json_uint(w, "kernel_dropped", st->kernel_dropped);
+	if (im)
+		impair_stats_json(w, "impairment", im);
+	json_end(w);
+}
+
+static int write_json(const char *path, const struct bridge *b, const char *const ifs[2], int sig)
+{
+	struct outfile of = OUTFILE_INIT;
+	char err[512];
+	FILE *f = outfile_fopen(&of, path, err, sizeof(err));
+	struct json w;
+	int rc;
+
+	if (!f) {
+		log_err("--stats-json: %s", err);
+		return -1;
+	}
+	json_init(&w, f);
+	json_object(&w, NULL);
+	json_array(&w, "interfaces");
+	json_str(&w, NULL, ifs[0]);
+	json_str(&w, NULL, ifs[1]);
+	json_end(&w);
+	json_str(&w, "stopped_by", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : NULL);
+	json_array(&w, "directions");
+	for (int d = 0; d < BRIDGE_DIRS; d++)
+		dir_json(&w, b, ifs, d);
+	json_end(&w);
+	json_end(&w);
+	fputc('\n', f);
+	rc = json_finish(&w);
+	if (rc < 0 || outfile_fcommit(&of, f, err, sizeof(err)) < 0) {
+		log_err("--stats-json %s: %s", path, rc < 0 ? strerror(-rc) : err);
+		outfile_fclose(&of, f);
+		return -1;
+	}
+	outfile_fclose(&of, f);
+	return 0;
+}
+
+/* The held frames a stop failed, in one line. */
+static void say_held(const struct bridge *b, int sig)
+{
+	const struct bridge_dir_stats *ab = bridge_stats(b, BRIDGE_AB),
+				      *ba = bridge_stats(b, BRIDGE_BA);
+
+	if (ab->held_at_stop + ba->held_at_stop)
+		log_warn("stopped by %s: %llu frames held back by impairment not sent (%s: %llu, "
+			 "%s: %llu), counted failed",
+			 sig == SIGTERM ? "SIGTERM" : "SIGINT",
+			 ULL(ab->held_at_stop + ba->held_at_stop), bridge_name(b, BRIDGE_AB),
+			 ULL(ab->held_at_stop), bridge_name(b, BRIDGE_BA), ULL(ba->held_at_stop));
+}
+
+int bridge_main(int argc, char **argv)
+{
+	struct bridge_cfg cfg;
+	struct bridge *b = NULL;
+	const char *ifs[2];
+	char err[1024];
+	int first, rc, status = EXIT_FAIL;
+	enum log_level level;
+
+	if (bridge_opts_parse(&cfg, argc, argv, &first, err, sizeof(err)) < 0) {
+		log_err("%s: %s", argv[0], err);
+		return EXIT_USAGE;
+	}
+	if (cfg.help) {
+		opts_set_usage(bridge_opts_set(), stdout, "replay");
+		return EXIT_DONE;
+	}
+	if (cfg.version) {
+		printf("replay %s\n", REPLAY_VERSION);
+		return EXIT_DONE;
+	}
+	level = cfg.verbose >= 2 ? LOG_LVL_DEBUG : cfg.verbose ? LOG_LVL_INFO : LOG_LVL_WARN;
+	log_init("replay", cfg.quiet ? LOG_LVL_ERR : level);
+	ifs[0] = argv[first];
+	ifs[1] = argv[first + 1];
+	if (bridge_open(&b, &cfg, ifs[0], ifs[1], err, sizeof(err)) < 0) {
+		log_err("bridge: %s", err);
+		goto out;
+	}
+	if (bridge_port_mtu(b, 0) != bridge_port_mtu(b, 1))
+		log_warn("%s's MTU is %u, %s's %u: a frame one carries and the other cannot is "
+			 "counted failed",
+			 ifs[0], bridge_port_mtu(b, 0), ifs[1], bridge_port_mtu(b, 1));
+	for (int d = 0; d < BRIDGE_DIRS; d++) {
+		struct impair_stat_cfg st;
+		char spec[512];
+
+		(void)bridge_dir_stat(&cfg.impair, (enum bridge_dir)d, &st, err, sizeof(err));
+		if (impair_stat_active(&st))
+			impair_stat_format(&st, spec, sizeof(spec));
+		log_info("%s: %s", bridge_name(b, (enum bridge_dir)d),
+			 impair_stat_active(&st) ? spec : "not impaired");
+	}
+	catch_signals();
+	fprintf(stderr, "replay: listening on %s and %s, bridging them\n", ifs[0], ifs[1]);
+	rc = bridge_run(b, &stop_signal, err, sizeof(err));
+	if (rc < 0)
+		log_err("bridge: %s", err);
+	say_held(b, stop_signal);
+	/* With --stats-json -, standard output is the JSON's: the summary goes to standard error.
+	 */
+	if (!cfg.quiet)
+		print_summary(b, cfg.stats_json && !strcmp(cfg.stats_json, "-") ? stderr : stdout);
+	fflush(stdout);
+	if (cfg.stats_json && write_json(cfg.stats_json, b, ifs, stop_signal) < 0)
+		goto out;
+	if (rc < 0)
+		goto out;
+	status = EXIT_DONE;
+	for (int d = 0; d < BRIDGE_DIRS; d++)
+		if (bridge_stats(b, (enum bridge_dir)d)->failed >
+		    bridge_stats(b, (enum bridge_dir)d)->held_at_stop)
+			status = EXIT_FAIL;
+	if (status == EXIT_DONE && stop_signal)
+		status = 128 + stop_signal;
+out:
+	bridge_close(b);
+	return status;
+}

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The option table of replay bridge, on the project's option machinery
+ * (replay/optparse.h).  Each of netem's options comes in three forms, as
+ * tc-netem(8)'s words: --loss applies to both directions, --loss-ab to
+ * IF1 -> IF2 only, --loss-ba to IF2 -> IF1 only.  They are kept as given
+ * (struct bridge_clauses) and a direction's model is built from them by
+ * bridge_dir_stat(): the clauses for both first, then its own, so that
+ * "--delay 10ms --delay-ba 30ms" delays IF2 -> IF1 by 30 ms.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "replay/bridge.h"
+#include "replay/compiler.h"
+#include "replay/tx.h"
+
+#define UINT(f, ...)	   OPT_UINT(struct bridge_cfg, f, __VA_ARGS__)
+#define STR(f, ...)	   OPT_STR(struct bridge_cfg, f, __VA_ARGS__)
+#define FLAG(f, ...)	   OPT_FLAG(struct bridge_cfg, f, __VA_ARGS__)
+#define COUNT(f, ...)	   OPT_COUNT(struct bridge_cfg, f, __VA_ARGS__)
+#define DOUBLE(f, ...)	   OPT_DOUBLE(struct bridge_cfg, f, __VA_ARGS__)
+#define ENUM(f, c, ...)	   OPT_ENUM(struct bridge_cfg, f, c, __VA_ARGS__)
+#define FUNC(f, T, p, ...) OPT_FUNC(struct bridge_cfg, f, T, p, __VA_ARGS__)
+#define RULES		   OPT_RULES
+#define NEEDS		   OPT_NEEDS
+
+/* Seconds: at most a year, so that SECONDS * 1e9 fits 64 bits of nanoseconds. */
+#define BRIDGE_SECONDS_MAX (365.0 * 86400)
+
+/* One netem clause into @st, from the option that gave it; 0 or -EINVAL with "OPTION 'VALUE': why".
+ */
+static int apply(struct impair_stat_cfg *st, const char *opt, const char *word, const char *arg,
+		 char *err, size_t len)
+{
+	char spec[1024], why[256];
+
+	if (snprintf(spec, sizeof(spec), "%s%s%s", word, *word ? " " : "", arg) >=
+	    (int)sizeof(spec))
+		return opts_fail(err, len, "%s '%.40s...': too long", opt, arg);
+	if (impair_stat_parse(spec, st, why, sizeof(why)) < 0)
+		return opts_fail(err, len, "%s '%s': %s", opt, arg, why);
+	return 0;
+}
+
+/* Keep the clause, checked now so that a bad value is refused as the option it came with. */
+static int clause(void *f, enum bridge_target t, const char *opt, const char *word, const char *arg,
+		  char *err, size_t len)
+{
+	struct bridge_clauses *cl = f;
+	struct impair_stat_cfg st;
+	char why[512];
+	size_t n = strlen(arg);
+
+	if (!n)
+		return opts_fail(err, len, "an empty value");
+	/* Blanks separate the clause's words; around them they are no documented form. */
+	if (strchr(" \t", arg[0]) || strchr(" \t", arg[n - 1]))
+		return opts_fail(err, len, "'%s': blanks before or after the value", arg);
+	if (cl->n >= BRIDGE_CLAUSES_MAX)
+		return opts_fail(err, len, "'%s': at most %d impairment options", arg,
+				 BRIDGE_CLAUSES_MAX);
+	impair_stat_init(&st);
+	if (apply(&st, opt, word, arg, why, sizeof(why)) < 0)
+		return opts_fail(err, len, "'%s': %s", arg,
+				 strchr(why, ':') ? strchr(why, ':') + 2 : why);
+	cl->c[cl->n].target = (uint8_t)t;
+	cl->c[cl->n].word = word;
+	cl->c[cl->n].arg = arg;
+	cl->c[cl->n].opt = opt;
+	cl->n++;
+	return 0;
+}
+
+#define CLAUSE3(fn, opt, word)                                                                     \
+	static int fn(void *f, const char *arg, char *err, size_t len)                             \
+	{                                                                                          \
+		return clause(f, BRIDGE_BOTH, "--" opt, word, arg, err, len);                      \
+	}                                                                                          \
+	static int fn##_ab(void *f, const char *arg, char *err, size_t len)                        \
+	{                                                                                          \
+		return clause(f, BRIDGE_ONLY_AB, "--" opt "-ab", word, arg, err, len);             \
+	}                                                                                          \
+	static int fn##_ba(void *f, const char *arg, char *err, size_t len)                        \
+	{                                                                                          \
+		return clause(f, BRIDGE_ONLY_BA, "--" opt "-ba", word, arg, err, len);             \
+	}
+CLAUSE3(c_stat, "impair-stat", "")
+CLAUSE3(c_loss, "loss", "loss")
+CLAUSE3(c_delay, "delay", "delay")
+CLAUSE3(c_dup, "duplicate", "duplicate")
+CLAUSE3(c_corrupt, "corrupt", "corrupt")
+CLAUSE3(c_reorder, "reorder", "reorder")
+CLAUSE3(c_rate, "rate", "rate")
+
+int bridge_dir_stat(const struct bridge_clauses *cl, enum bridge_dir d, struct impair_stat_cfg *st,
+		    char *err, size_t errlen)
+{
+	enum bridge_target own = d == BRIDGE_AB ? BRIDGE_ONLY_AB : BRIDGE_ONLY_BA;
+
+	impair_stat_init(st);
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < cl->n; i++)
+			if (cl->c[i].target == (pass ? own : BRIDGE_BOTH) &&
+			    apply(st, cl->c[i].opt, cl->c[i].word, cl->c[i].arg, err, errlen) < 0)
+				return -EINVAL;
+	return 0;
+}
+
+enum bridge_group { GRP_IMPAIR, GRP_PORTS, GRP_OUTPUT, GRP_MISC, GRP_MAX };
+
+static const char *const group_title[GRP_MAX] = {
+    [GRP_IMPAIR] = "Impairment (netem's; NAME for both directions, NAME-ab for IF1 -> IF2, NAME-ba "
+		   "for IF2 -> IF1)",
+    [GRP_PORTS] = "Ports and sending",
+    [GRP_OUTPUT] = "Output",
+    [GRP_MISC] = "Miscellaneous",
+};
+
+#define IMP3(fn, name_, mv, help_)                                                                 \
+	FUNC(impair, struct bridge_clauses, fn, .name = name_, .metavar = mv, .group = GRP_IMPAIR, \
+	     .help = help_ " (both directions)"),                                                  \
+	    FUNC(impair, struct bridge_clauses, fn##_ab, .name = name_ "-ab", .metavar = mv,       \
+		 .group = GRP_IMPAIR, .help = "as --" name_ ", IF1 -> IF2 only"),                  \
+	    FUNC(impair, struct bridge_clauses, fn##_ba, .name = name_ "-ba", .metavar = mv,       \
+		 .group = GRP_IMPAIR, .help = "as --" name_ ", IF2 -> IF1 only")
+
+/* "@impairment": any of the impairment options, given (struct opt_cond). */
+static bool impaired(const void *cfg)
+{
+	return ((const struct bridge_cfg *)cfg)->impair.n > 0;
+}
+
+static const struct opt_cond conds[] = {
+    {"impairment", "an impairment option", impaired},
+    {NULL, NULL, NULL},
+};
+
+static const struct opt_def table[] = {
+    IMP3(c_loss, "loss", "P[%] [CORR]", "netem's loss: drop P of frames"),
+    IMP3(c_delay, "delay", "D [JITTER [CORR]]",
+	 "netem's delay: hold each frame D plus or minus JITTER"),
+    IMP3(c_dup, "duplicate", "P[%] [CORR]", "netem's duplicate: send a copy of P of frames"),
+    IMP3(c_corrupt, "corrupt", "P[%] [CORR]",
+	 "netem's corrupt: flip one random bit in P of frames"),
+    IMP3(c_reorder, "reorder", "P[%] [CORR] [gap N]",
+	 "netem's reorder: send P of frames at once, ahead of the delayed ones"),
+    IMP3(c_rate, "rate", "RATE [OVERHEAD [CELL [CELLOVH]]]",
+	 "netem's rate: at most RATE (bit/s, kbit, mbit...)"),
+    IMP3(c_stat, "impair-stat", "SPEC", "netem's words at once, e.g. \"delay 10ms 2ms loss 1%\""),
+    UINT(seed, .name = "impair-seed", .min = 0, .max = UINT64_MAX, .metavar = "N",
+	 .group = GRP_IMPAIR, .help = "seed of the models' random draws (same seed, same draws)",
+	 .rules = RULES(NEEDS("@impairment", "it seeds the impairment's random draws"))),
+    UINT(limit, .name = "impair-limit", .min = 1, .max = 1u << 20, .metavar = "N",
+	 .group = GRP_IMPAIR,
+	 .help =
+	     "frames each direction holds back at once; more are dropped and counted (default: the "
+	     "model's limit, 1000)",
+	 .rules = RULES(NEEDS("@impairment", "it limits the frames an impairment holds back"))),
+    ENUM(method, tx_method_choices, .name = "method", .metavar = "NAME", .group = GRP_PORTS,
+	 .help = "send with this transmit method (default packet)"),
+    UINT(buffer_kib, .name = "buffer-size", .key = 'B', .min = 1, .max = 1u << 21, .metavar = "KIB",
+	 .group = GRP_PORTS, .help = "each port's capture ring, KiB (default 65536)"),
+    DOUBLE(duration_s, .name = "duration", .dmax = BRIDGE_SECONDS_MAX, .metavar = "SECONDS",
+	   .group = GRP_PORTS, .help = "stop after SECONDS"),
+    STR(stats_json, .name = "stats-json", .metavar = "FILE", .group = GRP_OUTPUT,
+	.help = "write each direction's counts as JSON to FILE ('-' = stdout)"),
+    FLAG(quiet, .name = "quiet", .key = 'q', .group = GRP_OUTPUT,
+	 .help = "print no summary and no warnings"),
+    COUNT(verbose, .name = "verbose", .key = 'v', .group = GRP_OUTPUT,
+	  .help = "say more (the models, the ports)"),
+    FLAG(help, .name = "help", .key = 'h', .group = GRP_MISC, .help = "show this help and exit"),
+    FLAG(version, .name = "version", .key = 'V', .group = GRP_MISC,
+	 .help = "show the version and exit"),
+};
+
+static const struct bridge_cfg defaults = {
+    .method = TX_METHOD_PACKET,
+};
+
+static const char epilog[] =
+    "Runs until SIGINT or SIGTERM, or --duration.  What is held back at a stop is not sent early:\n"
+    "it is counted failed.  Exit status: 0 done, 1 a frame failed or a set-up error, 2 usage\n"
+    "error, 130 and 143 stopped by SIGINT or SIGTERM.  See replay(1), REPLAY BRIDGE.";
+
+static const struct opt_set set = {
+    .table = table,
+    .n = ARRAY_SIZE(table),
+    .group_title = group_title,
+    .ngroups = GRP_MAX,
+    .defaults = &defaults,
+    .size = sizeof(struct bridge_cfg),
+    .given_off = offsetof(struct bridge_cfg, given),
+    .synopsis = "bridge [options] IF1 IF2",
+    .about = "Forward every frame arriving on IF1 out of IF2 and back, each direction impaired as "
+	     "asked.",
+    .epilog = epilog,
+    .conds = conds,
+};
+
+const struct opt_set *bridge_opts_set(void)
+{
+	return &set;
+}
+
+static int check(const struct bridge_cfg *c, int argc, char **argv, int first, char *err,
+		 size_t len)
+{
+	if (c->help || c->version)
+		return 0;
+	if (argc - first != 2)
+		return opts_fail(err, len, "give two interfaces, IF1 and IF2 (%d given)",
+				 argc - first);
+	if (!strcmp(argv[first], argv[first + 1]))
+		return opts_fail(err, len, "IF1 and IF2 are both %s: a bridge joins two ports",
+				 argv[first]);
+	if (c->method == TX_METHOD_FILE || c->method == TX_METHOD_AUTO)
+		return opts_fail(
+		    err, len,
+		    "--method %s: a bridge sends on an interface with a named method (%s)",
+		    c->method == TX_METHOD_FILE ? "file" : "auto", tx_methods());
+	for (int d = 0; d < BRIDGE_DIRS; d++) {
+		struct impair_stat_cfg st;
+		bool given = false;
+
+		if (bridge_dir_stat(&c->impair, (enum bridge_dir)d, &st, err, len) < 0)
+			return -EINVAL;
+		for (unsigned i = 0; i < c->impair.n; i++)
+			given |=
+			    c->impair.c[i].target == BRIDGE_BOTH || c->impair.c[i].target == d + 1;
+		/* A model whose clauses impair nothing ("--loss-ab 0%") is a mistake. */
+		if (given && !impair_stat_active(&st))
+			return opts_fail(
+			    err, len,
+			    "the impairment of %s impairs nothing: give a loss, delay, "
+			    "duplicate, corrupt, reorder or rate above 0",
+			    d == BRIDGE_AB ? "IF1 -> IF2" : "IF2 -> IF1");
+	}
+	return 0;
+}
+
+int bridge_opts_parse(struct bridge_cfg *cfg, int argc, char **argv, int *first, char *err,
+		      size_t errlen)
+{
+	int rc = opts_set_parse(&set, cfg, argc, argv, first, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	if (opts_set_check(&set, cfg, err, errlen) < 0)
+		return -EINVAL;
+	return check(cfg, argc, argv, *first, err, errlen);
+}

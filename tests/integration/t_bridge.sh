@@ -1,0 +1,271 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# replay bridge: three namespaces, A -- veth -- (M: the bridge, IF_M1 and
+# IF_M2) -- veth -- B.  A UDP echo answers from B to A and from A to B
+# through the bridge; a replayed trace from A arrives at B frame for frame
+# and byte for byte, and one from B at A; with --loss-ab 100% A's trace is
+# all dropped and B's all arrives; a delay of 20 ms raises the echo's round
+# trip by at least that; a SIGINT with frames held fails them, counted, in
+# one line; a frame the output port's MTU cannot carry fails, said once;
+# and the refusals.  Each direction's counts are checked in --stats-json.
+. "$(dirname "$0")/lib.sh"
+: "${PCAPDIFF:?}" "${GENTRACE:?}"
+
+NS_M="rpl-m-$ID"
+IF_M1="rpm$ID"
+IF_M2="rpn$ID"
+ADDR_A=10.77.0.1
+ADDR_B=10.77.0.2
+BR_PID=""
+ECHO_PID=""
+TDA_PID=""
+TEARDOWN_PIDS="BR_PID ECHO_PID TDA_PID"
+
+require_root
+# Debian's python3, not a version manager's shim (seconds a start on a loaded machine).
+PY=$(command -v /usr/bin/python3 || command -v python3)
+
+WORK=$(mktemp -d /tmp/replay-it.XXXXXX)
+trap teardown EXIT
+trap 'exit 130' INT TERM
+add_ns "$NS_A"
+add_ns "$NS_B"
+add_ns "$NS_M"
+add_pair "$NS_A" "$IF_A" "$NS_M" "$IF_M1"
+add_pair "$NS_B" "$IF_B" "$NS_M" "$IF_M2"
+"$GENTRACE" udp -o "$WORK/t.pcap" --count 200 --size 200 --gap-us 200 >/dev/null
+"$GENTRACE" udp -o "$WORK/big.pcap" --count 20 --size 1400 --gap-us 200 >/dev/null
+
+# br_start NAME OPTIONS...: the bridge IF_M1 <-> IF_M2 in M, in the background; returns once it listens.
+br_start() {
+	local name=$1
+	shift
+	: >"$WORK/$name.err"
+	# $! must be replay itself (ip netns exec execs it), not a subshell.
+	ip netns exec "$NS_M" "$REPLAY" bridge --stats-json "$WORK/$name.json" "$@" "$IF_M1" "$IF_M2" \
+		>"$WORK/$name.out" 2>"$WORK/$name.err" &
+	BR_PID=$!
+	wait_listening "$BR_PID" "$WORK/$name.err" "the bridge"
+}
+
+# br_stop NAME STATUS: SIGINT the bridge; it exits STATUS.
+br_stop() {
+	local rc=0
+	kill -INT "$BR_PID"
+	wait "$BR_PID" || rc=$?
+	BR_PID=""
+	[ "$rc" -eq "$2" ] || die "$1: the bridge exited $rc, expected $2: $(cat "$WORK/$1.out" "$WORK/$1.err")"
+}
+
+# dir NAME ab|ba KEY: a direction's count from the bridge's --stats-json.
+dir() {
+	"$PY" - "$WORK/$1.json" "$2" "$3" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+d = [x for x in j["directions"] if x["direction"] == sys.argv[2]][0]
+print(d[sys.argv[3]])
+PY
+}
+
+# accounts NAME: in each direction received + copies = forwarded + dropped + failed.
+accounts() {
+	"$PY" - "$WORK/$1.json" <<'PY' || die "$1: the bridge's accounts do not add up"
+import json, sys
+for d in json.load(open(sys.argv[1]))["directions"]:
+    lhs = d["received"] + d["copies"]
+    rhs = d["forwarded"] + d["dropped_impair"] + d["dropped_limit"] + d["failed"]
+    if lhs != rhs:
+        sys.exit("%s: received %d + copies %d != %d: %r" % (d["direction"], d["received"], d["copies"], rhs, d))
+PY
+}
+
+# td_start NS IF FILE / td_stop: tcpdump of what arrives on IF in NS (a second one beside lib.sh's on B).
+td_start() {
+	: >"$WORK/tda.err"
+	ip netns exec "$1" tcpdump -i "$2" -Q in -s 2048 -B 65536 -U --immediate-mode -Z root \
+		--time-stamp-precision=nano -w "$3" udp 2>"$WORK/tda.err" &
+	TDA_PID=$!
+	wait_listening "$TDA_PID" "$WORK/tda.err" tcpdump
+}
+
+td_stop() {
+	sleep 0.3
+	kill -TERM "$TDA_PID"
+	wait "$TDA_PID" || true
+	TDA_PID=""
+}
+
+# frames FILE: the frames in a capture.
+frames() { tcpdump -r "$1" 2>/dev/null | wc -l; }
+
+# echo_rtt FROM_NS TO_ADDR N: N UDP probes, 50 ms apart, each waited 2 s for; prints "answered min_ms".
+# The echo server runs in the other namespace (echo_start).
+echo_rtt() {
+	ip netns exec "$1" "$PY" - "$2" "$3" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2.0)
+n, best = 0, None
+for i in range(int(sys.argv[2])):
+    t = time.monotonic()
+    s.sendto(b"probe %d" % i, (sys.argv[1], 7777))
+    try:
+        while True:
+            d, _ = s.recvfrom(100)
+            if d == b"probe %d" % i:
+                break
+        rtt = (time.monotonic() - t) * 1000
+        n += 1
+        best = rtt if best is None else min(best, rtt)
+    except socket.timeout:
+        pass
+    time.sleep(0.05)
+print(n, "%.3f" % (best if best is not None else -1))
+PY
+}
+
+# echo_start NS ADDR: a UDP echo server on ADDR:7777 in NS.
+echo_start() {
+	ip netns exec "$1" "$PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], 7777))
+print("listening on", sys.argv[1], file=sys.stderr, flush=True)
+while True:
+    d, a = s.recvfrom(2048)
+    s.sendto(d, a)
+' "$2" 2>"$WORK/echo.err" &
+	ECHO_PID=$!
+	wait_listening "$ECHO_PID" "$WORK/echo.err" "the echo server"
+}
+
+echo_stop() {
+	kill -TERM "$ECHO_PID" 2>/dev/null || true
+	wait "$ECHO_PID" 2>/dev/null || true
+	ECHO_PID=""
+}
+
+# A replayed trace from A arrives at B whole, and one from B at A; each direction counted.
+test_traces() {
+	br_start traces
+	tcpdump_start "$WORK/atob.pcap" 2048
+	in_a "$REPLAY" -q -i "$IF_A" "$WORK/t.pcap" || die "the replay from A failed"
+	tcpdump_stop
+	td_start "$NS_A" "$IF_A" "$WORK/btoa.pcap"
+	in_b "$REPLAY" -q -i "$IF_B" "$WORK/t.pcap" || die "the replay from B failed"
+	td_stop
+	br_stop traces 130
+	"$PCAPDIFF" "$WORK/t.pcap" "$WORK/atob.pcap" >"$WORK/diff" || die "A -> B differs: $(cat "$WORK/diff")"
+	"$PCAPDIFF" "$WORK/t.pcap" "$WORK/btoa.pcap" >"$WORK/diff" || die "B -> A differs: $(cat "$WORK/diff")"
+	for d in ab ba; do
+		[ "$(dir traces $d received)" -eq 200 ] && [ "$(dir traces $d forwarded)" -eq 200 ] &&
+			[ "$(dir traces $d failed)" -eq 0 ] ||
+			die "traces: $d: $(dir traces $d received) received, $(dir traces $d forwarded) forwarded, expected 200 and 200"
+	done
+	[ "$(dir traces ab bytes)" -eq $((200 * 200)) ] || die "traces: ab: $(dir traces ab bytes) bytes forwarded"
+	accounts traces
+	grep -q "^$IF_M1 -> $IF_M2: 200 received, 200 forwarded (40000 bytes), 0 dropped by impairment, 0 dropped by the limit, 0 failed$" \
+		"$WORK/traces.out" || die "traces: no (or a wrong) summary line: $(cat "$WORK/traces.out")"
+	info "200 frames each way, byte for byte"
+}
+
+# A UDP echo both ways, and its round trip with 20 ms of delay one way and both.
+test_echo() {
+	local got rtt
+	ip -n "$NS_A" addr add "$ADDR_A/24" dev "$IF_A"
+	ip -n "$NS_B" addr add "$ADDR_B/24" dev "$IF_B"
+	# The hosts' stacks fill their UDP checksums themselves: over veth, a frame with its checksum
+	# left to offload is captured with it unfilled, and would leave the bridge so.
+	in_a ethtool -K "$IF_A" tx off >/dev/null
+	in_b ethtool -K "$IF_B" tx off >/dev/null
+	br_start echo
+	echo_start "$NS_B" "$ADDR_B"
+	got=$(echo_rtt "$NS_A" "$ADDR_B" 5)
+	[ "${got%% *}" = 5 ] || die "echo A -> B -> A: $got answered of 5"
+	echo_stop
+	echo_start "$NS_A" "$ADDR_A"
+	got=$(echo_rtt "$NS_B" "$ADDR_A" 5)
+	[ "${got%% *}" = 5 ] || die "echo B -> A -> B: $got answered of 5"
+	echo_stop
+	br_stop echo 130
+	info "echo answered both ways"
+	echo_start "$NS_B" "$ADDR_B"
+	for spec in "--delay-ab 20ms:20" "--delay 20ms:40"; do
+		br_start delay ${spec%%:*}
+		got=$(echo_rtt "$NS_A" "$ADDR_B" 5)
+		br_stop delay 130
+		rtt=${got#* }
+		[ "${got%% *}" = 5 ] || die "echo with ${spec%%:*}: $got answered of 5"
+		# A lower bound only: the machine is shared.
+		"$PY" -c "import sys; sys.exit(float('$rtt') < ${spec##*:})" ||
+			die "echo with ${spec%%:*}: round trip $rtt ms, at least ${spec##*:} expected"
+		info "round trip with ${spec%%:*}: $rtt ms"
+	done
+	echo_stop
+	ip -n "$NS_A" addr flush dev "$IF_A"
+	ip -n "$NS_B" addr flush dev "$IF_B"
+}
+
+# --loss-ab 100%: A's trace is all dropped at the bridge, B's all arrives at A.
+test_loss_one_way() {
+	br_start loss --loss-ab 100%
+	tcpdump_start "$WORK/atob.pcap" 2048
+	in_a "$REPLAY" -q -i "$IF_A" "$WORK/t.pcap" || die "the replay from A failed"
+	tcpdump_stop
+	td_start "$NS_A" "$IF_A" "$WORK/btoa.pcap"
+	in_b "$REPLAY" -q -i "$IF_B" "$WORK/t.pcap" || die "the replay from B failed"
+	td_stop
+	br_stop loss 130
+	[ "$(frames "$WORK/atob.pcap")" -eq 0 ] || die "loss: $(frames "$WORK/atob.pcap") frames crossed A -> B"
+	"$PCAPDIFF" "$WORK/t.pcap" "$WORK/btoa.pcap" >"$WORK/diff" || die "loss: B -> A differs: $(cat "$WORK/diff")"
+	[ "$(dir loss ab received)" -eq 200 ] && [ "$(dir loss ab dropped_impair)" -eq 200 ] &&
+		[ "$(dir loss ab forwarded)" -eq 0 ] || die "loss: ab counts wrong: $(cat "$WORK/loss.json")"
+	[ "$(dir loss ba forwarded)" -eq 200 ] && [ "$(dir loss ba dropped_impair)" -eq 0 ] ||
+		die "loss: ba counts wrong: $(cat "$WORK/loss.json")"
+	accounts loss
+	info "A -> B all dropped, B -> A all forwarded"
+}
+
+# A SIGINT with frames held: none sent early, each counted failed, one line for them.
+test_sigint_held() {
+	br_start held --delay-ab 10s
+	tcpdump_start "$WORK/atob.pcap" 2048
+	in_a "$REPLAY" -q -i "$IF_A" "$WORK/t.pcap" || die "the replay from A failed"
+	sleep 0.3
+	br_stop held 130
+	tcpdump_stop
+	[ "$(frames "$WORK/atob.pcap")" -eq 0 ] || die "held: $(frames "$WORK/atob.pcap") frames left before their deadline"
+	[ "$(dir held ab held_at_stop)" -eq 200 ] && [ "$(dir held ab failed)" -eq 200 ] &&
+		[ "$(dir held ab held_peak)" -eq 200 ] || die "held: ab counts wrong: $(cat "$WORK/held.json")"
+	[ "$(grep -c "held back" "$WORK/held.err")" -eq 1 ] &&
+		grep -q "stopped by SIGINT: 200 frames held back by impairment not sent ($IF_M1 -> $IF_M2: 200, $IF_M2 -> $IF_M1: 0), counted failed" \
+			"$WORK/held.err" || die "held: not one line for the held frames: $(cat "$WORK/held.err")"
+	accounts held
+	info "200 held frames failed at SIGINT, in one line"
+}
+
+# A frame the output port's MTU cannot carry: counted failed, said once; exit status 1.
+test_mtu() {
+	ip -n "$NS_M" link set dev "$IF_M2" mtu 1000
+	br_start mtu
+	grep -q "MTU is 1500, $IF_M2's 1000" "$WORK/mtu.err" || die "mtu: the MTUs are not compared at start: $(cat "$WORK/mtu.err")"
+	in_a "$REPLAY" -q -i "$IF_A" "$WORK/big.pcap" || die "the replay from A failed"
+	sleep 0.3
+	br_stop mtu 1
+	ip -n "$NS_M" link set dev "$IF_M2" mtu 1500
+	[ "$(dir mtu ab too_long)" -eq 20 ] && [ "$(dir mtu ab failed)" -eq 20 ] ||
+		die "mtu: ab counts wrong: $(cat "$WORK/mtu.json")"
+	[ "$(grep -c "does not fit the output port's MTU 1000" "$WORK/mtu.err")" -eq 1 ] ||
+		die "mtu: not said once: $(cat "$WORK/mtu.err")"
+	accounts mtu
+	info "20 frames too long for $IF_M2, said once"
+}
+
+test_refusals() {
+	expect_fail 2 "IF1 and IF2 are both" ip netns exec "$NS_M" "$REPLAY" bridge "$IF_M1" "$IF_M1"
+	expect_fail 2 "give two interfaces" ip netns exec "$NS_M" "$REPLAY" bridge "$IF_M1"
+	expect_fail 2 "impairs nothing" ip netns exec "$NS_M" "$REPLAY" bridge --loss-ba 0% "$IF_M1" "$IF_M2"
+	expect_fail 1 "nosuchif" ip netns exec "$NS_M" "$REPLAY" bridge "$IF_M1" nosuchif
+}
+
+run_tests test_traces test_echo test_loss_one_way test_sigint_held test_mtu test_refusals

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * replay bridge's options (replay/bridge.h): every row against its field,
+ * the operands and the checks across options; each direction's model built
+ * from the options for both and its own; the MTU rule for a frame leaving
+ * by the other port; and every option documented in man/replay.1,
+ * README.md and --help.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "optcheck.h"
+#include "replay/bridge.h"
+#include "replay/tx.h"
+
+static int parse(struct bridge_cfg *cfg, int *first, char *err, size_t len, ...)
+{
+	static char *argv[40];
+	int argc = 1;
+	va_list ap;
+
+	argv[0] = "bridge";
+	va_start(ap, len);
+	for (char *a; (a = va_arg(ap, char *)) && argc < 39;)
+		argv[argc++] = a;
+	va_end(ap);
+	err[0] = '\0';
+	return bridge_opts_parse(cfg, argc, argv, first, err, len);
+}
+
+#define BRIDGE(...) parse(&cfg, &first, err, sizeof(err), __VA_ARGS__, NULL)
+
+static void test_rows(void **state)
+{
+	(void)state;
+	optcheck_set(bridge_opts_set());
+}
+
+static void test_operands(void **state)
+{
+	struct bridge_cfg cfg;
+	char err[400];
+	int first;
+
+	(void)state;
+	assert_int_equal(BRIDGE("veth0", "veth1"), 0);
+	assert_int_equal(first, 1);
+	assert_int_equal(cfg.method, TX_METHOD_PACKET);
+	assert_int_equal(cfg.impair.n, 0);
+	assert_int_equal(BRIDGE("veth0"), -EINVAL);
+	assert_non_null(strstr(err, "give two interfaces"));
+	assert_int_equal(BRIDGE("a", "b", "c"), -EINVAL);
+	assert_non_null(strstr(err, "(3 given)"));
+	assert_int_equal(BRIDGE("veth0", "veth0"), -EINVAL);
+	assert_non_null(strstr(err, "both veth0"));
+	assert_int_equal(BRIDGE("--method", "file", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "--method file"));
+	assert_int_equal(BRIDGE("--method", "mmsg", "a", "b"), 0);
+	assert_int_equal(cfg.method, TX_METHOD_MMSG);
+	assert_int_equal(BRIDGE("--help"), 0);
+	assert_true(cfg.help);
+}
+
+static void test_checks(void **state)
+{
+	struct bridge_cfg cfg;
+	char err[400];
+	int first;
+
+	(void)state;
+	/* The queue's limit and the seed mean something only with a model. */
+	assert_int_equal(BRIDGE("--impair-limit", "5", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "--impair-limit needs an impairment option"));
+	assert_int_equal(BRIDGE("--impair-seed", "5", "a", "b"), -EINVAL);
+	assert_int_equal(BRIDGE("--impair-seed", "5", "--loss-ba", "1%", "a", "b"), 0);
+	assert_int_equal(cfg.seed, 5);
+	/* A bad value is refused as the option it came with. */
+	assert_int_equal(BRIDGE("--loss-ab", "150%", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "--loss-ab"));
+	assert_int_equal(BRIDGE("--delay", "fast", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "--delay"));
+	assert_int_equal(BRIDGE("--delay-ba", " 5ms", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "blanks"));
+	/* A direction whose model impairs nothing is a mistake; the other's may be empty. */
+	assert_int_equal(BRIDGE("--loss-ab", "0%", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "IF1 -> IF2 impairs nothing"));
+	assert_int_equal(BRIDGE("--loss", "0%", "--loss-ba", "5%", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "IF1 -> IF2 impairs nothing"));
+	assert_int_equal(BRIDGE("--loss-ab", "100%", "a", "b"), 0);
+}
+
+/* Each direction: the clauses for both in order, then its own; the other's never. */
+static void test_dir_stat(void **state)
+{
+	struct bridge_cfg cfg;
+	struct impair_stat_cfg ab, ba;
+	char err[400];
+	int first;
+
+	(void)state;
+	assert_int_equal(BRIDGE("--delay-ba", "30ms", "--delay", "10ms", "--loss-ab", "100%",
+				"--rate", "1mbit", "a", "b"),
+			 0);
+	assert_int_equal(bridge_dir_stat(&cfg.impair, BRIDGE_AB, &ab, err, sizeof(err)), 0);
+	assert_int_equal(bridge_dir_stat(&cfg.impair, BRIDGE_BA, &ba, err, sizeof(err)), 0);
+	assert_int_equal(ab.delay_ns, 10000000);
+	assert_int_equal(ba.delay_ns, 30000000); /* its own, though given before the one for both */
+	assert_int_equal(ab.loss, IMPAIR_LOSS_RANDOM);
+	assert_true(ab.loss_p[0] == 1.0);
+	assert_int_equal(ba.loss, IMPAIR_LOSS_NONE);
+	assert_int_equal(ab.rate_bps, 1000000);
+	assert_int_equal(ba.rate_bps, 1000000);
+	/* --impair-stat's spec, for one direction only. */
+	assert_int_equal(BRIDGE("--impair-stat-ba", "delay 5ms loss 2%", "a", "b"), 0);
+	assert_int_equal(bridge_dir_stat(&cfg.impair, BRIDGE_AB, &ab, err, sizeof(err)), 0);
+	assert_int_equal(bridge_dir_stat(&cfg.impair, BRIDGE_BA, &ba, err, sizeof(err)), 0);
+	assert_false(impair_stat_active(&ab));
+	assert_true(impair_stat_active(&ba));
+	assert_int_equal(ba.delay_ns, 5000000);
+	assert_true(ba.loss_p[0] > 0.0199 && ba.loss_p[0] < 0.0201);
+	/* Nothing given: neither direction impaired. */
+	assert_int_equal(BRIDGE("a", "b"), 0);
+	assert_int_equal(bridge_dir_stat(&cfg.impair, BRIDGE_AB, &ab, err, sizeof(err)), 0);
+	assert_false(impair_stat_active(&ab));
+}
+
+static void test_frame_fits(void **state)
+{
+	uint8_t f[1600] = {0};
+
+	(void)state;
+	f[12] = 0x08; /* IPv4 */
+	assert_true(bridge_frame_fits(f, 1514, 1500));
+	assert_false(bridge_frame_fits(f, 1515, 1500));
+	assert_true(bridge_frame_fits(f, 1515, 0)); /* MTU not known: not checked */
+	/* The tags are not the MTU's: 802.1Q, then QinQ. */
+	f[12] = 0x81;
+	f[13] = 0x00;
+	f[16] = 0x08;
+	assert_true(bridge_frame_fits(f, 1518, 1500));
+	assert_false(bridge_frame_fits(f, 1519, 1500));
+	f[12] = 0x88;
+	f[13] = 0xa8;
+	f[16] = 0x81;
+	f[17] = 0x00;
+	f[20] = 0x08;
+	assert_true(bridge_frame_fits(f, 1522, 1500));
+	assert_false(bridge_frame_fits(f, 1523, 1500));
+	assert_true(bridge_frame_fits(f, 10, 1500)); /* shorter than a header: nothing to check */
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, (size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}
+
+static void test_documented(void **state)
+{
+	const char *man_path = getenv("MAN_PAGE"), *readme_path = getenv("README");
+	const struct opt_set *set = bridge_opts_set();
+	char *man, *readme, *help = NULL;
+	size_t hlen = 0;
+	FILE *hf;
+
+	(void)state;
+	if (!man_path || !readme_path)
+		fail_msg("MAN_PAGE and README must be set (meson test does)");
+	man = slurp(man_path);
+	readme = slurp(readme_path);
+	assert_non_null(strstr(man, ".Sh REPLAY BRIDGE"));
+	hf = open_memstream(&help, &hlen);
+	opts_set_usage(set, hf, "replay");
+	fclose(hf);
+	for (size_t i = 0; i < set->n; i++) {
+		const char *name = set->table[i].name;
+		char plain[128], esc[128] = "Fl \\-";
+		size_t e = 5;
+
+		snprintf(plain, sizeof(plain), "--%s", name);
+		for (const char *c = name; *c && e + 3 < sizeof(esc); c++) {
+			if (*c == '-')
+				esc[e++] = '\\';
+			esc[e++] = *c;
+		}
+		esc[e] = '\0';
+		if (!strstr(man, esc))
+			fail_msg("option --%s is missing from man/replay.1 (as %s)", name, esc);
+		if (!strstr(readme, plain))
+			fail_msg("option --%s is missing from README.md", name);
+		if (!strstr(help, plain))
+			fail_msg("option --%s is missing from --help", name);
+	}
+	free(help);
+	free(man);
+	free(readme);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_rows),       cmocka_unit_test(test_operands),
+	    cmocka_unit_test(test_checks),     cmocka_unit_test(test_dir_stat),
+	    cmocka_unit_test(test_frame_fits), cmocka_unit_test(test_documented),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
