@@ -13,6 +13,16 @@ export LIBREPLAY TRACES PYTHONPATH="$PYTHON_SRC"
 export PYTHONDONTWRITEBYTECODE=1
 PYTEST=$(command -v pytest-3 || true)
 [ -n "$PYTEST" ] || die "pytest-3 is not installed (python3-pytest; scripts/deps.sh installs it)"
+# A sanitizer build's library needs its runtimes loaded before Python's own
+# libraries; leaks are not checked, Python keeps its objects to the end.
+SAN=$(ldd "$LIBREPLAY" | awk '/lib(asan|ubsan)\.so/ { print $3 }' | paste -sd: -)
+pytest3() {
+	if [ -n "$SAN" ]; then
+		LD_PRELOAD="$SAN" ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}" "$PYTEST" "$@"
+	else
+		"$PYTEST" "$@"
+	fi
+}
 
 # Namespaces the plugin made (rpy-...) and left behind.
 leftover() { ip netns list | awk '{print $1}' | grep '^rpy-' || true; }
@@ -20,7 +30,7 @@ leftover() { ip netns list | awk '{print $1}' | grep '^rpy-' || true; }
 test_example() {
 	local before
 	before=$(leftover)
-	(cd "$WORK" && "$PYTEST" -p no:cacheprovider -p replay.pytest_plugin -rA "$EXAMPLES/test_veth.py") \
+	(cd "$WORK" && pytest3 -p no:cacheprovider -p replay.pytest_plugin -rA "$EXAMPLES/test_veth.py") \
 		>"$WORK/out" 2>&1 || die "the example failed: $(cat "$WORK/out")"
 	# Passed, not skipped: the fixture ran and the far side counted.
 	grep -q "PASSED.*test_every_packet_arrives" "$WORK/out" || die "the example did not pass: $(cat "$WORK/out")"
@@ -37,7 +47,7 @@ def test_fails(veth_pair):
     raise AssertionError("on purpose")
 PY
 	local rc=0
-	(cd "$WORK" && "$PYTEST" -p no:cacheprovider -p replay.pytest_plugin "$WORK/test_fails.py") \
+	(cd "$WORK" && pytest3 -p no:cacheprovider -p replay.pytest_plugin "$WORK/test_fails.py") \
 		>"$WORK/out" 2>&1 || rc=$?
 	[ "$rc" = 1 ] || die "a failing test gave pytest status $rc: $(cat "$WORK/out")"
 	grep -q "on purpose" "$WORK/out" || die "not the test's own failure: $(cat "$WORK/out")"
@@ -66,7 +76,7 @@ def test_bad_option_raises():
         Replay(os.path.join(TRACES, "dns.pcap"), pps=100, topspeed=True)
     assert e.value.errno == 22 and "pps" in str(e.value)
 PY
-	(cd "$WORK" && "$PYTEST" -p no:cacheprovider -p replay.pytest_plugin -rA "$WORK/test_stop.py") \
+	(cd "$WORK" && pytest3 -p no:cacheprovider -p replay.pytest_plugin -rA "$WORK/test_stop.py") \
 		>"$WORK/out" 2>&1 || die "stop/errors failed: $(cat "$WORK/out")"
 	grep -q "2 passed" "$WORK/out" || die "not two passed: $(cat "$WORK/out")"
 }
