@@ -112,11 +112,11 @@ int bridge_dir_stat(const struct bridge_clauses *cl, enum bridge_dir d, struct i
 enum bridge_group { GRP_IMPAIR, GRP_PORTS, GRP_OUTPUT, GRP_MISC, GRP_MAX };
 
 static const char *const group_title[GRP_MAX] = {
-    [GRP_IMPAIR] = "Impairment (netem's; NAME for both directions, NAME-ab for IF1 -> IF2, NAME-ba "
-		   "for IF2 -> IF1)",
-    [GRP_PORTS] = "Ports and sending",
-    [GRP_OUTPUT] = "Output",
-    [GRP_MISC] = "Miscellaneous",
+	[GRP_IMPAIR] = ("Impairment (netem's; NAME for both directions, NAME-ab for IF1 -> IF2, NAME-ba "
+			"for IF2 -> IF1)"),
+	[GRP_PORTS] = "Ports and sending",
+	[GRP_OUTPUT] = "Output",
+	[GRP_MISC] = "Miscellaneous",
 };
 
 #define IMP3(fn, name_, mv, help_)                                                                 \
