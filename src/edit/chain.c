@@ -299,8 +299,10 @@ static int from_sidecar(struct edit_chain *ch, struct pkt *p, struct prep_rec *r
 {
 	struct edit_ctx *c = &ch->ctx;
 	int rc = prep_lookup(ch->prep, p->recno, r);
+	bool bad = rc < 0 || !(r->flags & PREP_R_SEEN) || r->caplen != p->caplen || r->wirelen != p->wirelen;
 
-	if (unlikely(rc == -EIO)) {
+	/* A sidecar cut inside a page reads zeros up to that page's end, without a fault. */
+	if (unlikely(rc == -EIO || (bad && prep_shrank(ch->prep)))) {
 		char why[400];
 
 		prep_fault_reason(ch->prep, p->recno, why, sizeof(why));

@@ -337,6 +337,8 @@ void prep_decode(const uint8_t *b, struct prep_rec *r);
  */
 int prep_lookup(const struct edit_prep *prep, uint64_t recno, struct prep_rec *r);
 void prep_fault_reason(const struct edit_prep *prep, uint64_t recno, char *buf, size_t len);
+/* prep_shrank() - is the sidecar's file now shorter than when it was mapped? */
+bool prep_shrank(const struct edit_prep *prep);
 
 /*
  * The sidecar's header (PREP_HDR_BYTES), for the writer (prep_write.c):

@@ -118,6 +118,13 @@ int prep_lookup(const struct edit_prep *prep, uint64_t recno, struct prep_rec *r
 	return 0;
 }
 
+bool prep_shrank(const struct edit_prep *prep)
+{
+	struct stat st;
+
+	return fstat(prep->fd, &st) == 0 && (uint64_t)st.st_size < prep->len;
+}
+
 void prep_fault_reason(const struct edit_prep *prep, uint64_t recno, char *buf, size_t len)
 {
 	struct stat st;

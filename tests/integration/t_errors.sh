@@ -41,7 +41,9 @@ test_input_errors() {
 	local o="$WORK/o.pcap"
 	expect_fail 1 "^replay: $WORK/none.pcap: cannot open: No such file or directory$" \
 		"$REPLAY" -w "$o" "$WORK/none.pcap"
-	expect_fail 1 "^replay: $WORK: is a directory, not a trace$" "$REPLAY" -w "$o" "$WORK"
+	# A directory plays the captures in it; one with none is refused, named.
+	mkdir -p "$WORK/nocaps"
+	expect_fail 2 "^replay: $WORK/nocaps: no capture files in the directory" "$REPLAY" -w "$o" "$WORK/nocaps"
 	expect_fail 1 "empty.pcap: empty file, not a trace$" "$REPLAY" -w "$o" "$(bad empty)"
 	expect_fail 1 "not-trace.pcap: not a trace file \(unknown magic" "$REPLAY" -w "$o" "$(bad not-trace)"
 	expect_fail 1 "bad-magic.pcap: not a trace file \(unknown magic" "$REPLAY" -w "$o" "$(bad bad-magic)"

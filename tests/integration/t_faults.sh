@@ -213,7 +213,7 @@ test_rt_priority_rlimit() {
 	ip netns exec "$NS_A" prlimit --rtprio=0 setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$WORK/cap/replay" -i "$IF_A" --rt-priority 50 "$WORK/rt.pcap" >"$WORK/rt.out" 2>"$WORK/rt.err" ||
 		die "--rt-priority without cap_sys_nice: exit $?: $(cat "$WORK/rt.err")"
-	grep -q "^replay: warning: --rt-priority 50: cannot switch to SCHED_FIFO: Operation not permitted (needs root, CAP_SYS_NICE or an RLIMIT_RTPRIO this high); running at normal priority" \
+	grep -q "^replay: warning: --rt-priority 50: cannot switch to SCHED_FIFO: Operation not permitted (needs root, CAP_SYS_NICE or an RLIMIT_RTPRIO this high, RLIMIT_RTPRIO is 0); running at normal priority" \
 		"$WORK/rt.err" || die "--rt-priority: no warning: $(cat "$WORK/rt.err")"
 	grep -q "setcap cap_net_raw,cap_sys_nice=ep $WORK/cap/replay" "$WORK/rt.err" ||
 		die "--rt-priority: the capability is not named: $(cat "$WORK/rt.err")"
