@@ -14,11 +14,12 @@ export PYTHONDONTWRITEBYTECODE=1
 PYTEST=$(command -v pytest-3 || true)
 [ -n "$PYTEST" ] || die "pytest-3 is not installed (python3-pytest; scripts/deps.sh installs it)"
 # A sanitizer build's library needs its runtimes loaded before Python's own
-# libraries; leaks are not checked, Python keeps its objects to the end.
+# libraries; leaks are not checked (Python keeps its objects to the end, and the
+# programs pytest starts inherit the preload), whatever ASAN_OPTIONS asked before.
 SAN=$(ldd "$LIBREPLAY" | awk '/lib(asan|ubsan)\.so/ { print $3 }' | paste -sd: -)
 pytest3() {
 	if [ -n "$SAN" ]; then
-		LD_PRELOAD="$SAN" ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}" "$PYTEST" "$@"
+		LD_PRELOAD="$SAN" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$PYTEST" "$@"
 	else
 		"$PYTEST" "$@"
 	fi
