@@ -48,6 +48,8 @@ static inline void fuzz_drain(const uint8_t *data, size_t size, const struct tra
 	r->open_rc = trace_open_mem(&t, "fuzz", data, size, cfg);
 	if (!t)
 		abort(); /* only out of memory leaves no trace */
+	/* Known at open: a stream broken in its header fails where the pieces put it. */
+	r->compressed = trace_compression(t, NULL, NULL) != NULL;
 	for (int pass = 0; r->open_rc == 0 && pass < passes; pass++) {
 		if (pass && trace_rewind(t) < 0)
 			break;
