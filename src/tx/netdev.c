@@ -15,6 +15,10 @@
 
 #include "tx_int.h"
 
+/* How long a send that met a down interface looks for it to be gone: 20 x 5 ms. */
+#define GONE_POLLS 20
+#define GONE_POLL_NS 5000000L
+
 #define ETH_P_8021Q_BE 0x8100
 #define VLAN_TAG_BYTES 4u
 
@@ -180,9 +184,15 @@ int netdev_send_err(struct tx *tx, int err, uint32_t len)
 		return tx_err(tx, -EMSGSIZE, "frame of %u bytes refused by %s as too large (MTU %u)", len,
 			      tx->dev, tx->mtu);
 	case ENETDOWN:
-		/* A deleted interface goes down first: say which it was. */
-		if (netdev_still_up(tx) == -ENXIO)
-			return -ENXIO;
+		/*
+		 * A deleted interface goes down first, and goes a moment later:
+		 * the run ends here either way, so look a few times to say which.
+		 */
+		for (int i = 0; i < GONE_POLLS; i++) {
+			if (netdev_still_up(tx) == -ENXIO)
+				return -ENXIO;
+			netdev_sleep_ns(GONE_POLL_NS);
+		}
 		return tx_err(tx, -ENETDOWN, "%s: interface went down", tx->dev);
 	case ENXIO:
 	case ENODEV:
