@@ -927,8 +927,9 @@ static void test_pipe_nonblock_pieces(void **state)
 	struct trace *t;
 	char path[32];
 	struct pkt p;
-	int pfd[2], status, rc;
+	int pfd[2], sync[2], status, rc;
 	pid_t pid;
+	char go;
 
 	(void)state;
 	build_pcapng(&b, 200);
@@ -937,18 +938,25 @@ static void test_pipe_nonblock_pieces(void **state)
 	nifs = trace_ninterfaces(t);
 	trace_close(t);
 	assert_int_equal(pipe(pfd), 0);
+	assert_int_equal(pipe(sync), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		close(pfd[0]);
+		close(sync[1]);
 		for (size_t at = 0; at < b.len; at += 97) {
 			if (write(pfd[1], b.data + at, b.len - at < 97 ? b.len - at : 97) < 0)
+				_exit(1);
+			/* the first piece ends inside a block: wait until the
+			 * reader has found it unfinished, however slow it is */
+			if (at == 0 && read(sync[0], &go, 1) < 0)
 				_exit(1);
 			usleep(20);
 		}
 		_exit(0);
 	}
 	close(pfd[1]);
+	close(sync[0]);
 	snprintf(path, sizeof(path), "/dev/fd/%d", pfd[0]);
 	stop_flag = 0;
 	assert_int_equal(trace_open(&t, path, &cfg), 0);
@@ -957,7 +965,8 @@ static void test_pipe_nonblock_pieces(void **state)
 
 		rc = trace_next(t, &p);
 		if (rc == -EAGAIN) {
-			again++;
+			if (again++ == 0)
+				assert_int_equal(write(sync[1], "g", 1), 1);
 			assert_true(poll(&q, 1, -1) == 1);
 			continue;
 		}
@@ -979,6 +988,7 @@ static void test_pipe_nonblock_pieces(void **state)
 	assert_true(again > 0);
 	trace_close(t);
 	close(pfd[0]);
+	close(sync[1]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	free(ref.copy);
