@@ -3,7 +3,7 @@
  * replay bridge IF1 IF2: an inline impairment bridge.  Every frame that
  * arrives on one port leaves by the other, each direction impaired by its
  * own statistical model (netem's, include/replay/impair.h), on one clock.
- * "ab" is IF1 to IF2, "ba" IF2 to IF1.  The options: src/bridge/opts.c;
+ * "ab" is IF1 to IF2, "ba" IF2 to IF1.  The options: bridge_opts.h;
  * the forwarding: src/bridge/bridge.c; the command: src/bridge/cmd.c.
  */
 #ifndef REPLAY_BRIDGE_H
@@ -15,62 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "replay/bridge_opts.h"
 #include "replay/impair.h"
-#include "replay/optparse.h"
-
-enum bridge_dir { BRIDGE_AB, BRIDGE_BA, BRIDGE_DIRS };
-/* Where an impairment option applies: both directions, or one. */
-enum bridge_target { BRIDGE_BOTH, BRIDGE_ONLY_AB, BRIDGE_ONLY_BA };
-
-#define BRIDGE_CLAUSES_MAX 64
-
-/* The impairment options as given, in order: each a netem clause ("loss 5%") and where it applies.
- */
-struct bridge_clauses {
-	struct {
-		uint8_t target;	  /* enum bridge_target */
-		const char *word; /* netem's word ("loss", "delay", ...; "" for --impair-stat's
-				     whole spec) */
-		const char *arg;  /* the option's value; argv's */
-		const char *opt;  /* the option, for messages */
-	} c[BRIDGE_CLAUSES_MAX];
-	unsigned n;
-};
-
-struct bridge_cfg {
-	struct bridge_clauses impair; /* --loss, --delay, ... and their -ab/-ba forms */
-	uint64_t seed;		/* --impair-seed: the models' draws (ab's; ba's is seed + 1) */
-	uint32_t limit;		/* --impair-limit: frames held per direction; 0 = the model's */
-	int method;		/* --method: enum tx_method */
-	uint32_t buffer_kib;	/* --buffer-size: each port's capture ring, KiB; 0 = default */
-	double duration_s;	/* --duration: stop after SECONDS; 0 = never */
-	const char *stats_json; /* --stats-json FILE ('-' = stdout) */
-	bool quiet;
-	int verbose;
-	bool help, version;
-	struct opt_given given;
-};
-
-/* bridge_opts_set() - the option table of replay bridge (its --help, its checks, the docs' tests).
- */
-const struct opt_set *bridge_opts_set(void);
-
-/*
- * bridge_opts_parse() - @argv (argv[0] "bridge") into @cfg: 0 with the two
- * ports at argv[*@first], argv[*@first + 1]; or -EINVAL with one line in @err.
- */
-int bridge_opts_parse(struct bridge_cfg *cfg, int argc, char **argv, int *first, char *err,
-		      size_t errlen);
-
-/*
- * bridge_dir_stat() - the model of direction @d: the clauses given for
- * both directions, in order, then its own (a later clause of a kind
- * replaces an earlier one, as in impair_stat_parse()).  0 with @st filled
- * (impair_stat_active() false: that direction passes frames untouched), or
- * -EINVAL with "OPTION 'VALUE': why" in @err.
- */
-int bridge_dir_stat(const struct bridge_clauses *cl, enum bridge_dir d, struct impair_stat_cfg *st,
-		    char *err, size_t errlen);
 
 /* One direction's account.  received = forwarded + dropped_impair + dropped_limit + failed + held
  * at the end. */

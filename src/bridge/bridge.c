@@ -24,7 +24,7 @@
 #include "replay/bridge.h"
 #include "replay/compiler.h"
 #include "replay/dqueue.h"
-#include "replay/live.h"
+#include "replay/port.h"
 #include "replay/log.h"
 #include "replay/slots.h"
 #include "replay/tx.h"

@@ -15,29 +15,12 @@
 #include "replay/json.h"
 #include "replay/log.h"
 #include "replay/outfile.h"
+#include "replay/prologue.h"
 #include "replay/run.h"
 
 #define ULL(x) ((unsigned long long)(x))
 
 static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
-static void catch_signals(void)
-{
-	struct sigaction sa;
-
-	/* No SA_RESTART: a signal must cut ppoll() short so the bridge can stop. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
 
 static void print_summary(const struct bridge *b, FILE *f)
 {
@@ -182,7 +165,7 @@ int bridge_main(int argc, char **argv)
 		log_info("%s: %s", bridge_name(b, (enum bridge_dir)d),
 			 impair_stat_active(&st) ? spec : "not impaired");
 	}
-	catch_signals();
+	prologue_catch_signals(&stop_signal);
 	fprintf(stderr, "replay: listening on %s and %s, bridging them\n", ifs[0], ifs[1]);
 	rc = bridge_run(b, &stop_signal, err, sizeof(err));
 	if (rc < 0)

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "replay/bridge.h"
+#include "replay/bridge_opts.h"
 #include "replay/compiler.h"
 #include "replay/tx.h"
 
