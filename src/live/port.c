@@ -15,7 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
-#include "replay/live.h"
+#include "replay/port.h"
 #include "replay/compiler.h"
 #include "batch.h"
 #include "live_int.h"
