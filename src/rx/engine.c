@@ -19,6 +19,7 @@
 #include "replay/log.h"
 #include "replay/outfile.h"
 #include "replay/pkt_id.h"
+#include "plot.h"
 #include "rx.h"
 
 /* Per-CPU backlog drops, summed over CPUs (second column, hex); -1 if unreadable. */
@@ -63,7 +64,7 @@ struct rx {
 	char err[1024];
 };
 
-/* The plots' file names in --plot DIR (src/rx/plot.c), checked like every output. */
+/* The plots' file names in --plot DIR (src/rx/plot_dir.c), checked like every output. */
 static const char *const plot_files[] = { "interval.svg", "interval-linear.svg", "error-cdf.svg",
 					     "interval-hist.svg", "timeline.svg", "send-series.svg",
 					     "send-series.tsv" };

@@ -25,6 +25,7 @@
 
 #include "jsoncheck.h"
 #include "replay/pkt_id.h"
+#include "plot.h"
 #include "rx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -21,6 +21,7 @@
 
 #include "replay/pkt_id.h"
 #include "replay/trace.h"
+#include "plot.h"
 #include "rx.h"
 
 #define FRAME 64

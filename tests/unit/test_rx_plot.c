@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "replay/pkt_id.h"
+#include "plot.h"
 #include "rx.h"
 
 typedef int (*plot_fn)(FILE *, const struct rx_result *, const struct rx_recs *,
