@@ -17,13 +17,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -46,84 +43,6 @@ static size_t round_down(size_t v, size_t to)
 	return v - v % to;
 }
 
-uint64_t trace_mem_available(void)
-{
-	unsigned long long kib = 0;
-	char line[128];
-	FILE *f = fopen("/proc/meminfo", "re");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	if (kib)
-		return (uint64_t)kib * 1024;
-	return (uint64_t)sysconf(_SC_AVPHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
-}
-
-static int preload_refused(struct trace *t, uint64_t need, uint64_t avail)
-{
-	return trace_err(t, -ENOMEM,
-			 "--preload needs %.1f MiB but only %.1f MiB of memory is available; "
-			 "replay it without --preload (it streams through a window)",
-			 need / 1048576.0, avail / 1048576.0);
-}
-
-/* The process's address space in use (VmSize), bytes; 0 if unknown. */
-static uint64_t vm_size(void)
-{
-	unsigned long long kib = 0;
-	char line[128];
-	FILE *f = fopen("/proc/self/status", "re");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmSize: %llu kB", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return (uint64_t)kib * 1024;
-}
-
-/*
- * The memory for a preload of @need bytes, @more of them new, was refused
- * (mmap, mremap): by the address-space limit (ulimit -v) when one is set
- * and @more does not fit under it -- free memory does not help then, so the
- * limit is what the message names -- else for want of memory.
- */
-static int preload_map_failed(struct trace *t, uint64_t need, uint64_t more, uint64_t avail)
-{
-	struct rlimit rl;
-	uint64_t used;
-
-	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    more > (uint64_t)rl.rlim_cur - MIN((used = vm_size()), (uint64_t)rl.rlim_cur))
-		return trace_err(t, -ENOMEM,
-				 "--preload needs %.1f MiB of address space, but the process's limit "
-				 "(RLIMIT_AS, ulimit -v) is %.1f MiB, %.1f MiB of it in use; raise the limit "
-				 "or replay it without --preload (it streams through a window)",
-				 need / 1048576.0, (uint64_t)rl.rlim_cur / 1048576.0, used / 1048576.0);
-	return preload_refused(t, need, avail);
-}
-
-/* Read exactly @len bytes from @fd into @buf; 0 or -errno (-EIO if the file shrank). */
-static int read_full(int fd, uint8_t *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = read(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 void trace_src_mem(struct trace *t, const void *buf, size_t len)
 {
 	t->src = TRACE_SRC_MEM;
@@ -132,47 +51,6 @@ void trace_src_mem(struct trace *t, const void *buf, size_t len)
 	t->pos = 0;
 	t->base_off = 0;
 	t->ra_next = SIZE_MAX;
-}
-
-/* --preload of a regular file: an anonymous copy, checked against what memory is free first. */
-static int preload_file(struct trace *t, size_t size)
-{
-	uint64_t avail = trace_mem_available();
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t spare_off = (size + page - 1) / page * page, bytes = size;
-	int rc;
-
-	if (t->cfg.preload_spare_bytes)
-		bytes = spare_off + t->cfg.preload_spare_bytes;
-	if (bytes > avail)
-		return preload_refused(t, bytes, avail);
-	t->mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t->mem == MAP_FAILED) {
-		t->mem = NULL;
-		return preload_map_failed(t, bytes, bytes, avail);
-	}
-	t->mem_bytes = bytes;
-	if (t->cfg.preload_spare_bytes)
-		t->spare_off = spare_off;
-	/*
-	 * In 2 MiB pages where transparent huge pages are on ("madvise" is
-	 * the usual default, so they must be asked for): a 306 MB trace then
-	 * costs ~600 page faults to fill, not 74 700, and the send loop a TLB
-	 * entry per 2 MiB (readbench drain preload: its user time 650 -> 13
-	 * ms).
-	 */
-	(void)madvise(t->mem, size, MADV_HUGEPAGE);
-	rc = read_full(t->fd, t->mem, size);
-	if (rc < 0)
-		return trace_err(t, rc, "cannot read: %s", rc == -EIO ? "the file shrank while it was read" : strerror(-rc));
-	trace_src_mem(t, t->mem, size);
-	/* All of it is in memory: the descriptor is not needed (many files, few descriptors). */
-	if (t->own_fd) {
-		close(t->fd);
-		t->own_fd = false;
-	}
-	t->fd = -1;
-	return 0;
 }
 
 static void advise_ahead(struct trace *t, size_t from, size_t len)
@@ -400,74 +278,6 @@ static int stream_init(struct trace *t)
 	return 0;
 }
 
-/*
- * Wait until the stream has input (or its end), unless the caller's stop
- * flag is up: 0, or -EINTR to stop; with a record marked (cfg.nonblock),
- * -EAGAIN at once instead of a wait.  Input at hand costs one poll().
- * SIGINT and SIGTERM are blocked from the flag's check until ppoll()
- * unblocks them atomically, so a signal that comes just before the wait
- * cannot be lost in a read() that a silent pipe never ends.
- */
-static int stream_wait(struct trace *t)
-{
-	struct pollfd pfd = { .fd = t->fd, .events = POLLIN };
-	sigset_t block, old;
-	int rc = 0;
-
-	if ((!t->cfg.stop && t->nb_mark == SIZE_MAX) || t->smem)
-		return 0;
-	if (poll(&pfd, 1, 0) > 0)
-		return 0;
-	if (t->nb_mark != SIZE_MAX)
-		return -EAGAIN;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	if (sigprocmask(SIG_BLOCK, &block, &old) < 0)
-		return 0;
-	while (!*t->cfg.stop) {
-		if (ppoll(&pfd, 1, NULL, &old) >= 0 || errno != EINTR)
-			break;
-	}
-	if (*t->cfg.stop)
-		rc = -EINTR;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	return rc;
-}
-
-ssize_t trace_src_raw_read(struct trace *t, uint8_t *buf, size_t len)
-{
-	ssize_t n;
-
-	if (t->sniff_pos < t->sniff_len) {
-		/* A plain stream's first bytes, read while looking for a codec's magic. */
-		size_t k = MIN(len, t->sniff_len - t->sniff_pos);
-
-		memcpy(buf, t->sniff + t->sniff_pos, k);
-		t->sniff_pos += k;
-		return (ssize_t)k;
-	}
-	if (t->smem) {
-		size_t chunk = t->cfg.stream_chunk_bytes ? t->cfg.stream_chunk_bytes : len;
-		size_t k = MIN(MIN(len, chunk), t->smem_len - t->smem_pos);
-
-		memcpy(buf, t->smem + t->smem_pos, k);
-		t->smem_pos += k;
-		return (ssize_t)k;
-	}
-	for (;;) {
-		int rc = stream_wait(t);
-
-		if (rc < 0)
-			return rc;
-		n = read(t->fd, buf, len);
-		/* Another signal than the caller's: not a reason to stop. */
-		if (n < 0 && errno == EINTR && t->cfg.stop && !*t->cfg.stop)
-			continue;
-		return n < 0 ? -errno : n;
-	}
-}
-
 /* One read of the trace's bytes: decompressed if the input is compressed. */
 static ssize_t stream_read(struct trace *t, uint8_t *buf, size_t len)
 {
@@ -635,8 +445,8 @@ static int preload_stream_failed(struct trace *t, uint8_t *buf, size_t bytes, ss
  * The buffer, @old bytes mapped at @buf (none at first), made @bytes long:
  * anonymous memory, moved by mremap() where it cannot grow in place (no
  * copy through a second buffer, as realloc() of a large block would make),
- * asked for in 2 MiB pages as preload_file()'s copy is (its comment says
- * what that saves).  NULL when the kernel has not the memory.
+ * asked for in 2 MiB pages as trace_preload_file()'s copy is (preload.c
+ * says what that saves).  NULL when the kernel has not the memory.
  */
 static uint8_t *preload_grow(uint8_t *buf, size_t old, size_t bytes)
 {
@@ -683,13 +493,13 @@ static int preload_stream(struct trace *t)
 			if (ncap - cap > avail) {
 				if (buf)
 					munmap(buf, mapped);
-				return preload_refused(t, ncap, avail + cap);
+				return trace_preload_refused(t, ncap, avail + cap);
 			}
 			nmap = (ncap + page - 1) / page * page;
 			nb = preload_grow(buf, mapped, nmap);
 			if (!nb) {
 				/* Said while the buffer is still mapped: it counts against the limit. */
-				int rc = preload_map_failed(t, ncap, nmap - mapped, avail + cap);
+				int rc = trace_preload_map_failed(t, ncap, nmap - mapped, avail + cap);
 
 				if (buf)
 					munmap(buf, mapped);
@@ -744,8 +554,12 @@ int trace_src_open_file(struct trace *t, const char *path)
 		/* Compressed: streamed (or preloaded) through the decompressor, whatever its size. */
 		if (rc > 0)
 			return t->cfg.preload ? preload_stream(t) : stream_init(t);
-		if (t->cfg.preload)
-			return preload_file(t, (size_t)st.st_size);
+		if (t->cfg.preload) {
+			rc = trace_preload_file(t, (size_t)st.st_size);
+			if (rc == 0)
+				trace_src_mem(t, t->mem, (size_t)st.st_size);
+			return rc;
+		}
 		return map_file(t, &st);
 	}
 	/* A pipe, socket or character device: no size, no mapping, no rewind without --preload. */

@@ -238,6 +238,23 @@ int trace_src_mem_stream(struct trace *t, const void *buf, size_t len);
 int trace_src_rewind(struct trace *t);
 void trace_src_close(struct trace *t);
 /*
+ * trace_preload_file() - --preload of the regular file at t->fd, @size
+ * bytes: an anonymous copy in t->mem (spare memory after it if
+ * cfg.preload_spare_bytes asks), checked against what memory is free
+ * first; the descriptor is closed.  0 (the caller points the source at
+ * t->mem), or -errno with the reason set.
+ */
+int trace_preload_file(struct trace *t, size_t size);
+/* trace_preload_refused() - -ENOMEM: a preload of @need bytes when only @avail are free. */
+int trace_preload_refused(struct trace *t, uint64_t need, uint64_t avail);
+/*
+ * trace_preload_map_failed() - the memory for a preload of @need bytes,
+ * @more of them new, was refused (mmap, mremap): -ENOMEM naming the
+ * address-space limit (ulimit -v) when one is set and @more does not fit
+ * under it -- free memory does not help then -- else the want of memory.
+ */
+int trace_preload_map_failed(struct trace *t, uint64_t need, uint64_t more, uint64_t avail);
+/*
  * trace_src_raw_read() - one read() of the input as it is stored (compressed
  * or not): bytes, 0 at its end, or -errno (-EINTR: the caller is to stop;
  * -EAGAIN: nothing to read, and a record is marked).
