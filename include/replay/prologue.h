@@ -59,4 +59,11 @@ struct prologue {
 int prologue(const struct prologue *p, void *opts, int argc, char **argv,
 	     volatile sig_atomic_t *stop);
 
+/*
+ * prologue_catch_signals() - prologue()'s last step alone, for a command
+ * that reaches it later (replay bridge, live, serve): SIGINT and SIGTERM set
+ * *@stop to the signal's number, without SA_RESTART, and SIGPIPE is ignored.
+ */
+void prologue_catch_signals(volatile sig_atomic_t *stop);
+
 #endif

@@ -49,8 +49,13 @@ int prologue(const struct prologue *p, void *opts, int argc, char **argv,
 	log_init(p->prog, fl.level);
 	if (p->commands && (rc = p->commands(opts)) >= 0)
 		return rc;
+	prologue_catch_signals(stop);
+	return -1;
+}
+
+void prologue_catch_signals(volatile sig_atomic_t *stop)
+{
 	stop_flag = stop;
 	set_handler(on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	return -1;
 }

@@ -13,28 +13,11 @@
 #include "config.h"
 #include "replay/log.h"
 #include "replay/outfile.h"
+#include "replay/prologue.h"
 #include "replay/run.h"
 #include "play_int.h"
 
 static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
-static void catch_signals(void)
-{
-	struct sigaction sa;
-
-	/* No SA_RESTART: a signal must cut epoll_wait() short so the run can stop. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
 
 /* Every trace into one set of conversations; -1 after saying why. */
 static int read_traces(int argc, char **argv, int first, struct conv_set **set)
@@ -153,7 +136,7 @@ static int run(enum role role, int argc, char **argv)
 		log_err("no TCP or UDP conversation in the input");
 		goto out;
 	}
-	catch_signals();
+	prologue_catch_signals(&stop_signal);
 	if (role == ROLE_SERVE)
 		rc = play_serve(&cfg, cs, &stop_signal, &rep, err, sizeof(err));
 	else if (cfg.exact)
