@@ -62,10 +62,22 @@ static void build_pcapng(struct tracebuf *b, unsigned n)
 
 struct seen {
 	uint8_t *copy; /* every packet's bytes, back to back */
-	size_t len;
+	size_t len, cap;
 	uint64_t n;
 	uint64_t ts_sum, off_sum, recno_sum;
 };
+
+/* Append @len bytes to @s's copy, growing it by doubling (a realloc per packet copies it all under ASan). */
+static void seen_append(struct seen *s, const uint8_t *data, size_t len)
+{
+	if (s->len + len > s->cap) {
+		s->cap = s->cap * 2 > s->len + len ? s->cap * 2 : s->len + len + 65536;
+		s->copy = realloc(s->copy, s->cap);
+		assert_non_null(s->copy);
+	}
+	memcpy(s->copy + s->len, data, len);
+	s->len += len;
+}
 
 static void drain(struct trace *t, struct seen *s)
 {
@@ -74,10 +86,7 @@ static void drain(struct trace *t, struct seen *s)
 
 	memset(s, 0, sizeof(*s));
 	while ((rc = trace_next(t, &p)) == 1) {
-		s->copy = realloc(s->copy, s->len + p.caplen);
-		assert_non_null(s->copy);
-		memcpy(s->copy + s->len, p.data, p.caplen);
-		s->len += p.caplen;
+		seen_append(s, p.data, p.caplen);
 		s->n++;
 		s->ts_sum += p.ts_ns;
 		s->off_sum += p.off;
@@ -972,10 +981,7 @@ static void test_pipe_nonblock_pieces(void **state)
 		}
 		if (rc != 1)
 			break;
-		got.copy = realloc(got.copy, got.len + p.caplen);
-		assert_non_null(got.copy);
-		memcpy(got.copy + got.len, p.data, p.caplen);
-		got.len += p.caplen;
+		seen_append(&got, p.data, p.caplen);
 		got.n++;
 		got.ts_sum += p.ts_ns;
 		got.off_sum += p.off;
