@@ -244,15 +244,61 @@ static unsigned said_bit(int err)
 	}
 }
 
+/*
+ * The @n frames made of @p (--segment's or --fragroute's), at @buf + @off[i]
+ * (back to back when @off is NULL), @len[i] bytes each: each staged at
+ * @deadline and counted on its own.
+ */
+static enum step stage_pieces(struct replay *r, struct lane *l, const struct trace *t, const struct pkt *p,
+			      uint64_t deadline, const uint8_t *buf, const uint32_t *off, const uint32_t *len,
+			      int n)
+{
+	enum step step = STEP_NEXT;
+	struct pkt q = *p;
+	bool waited = false;
+	size_t at = 0;
+	int i;
+
+	l->st.segmented++;
+	l->st.segments += (uint64_t)n;
+	q.flags &= (uint16_t)~PKT_F_TRUNCATED; /* each piece is whole */
+	for (i = 0; i < n && step == STEP_NEXT; i++) {
+		if (l->qn >= l->qcap) {
+			/*
+			 * A batch of pieces is full: kicked at the frame's deadline,
+			 * waited for here (a signal cuts the wait short, as lane_send()'s).
+			 */
+			if (r->plan.timed && !waited) {
+				(void)lane_wait_due(r, deadline, sched_paced(&r->sched, deadline));
+				waited = true;
+			}
+			step = flush_lane(r, l);
+			if (step != STEP_NEXT)
+				break;
+		}
+		q.data = buf + (off ? off[i] : at);
+		q.caplen = q.wirelen = len[i];
+		at += len[i];
+		step = stage_whole(r, l, t, &q, deadline);
+	}
+	/* The run ended among them: the pieces not staged fail, in one line. */
+	if (i < n) {
+		struct staged e = { .t = t, .recno = p->recno, .off = p->off };
+		char why[160];
+
+		snprintf(why, sizeof(why), "%d frames made of a %u-byte frame not sent: the run stopped before them",
+			 n - i, p->caplen);
+		log_failure(r, FATE_FAILED, &e, 1, why);
+		for (; i < n; i++)
+			account(r, l, FATE_FAILED, &e, NULL);
+	}
+	return step;
+}
+
 enum step stage_cut(struct replay *r, struct lane *l, const struct trace *t, const struct pkt *p,
 		    uint64_t deadline)
 {
 	int n = segment_frame(p->data, p->caplen, l->seg_mtu, &l->seg);
-	enum step step = STEP_NEXT;
-	struct pkt q = *p;
-	bool waited = false;
-	size_t off = 0;
-	int i;
 
 	if (n == 0 || n == -EPROTONOSUPPORT)
 		return stage_whole(r, l, t, p, deadline); /* it fits after all, or is not IP: as it is */
@@ -270,40 +316,7 @@ enum step stage_cut(struct replay *r, struct lane *l, const struct trace *t, con
 		lane_fail(r, l, FATE_FAILED, t, p, why);
 		return STEP_NEXT;
 	}
-	l->st.segmented++;
-	l->st.segments += (uint64_t)n;
-	q.flags &= (uint16_t)~PKT_F_TRUNCATED; /* each segment is whole */
-	for (i = 0; i < n && step == STEP_NEXT; i++) {
-		if (l->qn >= l->qcap) {
-			/*
-			 * A batch of segments is full: kicked at the frame's deadline,
-			 * waited for here (a signal cuts the wait short, as lane_send()'s).
-			 */
-			if (r->plan.timed && !waited) {
-				(void)lane_wait_due(r, deadline, sched_paced(&r->sched, deadline));
-				waited = true;
-			}
-			step = flush_lane(r, l);
-			if (step != STEP_NEXT)
-				break;
-		}
-		q.data = l->seg.buf + off;
-		q.caplen = q.wirelen = l->seg.len[i];
-		off += l->seg.len[i];
-		step = stage_whole(r, l, t, &q, deadline);
-	}
-	/* The run ended among them: the segments not staged fail, in one line. */
-	if (i < n) {
-		struct staged e = { .t = t, .recno = p->recno, .off = p->off };
-		char why[160];
-
-		snprintf(why, sizeof(why), "%d segments of a %u-byte frame not sent: the run stopped before them",
-			 n - i, p->caplen);
-		log_failure(r, FATE_FAILED, &e, 1, why);
-		for (; i < n; i++)
-			account(r, l, FATE_FAILED, &e, NULL);
-	}
-	return step;
+	return stage_pieces(r, l, t, p, deadline, l->seg.buf, NULL, l->seg.len, n);
 }
 
 bool lane_wait_due(struct replay *r, uint64_t deadline, uint64_t target)
