@@ -21,6 +21,8 @@ struct run_cfg {
 	bool dualfile;             /* -2, --dualfile: files in pairs, one per interface, merged by timestamp */
 	bool merge;                /* --merge: all the files played as one, merged by timestamp */
 	bool segment;              /* --segment: a frame longer than the MTU is cut to fit (replay/segment.h) */
+	const char *fragroute;     /* --fragroute FILE: fragroute's rules over each frame (replay/frag.h) */
+	uint64_t fragroute_seed;   /* --fragroute-seed; OPT_AUTO = --fuzz-seed's, else 1 */
 	uint64_t stats_s;          /* --stats N: lines every N s (0: per loop pass); OPT_AUTO = none */
 	bool no_progress;          /* --no-progress: no status line on a terminal */
 	bool no_flow_stats;        /* --no-flow-stats: count no flows (replay/flows.h) */

@@ -126,6 +126,8 @@ struct stats {
 	 * segments - segmented = sent + filtered + failed + impair_dropped.
 	 */
 	bool segmenting;
+	bool fragrouting;          /* --fragroute: segmented and segments count the frames through its
+				      rules and the frames they became (segmenting is set too) */
 	uint64_t segmented, segments;
 	/*
 	 * Other modules' accounts (the impairment's, the live source's): each

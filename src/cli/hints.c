@@ -28,8 +28,8 @@ static const struct opt_hint tool_hints[] = {
 	{ 0, "hdlc-address", "tcprewrite's --hdlc-address is for --dlt hdlc; replay sends Ethernet only", true },
 	{ 0, "user-dlt", "tcprewrite's --user-dlt is for --dlt user; replay sends Ethernet only", true },
 	{ 0, "user-dlink", "tcprewrite's --user-dlink is for --dlt user; replay sends Ethernet only", true },
-	{ 0, "fragroute", "tcprewrite's --fragroute (fragroute's evasion rules) " NOT_YET, true },
-	{ 0, "fragdir", "tcprewrite's --fragdir is for --fragroute, " NOT_YET, true },
+	{ 0, "fragdir", "tcprewrite's --fragdir (--fragroute on one direction of a tcpprep cache) " NOT_YET
+		       "; replay's --fragroute takes every frame", true },
 	{ 0, "infile", "tcprewrite's -i/--infile: name the trace as an operand (replay -w OUT IN)", true },
 	{ 0, "outfile", "tcprewrite's -o/--outfile is -w/--write here (replay -w OUT IN)", true },
 	/* letters replay keeps with its own meaning: said when their argument looks wrong */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "replay/compiler.h"
+#include "replay/frag.h"
 #include "replay/live.h"
 #include "replay/opts.h"
 #include "replay/split.h"
@@ -431,6 +432,13 @@ static const struct opt_def table[] = {
 	     .rules = RULES(EXCLUDES("@prep", "--fuzz-seed changes bytes and lengths a sidecar cannot hold"))),
 	UINT(edit.fuzz_factor, .name = "fuzz-factor", .min = 1, .max = UINT32_MAX, .metavar = "F",
 	     .group = OPT_GRP_EDIT, .help = "with --fuzz-seed: fuzz 1 packet in F instead of 8"),
+	STR(run.fragroute, .name = "fragroute", .metavar = "FILE", .group = OPT_GRP_EDIT,
+	    .help = "put each frame through fragroute's rules in FILE (ip_frag, tcp_seg, order, dup, drop, ...), as tcprewrite does",
+	    .rules = RULES(ONE_THREAD("the rules' random choices are one sequence"), NOT_IN_PREP,
+			   EXCLUDES("segment", "both cut frames: the rules' ip_frag and tcp_seg cut them as fragroute does"))),
+	UINT(run.fragroute_seed, .name = "fragroute-seed", .min = 0, .max = UINT32_MAX, .metavar = "N",
+	     .group = OPT_GRP_EDIT, .help = "seed of --fragroute's random choices (default: --fuzz-seed's, else 1)",
+	     .rules = RULES(NEEDS("fragroute", "it seeds the rules' random choices"))),
 	FLAG(edit.skip_soft, .name = "skip-soft-errors", .group = OPT_GRP_EDIT,
 	     .help = "drop the frames tcprewrite cannot edit (cut short, 802.3) instead of sending them"),
 	STR(stats_json, .name = "stats-json", .metavar = "FILE", .group = OPT_GRP_STATS,
@@ -494,7 +502,7 @@ static const struct opts defaults = {
 	.method2 = TX_METHOD_AUTO,
 	.threads = 1,
 	.edit = EDIT_CFG_DEFAULTS,
-	.run = { .loop = 1, .stats_s = OPT_AUTO },
+	.run = { .loop = 1, .stats_s = OPT_AUTO, .fragroute_seed = OPT_AUTO },
 	.impair = { .repeat = 1 },
 };
 
@@ -728,6 +736,33 @@ static int check_live(struct opts *o, char *err, size_t len)
 	return 0;
 }
 
+/*
+ * --fragroute FILE: the rules read now, so that a bad one is a usage error
+ * naming its line, and one replay does not apply is refused before the run.
+ */
+static int check_fragroute(const struct opts *o, char *err, size_t len)
+{
+	struct frag_rules *rules;
+	char why[400];
+	int rc;
+
+	if (!o->run.fragroute)
+		return 0;
+	rules = malloc(sizeof(*rules));
+	if (!rules)
+		return opts_fail(err, len, "--fragroute: out of memory");
+	rc = frag_load(o->run.fragroute, rules, why, sizeof(why));
+	if (rc < 0) {
+		free(rules);
+		return opts_fail(err, len, "--fragroute %s", why);
+	}
+	rc = frag_rules_applied(rules, why, sizeof(why));
+	free(rules);
+	if (rc < 0)
+		return opts_fail(err, len, "--fragroute %s: %s", o->run.fragroute, why);
+	return 0;
+}
+
 /* What the rows' rules cannot say: the operands, values, the modules' own checks. */
 static int check(const struct opt_set *set, struct opts *o, char *err, size_t len)
 {
@@ -744,7 +779,7 @@ static int check(const struct opt_set *set, struct opts *o, char *err, size_t le
 		return opts_fail(err, len, "replay prep: give exactly one trace file");
 	if (o->prep_cmd)
 		return 0;
-	if (check_inputs(o, err, len) < 0)
+	if (check_inputs(o, err, len) < 0 || check_fragroute(o, err, len) < 0)
 		return -EINVAL;
 	if (o->info && o->nfiles == 0)
 		return opts_fail(err, len, "no trace file given");

@@ -319,6 +319,30 @@ enum step stage_cut(struct replay *r, struct lane *l, const struct trace *t, con
 	return stage_pieces(r, l, t, p, deadline, l->seg.buf, NULL, l->seg.len, n);
 }
 
+enum step stage_frag(struct replay *r, struct lane *l, const struct trace *t, const struct pkt *p,
+		     uint64_t deadline)
+{
+	struct frag_out *o = r->out.frag_out;
+	int n = frag_apply(r->out.frag, p->data, p->caplen, &r->out.frag_rng, o);
+
+	if (n == -EPROTONOSUPPORT)
+		return p->caplen > l->seg_max ? stage_cut(r, l, t, p, deadline) : stage_whole(r, l, t, p, deadline);
+	if (n < 0) {
+		char why[200];
+
+		if (r->out.frag_said) {
+			lane_fail(r, l, FATE_FAILED, t, p, NULL);
+			return STEP_NEXT;
+		}
+		r->out.frag_said = true;
+		snprintf(why, sizeof(why), "frame of %u bytes not taken by the --fragroute rules: %s; others like it are only counted",
+			 p->caplen, n == -ENOSPC ? "they make more frames than one frame may become" : "its IP header is malformed");
+		lane_fail(r, l, FATE_FAILED, t, p, why);
+		return STEP_NEXT;
+	}
+	return stage_pieces(r, l, t, p, deadline, o->buf, o->off, o->len, n);
+}
+
 bool lane_wait_due(struct replay *r, uint64_t deadline, uint64_t target)
 {
 	for (;;) {

@@ -145,6 +145,16 @@ enum step stage_cut(struct replay *r, struct lane *l, const struct trace *t, con
 		    uint64_t deadline);
 
 /*
+ * stage_frag() - --fragroute: @p through the rules (replay/frag.h), the
+ * frames they make each staged (stage_whole()) at @deadline and counted on
+ * its own, none when they drop it; a frame that is not IP is staged as it
+ * is, as fragroute passes it; one the rules cannot take fails, its reason
+ * said once.
+ */
+enum step stage_frag(struct replay *r, struct lane *l, const struct trace *t, const struct pkt *p,
+		     uint64_t deadline);
+
+/*
  * stage_whole() - stage @p in lane @l (copy it into the method's memory)
  * until it is taken or cannot be.  Taken at once is the common case,
  * inline: the FIFO entry is written in place; a full stage is kicked and a
@@ -174,10 +184,15 @@ static inline enum step stage_whole(struct replay *r, struct lane *l, const stru
 	return stage_refused(r, l, t, p, deadline, rc);
 }
 
-/* stage_one() - stage_whole(), or with --segment stage_cut() for a frame longer than the lane takes. */
+/*
+ * stage_one() - stage_whole(), or with --segment stage_cut() for a frame
+ * longer than the lane takes, or with --fragroute stage_frag().
+ */
 static inline enum step stage_one(struct replay *r, struct lane *l, const struct trace *t,
 				  const struct pkt *p, uint64_t deadline)
 {
+	if (unlikely(r->out.frag != NULL))
+		return stage_frag(r, l, t, p, deadline);
 	if (unlikely(p->caplen > l->seg_max))
 		return stage_cut(r, l, t, p, deadline);
 	return stage_whole(r, l, t, p, deadline);

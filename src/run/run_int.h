@@ -29,6 +29,7 @@
 #include "replay/decode.h"
 #include "replay/dqueue.h"
 #include "replay/edit.h"
+#include "replay/frag.h"
 #include "replay/impair.h"
 #include "replay/flows.h"
 #include "replay/live.h"
@@ -118,6 +119,10 @@ struct lanes {
 	uint64_t fails_logged;       /* send failures logged, for the rate limit */
 	uint64_t edit_fails_logged;  /* edit failures logged, for the rate limit */
 	unsigned seg_said;           /* --segment: the reasons a frame was not cut already said (bits) */
+	struct frag_rules *frag;     /* --fragroute: the rules every frame goes through; NULL = none */
+	struct frag_out *frag_out;   /* the frames they make of one */
+	uint64_t frag_rng;           /* their random state, from --fragroute-seed */
+	bool frag_said;              /* a frame the rules could not take was said */
 };
 
 /* What was read of one input file, over every pass (--stats-json "files"). */

@@ -181,6 +181,48 @@ static int open_segmenting(struct replay *r, struct lane *l)
 }
 
 /*
+ * --fragroute: the rules read again (the options checked them: a file
+ * changed since is said), and memory for the frames they make of one: the
+ * largest frame, then each rule's frames appended, touched now so that no
+ * page of it is first touched in the loop.  The seed is --fragroute-seed,
+ * else --fuzz-seed, else 1: a run repeats.
+ */
+#define FRAG_WORK_BYTES (32u << 20)
+
+static int open_fragroute(struct replay *r)
+{
+	const struct opts *o = r->o;
+	char err[512];
+	int rc;
+
+	if (!o->run.fragroute)
+		return 0;
+	r->out.frag = malloc(sizeof(*r->out.frag));
+	r->out.frag_out = calloc(1, sizeof(*r->out.frag_out));
+	if (r->out.frag_out)
+		r->out.frag_out->buf = malloc(FRAG_WORK_BYTES);
+	if (!r->out.frag || !r->out.frag_out || !r->out.frag_out->buf) {
+		log_err("--fragroute: out of memory");
+		return -ENOMEM;
+	}
+	memset(r->out.frag_out->buf, 0, FRAG_WORK_BYTES);
+	r->out.frag_out->cap = FRAG_WORK_BYTES;
+	rc = frag_load(o->run.fragroute, r->out.frag, err, sizeof(err));
+	if (rc < 0) {
+		log_err("--fragroute %s", err);
+		return rc;
+	}
+	rc = frag_rules_applied(r->out.frag, err, sizeof(err));
+	if (rc < 0) {
+		log_err("--fragroute %s: %s", o->run.fragroute, err);
+		return rc;
+	}
+	r->out.frag_rng = o->run.fragroute_seed != OPT_AUTO ? o->run.fragroute_seed
+			  : o->edit.fuzz_seed != EDIT_UNSET ? o->edit.fuzz_seed : 1;
+	return 0;
+}
+
+/*
  * Output lane @i: the method (@ops from a test, -w, --method auto's
  * fallback, or the one named) on interface @ifname (NULL with -w).  @main:
  * thread 0's run for a --threads worker (whose preloaded copy it sends
@@ -365,7 +407,8 @@ static void plan(struct replay *r)
 	r->st.method_mode = r->out.lane[0].st.method_mode;
 	r->st.dev = r->out.lane[0].st.dev;
 	r->st.threads_auto = o->threads_ask_auto ? o->threads_why : NULL;
-	r->st.segmenting = o->run.segment;
+	r->st.segmenting = o->run.segment || o->run.fragroute;
+	r->st.fragrouting = o->run.fragroute != NULL;
 }
 
 /* --start-at: the wall clock the instant is read on; a test's clock stands for it too. */
@@ -547,7 +590,8 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	rc = source_open(r, NULL);
 	r->stopped = rc == -EINTR && *stop;
 	if ((rc < 0 && !r->stopped) || open_edits(r) < 0 || open_flows(r) < 0 || route_open(r) < 0 ||
-	    impair_stage_open(r) < 0 || open_lanes(r, hooks->tx_ops, NULL) < 0 || report_open_json(r) < 0 ||
+	    impair_stage_open(r) < 0 || open_lanes(r, hooks->tx_ops, NULL) < 0 || open_fragroute(r) < 0 ||
+	    report_open_json(r) < 0 ||
 	    (!r->stopped && route_check_mtus(r) < 0))
 		goto fail;
 	plan(r);
@@ -643,6 +687,12 @@ void replay_teardown(struct replay *r)
 		r->out.lane[i].tx = NULL;
 	}
 	r->out.n = 0;
+	free(r->out.frag);
+	r->out.frag = NULL;
+	if (r->out.frag_out)
+		free(r->out.frag_out->buf);
+	free(r->out.frag_out);
+	r->out.frag_out = NULL;
 	if (r->out.slog)
 		report_close_send_log(r);
 	if (r->rep.json)

@@ -235,7 +235,10 @@ static void print_packets(const struct stats *s, FILE *f)
 			(unsigned long long)s->sent, (unsigned long long)s->filtered,
 			(unsigned long long)s->failed, (unsigned long long)s->impair_dropped,
 			(unsigned long long)s->impair_qdropped);
-	if (s->segmenting && s->segmented)
+	if (s->fragrouting && s->segmented)
+		fprintf(f, "Fragroute: %llu frames through the rules became %llu, each sent or failed on its own\n",
+			(unsigned long long)s->segmented, (unsigned long long)s->segments);
+	else if (s->segmenting && s->segmented)
 		fprintf(f, "Segmented: %llu frames longer than the MTU cut into %llu, each sent or failed on its own\n",
 			(unsigned long long)s->segmented, (unsigned long long)s->segments);
 }

@@ -56,6 +56,8 @@ while IFS=$'\t' read -r tools sp fate args want rx; do
 	args=${args//@O@/$out}
 	# @C@: a tcpprep 4.6 cache (-a server) of dns.pcap, checked in with its golden row.
 	args=${args//@C@/$here/../golden/expected/dns-endpoints-server.cache}
+	# @F@: the --fragroute rules files of t_fragroute.sh.
+	args=${args//@F@/$here/frag}
 	rc=0
 	# shellcheck disable=SC2086 # the row's arguments are words
 	(cd "$WORK" && "$REPLAY" $args) >"$WORK/stdout" 2>"$WORK/stderr" || rc=$?
