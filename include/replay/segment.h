@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <linux/virtio_net.h>
+
 /* The most frames one frame is cut into: 64 KiB at an IPv4 MTU of 576 is 119. */
 #define SEGMENT_FRAMES_MAX 256u
 
@@ -62,5 +64,32 @@ const char *segment_strerror(int err);
  * (what a rate counts), or @len when it would not cut it.
  */
 uint64_t segment_wire_bytes(const uint8_t *f, uint32_t len, uint32_t mtu);
+
+/*
+ * segment_vnet() - may the kernel cut @f itself (GSO over a packet socket
+ * with PACKET_VNET_HDR) instead of segment_frame(), into the same frames?
+ * Yes for a TCP frame over IPv4 or IPv6 (not a fragment, no VLAN tag: the
+ * kernel checks the GSO type against the outer EtherType) whose IP packet
+ * is longer than @mtu, and not longer than its length field can name: *@h
+ * is the header the kernel cuts it by -- VIRTIO_NET_HDR_F_NEEDS_CSUM at the TCP checksum, gso_type TCPV4 or TCPV6
+ * (| ECN when CWR is set), gso_size the MSS segment_frame() cuts to, hdr_len
+ * the bytes through the TCP header -- in host byte order (what the kernel
+ * reads on a little-endian host), *@wire the bytes to send (through the IP
+ * packet's end: padding is not sent), and it returns the number of segments,
+ * as segment_frame() would.  0 when the IP packet fits: *@h zeroed, *@wire =
+ * @len.  -ENOPROTOOPT when it is to be cut, but not by the kernel (UDP and
+ * other IP: the kernel's UDP GSO makes datagrams, not IP fragments; a VLAN
+ * tag); otherwise segment_frame()'s -errno.  Pure: @f is not written.
+ */
+int segment_vnet(const uint8_t *f, uint32_t len, uint32_t mtu, struct virtio_net_hdr *h, uint32_t *wire);
+
+/*
+ * segment_vnet_fix() - make @f, a copy of the frame segment_vnet() gave
+ * @h (gso_type not NONE) and @wire for, what the kernel expects: the IP
+ * length field the packet's, the IPv4 header checksum computed and the TCP
+ * checksum field the pseudo-header's sum over the whole segment (the
+ * kernel completes each segment's from it).
+ */
+void segment_vnet_fix(uint8_t *f, uint32_t wire, const struct virtio_net_hdr *h);
 
 #endif

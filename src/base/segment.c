@@ -435,6 +435,55 @@ uint64_t segment_wire_bytes(const uint8_t *f, uint32_t len, uint32_t mtu)
 	return n;
 }
 
+int segment_vnet(const uint8_t *f, uint32_t len, uint32_t mtu, struct virtio_net_hdr *h, uint32_t *wire)
+{
+	struct plan pl;
+	bool v6;
+	int rc;
+
+	*h = (struct virtio_net_hdr){ 0 };
+	*wire = len;
+	rc = plan(f, len, mtu, &pl);
+	if (rc <= 0)
+		return rc;
+	if (pl.cut != CUT_TCP || pl.l3off != ETH_BYTES)
+		return -ENOPROTOOPT;
+	if (pl.n > SEGMENT_FRAMES_MAX)
+		return -ENOSPC; /* as segment_frame(): the soft path's bound holds for both */
+	v6 = f[pl.l3off] >> 4 == 6;
+	/* A GRO frame past what the length field can name (BIG TCP) is cut here. */
+	if (pl.l3len - (v6 ? IP6_BYTES : 0) > 0xffffu)
+		return -ENOPROTOOPT;
+	h->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	h->gso_type = v6 ? VIRTIO_NET_HDR_GSO_TCPV6 : VIRTIO_NET_HDR_GSO_TCPV4;
+	if (f[pl.l4off + 13] & TCP_CWR)
+		h->gso_type |= VIRTIO_NET_HDR_GSO_ECN;
+	h->hdr_len = (uint16_t)(pl.l3off + pl.hdr);
+	h->gso_size = (uint16_t)pl.chunk;
+	h->csum_start = (uint16_t)pl.l4off;
+	h->csum_offset = 16;
+	*wire = pl.l3off + pl.l3len;
+	return (int)pl.n;
+}
+
+void segment_vnet_fix(uint8_t *f, uint32_t wire, const struct virtio_net_hdr *h)
+{
+	uint8_t *ip = f + ETH_BYTES, *th = f + h->csum_start;
+	uint32_t l3len = wire - ETH_BYTES, l4len = wire - h->csum_start;
+	bool v6 = ip[0] >> 4 == 6;
+	uint64_t s;
+
+	if (v6) {
+		put16(ip + 4, l3len - IP6_BYTES);
+	} else {
+		put16(ip + 2, l3len);
+		ip4_csum(ip, h->csum_start - ETH_BYTES);
+	}
+	/* CHECKSUM_PARTIAL's convention: the folded pseudo-header sum, not complemented. */
+	s = pseudo(ip, v6, 6, l4len);
+	put16(th + 16, (uint16_t)~fold(s));
+}
+
 const char *segment_strerror(int err)
 {
 	switch (err) {

@@ -6,7 +6,8 @@
 # fragment cut again, DF, GRO's zero lengths, VLAN).  Committed; run again after
 # changing the segmenter.  The same frames, each followed by a 60-byte one, seed
 # fuzz_segment_loop (tests/fuzz/fuzz_segment_loop.c: an MTU byte, a flags byte,
-# then frames as two-byte lengths and their bytes).
+# then frames as two-byte lengths and their bytes).  The same seeds, with TCP
+# with CWR set and padding past the IP length, seed fuzz_segment_vnet.
 #   tests/fuzz/make-seeds-segment.py
 import os
 import struct
@@ -51,8 +52,14 @@ seeds = {
 }
 os.makedirs(out, exist_ok=True)
 os.makedirs(out + '_loop', exist_ok=True)
+os.makedirs(out + '_vnet', exist_ok=True)
+# The kernel's cut only: CWR (the ECN GSO type); padding after the IP packet (not sent).
+with open(os.path.join(out + '_vnet', 'tcp4-cwr-pad'), 'wb') as f:
+    f.write(struct.pack('!H', 1500) + ETH4 + ip4(6, tcp()[:13] + b'\x90' + tcp()[14:] + body(4000)) + bytes(40))
 for name, (mtu, frame) in seeds.items():
     with open(os.path.join(out, name), 'wb') as f:
+        f.write(struct.pack('!H', mtu) + frame)
+    with open(os.path.join(out + '_vnet', name), 'wb') as f:
         f.write(struct.pack('!H', mtu) + frame)
     # --mtu 68 + 8 x byte 0; --batch 4 for the GRO frames, --loop 2 for the IPv6 UDP ones.
     flags = 1 if 'gro' in name else 2 if 'udp6' in name else 0

@@ -6,7 +6,10 @@
  * put back together); big UDP datagrams fragmented over IPv4 and IPv6 (a
  * Hop-by-Hop header kept before the Fragment header) and reassembled with
  * a valid UDP checksum; DF refused; frames that fit or are not IP left
- * alone; the rate's byte count equal to the bytes written.
+ * alone; the rate's byte count equal to the bytes written.  The kernel's
+ * cut (segment_vnet()): the virtio_net_hdr of a TCP frame, its copy made
+ * ready (the checksum the kernel completes verifies), and what it leaves
+ * to the software cut.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -302,6 +305,127 @@ static void test_left_alone(void **state)
 	assert_int_equal(segment_frame(frame, 14 + 3000, 1500, &o), -ENOSPC);
 }
 
+static struct virtio_net_hdr vh;
+static uint8_t copy[BIG];
+
+/* Copy the @wire bytes of frame, fix them as the method does, and finish the checksum as the kernel does. */
+static void kernel_finish(uint32_t wire, int v6)
+{
+	uint8_t *ip = copy + 14, *th = copy + vh.csum_start;
+	uint32_t l4len = wire - vh.csum_start;
+
+	memcpy(copy, frame, wire);
+	segment_vnet_fix(copy, wire, &vh);
+	if (v6) {
+		assert_int_equal(be16(ip + 4), wire - 14 - 40);
+	} else {
+		assert_int_equal(be16(ip + 2), wire - 14);
+		assert_int_equal(sum(ip, 20, 0), 0xffff);
+	}
+	/* NEEDS_CSUM: the sum from csum_start over the field as left, complemented, at csum_offset. */
+	put16(th + vh.csum_offset, (uint16_t)~sum(th, l4len, 0));
+	assert_l4_ok(ip, v6, 6, th, l4len);
+	assert_memory_equal(th + 20, frame + vh.csum_start + 20, l4len - 20);
+}
+
+static void test_vnet_tcp4(void **state)
+{
+	uint32_t pay = 65535 - 20 - 32, len = 14 + 65535, wire = 0;
+	struct segment_out o = out();
+	int n;
+
+	(void)state;
+	eth(0x0800);
+	ip4(65535, 6, 1);
+	tcp(frame + 34); /* CWR set: the kernel is told ECN, so that it clears CWR after the first */
+	pattern(frame + 66, pay);
+	n = segment_vnet(frame, len, 1500, &vh, &wire);
+	assert_int_equal(n, segment_frame(frame, len, 1500, &o));
+	assert_int_equal(vh.flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
+	assert_int_equal(vh.gso_type, VIRTIO_NET_HDR_GSO_TCPV4 | VIRTIO_NET_HDR_GSO_ECN);
+	assert_int_equal(vh.gso_size, 1500 - 20 - 32);
+	assert_int_equal(vh.hdr_len, 14 + 20 + 32);
+	assert_int_equal(vh.csum_start, 34);
+	assert_int_equal(vh.csum_offset, 16);
+	assert_int_equal(wire, len);
+	kernel_finish(wire, 0);
+
+	/* GRO's length of 0 and padding past a shorter length: the IP packet is what is sent. */
+	put16(frame + 16, 20 + 32 + 3000);
+	frame[34 + 13] &= (uint8_t)~0x80;
+	assert_int_equal(segment_vnet(frame, len, 1500, &vh, &wire), 3);
+	assert_int_equal(vh.gso_type, VIRTIO_NET_HDR_GSO_TCPV4);
+	assert_int_equal(wire, 14 + 20 + 32 + 3000);
+	kernel_finish(wire, 0);
+	put16(frame + 16, 0);
+	assert_int_equal(segment_vnet(frame, len, 1500, &vh, &wire), n);
+	assert_int_equal(wire, len);
+	kernel_finish(wire, 0);
+}
+
+static void test_vnet_tcp6(void **state)
+{
+	uint32_t pay = 60000, len = 14 + 40 + 32 + pay, wire = 0;
+	struct segment_out o = out();
+	uint8_t *ip = frame + 14;
+
+	(void)state;
+	eth(0x86dd);
+	ip[0] = 0x60;
+	ip[6] = 6;
+	ip[7] = 64;
+	ip[8 + 15] = 1, ip[24 + 15] = 2;
+	tcp(ip + 40);
+	ip[40 + 13] &= (uint8_t)~0x80;
+	pattern(ip + 72, pay);
+	assert_int_equal(segment_vnet(frame, len, 1280, &vh, &wire), segment_frame(frame, len, 1280, &o));
+	assert_int_equal(vh.gso_type, VIRTIO_NET_HDR_GSO_TCPV6);
+	assert_int_equal(vh.gso_size, 1280 - 40 - 32);
+	assert_int_equal(vh.hdr_len, 14 + 40 + 32);
+	assert_int_equal(vh.csum_start, 54);
+	assert_int_equal(wire, len);
+	kernel_finish(wire, 1);
+
+	/* BIG TCP: past what the payload length can name, GRO's 0 stands; cut here, not by the kernel. */
+	pattern(ip + 72, 65600);
+	assert_true(segment_frame(frame, 14 + 40 + 32 + 65600, 1280, &o) > 0);
+	assert_int_equal(segment_vnet(frame, 14 + 40 + 32 + 65600, 1280, &vh, &wire), -ENOPROTOOPT);
+}
+
+/* What the kernel is not given: it fits, or it is cut here, or not at all. */
+static void test_vnet_not_kernel(void **state)
+{
+	uint32_t wire = 0;
+
+	(void)state;
+	eth(0x0800);
+	ip4(1500, 6, 0);
+	tcp(frame + 34);
+	assert_int_equal(segment_vnet(frame, 14 + 1500, 1500, &vh, &wire), 0);
+	assert_int_equal(vh.gso_type, VIRTIO_NET_HDR_GSO_NONE);
+	assert_int_equal(vh.flags, 0);
+	assert_int_equal(wire, 14 + 1500);
+	/* UDP: the kernel's UDP GSO makes datagrams, not fragments. */
+	ip4(3000, 17, 0);
+	assert_int_equal(segment_vnet(frame, 14 + 3000, 1500, &vh, &wire), -ENOPROTOOPT);
+	assert_int_equal(vh.gso_type, VIRTIO_NET_HDR_GSO_NONE);
+	/* A VLAN tag: the kernel matches the GSO type against the outer EtherType. */
+	ip4(3000, 6, 0);
+	tcp(frame + 34);
+	memmove(frame + 18, frame + 14, 3000);
+	put16(frame + 12, 0x8100), put16(frame + 16, 0x0800);
+	assert_int_equal(segment_frame(frame, 18 + 3000, 1500, &(struct segment_out){ .buf = outbuf,
+		.cap = sizeof(outbuf), .len = lens, .max = SEGMENT_FRAMES_MAX }), 3);
+	assert_int_equal(segment_vnet(frame, 18 + 3000, 1500, &vh, &wire), -ENOPROTOOPT);
+	/* Not IP; a TCP header the software cut refuses too. */
+	eth(0x0806);
+	assert_int_equal(segment_vnet(frame, 3000, 1500, &vh, &wire), -EPROTONOSUPPORT);
+	eth(0x0800);
+	ip4(3000, 6, 0);
+	frame[34 + 12] = 15 << 4;
+	assert_int_equal(segment_vnet(frame, 14 + 70, 68, &vh, &wire), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +434,9 @@ int main(void)
 		cmocka_unit_test(test_udp4),
 		cmocka_unit_test(test_udp6),
 		cmocka_unit_test(test_left_alone),
+		cmocka_unit_test(test_vnet_tcp4),
+		cmocka_unit_test(test_vnet_tcp6),
+		cmocka_unit_test(test_vnet_not_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
