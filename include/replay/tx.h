@@ -92,6 +92,12 @@ struct tx_cfg {
 	enum tx_xdp_mode xdp_mode; /* xdp: copy or zero-copy */
 	bool uring_sqpoll;         /* uring: a kernel thread polls the submission queue */
 	/*
+	 * --gso: a TCP frame longer than the MTU goes whole, for the kernel to
+	 * cut (PACKET_VNET_HDR: segment_vnet()); every frame is then staged
+	 * behind a struct virtio_net_hdr.  Methods with TX_F_GSO only.
+	 */
+	bool gso;
+	/*
 	 * xdp: memory that holds the frames to be sent (a --preload copy of the
 	 * trace), with TX_XDP_UMEM_BYTES of spare, page-aligned memory at
 	 * stage_off.  The method registers [base, base + stage_off +
@@ -111,6 +117,8 @@ struct tx_cfg {
 enum {
 	/* The method writes rather than sends: the run need not wait for deadlines. */
 	TX_F_VIRTUAL_TIME = 1u << 0,
+	/* The method takes tx_cfg.gso: an AF_PACKET socket whose frames may carry a vnet header. */
+	TX_F_GSO = 1u << 1,
 };
 
 struct tx;
@@ -148,7 +156,7 @@ struct tx {
 
 /*
  * tx_open() - open the method named @method ("packet", "mmsg", "ring", "uring", "xdp",
- * "raw", "file") with @cfg.  *@txp is set even on failure (unless memory ran
+ * "raw", "file") with @cfg (-EPROTONOSUPPORT: cfg->gso, and the method has no TX_F_GSO).  *@txp is set even on failure (unless memory ran
  * out) so tx_strerror() can say why; the caller always calls tx_close().
  * Returns 0 or -errno (-ENOENT: no such method, or not built in).
  */

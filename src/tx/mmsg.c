@@ -77,6 +77,7 @@ static void mmsg_close(struct tx *tx)
 
 const struct tx_ops tx_mmsg_ops = {
 	.name = "mmsg",
+	.flags = TX_F_GSO,
 	.open = mmsg_open,
 	.send = sock_tx_send,
 	.flush = mmsg_flush,

@@ -37,6 +37,7 @@ static int packet_flush(struct tx *tx)
 
 const struct tx_ops tx_packet_ops = {
 	.name = "packet",
+	.flags = TX_F_GSO,
 	.open = packet_open,
 	.send = sock_tx_send,
 	.flush = packet_flush,

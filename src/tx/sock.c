@@ -7,17 +7,22 @@
  * A method's state begins with a struct sock_tx; see tx_int.h.
  */
 #include <errno.h>
+#include <linux/if_packet.h>
+#include <linux/virtio_net.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "tx_int.h"
 
 int sock_tx_open(struct tx *tx, const struct tx_cfg *cfg, size_t state_bytes)
 {
+	uint32_t slot;
 	struct sock_tx *s;
 	struct netdev nd;
-	int rc;
+	int rc, one = 1;
 
 	s = calloc(1, state_bytes);
 	if (!s)
@@ -29,10 +34,20 @@ int sock_tx_open(struct tx *tx, const struct tx_cfg *cfg, size_t state_bytes)
 		return rc;
 	s->fd = rc;
 	tx->batch = tx_batch(cfg);
-	if (stage_init(&s->st, tx->batch, stage_slot_bytes(tx->mtu)) < 0)
+	slot = stage_slot_bytes(tx->mtu);
+	if (cfg->gso) {
+		if (setsockopt(s->fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) < 0)
+			return tx_err(tx, -errno, "%s: --gso: cannot set PACKET_VNET_HDR: %s", tx->dev,
+				      strerror(errno));
+		s->vnet = true;
+		slot = (uint32_t)(sizeof(struct virtio_net_hdr) + TX_GSO_FRAME_MAX + 63u) & ~63u;
+		if (slot < stage_slot_bytes(tx->mtu) + 64u)
+			slot = stage_slot_bytes(tx->mtu) + 64u;
+	}
+	if (stage_init(&s->st, tx->batch, slot) < 0)
 		return tx_err(tx, -ENOMEM, "out of memory");
-	if (cfg->qdisc_bypass)
-		snprintf(tx->mode, sizeof(tx->mode), "qdisc bypassed");
+	snprintf(tx->mode, sizeof(tx->mode), "%s%s%s", cfg->qdisc_bypass ? "qdisc bypassed" : "",
+		 cfg->qdisc_bypass && cfg->gso ? ", " : "", cfg->gso ? "kernel GSO" : "");
 	return 0;
 }
 
@@ -40,6 +55,8 @@ int sock_tx_send(struct tx *tx, const struct pkt *v, unsigned n)
 {
 	struct sock_tx *s = tx->priv;
 
+	if (s->vnet)
+		return stage_vnet_frames(tx, &s->st, v, n);
 	return stage_frames(tx, &s->st, v, n);
 }
 

@@ -10,7 +10,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/virtio_net.h>
 #include <sys/mman.h>
+
+#include "replay/segment.h"
 
 #include "tx_int.h"
 
@@ -65,6 +68,43 @@ int stage_frames(struct tx *tx, struct stage *s, const struct pkt *v, unsigned n
 
 		if (rc == 0)
 			rc = stage_push(s, v[i].data, v[i].caplen);
+		if (rc < 0)
+			return i ? (int)i : rc;
+	}
+	return (int)n;
+}
+
+/* One frame behind its vnet header into the next slot (the stage has room). */
+static int stage_vnet_one(struct tx *tx, struct stage *s, const struct pkt *p)
+{
+	const size_t hl = sizeof(struct virtio_net_hdr);
+	unsigned i = stage_slot(s, s->n);
+	uint8_t *o = s->buf + (size_t)i * s->slot_bytes;
+	struct virtio_net_hdr h;
+	uint32_t wire = p->caplen;
+	int rc = netdev_frame_check(tx, p);
+
+	if (rc == -EMSGSIZE && segment_vnet(p->data, p->caplen, tx->mtu, &h, &wire) > 0 &&
+	    hl + wire <= s->slot_bytes) {
+		memcpy(o, &h, hl);
+		memcpy(o + hl, p->data, wire);
+		segment_vnet_fix(o + hl, wire, &h);
+	} else if (rc == 0) {
+		memset(o, 0, hl);
+		memcpy(o + hl, p->data, p->caplen);
+	} else {
+		return rc;
+	}
+	s->len[i] = (uint32_t)hl + wire;
+	s->n++;
+	return 0;
+}
+
+int stage_vnet_frames(struct tx *tx, struct stage *s, const struct pkt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		int rc = s->n == s->slots ? -EAGAIN : stage_vnet_one(tx, s, &v[i]);
+
 		if (rc < 0)
 			return i ? (int)i : rc;
 	}

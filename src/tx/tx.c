@@ -91,6 +91,13 @@ int tx_open_ops(struct tx **txp, const struct tx_ops *ops, const struct tx_cfg *
 	if (!tx)
 		return -ENOMEM;
 	tx->ops = ops;
+	if (cfg->gso && !(ops->flags & TX_F_GSO)) {
+		/* Not -ENOTSUP: --method auto goes on to a method that can. */
+		tx->ops = NULL;
+		return tx_err(tx, -EPROTONOSUPPORT,
+			      "--gso: the %s method cannot hand the kernel a frame to cut (packet, mmsg and uring can)",
+			      ops->name);
+	}
 	rc = tx->ops->open(tx, cfg);
 	if (rc < 0) {
 		tx->ops->close(tx);

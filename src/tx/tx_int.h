@@ -3,6 +3,7 @@
 #ifndef REPLAY_TX_INT_H
 #define REPLAY_TX_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -197,6 +198,18 @@ int stage_frames(struct tx *tx, struct stage *s, const struct pkt *v, unsigned n
  */
 int stage_settle(struct stage *s, int rc);
 
+/*
+ * stage_vnet_frames() - ops->send with --gso (a PACKET_VNET_HDR socket):
+ * as stage_frames(), each frame behind a struct virtio_net_hdr -- zero for
+ * a frame that fits, the kernel's cut for a TCP frame longer than the MTU
+ * (segment_vnet(), the copy fixed by segment_vnet_fix()); a longer frame
+ * the kernel may not cut fails as in stage_frames().
+ */
+int stage_vnet_frames(struct tx *tx, struct stage *s, const struct pkt *v, unsigned n);
+
+/* The longest frame --gso stages: Ethernet, IPv6's header and the most payload its length names. */
+#define TX_GSO_FRAME_MAX (ETH_HDR_BYTES + 40u + 65535u)
+
 /* stage_slot_bytes() - room a slot needs for Ethernet frames on an interface with @mtu. */
 static inline uint32_t stage_slot_bytes(uint32_t mtu)
 {
@@ -212,7 +225,9 @@ static inline uint32_t stage_slot_bytes(uint32_t mtu)
  *   sock_tx_open()     calloc @state_bytes of state (zeroed, fd -1) into
  *                      tx->priv, open the socket (netdev_packet_socket()),
  *                      set tx->batch and a stage of that many frames, and
- *                      tx->mode for --qdisc-bypass.  0 or -errno with
+ *                      tx->mode for --qdisc-bypass; with cfg->gso set
+ *                      PACKET_VNET_HDR and make each slot room for a
+ *                      header and a frame of TX_GSO_FRAME_MAX.  0 or -errno with
  *                      tx->err set; the method's open() goes on from there;
  *   sock_tx_send(), sock_tx_discard()  stage_frames(), empty the stage;
  *   sock_tx_wait(), sock_tx_drain()    netdev_wait_room(), netdev_wait_outq();
@@ -222,6 +237,7 @@ static inline uint32_t stage_slot_bytes(uint32_t mtu)
 struct sock_tx {
 	int fd;          /* the AF_PACKET socket; -1 until open */
 	struct stage st; /* frames staged for the next flush() */
+	bool vnet;       /* --gso: PACKET_VNET_HDR set, each slot a header and a frame */
 };
 
 int sock_tx_open(struct tx *tx, const struct tx_cfg *cfg, size_t state_bytes);

@@ -59,8 +59,8 @@ static int uring_open(struct tx *tx, const struct tx_cfg *cfg)
 	s->res = calloc(tx->batch, sizeof(*s->res));
 	if (!s->res)
 		return tx_err(tx, -ENOMEM, "out of memory");
-	snprintf(tx->mode, sizeof(tx->mode), "%s%s", cfg->uring_sqpoll ? "SQPOLL" : "batched submit",
-		 cfg->qdisc_bypass ? ", qdisc bypassed" : "");
+	snprintf(tx->mode, sizeof(tx->mode), "%s%s%s", cfg->uring_sqpoll ? "SQPOLL" : "batched submit",
+		 cfg->qdisc_bypass ? ", qdisc bypassed" : "", cfg->gso ? ", kernel GSO" : "");
 	return 0;
 }
 
@@ -136,6 +136,7 @@ static void uring_close(struct tx *tx)
 
 const struct tx_ops tx_uring_ops = {
 	.name = "uring",
+	.flags = TX_F_GSO,
 	.open = uring_open,
 	.send = sock_tx_send,
 	.flush = uring_flush,
