@@ -136,7 +136,7 @@ struct opts {
 	struct opts_list cpus;     /* --cpu LIST: thread i runs on cpus.v[i % cpus.n]; n 0 = not pinned */
 
 	/* transmission */
-	struct tx_cfg tx;          /* -i (ifname), -w (path), --batch, --qdisc-bypass, xdp, uring */
+	struct tx_cfg tx;          /* -i (ifname), -w (path), --batch, --qdisc-bypass, --gso, xdp, uring */
 	const char *intf2;         /* -I, --intf2: the second interface (lane 2); NULL = one */
 	enum tx_method method;     /* --method (--xdp, --io-uring, --raw) */
 	enum tx_method method2;    /* --method2: -I's method; --method's if not given */

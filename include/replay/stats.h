@@ -30,6 +30,7 @@ struct stats_lane {
 	uint64_t read, sent, failed, retried, filtered, bytes_sent; /* as in struct stats */
 	uint64_t impair_dropped, impair_copies; /* as in struct stats */
 	uint64_t segmented, segments; /* as in struct stats */
+	uint64_t gso_frames, gso_segments; /* as in struct stats */
 	/* -i/-I: the interface's own counters over the run (src/tx/ifcheck.c); only when if_valid. */
 	bool if_valid;
 	uint64_t if_tx_packets;  /* tx_packets it counted during the run */
@@ -129,6 +130,11 @@ struct stats {
 	bool fragrouting;          /* --fragroute: segmented and segments count the frames through its
 				      rules and the frames they became (segmenting is set too) */
 	uint64_t segmented, segments;
+	/*
+	 * --gso: frames longer than the MTU handed to the kernel whole, each
+	 * counted one packet sent, and the @gso_segments it cuts them into.
+	 */
+	uint64_t gso_frames, gso_segments;
 	/*
 	 * Other modules' accounts (the impairment's, the live source's): each
 	 * printed after the packet lines and written as "key": value in the

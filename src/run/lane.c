@@ -298,8 +298,21 @@ static enum step stage_pieces(struct replay *r, struct lane *l, const struct tra
 enum step stage_cut(struct replay *r, struct lane *l, const struct trace *t, const struct pkt *p,
 		    uint64_t deadline)
 {
-	int n = segment_frame(p->data, p->caplen, l->seg_mtu, &l->seg);
+	int n;
 
+	if (l->gso) {
+		struct virtio_net_hdr h;
+		uint32_t wire;
+
+		n = segment_vnet(p->data, p->caplen, l->seg_mtu, &h, &wire);
+		if (n > 0) {
+			/* The method stages it behind the same header; the kernel cuts it. */
+			l->st.gso_frames++;
+			l->st.gso_segments += (uint64_t)n;
+			return stage_whole(r, l, t, p, deadline);
+		}
+	}
+	n = segment_frame(p->data, p->caplen, l->seg_mtu, &l->seg);
 	if (n == 0 || n == -EPROTONOSUPPORT)
 		return stage_whole(r, l, t, p, deadline); /* it fits after all, or is not IP: as it is */
 	if (n < 0) {
@@ -370,6 +383,8 @@ void lanes_collect(struct replay *r)
 	st->impair_copies = LANES_SUM(r, impair_copies);
 	st->segmented = LANES_SUM(r, segmented);
 	st->segments = LANES_SUM(r, segments);
+	st->gso_frames = LANES_SUM(r, gso_frames);
+	st->gso_segments = LANES_SUM(r, gso_segments);
 	st->nlanes = r->out.n;
 	for (unsigned i = 0; i < r->out.n; i++)
 		st->lane[i] = r->out.lane[i].st;

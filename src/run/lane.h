@@ -140,6 +140,8 @@ static inline void unstage(struct lane *l)
  * that fit (replay/segment.h), each staged (stage_whole()) at @deadline and
  * counted on its own; a frame that may not be cut fails, its reason said
  * once; one that is not IP is staged whole, for the method to refuse.
+ * With --gso a frame the kernel may cut (segment_vnet()) is staged whole,
+ * counted one packet, for the method to send behind its virtio_net_hdr.
  */
 enum step stage_cut(struct replay *r, struct lane *l, const struct trace *t, const struct pkt *p,
 		    uint64_t deadline);

@@ -104,6 +104,7 @@ struct lane {
 	struct stats_lane st;        /* its counters (the run's totals are their sums: lanes_collect()) */
 	uint32_t seg_max;            /* --segment: a longer frame is cut first (stage_cut()); UINT32_MAX: never */
 	uint32_t seg_mtu;            /* the MTU it is cut to: the interface's, or --mtu with -w */
+	bool gso;                    /* --gso: a TCP frame the kernel may cut goes whole (segment_vnet()) */
 	struct segment_out seg;      /* the frames cut from one (buf NULL without --segment) */
 	struct ifcheck ifc;          /* an interface's own TX counters around the run */
 	char mode[320];              /* the method's details for the summary */

@@ -168,6 +168,7 @@ static int open_segmenting(struct replay *r, struct lane *l)
 		return 0;
 	l->seg_mtu = l->tx->mtu ? l->tx->mtu : (uint32_t)MIN(r->o->edit.mtu, PKT_FRAME_MAX_BYTES);
 	l->seg_max = l->seg_mtu + ETH_HDR_BYTES;
+	l->gso = r->o->tx.gso;
 	cap = (size_t)SEGMENT_FRAMES_MAX * (l->seg_mtu + ETH_HDR_BYTES + 8);
 	l->seg = (struct segment_out){ .buf = malloc(cap), .cap = cap,
 				       .len = calloc(SEGMENT_FRAMES_MAX, sizeof(*l->seg.len)),

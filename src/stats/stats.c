@@ -47,6 +47,8 @@ static void lane_add(struct stats_lane *into, const struct stats_lane *from)
 	into->impair_copies += from->impair_copies;
 	into->segmented += from->segmented;
 	into->segments += from->segments;
+	into->gso_frames += from->gso_frames;
+	into->gso_segments += from->gso_segments;
 }
 
 void stats_add(struct stats *into, const struct stats *s)
@@ -63,6 +65,8 @@ void stats_add(struct stats *into, const struct stats *s)
 	into->impair_copies += s->impair_copies;
 	into->segmented += s->segmented;
 	into->segments += s->segments;
+	into->gso_frames += s->gso_frames;
+	into->gso_segments += s->gso_segments;
 	for (unsigned l = 0; l < into->nlanes && l < s->nlanes; l++)
 		lane_add(&into->lane[l], &s->lane[l]);
 	if (s->end_ns > into->end_ns)
@@ -241,6 +245,9 @@ static void print_packets(const struct stats *s, FILE *f)
 	else if (s->segmenting && s->segmented)
 		fprintf(f, "Segmented: %llu frames longer than the MTU cut into %llu, each sent or failed on its own\n",
 			(unsigned long long)s->segmented, (unsigned long long)s->segments);
+	if (s->segmenting && s->gso_frames)
+		fprintf(f, "GSO: %llu frames longer than the MTU handed to the kernel whole (each one packet sent), cut by it into %llu\n",
+			(unsigned long long)s->gso_frames, (unsigned long long)s->gso_segments);
 }
 
 static void print_send_err(const struct stats *s, FILE *f)
@@ -666,6 +673,8 @@ int stats_write_json(const struct stats *s, FILE *f)
 	if (s->segmenting) {
 		json_uint(&w, "packets_segmented", s->segmented);
 		json_uint(&w, "segments", s->segments);
+		json_uint(&w, "packets_gso", s->gso_frames);
+		json_uint(&w, "gso_segments", s->gso_segments);
 	}
 	if (s->passes_on)
 		json_passes(&w, s);

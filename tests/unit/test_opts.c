@@ -826,6 +826,22 @@ static void test_method2(void **state)
 	assert_int_equal(PARSE(&o, "-i", "x", "-I", "y", "--method2", "nonsense", "a"), -EINVAL);
 }
 
+/* --gso: the kernel cuts what --segment would, on an interface only. */
+static void test_gso(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-i", "x", "--segment", "--gso", "a"), 0);
+	assert_true(o.tx.gso && o.run.segment);
+	assert_int_equal(PARSE(&o, "-i", "x", "--segment", "a"), 0);
+	assert_false(o.tx.gso);
+	expect_usage_error(PARSE(&o, "-i", "x", "--gso", "a"),
+			   "--gso needs --segment: it has the kernel cut the TCP frames --segment would");
+	expect_usage_error(PARSE(&o, "-w", "x", "--segment", "--gso", "a"),
+			   "--gso excludes -w: the kernel cuts only frames sent on an interface");
+}
+
 /* tcpreplay's and tcprewrite's letters and names replay gives no meaning: refused with a hint. */
 static void test_tool_hints(void **state)
 {
@@ -1392,6 +1408,7 @@ int main(void)
 		cmocka_unit_test(test_source_interface),
 		cmocka_unit_test(test_dualfile),
 		cmocka_unit_test(test_method2),
+		cmocka_unit_test(test_gso),
 		cmocka_unit_test(test_tool_hints),
 		cmocka_unit_test(test_decode_opts),
 		cmocka_unit_test(test_prep_refuses_tcpprep_letters),

@@ -166,6 +166,7 @@ static void mock_close(struct tx *tx)
 
 static const struct tx_ops mock_ops = {
 	.name = "mock",
+	.flags = TX_F_GSO, /* it takes a frame of any length, as a socket with PACKET_VNET_HDR a GSO one */
 	.open = mock_open,
 	.send = mock_send,
 	.flush = mock_flush,
@@ -559,6 +560,60 @@ static void test_segment_fragments(void **state)
 	assert_int_equal(m.len[0], 14 + 20 + 3008);
 	assert_null(strstr(json, "segments"));
 	trace_arg = NULL;
+}
+
+/*
+ * --gso: a TCP frame longer than the MTU goes to the method whole, for the
+ * kernel to cut, counted one packet sent and its segments in gso_segments;
+ * a UDP datagram is still fragmented here.  Without --gso both are cut.
+ */
+static void test_gso_whole(void **state)
+{
+	static uint8_t tcp[14 + 20 + 20 + 3000], udp[14 + 20 + 3008];
+	char json[4096], path[300];
+	struct tracebuf b = { 0 };
+	FILE *f;
+
+	(void)state;
+	memset(tcp, 0xab, sizeof(tcp));
+	/* IPv4 (3040 bytes, TCP), a 20-byte TCP header with ACK. */
+	memcpy(tcp + 12, "\x08\x00\x45\x00\x0b\xe0\x00\x01\x00\x00\x40\x06\x00\x00"
+			 "\x0a\x00\x00\x01\x0a\x00\x00\x02\x9c\x40\x00\x50\x00\x00\x00\x01"
+			 "\x00\x00\x00\x00\x50\x10\x02\x00\x00\x00\x00\x00", 42);
+	memset(udp, 0xab, sizeof(udp));
+	memcpy(udp + 12, "\x08\x00\x45\x00\x0b\xd4\x00\x01\x00\x00\x40\x11\x00\x00"
+			 "\x0a\x00\x00\x01\x0a\x00\x00\x02\x9c\x40\x9c\x41\x0b\xc0\x00\x00", 30);
+	snprintf(path, sizeof(path), "%s/gso.pcap", dir);
+	tb_pcap_header(&b, PCAP_NSEC, 65535, 1);
+	tb_pcap_record(&b, 100, 0, sizeof(tcp), sizeof(tcp), tcp);
+	tb_pcap_record(&b, 100, (uint32_t)GAP_NS, sizeof(udp), sizeof(udp), udp);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
+	fclose(f);
+	tb_free(&b);
+	trace_arg = path;
+	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
+	assert_int_equal(run(json, sizeof(json), "--segment", "--gso", "--mtu", "1500", NULL), 0);
+	/* TCP: 3000 bytes at an MSS of 1460, 3 segments, cut by the kernel; UDP: 3008 at 1480, 3 fragments. */
+	assert_int_equal(jget(json, "packets_read"), 2);
+	assert_int_equal(jget(json, "packets_gso"), 1);
+	assert_int_equal(jget(json, "gso_segments"), 3);
+	assert_int_equal(jget(json, "packets_segmented"), 1);
+	assert_int_equal(jget(json, "segments"), 3);
+	assert_int_equal(jget(json, "packets_sent"), 4);
+	assert_int_equal(m.len[0], sizeof(tcp));
+	for (unsigned i = 1; i < 4; i++)
+		assert_int_equal(m.len[i], 14 + 20 + (i < 3 ? 1480 : 3008 - 2 * 1480));
+
+	assert_int_equal(run(json, sizeof(json), "--segment", "--mtu", "1500", NULL), 0);
+	assert_int_equal(jget(json, "packets_gso"), 0);
+	assert_int_equal(jget(json, "packets_segmented"), 2);
+	assert_int_equal(jget(json, "packets_sent"), 6);
+	assert_int_equal(m.len[0], 14 + 20 + 20 + 1460);
+	trace_arg = NULL;
+	unlink(path);
 }
 
 static void test_topspeed_batches(void **state)
@@ -1324,6 +1379,7 @@ int main(void)
 		cmocka_unit_test(test_unreplayable_linktype_refused),
 		cmocka_unit_test(test_held_while_input_silent),
 		cmocka_unit_test(test_segment_fragments),
+		cmocka_unit_test(test_gso_whole),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
