@@ -4,14 +4,16 @@
 # TSO/GSO (or after GRO) holds them: a 30000-byte TCP segment and a
 # 20000-byte UDP datagram over IPv4 and over IPv6, their checksums left
 # to offload (wrong), the TCP ones with the timestamps option; with --df an
-# IPv4 UDP datagram with DF set.  Each payload is written to OUTDIR as
+# IPv4 UDP datagram with DF set; with --cwr the TCP ones carry CWR (which
+# only the first segment keeps).  Each payload is written to OUTDIR as
 # hex, for the far side's reassembly to be compared with.
-#   mkbig.py OUT.pcap OUTDIR [--df]
+#   mkbig.py OUT.pcap OUTDIR [--df] [--cwr]
 import struct
 import sys
 
 out, outdir = sys.argv[1], sys.argv[2]
 df = '--df' in sys.argv[3:]
+flags = 0x98 if '--cwr' in sys.argv[3:] else 0x18
 MAC = bytes.fromhex('02000000000b02000000000a')
 TS = b'\x01\x01\x08\x0a\x00\x00\x00\x01\x00\x00\x00\x02'
 A4, B4 = bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])
@@ -19,7 +21,7 @@ A6, B6 = b'\xfd\x00' + b'\0' * 13 + b'\x01', b'\xfd\x00' + b'\0' * 13 + b'\x02'
 
 
 def payload(n, k): return bytes((i * 7 + k + i // 251) & 255 for i in range(n))
-def tcp(sport, body): return struct.pack('!HHIIBBHHH', sport, 40080, 1000, 1, 8 << 4, 0x18, 512, 0x1234, 0) + TS + body
+def tcp(sport, body): return struct.pack('!HHIIBBHHH', sport, 40080, 1000, 1, 8 << 4, flags, 512, 0x1234, 0) + TS + body
 def udp(body): return struct.pack('!HHHH', 40000, 40001, 8 + len(body), 0x1234) + body
 
 
