@@ -227,6 +227,45 @@ enum step stage_refused(struct replay *r, struct lane *l, const struct trace *t,
 	}
 }
 
+enum step stage_burst(struct replay *r, struct lane *l, const struct trace *const *tv,
+		      const struct pkt *v, unsigned n)
+{
+	enum step step = STEP_NEXT;
+	unsigned i = 0;
+
+	while (i < n) {
+		int rc = tx_send(l->tx, v + i, n - i);
+
+		if (likely(rc > 0)) {
+			/* The FIFO's entries for the @rc taken, written in place. */
+			for (unsigned k = i + (unsigned)rc; i < k; i++) {
+				unsigned j = l->qhead + l->qn;
+
+				l->q[j < l->qcap ? j : j - l->qcap] =
+					(struct staged){ .t = tv[i], .recno = v[i].recno, .off = v[i].off,
+							 .caplen = v[i].caplen };
+				l->qn++;
+			}
+			continue;
+		}
+		step = stage_refused(r, l, tv[i], &v[i], 0, rc);
+		i++;
+		if (step != STEP_NEXT)
+			break;
+	}
+	if (i < n) {
+		struct staged e = { .t = tv[i], .recno = v[i].recno, .off = v[i].off };
+
+		log_failure(r, FATE_FAILED, &e, n - i,
+			    n - i > 1 ? "the run stopped before them" : "not sent: the run stopped before it");
+		for (; i < n; i++)
+			account(r, l, FATE_FAILED, &e, NULL);
+	}
+	if (step == STEP_NEXT && l->qn >= l->qcap)
+		step = flush_lane(r, l);
+	return step;
+}
+
 /* The reasons a frame is not cut, each said once (bits of lanes.seg_said). */
 static unsigned said_bit(int err)
 {

@@ -308,6 +308,74 @@ static bool wait_input(struct replay *r, int fd, uint64_t until_ns)
 	return timed_out;
 }
 
+/* The most packets a burst reads before it stages them: the default batch (a 4 KiB array of views). */
+#define BURST_MAX TX_BATCH_DEFAULT
+/* ...and the bytes: below what the reader promises its views outlive, whatever the frames. */
+#define BURST_BYTES (TRACE_VIEW_KEEP_BYTES - TRACE_RECORD_MAX_BYTES)
+
+/*
+ * Does the run take the burst path (run_burst())?  At top speed, with one
+ * lane and nothing done per packet but reading, routing and counting: no
+ * edit (its output may be a buffer the next packet's overwrites), no
+ * impairment, no --segment, --fragroute, -v or --send-log, no question, no live
+ * capture, one file read at a time.
+ */
+static bool burst_fits(const struct replay *r)
+{
+	return !r->plan.timed && !r->plan.live && !r->plan.oneatatime && !r->imp.im && !r->chain &&
+	       !r->out.per_pkt && !r->out.frag && r->out.n == 1 && r->out.lane[0].seg_max == UINT32_MAX &&
+	       r->src.width == 1;
+}
+
+/*
+ * burst() - the source's next packets, as many as the lane's FIFO has room
+ * for (at most BURST_MAX, their views under BURST_BYTES), each read,
+ * routed and counted by source_next(), then staged together
+ * (stage_burst()): what lane_send() does for each packet, done once for
+ * them.  A burst ends at a file's end (a pass's packets are staged before
+ * the pass ends and its file is let go), when the input has no whole
+ * record, and where lane_send() ends the run: a signal, --limit.  Returns
+ * the send's step; *@src is the source's (STEP_NEXT: read on), *@mark the
+ * run clock of the last packet (0: none).
+ */
+static enum step burst(struct replay *r, enum step *src, uint64_t *mark)
+{
+	struct lane *l = &r->out.lane[0], *lp;
+	const struct trace *tv[BURST_MAX];
+	struct pkt v[BURST_MAX];
+	uint64_t deadline, bytes = 0;
+	unsigned n = 0, room;
+	bool ends = false;
+	enum step step;
+
+	*src = STEP_NEXT;
+	*mark = 0;
+	if (unlikely(l->qn >= l->qcap) && (step = flush_lane(r, l)) != STEP_NEXT)
+		return step;
+	room = MIN(l->qcap - l->qn, BURST_MAX);
+	do {
+		/* Views into the file are held from the first: its end waits for them to be staged. */
+		r->src.hold_end = n > 0;
+		*src = source_next(r, &v[n], &tv[n], &lp, &deadline);
+		if (unlikely(*src != STEP_NEXT))
+			break;
+		bytes += v[n++].caplen;
+		ends = *r->stop || limit_reached(r);
+	} while (likely(!ends) && n < room && bytes < BURST_BYTES);
+	r->src.hold_end = false;
+	if (*src == STEP_EDGE)
+		*src = STEP_NEXT;
+	if (n)
+		*mark = v[n - 1].sched_ns;
+	step = stage_burst(r, l, tv, v, n);
+	/* A signal may also have come during the kick of a full batch. */
+	if (step == STEP_NEXT && (ends || *r->stop)) {
+		step = flush_all(r);
+		return step == STEP_NEXT ? STEP_STOP : step;
+	}
+	return step;
+}
+
 /* The run's start: the schedule's origin (--start-at's instant, or the one the threads share), the first pass. */
 static void run_start(struct replay *r)
 {
@@ -332,6 +400,41 @@ static unsigned source_done(struct replay *r, unsigned state)
 }
 
 /*
+ * run_burst() - run() for a run that takes the burst path (burst_fits()):
+ * nothing is held, so the loop is the source's bursts, and the one wait,
+ * for an input that has no whole record.  The step the run ended on.
+ */
+static enum step run_burst(struct replay *r)
+{
+	for (;;) {
+		enum step src, step;
+		uint64_t mark;
+
+		step = burst(r, &src, &mark);
+		if (likely(step == STEP_NEXT) && unlikely(mark && progress_due(&r->pass.progress, mark)))
+			progress_show(r, mark);
+		if (likely(step == STEP_NEXT && src == STEP_NEXT))
+			continue;
+		if (step == STEP_NEXT && src == STEP_AGAIN) {
+			/* Staged frames never wait for the input's next record. */
+			step = flush_all(r);
+			if (step == STEP_NEXT) {
+				(void)wait_input(r, source_fd(r), 0);
+				if (!*r->stop)
+					continue;
+				step = STEP_STOP;
+			}
+		} else if (step == STEP_NEXT) {
+			step = src;
+		}
+		/* The source is done: its end, --limit, --duration. */
+		if (step == STEP_STOP && !*r->stop)
+			source_stop(r);
+		return step;
+	}
+}
+
+/*
  * The loop: the earliest producer's packet goes next -- the source's, or
  * the held frame due before it or with it (first on a tie: it was there
  * first).  Without impairment nothing is held: the source's packet goes
@@ -350,6 +453,10 @@ static int run(struct replay *r)
 	struct pkt p;
 
 	run_start(r);
+	if (burst_fits(r)) {
+		step = run_burst(r);
+		goto out;
+	}
 	for (;;) {
 		const struct dq_entry *h;
 		uint64_t mark;
@@ -416,6 +523,7 @@ static int run(struct replay *r)
 	}
 	if (state & RUN_HAVE) /* read and counted, but the run ended before it */
 		lane_fail(r, l, FATE_FAILED, t, &p, "not sent: the run stopped before it");
+out:
 	impair_fail_held(r);
 	progress_finish(&r->pass.progress);
 	source_report_open_warnings(r);

@@ -11,7 +11,8 @@
  * schedule starts a segment.  STEP_AGAIN when an input (a pipe) has no
  * whole record yet: nothing was consumed, source_fd() is what to wait on.
  * STEP_STOP at the end of the last pass (or a signal during a read),
- * STEP_ERROR on a read error (logged).  Callers: src/run/loop.c.
+ * STEP_ERROR on a read error (logged); STEP_EDGE, with src.hold_end, at
+ * a file's end, not taken yet (loop.c's burst).  Callers: src/run/loop.c.
  */
 #ifndef REPLAY_RUN_SOURCE_H
 #define REPLAY_RUN_SOURCE_H
@@ -84,6 +85,12 @@ static inline __attribute__((always_inline)) enum step source_read(struct replay
 			note_ts(r, t, p);
 			return STEP_NEXT;
 		}
+		/*
+		 * A burst's views into this file are not staged yet: its end (which
+		 * lets the file go, and may end a pass) is found again after them.
+		 */
+		if (unlikely(s->hold_end) && rc == 0)
+			return STEP_EDGE;
 		step = source_file_end(r, t, rc);
 		if (step != STEP_NEXT)
 			return step;

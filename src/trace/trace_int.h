@@ -34,6 +34,8 @@
  * prefetch": 1 KiB gained less, 8-32 KiB no more).
  */
 #define TRACE_PREFETCH_AHEAD ((size_t)4096)
+/* ...asked for this much at a time, when less than the window is ahead of the cursor. */
+#define TRACE_PREFETCH_STEP ((size_t)512)
 
 /* How many interfaces one trace may declare: bounds the memory a hostile file can make us spend. */
 #define TRACE_IFACE_MAX 4096u

@@ -48,19 +48,6 @@ void stage_free(struct stage *s)
 	memset(s, 0, sizeof(*s));
 }
 
-int stage_push(struct stage *s, const uint8_t *data, uint32_t len)
-{
-	unsigned i;
-
-	if (s->n == s->slots)
-		return -EAGAIN;
-	i = stage_slot(s, s->n);
-	memcpy(s->buf + (size_t)i * s->slot_bytes, data, len);
-	s->len[i] = len;
-	s->n++;
-	return 0;
-}
-
 int stage_frames(struct tx *tx, struct stage *s, const struct pkt *v, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {

@@ -3,9 +3,11 @@
 #ifndef REPLAY_TX_INT_H
 #define REPLAY_TX_INT_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "replay/compiler.h"
 #include "replay/tx.h"
@@ -144,8 +146,6 @@ int stage_init(struct stage *s, unsigned slots, uint32_t slot_bytes);
 /* stage_free() - release; accepts a zeroed or half-built stage. */
 void stage_free(struct stage *s);
 
-/* stage_push() - copy @len bytes at @data in; 0, or -EAGAIN when full.  The caller checked @len. */
-int stage_push(struct stage *s, const uint8_t *data, uint32_t len);
 
 /* stage_slot() - the slot index of the @i-th oldest staged frame (i < slots), wrapped without a division. */
 static inline unsigned stage_slot(const struct stage *s, unsigned i)
@@ -153,6 +153,24 @@ static inline unsigned stage_slot(const struct stage *s, unsigned i)
 	unsigned k = s->head + i;
 
 	return k < s->slots ? k : k - s->slots;
+}
+
+/*
+ * stage_push() - copy @len bytes at @data in; 0, or -EAGAIN when full.  The
+ * caller checked @len.  Inline: every staged frame's, where the call was a
+ * fifth of its cost.
+ */
+static inline int stage_push(struct stage *s, const uint8_t *data, uint32_t len)
+{
+	unsigned i;
+
+	if (s->n == s->slots)
+		return -EAGAIN;
+	i = stage_slot(s, s->n);
+	memcpy(s->buf + (size_t)i * s->slot_bytes, data, len);
+	s->len[i] = len;
+	s->n++;
+	return 0;
 }
 
 /* stage_at() - the @i-th oldest staged frame (i < n). */

@@ -57,6 +57,9 @@ static struct {
 	unsigned stop_after; /* raise the stop flag after this many sent (0 = never) */
 	bool stop_in_wait;   /* raise the stop flag when the loop waits */
 	uint64_t wait_ns;    /* a back-pressure wait takes this long on the fake clock */
+	int pending;         /* the script's answer about the view a send() stopped at */
+	unsigned sends;      /* send() calls */
+	unsigned most_views; /* the most views one send() was offered */
 } m;
 
 /* m.sent, published for a test's other thread (the loop runs on the test's). */
@@ -75,22 +78,39 @@ static bool transient(int rc)
 	return rc == -EAGAIN || rc == -ENOBUFS || rc == -EINTR;
 }
 
-/* Stage: the script says 1 (take it) or an error for this view. */
+/*
+ * Stage: the script says 1 (take it) or an error for each view, in turn.
+ * An error about a view after the first ends the call with the views
+ * before it taken, and is the answer about that view when it is offered
+ * again (the contract reports an error about the first view only).
+ */
 static int mock_send(struct tx *tx, const struct pkt *v, unsigned n)
 {
-	int rc = mock_type(int);
+	unsigned i;
 
-	assert_int_equal(n, 1);
-	if (rc < 0) {
-		snprintf(tx->err, sizeof(tx->err), "mock send error %d", rc);
-		return rc;
+	assert_true(n >= 1);
+	m.sends++;
+	if (n > m.most_views)
+		m.most_views = n;
+	for (i = 0; i < n; i++) {
+		int rc = m.pending ? m.pending : mock_type(int);
+
+		m.pending = 0;
+		if (rc < 0 && i) {
+			m.pending = rc;
+			break;
+		}
+		if (rc < 0) {
+			snprintf(tx->err, sizeof(tx->err), "mock send error %d", rc);
+			return rc;
+		}
+		/* The loop never stages more than the batch it was offered. */
+		assert_true(m.staged < m.batch);
+		m.q_sched[(m.q_head + m.staged) % QMAX] = v[i].sched_ns;
+		m.q_len[(m.q_head + m.staged) % QMAX] = v[i].caplen;
+		m.staged++;
 	}
-	/* The loop never stages more than the batch it was offered. */
-	assert_true(m.staged < m.batch);
-	m.q_sched[(m.q_head + m.staged) % QMAX] = v->sched_ns;
-	m.q_len[(m.q_head + m.staged) % QMAX] = v->caplen;
-	m.staged++;
-	return 1;
+	return (int)i;
 }
 
 /* Kick: the script says how many to hand over (ALL = every one) or an error about the oldest. */
@@ -634,6 +654,36 @@ static void test_topspeed_batches(void **state)
 		assert_int_equal(m.sizes[i], 8);
 	assert_int_equal(m.sizes[m.flushes - 1], 10 * NPKT % 8);
 	assert_int_equal(jget(json, "packets_retried"), 0);
+	/* Staged in bursts, not a send() a packet: a pass's packets together (a burst ends with its file). */
+	assert_int_equal(m.most_views, NPKT);
+	assert_true(m.sends < 10 * NPKT / 2);
+}
+
+/* At top speed too, --limit and a signal end the run where they did a packet at a time. */
+static void test_topspeed_burst_ends(void **state)
+{
+	char json[2048];
+
+	(void)state;
+	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8 }, "-t", "--loop", "3",
+			       "-L", "7", NULL),
+			 0);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_read"), 7);
+	assert_int_equal(jget(json, "packets_sent"), 7);
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 1, .stop_after = 2 }, "-t",
+			       NULL),
+			 130);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_read"), 2);
+	assert_int_equal(jget(json, "packets_sent"), 2);
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8, .stop_after = 2 }, "-t",
+			       "--loop", "2", NULL),
+			 130);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_sent"), 8);
 }
 
 /*
@@ -1365,6 +1415,7 @@ int main(void)
 		cmocka_unit_test(test_edits_filtered),
 		cmocka_unit_test(test_bad_prep_sends_nothing),
 		cmocka_unit_test(test_topspeed_batches),
+		cmocka_unit_test(test_topspeed_burst_ends),
 		cmocka_unit_test(test_passes_span_batches),
 		cmocka_unit_test(test_partial_flush_keeps_order),
 		cmocka_unit_test(test_failure_mid_batch),
