@@ -320,35 +320,54 @@ const char *opts_set_excluder(const struct opt_set *set, const void *cfg, const 
  * "name: value", the long name without "--" in any case; blank lines and
  * lines starting with '#' are skipped; the value is the rest of the line
  * without surrounding blanks, and a value in matching double or single
- * quotes loses them.  Where tcpreplay ignores what it does not know, a name
- * that is not an option, a value on a switch, a missing value, a section
- * header ("[name]") or a --load-opts inside a file is an error naming the
- * file and line.  A file's options take its place on the command line, which
- * is then parsed and checked as one: a line may depend on the lines around
- * it (impair-flow on the impair before it), and a bad value is still named
- * by its file and line.
+ * quotes loses them.  A line "[NAME]" opens a section, as AutoOpts has
+ * them: the lines before any section apply to every command, a section's
+ * lines only where the caller selects it (opts_set_select()), and the
+ * others are skipped unread.  NAME is upper case, digits and '_' (the only
+ * names AutoOpts matches; another is an error: its lines would be dropped
+ * unseen).  Where tcpreplay ignores what it does not know, a name that is
+ * not an option, a value on a switch, a missing value, a directive ("<?")
+ * or a --load-opts inside a file is an error naming the file and line.  A
+ * file's options take its place on the command line, which is then parsed
+ * and checked as one: a line may depend on the lines around it (impair-flow
+ * on the impair before it), and a bad value is still named by its file and
+ * line.
  */
 struct opt_argv {
 	int argc;
 	char **argv;   /* the arguments with every --load-opts FILE replaced by its options */
 	char **where;  /* argc entries: "FILE:LINE" of a word from a file, NULL for the command line's */
+	char **sect;   /* argc entries: the section of a file's line (its argv entry the line as
+			  written until opts_set_select()); NULL for every other word */
 	char **owned;  /* the words and places made from files, freed by opt_argv_free() */
 	size_t nowned;
 	const char **files; /* the config files read, in order (inputs of the run: never overwritten) */
 	int nfiles;
+	int pending;   /* lines in sections not yet selected or skipped */
 };
 
 /*
  * opts_set_load() - expand every "--load-opts FILE" (or "--load-opts=FILE")
  * of @argv before any "--" into the options FILE holds, in place, each line
- * checked for its form (a known name, a value where one is taken).  @out
- * gets the new vector (a copy of @argv when there is nothing to expand),
- * which lives until opt_argv_free().  0, or -EINVAL/-ENOMEM/-errno with
- * "FILE:LINE: reason" in @err.
+ * outside a section checked for its form (a known name, a value where one
+ * is taken); the lines of its sections are kept as written, for
+ * opts_set_select().  @out gets the new vector (a copy of @argv when there
+ * is nothing to expand), which lives until opt_argv_free().  0, or
+ * -EINVAL/-ENOMEM/-errno with "FILE:LINE: reason" in @err.
  */
 int opts_set_load(const struct opt_set *set, int argc, char **argv, struct opt_argv *out,
 		  char *err, size_t errlen);
 void opt_argv_free(struct opt_argv *a);
+
+/*
+ * opts_set_select() - keep the lines of @a's sections named in @sections
+ * (NULL-terminated, such as "TCPREPLAY"), each checked for its form and
+ * turned into its option where it stands, and drop the other sections'
+ * lines.  Must precede opts_set_parse_argv() when @a holds sections.  0, or
+ * -EINVAL/-ENOMEM with "FILE:LINE: reason" in @err.
+ */
+int opts_set_select(const struct opt_set *set, struct opt_argv *a, const char *const *sections,
+		    char *err, size_t errlen);
 
 /*
  * opts_set_parse_argv() - opts_set_parse() of a vector opts_set_load()

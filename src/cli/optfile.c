@@ -2,7 +2,9 @@
 /*
  * Config files (replay/optparse.h): --load-opts expands a file's lines in
  * place into the command line, which is then parsed and checked as one;
- * --save-opts writes the options given, in the order given.
+ * the lines of its sections wait, as written, until the caller selects the
+ * sections of its command (opts_set_select()); --save-opts writes the
+ * options given, in the order given.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@ void opt_argv_free(struct opt_argv *a)
 	free(a->files);
 	free(a->argv);
 	free(a->where);
+	free(a->sect);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -38,22 +41,57 @@ static int own(struct opt_argv *a, char *p)
 	return 0;
 }
 
-/* Append @word, from @where ("FILE:LINE", owned, or NULL), to @a; 0 or -ENOMEM. */
-static int argv_push(struct opt_argv *a, char *word, char *where)
+/*
+ * Append @word, from @where ("FILE:LINE", owned, or NULL) and in section
+ * @sect (owned, or NULL), to @a; 0 or -ENOMEM.
+ */
+static int argv_push(struct opt_argv *a, char *word, char *where, char *sect)
 {
-	char **v = realloc(a->argv, ((size_t)a->argc + 2) * sizeof(*v));
-	char **w;
+	size_t n = (size_t)a->argc + 2;
+	char **v = realloc(a->argv, n * sizeof(*v));
+	char **w, **s;
 
 	if (v)
 		a->argv = v;
-	w = v ? realloc(a->where, ((size_t)a->argc + 2) * sizeof(*w)) : NULL;
-	if (!w)
+	w = v ? realloc(a->where, n * sizeof(*w)) : NULL;
+	if (w)
+		a->where = w;
+	s = w ? realloc(a->sect, n * sizeof(*s)) : NULL;
+	if (!s)
 		return -ENOMEM;
-	a->where = w;
+	a->sect = s;
 	a->argv[a->argc] = word;
-	a->where[a->argc++] = where;
+	a->where[a->argc] = where;
+	a->sect[a->argc++] = sect;
 	a->argv[a->argc] = NULL;
 	a->where[a->argc] = NULL;
+	a->sect[a->argc] = NULL;
+	a->pending += sect != NULL;
+	return 0;
+}
+
+/*
+ * A section header "[NAME]" at @p (blanks around it trimmed): its name,
+ * owned by @a, into *@name.  AutoOpts matches a section to its program by
+ * the name upper-cased with '_' for '-', so no other name can ever be read:
+ * such a header is an error rather than lines dropped unseen.  0, or
+ * -EINVAL/-ENOMEM with the reason in @err.
+ */
+static int section_line(struct opt_argv *a, const char *p, char **name, char *err, size_t len)
+{
+	size_t n = strlen(p);
+
+	if (n < 3 || p[n - 1] != ']')
+		return opts_fail(err, len, "'%.40s': a section header is one name in brackets "
+				 "('[TCPREPLAY]')", p);
+	for (size_t i = 1; i < n - 1; i++)
+		if (!((p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9') || p[i] == '_'))
+			return opts_fail(err, len, "'%.40s': a section's name is upper case, as "
+					 "tcpreplay's tools match it ('[TCPREPLAY]', '[TCPREWRITE]', "
+					 "'[TCPEDIT]', '[TCPPREP]')", p);
+	*name = strndup(p + 1, n - 2);
+	if (!*name || own(a, *name) < 0)
+		return opts_fail(err, len, "out of memory"), -ENOMEM;
 	return 0;
 }
 
@@ -76,8 +114,9 @@ static int config_line(const struct opt_set *set, char *line, char **word, char 
 		*--end = '\0';
 	if (!*p || *p == '#')
 		return 0;
-	if (*p == '[' || *p == '<')
-		return opts_fail(err, len, "sections and directives ('%.20s') are not supported: one option a line", p);
+	if (*p == '<')
+		return opts_fail(err, len, "directives ('%.20s') are not supported: sections are "
+				 "'[NAME]' lines", p);
 	if (*p == '-')
 		return opts_fail(err, len, "'%.40s': write the option's name without dashes ('loop 3', not '--loop 3')", p);
 	name = p;
@@ -155,13 +194,41 @@ static int next_line(FILE *f, char *line, const char **why)
 	return c == EOF && n == 0 ? 0 : 1;
 }
 
+/*
+ * One line of a file, in section *@sect (NULL before the first), into
+ * *@word: a section header moves *@sect and gives no word; in a section the
+ * line is kept as written (a copy), for opts_set_select(); before any, it is
+ * turned into its option by config_line().  0, or -EINVAL/-ENOMEM with the
+ * reason in @err.
+ */
+static int file_line(const struct opt_set *set, struct opt_argv *a, char *line, char **sect,
+		     char **word, char *err, size_t len)
+{
+	char *p = line, *end;
+
+	*word = NULL;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	end = p + strlen(p);
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+		*--end = '\0';
+	if (*p == '[')
+		return section_line(a, p, sect, err, len);
+	if (!*sect)
+		return config_line(set, p, word, err, len);
+	if (!*p || *p == '#')
+		return 0;
+	*word = strdup(p);
+	return *word ? 0 : (opts_fail(err, len, "out of memory"), -ENOMEM);
+}
+
 /* Every option of @path onto @out, each line checked for its form only: the whole is parsed later. */
 static int load_file(const struct opt_set *set, const char *path, struct opt_argv *out, char *err,
 		     size_t errlen)
 {
 	FILE *f = fopen(path, "r");
 	unsigned long lineno = 0;
-	char line[OPT_LINE_MAX + 1], why[400];
+	char line[OPT_LINE_MAX + 1], why[400], *sect = NULL;
 	const char *bad;
 	int rc = 0, got;
 
@@ -179,7 +246,7 @@ static int load_file(const struct opt_set *set, const char *path, struct opt_arg
 			rc = opts_fail(err, errlen, "%s:%lu: %s", path, lineno, bad);
 			break;
 		}
-		rc = config_line(set, line, &word, why, sizeof(why));
+		rc = file_line(set, out, line, &sect, &word, why, sizeof(why));
 		if (rc < 0) {
 			opts_fail(err, errlen, "%s:%lu: %s", path, lineno, why);
 			break;
@@ -196,7 +263,7 @@ static int load_file(const struct opt_set *set, const char *path, struct opt_arg
 		else
 			rc = where ? own(out, where) : -ENOMEM;
 		if (rc == 0)
-			rc = argv_push(out, word, where);
+			rc = argv_push(out, word, where, sect);
 		if (rc < 0) {
 			opts_fail(err, errlen, "out of memory");
 			break;
@@ -239,7 +306,7 @@ int opts_set_load(const struct opt_set *set, int argc, char **argv, struct opt_a
 		if (rc < 0)
 			break;
 		if (!file) {
-			rc = argv_push(out, argv[i], NULL);
+			rc = argv_push(out, argv[i], NULL, NULL);
 			if (rc < 0)
 				opts_fail(err, errlen, "out of memory");
 		} else if (!*file) {
@@ -260,7 +327,8 @@ int opts_set_load(const struct opt_set *set, int argc, char **argv, struct opt_a
 		/* No arguments at all: still a NULL-terminated vector. */
 		out->argv = calloc(1, sizeof(*out->argv));
 		out->where = calloc(1, sizeof(*out->where));
-		if (!out->argv || !out->where) {
+		out->sect = calloc(1, sizeof(*out->sect));
+		if (!out->argv || !out->where || !out->sect) {
 			opts_fail(err, errlen, "out of memory");
 			rc = -ENOMEM;
 		}
@@ -270,12 +338,60 @@ int opts_set_load(const struct opt_set *set, int argc, char **argv, struct opt_a
 	return rc < 0 ? rc : 0;
 }
 
+/* Is @name one of @names (NULL-terminated)? */
+static bool named(const char *const *names, const char *name)
+{
+	for (; names && *names; names++)
+		if (!strcmp(*names, name))
+			return true;
+	return false;
+}
+
+int opts_set_select(const struct opt_set *set, struct opt_argv *a, const char *const *sections,
+		    char *err, size_t errlen)
+{
+	char why[400];
+	int n = 0, rc = 0;
+
+	for (int i = 0; i < a->argc; i++) {
+		char *word = a->argv[i];
+
+		if (a->sect[i] && !named(sections, a->sect[i]))
+			continue;
+		if (a->sect[i]) {
+			rc = config_line(set, a->argv[i], &word, why, sizeof(why));
+			if (rc == 0 && word)
+				rc = own(a, word);
+			if (rc < 0) {
+				opts_fail(err, errlen, "%s: %s", a->where[i], why);
+				break;
+			}
+			if (!word)
+				continue;
+		}
+		a->argv[n] = word;
+		a->where[n] = a->where[i];
+		a->sect[n++] = NULL;
+	}
+	if (rc < 0)
+		return rc;
+	a->argc = n;
+	a->argv[n] = NULL;
+	a->where[n] = NULL;
+	a->sect[n] = NULL;
+	a->pending = 0;
+	return 0;
+}
+
 int opts_set_parse_argv(const struct opt_set *set, void *cfg, const struct opt_argv *a, int *first_arg,
 			char *err, size_t errlen)
 {
-	int bad, rc = opt_parse_core(set, cfg, a->argc, a->argv, first_arg, NULL, &bad, err, errlen);
+	int bad, rc;
 	char why[512];
 
+	if (a->pending)
+		return opts_fail(err, errlen, "the config file's sections were not selected");
+	rc = opt_parse_core(set, cfg, a->argc, a->argv, first_arg, NULL, &bad, err, errlen);
 	if (rc < 0 && bad >= 0 && bad < a->argc && a->where[bad]) {
 		snprintf(why, sizeof(why), "%s", err);
 		opts_fail(err, errlen, "%s: %s", a->where[bad], why);

@@ -474,7 +474,8 @@ static const struct opt_def table[] = {
 	FLAG(version, .name = "version", .key = 'V', .group = OPT_GRP_MISC,
 	     .help = "show the version and exit"),
 	STR(load_opts, .name = "load-opts", .metavar = "FILE", .group = OPT_GRP_MISC,
-	    .help = "read options from FILE here, one 'name value' a line (tcpreplay's config files)"),
+	    .help = "read options from FILE here, one 'name value' a line (tcpreplay's config "
+		    "files, [TCPREPLAY]/[TCPREWRITE]/[TCPEDIT] sections by role)"),
 	STR(save_opts, .name = "save-opts", .metavar = "FILE", .group = OPT_GRP_MISC,
 	    .help = "write the options given to FILE in that form and exit; sends nothing"),
 };
@@ -810,6 +811,46 @@ static void resolve(const struct opt_set *set, struct opts *o)
 }
 
 /*
+ * The sections of a config file that apply here, as tcpreplay's tools read
+ * theirs (AutoOpts: the section named after the program): replay plays
+ * tcpreplay, with -w tcprewrite, and "replay prep" tcpprep; [TCPEDIT], the
+ * edits both tools share, applies to both.  -w decides when the command
+ * line, or the files' lines before any section, give it: the lines a
+ * section holds cannot choose which sections are read.  0, or -ENOMEM.
+ */
+static int role_sections(const struct opt_set *set, bool prep, const struct opt_argv *a,
+			 const char *const **sections, char *err, size_t errlen)
+{
+	static const char *const replay[] = { "TCPREPLAY", "TCPEDIT", NULL };
+	static const char *const rewrite[] = { "TCPREWRITE", "TCPEDIT", NULL };
+	static const char *const tcpprep[] = { "TCPPREP", NULL };
+	char **v = NULL, why[256];
+	void *scratch = NULL;
+	int n = 0, first;
+
+	*sections = prep ? tcpprep : replay;
+	if (prep || !a->pending)
+		return 0;
+	v = calloc((size_t)a->argc + 1, sizeof(*v));
+	scratch = malloc(set->size);
+	if (!v || !scratch) {
+		free(v);
+		free(scratch);
+		return opts_fail(err, errlen, "out of memory"), -ENOMEM;
+	}
+	for (int i = 0; i < a->argc; i++)
+		if (!a->sect[i])
+			v[n++] = a->argv[i];
+	/* A line that does not parse is named by the whole parse, after the selection. */
+	if (opts_set_parse(set, scratch, n, v, &first, why, sizeof(why)) == 0 &&
+	    opt_given(set, scratch, "write"))
+		*sections = rewrite;
+	free(v);
+	free(scratch);
+	return 0;
+}
+
+/*
  * The arguments after --load-opts expansion: option fields and o->files
  * point into them, so they live as long as the options (until the next
  * opts_parse()).
@@ -822,6 +863,7 @@ int opts_parse_into(struct opts *o, struct opt_argv *store, int argc, char **arg
 {
 	bool prep = argc > 1 && !strcmp(argv[1], "prep");
 	const struct opt_set *set = prep ? &prep_set : &replay_set;
+	const char *const *sections;
 	int first, rc;
 
 	if (prep) {
@@ -830,6 +872,10 @@ int opts_parse_into(struct opts *o, struct opt_argv *store, int argc, char **arg
 	}
 	opt_argv_free(store);
 	rc = opts_set_load(set, argc, argv, store, err, errlen);
+	if (rc == 0)
+		rc = role_sections(set, prep, store, &sections, err, errlen);
+	if (rc == 0)
+		rc = opts_set_select(set, store, sections, err, errlen);
 	if (rc < 0)
 		return rc;
 	if (store == &loaded)

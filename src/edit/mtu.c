@@ -2,7 +2,9 @@
 /*
  * --mtu-trunc: cut frames whose layer-3 part is longer than --mtu (default
  * 1500) down to it, and say so in the IP (and UDP) length fields; checksums
- * are then recomputed over what is left.  Frames that are not IP are cut too.
+ * are then recomputed over what is left; as in tcprewrite 4.6, so are those of
+ * every IP datagram the capture holds whole, cut or not (a checksum offload
+ * left unfinished comes out right).  Frames that are not IP are cut too.
  * IP headers never are: an IP packet whose header (options included) is
  * longer than --mtu fails, since no length field could describe the rest.
  */
@@ -48,6 +50,8 @@ static int mtu_apply(struct edit *e, struct edit_ctx *c)
 
 		d[l->l4off + 6] = d[l->l4off + 7] = 0;
 	}
+	if ((l->flags & L_IP) && (uint64_t)l->l3off + l->l3len <= c->p->caplen)
+		c->csum_full = true;
 	if (c->p->wirelen <= max && c->p->caplen <= max)
 		return EDIT_KEEP;
 	/* Never into the IP header (options included): its length field could not say so. */

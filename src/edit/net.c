@@ -273,6 +273,11 @@ int csum_fix_all(uint8_t *d, uint32_t caplen, uint32_t zero_from, bool zero_payl
 		return n;
 	} else {
 		l4len = end - l->l4off;
+		/* A UDP checksum covers the UDP length (RFC 768), less than the IP payload when
+		 * --fixhdrlen took Ethernet padding into the datagram. */
+		if (l->l4proto == IPPROTO_UDP && get_be16(d + l->l4off + 4) >= 8 &&
+		    get_be16(d + l->l4off + 4) < l4len)
+			l4len = get_be16(d + l->l4off + 4);
 	}
 	f = d + l->l4off + co;
 	f[0] = f[1] = 0;

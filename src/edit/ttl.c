@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * --ttl N|+N|-N: set, raise or lower the IPv4 TTL and the IPv6 hop limit,
- * staying within 1..255.  The IPv4 header checksum follows incrementally.
+ * staying within 1..255.  The IPv4 header checksum follows incrementally;
+ * a datagram the capture holds whole then has every checksum recomputed, as
+ * tcprewrite 4.6 does on a changed TTL: one a sender's checksum offload left
+ * unfinished in the capture comes out right.
  */
 #include "edit_int.h"
 
@@ -44,6 +47,8 @@ static int ttl_apply(struct edit *e, struct edit_ctx *c)
 	} else {
 		edit_wr(c)[off] = (uint8_t)v; /* IPv6 has no header checksum */
 	}
+	if ((uint64_t)l->l3off + l->l3len <= c->p->caplen)
+		c->csum_full = true;
 	return EDIT_KEEP;
 }
 

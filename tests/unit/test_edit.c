@@ -294,6 +294,46 @@ static void test_rewrites_keep_checksums_valid(void **state)
 	}
 }
 
+/*
+ * As tcprewrite 4.6: a changed TTL, and --mtu-trunc cutting or not, recompute
+ * the checksums of a datagram the capture holds whole -- an offloaded one
+ * comes out right -- and a datagram the capture cut short keeps the
+ * incremental update (its L4 checksum as it was, its header checksum right).
+ */
+static void test_header_edits_finish_offloaded_checksums(void **state)
+{
+	static const char *const opts[][2] = {
+		{ "ttl", "9" }, { "ttl", "+1" }, { "ttl", "-1" }, { "mtu-trunc", NULL },
+	};
+	uint8_t b[200];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		struct edit_cfg c = cfg_with(opts[i][0], opts[i][1]);
+		struct pkt p = { .data = b, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+		size_t n = tcp4(b, 0x18);
+
+		c.mtu_trunc = !opts[i][1];
+		b[50] = 0x12, b[51] = 0x34; /* what a NIC would have finished */
+		p.caplen = p.wirelen = (uint32_t)n;
+		assert_int_equal(run1(&c, &p), EDIT_KEEP);
+		if (!tcp4_ok(p.data, n))
+			fail_msg("--%s %s left the offloaded checksum", opts[i][0],
+				 opts[i][1] ? opts[i][1] : "");
+
+		/* Cut short by the capture: the TCP checksum covers bytes that are not there. */
+		n = tcp4(b, 0x18);
+		b[50] = 0x12, b[51] = 0x34;
+		p = (struct pkt){ .data = b, .linktype = LINKTYPE_ETHERNET, .recno = 1 };
+		p.caplen = (uint32_t)n - 2;
+		p.wirelen = (uint32_t)n;
+		assert_int_equal(run1(&c, &p), EDIT_KEEP);
+		assert_int_equal(p.data[50], 0x12);
+		assert_int_equal(p.data[51], 0x34);
+		assert_true(csum_ok(p.data, 14, 20, 0));
+	}
+}
+
 static void test_pnat_maps_host_bits(void **state)
 {
 	struct edit_cfg c = cfg_with("pnat", "1.2.3.0/24:10.20.0.0/16");
@@ -1264,6 +1304,7 @@ int main(void)
 		cmocka_unit_test(test_cfg_check),
 		cmocka_unit_test(test_untouched_not_copied),
 		cmocka_unit_test(test_rewrites_keep_checksums_valid),
+		cmocka_unit_test(test_header_edits_finish_offloaded_checksums),
 		cmocka_unit_test(test_pnat_maps_host_bits),
 		cmocka_unit_test(test_pktlen),
 		cmocka_unit_test(test_truncated_headers_are_safe),

@@ -1092,7 +1092,12 @@ static void test_config_files(void **state)
 	} bad[] = {
 		{ "intf1 lo\nnosuchopt 3\n", ":2: 'nosuchopt' is not an option" },
 		{ "-l 2\n", ":1: '-l 2': write the option's name without dashes" },
-		{ "[tcpreplay]\n", ":1: sections and directives" },
+		{ "[tcpreplay]\n", ":1: '[tcpreplay]': a section's name is upper case" },
+		{ "[TCPREWRITE\n", ":1: '[TCPREWRITE': a section header is one name in brackets" },
+		{ "[]\n", ":1: '[]': a section header is one name in brackets" },
+		{ "<?program tcprewrite>\n", ":1: directives ('<?program tcprewrite') are not supported" },
+		{ "[TCPREWRITE]\ninfile a.pcap\n", ":2: infile is not supported: tcprewrite's -i/--infile" },
+		{ "[TCPEDIT]\n\nloop abc\n", ":3: --loop: 'abc' is not" },
 		{ "topspeed 3\n", ":1: topspeed takes no value" },
 		{ "\n\nloop\n", ":3: loop needs a value" },
 		{ "loop abc\n", ":1: --loop: 'abc' is not" },
@@ -1118,6 +1123,67 @@ static void test_config_files(void **state)
 	/* After "--" it is an operand, not an option. */
 	assert_int_equal(PARSE(&o, "-w", "o.pcap", "--", "--load-opts"), 0);
 	assert_string_equal(o.files[0], "--load-opts");
+}
+
+/*
+ * AutoOpts sections: the lines before any section and the sections of the
+ * command's role apply (replay: TCPREPLAY and TCPEDIT; -w: TCPREWRITE and
+ * TCPEDIT; replay prep: TCPPREP), in their places; the others are skipped
+ * unread, another program's options and all.
+ */
+static void test_config_sections(void **state)
+{
+	static const char conf[] = "limit = 3\n"
+				   "[TCPREPLAY]\nintf1 = lo\nmtu = 700\n"
+				   "[TCPREWRITE]\nttl = -1\n"
+				   "[TCPEDIT]\nmtu-trunc\n"
+				   "[TCPPREP]\nauto = client\n"
+				   "[TCPBRIDGE]\nnosuchopt\n"
+				   "[TCPREWRITE]\n# a second section of the same name\nfixcsum\n";
+	static const char by_file[] = "# -w given by the file chooses the rewrite sections\nwrite = o.pcap\n"
+				      "[TCPREPLAY]\nintf1 = lo\n[TCPREWRITE]\nttl = 9\n";
+	static const char prep[] = "[TCPREPLAY]\nnosuchopt 1\n[TCPPREP]\n\nnosuchopt 2\n";
+	char path[64];
+	struct opts o;
+
+	(void)state;
+	config_file(path, sizeof(path), conf, sizeof(conf) - 1);
+	assert_int_equal(PARSE(&o, "--load-opts", path, "a.pcap"), 0);
+	assert_int_equal(o.run.limit, 3);
+	assert_string_equal(o.tx.ifname, "lo");
+	assert_int_equal(o.edit.mtu, 700);
+	assert_true(o.edit.mtu_trunc);
+	assert_int_equal(o.edit.ttl.mode, EDIT_TTL_NONE);
+	assert_false(o.edit.fixcsum);
+
+	assert_int_equal(PARSE(&o, "--load-opts", path, "-w", "o.pcap", "a.pcap"), 0);
+	assert_int_equal(o.run.limit, 3);
+	assert_null(o.tx.ifname);
+	assert_int_equal(o.edit.mtu, 1500);
+	assert_true(o.edit.mtu_trunc);
+	assert_int_equal(o.edit.ttl.mode, EDIT_TTL_SUB);
+	assert_int_equal(o.edit.ttl.val, 1);
+	assert_true(o.edit.fixcsum);
+	/* In place: what follows the file overrides a section's line too. */
+	assert_int_equal(PARSE(&o, "-w", "o.pcap", "--load-opts", path, "--ttl", "7", "a.pcap"), 0);
+	assert_int_equal(o.edit.ttl.mode, EDIT_TTL_SET);
+	assert_int_equal(o.edit.ttl.val, 7);
+	unlink(path);
+
+	config_file(path, sizeof(path), by_file, sizeof(by_file) - 1);
+	assert_int_equal(PARSE(&o, "--load-opts", path, "a.pcap"), 0);
+	assert_string_equal(o.tx.path, "o.pcap");
+	assert_null(o.tx.ifname);
+	assert_int_equal(o.edit.ttl.mode, EDIT_TTL_SET);
+	unlink(path);
+
+	/* replay prep reads [TCPPREP] (where a bad line is named) and skips [TCPREPLAY]. */
+	config_file(path, sizeof(path), prep, sizeof(prep) - 1);
+	assert_int_equal(PARSE(&o, "prep", "a.pcap", "-o", "a.side", "--load-opts", path), -EINVAL);
+	if (!strstr(err, ":5: 'nosuchopt' is not an option") || strncmp(err, path, strlen(path)))
+		fail_msg("'%s'", err);
+	assert_int_equal(PARSE(&o, "--load-opts", path, "-w", "o.pcap", "a.pcap"), 0);
+	unlink(path);
 }
 
 /* Save the options of the last parse into a new temporary config file; its name in @path. */
@@ -1414,6 +1480,7 @@ int main(void)
 		cmocka_unit_test(test_prep_refuses_tcpprep_letters),
 		cmocka_unit_test(test_tcpreplay_options),
 		cmocka_unit_test(test_config_files),
+		cmocka_unit_test(test_config_sections),
 		cmocka_unit_test(test_config_order_kept),
 		cmocka_unit_test(test_config_one_command_line),
 		cmocka_unit_test(test_number_forms),
