@@ -76,6 +76,22 @@ int replay_run_set_loop(struct replay_run *run, uint64_t passes);         /* --l
 int replay_run_set_limit(struct replay_run *run, uint64_t packets);       /* --limit */
 
 /*
+ * replay_run_set_progress() - during each replay_run_exec(), call
+ * @fn(@user, st) with the account so far: at most once in each
+ * @interval_ns of the run's clock from its start (a moment missed while a
+ * packet was awaited or sent is skipped, not made up), on the thread
+ * running it, between packets; then once at the end with what
+ * replay_run_stats() gives.  During the run st->exit_status is -1 and
+ * st->duration_ns the time since the start; at the end exit_status is
+ * replay(1)'s.  A non-zero return stops the run as replay_run_stop() does
+ * (the end's return is ignored).  @interval_ns 0: only the end's call; @fn
+ * NULL: none.  With --threads N > 1 only the end's call is made.  A run
+ * refused for its options makes none.  -EBUSY while it runs.
+ */
+int replay_run_set_progress(struct replay_run *run, uint64_t interval_ns,
+			    int (*fn)(void *user, const struct replay_stats *st), void *user);
+
+/*
  * replay_run_exec() - run it, on the calling thread, until it ends: every
  * packet sent, replay_run_stop(), or an error.  0 when replay(1) would have
  * exited 0 or the run was stopped; -EINVAL for bad options; -EIO when the

@@ -67,6 +67,7 @@ int impair_main(int argc, char **argv);
 int replay_info(const struct opts *o);
 
 struct stats;
+struct progress_in;
 
 /*
  * What tests and the shared library substitute: a mock method, a fake
@@ -79,7 +80,15 @@ struct replay_hooks {
 	FILE *summary;               /* the summary and progress lines, instead of stdout (or stderr) */
 	/* After the report, before the run is taken down: the account, as the summary and --stats-json had it. */
 	void (*done)(void *ctx, const struct stats *st, int status);
-	void *ctx;                   /* done()'s */
+	/*
+	 * Every progress_ns of run clock from the start (slots missed while a
+	 * packet was sent are skipped): the counts so far, on the loop's
+	 * thread, between packets.  Not with --threads (no one thread has
+	 * them): there only done() tells.  NULL or progress_ns 0: none.
+	 */
+	void (*progress)(void *ctx, const struct progress_in *in);
+	uint64_t progress_ns;
+	void *ctx;                   /* done()'s and progress()'s */
 };
 
 /* replay_main_hooked() - replay_main() with @hooks (which may be NULL). */

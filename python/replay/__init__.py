@@ -11,6 +11,11 @@ gives a flag, ``None`` or ``False`` leaves the option out, and a list or
 tuple repeats it.  Nothing is printed: the summary is ``stats.summary`` and
 a failure raises :class:`ReplayError` with the engine's message.  The
 library is found as libreplay.so.0 (or at the path in $LIBREPLAY).
+
+Progress while it runs, every ``interval`` seconds::
+
+    for s in Replay("big.pcap", interface="eth1", pps=1000).progress(interval=0.5):
+        print(s.packets_sent)     # the last one is the end's, as run() returns it
 """
 from __future__ import annotations
 
@@ -18,9 +23,10 @@ import ctypes
 import errno
 import json
 import os
+import queue
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union
 
 __all__ = ["Receiver", "Replay", "ReplayError", "Stats", "library_version"]
 
@@ -51,9 +57,14 @@ class _CStats(ctypes.Structure):
     ]
 
 
+# int (*fn)(void *user, const struct replay_stats *st): libreplay(3)'s progress callback.
+_ProgressFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(_CStats))
+
+
 @dataclass
 class Stats:
-    """A run's account, as replay(1)'s --stats-json totals."""
+    """A run's account, as replay(1)'s --stats-json totals; during a run (a
+    progress snapshot) ``exit_status`` is -1 and ``duration_ns`` the time so far."""
 
     packets_read: int
     packets_sent: int
@@ -84,6 +95,8 @@ def _load() -> ctypes.CDLL:
                                                    ctypes.POINTER(ctypes.c_char_p),
                                                    ctypes.POINTER(ctypes.c_void_p)]),
             "replay_run_exec": (ctypes.c_int, [run_p]),
+            "replay_run_set_progress": (ctypes.c_int, [run_p, ctypes.c_uint64, ctypes.c_void_p,
+                                                       ctypes.c_void_p]),
             "replay_run_stop": (ctypes.c_int, [run_p]),
             "replay_run_stats": (ctypes.c_int, [run_p, ctypes.POINTER(_CStats), ctypes.c_size_t]),
             "replay_run_stats_json": (ctypes.c_char_p, [run_p]),
@@ -113,6 +126,12 @@ def _load() -> ctypes.CDLL:
 def library_version() -> str:
     """The version of the libreplay.so loaded."""
     return _load().replay_version().decode()
+
+
+def _from_c(c: _CStats, doc: Any = None, summary: Any = None) -> Stats:
+    return Stats(c.packets_read, c.packets_sent, c.packets_failed, c.packets_filtered,
+                 c.bytes_sent, c.duration_ns, bool(c.stopped), c.exit_status,
+                 json.loads(doc) if doc else {}, summary.decode(errors="replace") if summary else "")
 
 
 def _new(lib: ctypes.CDLL, fn: str, argv: list) -> ctypes.c_void_p:
@@ -179,17 +198,48 @@ class Replay:
     def _stats(self) -> Stats:
         c = _CStats()
         self._lib.replay_run_stats(self._run, ctypes.byref(c), ctypes.sizeof(c))
-        doc = self._lib.replay_run_stats_json(self._run)
-        summary = self._lib.replay_run_summary(self._run)
-        return Stats(c.packets_read, c.packets_sent, c.packets_failed, c.packets_filtered,
-                     c.bytes_sent, c.duration_ns, bool(c.stopped), c.exit_status,
-                     json.loads(doc) if doc else {}, summary.decode(errors="replace") if summary else "")
+        return _from_c(c, self._lib.replay_run_stats_json(self._run), self._lib.replay_run_summary(self._run))
 
-    def run(self) -> Stats:
+    def run(self, progress: Optional[Callable[[Stats], Any]] = None, interval: float = 0.1) -> Stats:
         """Send, on this thread, until the run ends (or :meth:`stop`); the statistics.
 
+        With ``progress``, it is called on this thread with a :class:`Stats`
+        snapshot at most once every ``interval`` seconds while the run goes
+        on (between packets; not with ``threads`` > 1); a true return stops
+        the run, and an exception it raises stops it and is raised here.
         Raises :class:`ReplayError` when replay(1) would have exited non-zero
         (its ``stats`` are the account so far)."""
+        if progress is None:
+            return self._exec()
+        interval_ns = int(interval * 1e9)
+        if interval_ns <= 0:
+            raise ValueError("interval must be positive")
+        raised: list = []
+
+        def call(_user: Any, st: Any) -> int:
+            try:
+                c = st.contents
+                if c.exit_status >= 0:
+                    return 0  # the end's: returned whole below
+                return 1 if progress(_from_c(c)) else 0
+            except BaseException as e:  # a callback of C's cannot raise: stop, and raise it after
+                raised.append(e)
+                return 1
+
+        # Kept alive here until the library has forgotten it.
+        cb = _ProgressFn(call)
+        rc = self._lib.replay_run_set_progress(self._run, interval_ns, ctypes.cast(cb, ctypes.c_void_p), None)
+        if rc == -errno.EBUSY:
+            raise ReplayError(errno.EBUSY, "this replay is already running")
+        try:
+            stats = self._exec()
+        finally:
+            self._lib.replay_run_set_progress(self._run, 0, None, None)
+        if raised:
+            raise raised[0]
+        return stats
+
+    def _exec(self) -> Stats:
         rc = self._lib.replay_run_exec(self._run)
         if rc == -errno.EBUSY:
             raise ReplayError(errno.EBUSY, "this replay is already running")
@@ -198,17 +248,21 @@ class Replay:
             raise ReplayError(-rc, msg, self._stats() if rc == -errno.EIO else None)
         return self._stats()
 
-    def start(self) -> "Replay":
-        """Run in a background thread; :meth:`wait` or :meth:`stop` end it."""
+    def start(self, progress: Optional[Callable[[Stats], Any]] = None, interval: float = 0.1,
+              _ended: Optional[Callable[[], None]] = None) -> "Replay":
+        """Run in a background thread (``progress`` as :meth:`run`'s, called on it); :meth:`wait` or :meth:`stop` end it."""
         if self._thread is not None and self._thread.is_alive():
             raise ReplayError(errno.EBUSY, "this replay is already running")
         self._result, self._error = None, None
 
         def body() -> None:
             try:
-                self._result = self.run()
-            except ReplayError as e:
+                self._result = self.run(progress, interval)
+            except BaseException as e:
                 self._error = e
+            finally:
+                if _ended:
+                    _ended()
 
         self._thread = threading.Thread(target=body, name="replay", daemon=True)
         self._thread.start()
@@ -225,6 +279,26 @@ class Replay:
             raise self._error
         assert self._result is not None
         return self._result
+
+    def progress(self, interval: float = 0.1) -> Iterator[Stats]:
+        """Run in the background and yield a :class:`Stats` snapshot at most once
+        every ``interval`` seconds (``exit_status`` -1), then the end's, as
+        :meth:`wait` returns it (raising the run's error instead).  Leaving
+        the loop early stops the run."""
+        end = object()
+        snaps: queue.Queue = queue.Queue()
+        self.start(progress=snaps.put, interval=interval, _ended=lambda: snaps.put(end))
+        try:
+            while True:
+                s = snaps.get()
+                if s is end:
+                    break
+                yield s
+            yield self.wait()
+        finally:
+            if self._thread is not None and self._thread.is_alive():
+                self._lib.replay_run_stop(self._run)
+                self._thread.join()
 
     def stop(self, timeout: Optional[float] = None) -> Stats:
         """End the run after the packet being sent; its statistics (``stopped`` True)."""

@@ -18,6 +18,7 @@
 #include "libreplay.h"
 #include "lib_int.h"
 #include "replay/optparse.h"
+#include "replay/progress.h"
 #include "replay/run.h"
 #include "replay/stats.h"
 #include "replay/threads_auto.h"
@@ -37,6 +38,10 @@ struct replay_run {
 	struct replay_stats st;
 	char *json, *summary;
 	char err[1024];
+	/* replay_run_set_progress() */
+	int (*progress_fn)(void *user, const struct replay_stats *st);
+	void *progress_user;
+	uint64_t progress_ns;
 };
 
 /* The engine's modules keep some state of the process's (the log, the live source's file name): one run at a time. */
@@ -268,6 +273,25 @@ static void run_done(void *ctx, const struct stats *st, int status)
 	r->json = buf;
 }
 
+/* hooks.progress: the counts so far to the caller's function; a non-zero return stops the run. */
+static void run_progress(void *ctx, const struct progress_in *in)
+{
+	struct replay_run *r = ctx;
+	struct replay_stats st = {
+		.packets_read = in->read,
+		.packets_sent = in->sent,
+		.packets_failed = in->failed,
+		.packets_filtered = in->filtered,
+		.bytes_sent = in->bytes,
+		.duration_ns = in->elapsed_ns,
+		.stopped = r->stop != 0,
+		.exit_status = -1, /* not ended */
+	};
+
+	if (r->progress_fn(r->progress_user, &st))
+		r->stop = SIGINT;
+}
+
 /* Under run_mu: the parsed options, run with the summary and the log kept here. */
 static int exec_locked(struct replay_run *r)
 {
@@ -275,7 +299,9 @@ static int exec_locked(struct replay_run *r)
 	char *sbuf = NULL;
 	size_t slen = 0;
 	FILE *summary = open_memstream(&sbuf, &slen);
-	struct replay_hooks hooks = { .summary = summary, .done = run_done, .ctx = r };
+	struct replay_hooks hooks = { .summary = summary, .done = run_done, .ctx = r,
+				      .progress = r->progress_fn ? run_progress : NULL,
+				      .progress_ns = r->progress_ns };
 	int status;
 
 	if (!summary) {
@@ -305,6 +331,7 @@ static int exec_locked(struct replay_run *r)
 
 int replay_run_exec(struct replay_run *r)
 {
+	bool began;
 	int rc = 0;
 
 	if (!r)
@@ -320,14 +347,31 @@ int replay_run_exec(struct replay_run *r)
 	memset(&r->st, 0, sizeof(r->st));
 	if (!r->parsed)
 		rc = parse(r);
+	began = rc == 0;
 	if (rc == 0 && r->stop) /* stopped before it began: nothing is opened or sent */
 		r->st.stopped = 1;
 	else if (rc == 0)
 		rc = exec_locked(r);
 	r->stop = 0;
 	pthread_mutex_unlock(&run_mu);
+	/* The end's call, with what replay_run_stats() gives; unlocked: it may run another handle. */
+	if (began && r->progress_fn)
+		r->progress_fn(r->progress_user, &r->st);
 	atomic_store(&r->running, false);
 	return rc;
+}
+
+int replay_run_set_progress(struct replay_run *run, uint64_t interval_ns,
+			    int (*fn)(void *user, const struct replay_stats *st), void *user)
+{
+	if (!run)
+		return -EINVAL;
+	if (atomic_load(&run->running))
+		return -EBUSY;
+	run->progress_fn = fn;
+	run->progress_user = fn ? user : NULL;
+	run->progress_ns = fn ? interval_ns : 0;
+	return 0;
 }
 
 int replay_run_stop(struct replay_run *run)

@@ -5,9 +5,10 @@
  * "passes": what happened during it, with what was in flight); at its end
  * --stats 0 prints its lines and two guards stop endless runs that do
  * nothing: traces without packets, and (--loop 0) a pass in which every
- * packet was filtered out or failed.  The status line and --stats N lines
- * are drawn from the lanes' counters.  Called by src/run/source.c at each
- * pass's end and by src/run/loop.c; calls src/run/lane.c (a kick).
+ * packet was filtered out or failed.  The status line, --stats N lines and
+ * the caller's progress hook are drawn from the lanes' counters.  Called
+ * by src/run/source.c at each pass's end and by src/run/loop.c; calls
+ * src/run/lane.c (a kick).
  */
 #include "lane.h"
 #include "replay/log.h"
@@ -33,6 +34,8 @@ static void progress_in_now(struct replay *r, uint64_t now, struct progress_in *
 		.sent = LANES_SUM(r, sent),
 		.bytes = LANES_SUM(r, bytes_sent),
 		.failed = LANES_SUM(r, failed),
+		.read = LANES_SUM(r, read),
+		.filtered = LANES_SUM(r, filtered),
 		.elapsed_ns = now > r->st.start_ns ? now - r->st.start_ns : 0,
 		.err_p99_ns = r->st.send_err.count ? hist_pct(&r->st.send_err, 0.99) : UINT64_MAX,
 		.stalls = r->sched.late_stalls,
@@ -44,7 +47,7 @@ void progress_show(struct replay *r, uint64_t now)
 	struct progress_in in;
 
 	progress_in_now(r, now, &in);
-	progress_print(&r->pass.progress, now, &in);
+	progress_tick(&r->pass.progress, now, &in);
 }
 
 /* The run's totals now, with what is in flight (staged, held back): a pass's snapshot (replay/stats.h). */
@@ -102,6 +105,8 @@ static void pass_begin(struct replay *r, uint64_t now)
 void pass_start(struct replay *r)
 {
 	progress_init(&r->pass.progress, r->plan.progress, r->plan.stats_s, r->rep.summary, r->st.start_ns);
+	progress_set_hook(&r->pass.progress, r->pass.hook_ns, r->pass.hook, r->pass.hook_ctx,
+			  r->st.start_ns);
 	/* A snapshot of the counters at each pass's end, for --stats-json to write. */
 	r->st.passes_on = r->plan.passes_json;
 	pass_begin(r, r->st.start_ns);

@@ -173,6 +173,10 @@ struct passes {
 	bool futile;                 /* --loop 0: a pass sent, staged, held or dropped nothing: stopped */
 	uint64_t futile_read, futile_filtered, futile_failed; /* that pass's packets */
 	struct progress progress;    /* the status line or --stats N lines (replay/progress.h) */
+	/* struct replay_hooks' progress function, for progress_set_hook(); one thread only. */
+	void (*hook)(void *ctx, const struct progress_in *in);
+	void *hook_ctx;
+	uint64_t hook_ns;
 };
 
 /* A frame held back by impairment (a delay, a delayed copy): its own copy in a slab slot. */

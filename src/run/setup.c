@@ -602,6 +602,11 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 			r->plan.progress = PROGRESS_OFF;
 	}
 	open_clock(r, &scfg, hooks);
+	if (r->th.n <= 1 && hooks->progress && hooks->progress_ns) {
+		r->pass.hook = hooks->progress;
+		r->pass.hook_ctx = hooks->ctx;
+		r->pass.hook_ns = hooks->progress_ns;
+	}
 	if (report_open_send_log(r) < 0)
 		goto fail;
 	if (!o->tx.path && !hooks->tx_ops)

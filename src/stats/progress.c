@@ -11,19 +11,56 @@
 
 #define NS_PER_S 1000000000ULL
 
+/* The first slot after @now_ns, slots @interval_ns apart from @slot (UINT64_MAX: @now_ns); or UINT64_MAX. */
+static uint64_t next_slot(uint64_t slot, uint64_t interval_ns, uint64_t now_ns)
+{
+	uint64_t k;
+
+	if (slot == UINT64_MAX)
+		slot = now_ns;
+	if (slot > now_ns)
+		return slot;
+	/* Slots missed while the loop was busy are skipped, not made up: the cadence stays. */
+	k = (now_ns - slot) / interval_ns + 1;
+	if (k > (UINT64_MAX - 1 - slot) / interval_ns)
+		return UINT64_MAX;
+	return slot + k * interval_ns;
+}
+
+/* The one comparison the loop makes: the earlier of the two. */
+static void next_due(struct progress *p)
+{
+	p->next_ns = p->hook && p->hook_next_ns < p->print_ns ? p->hook_next_ns : p->print_ns;
+}
+
 void progress_init(struct progress *p, enum progress_mode mode, uint64_t stats_s, FILE *f,
 		   uint64_t start_ns)
 {
 	memset(p, 0, sizeof(*p));
 	p->mode = mode;
 	p->f = f;
-	p->next_ns = UINT64_MAX;
+	p->print_ns = UINT64_MAX;
+	p->hook_next_ns = UINT64_MAX;
 	if (mode == PROGRESS_LINE)
 		p->interval_ns = PROGRESS_LINE_NS;
 	else if (mode == PROGRESS_STATS)
 		p->interval_ns = stats_s > UINT64_MAX / NS_PER_S ? UINT64_MAX : stats_s * NS_PER_S;
 	if (mode != PROGRESS_OFF && p->interval_ns && p->interval_ns < UINT64_MAX - start_ns)
-		p->next_ns = start_ns + p->interval_ns;
+		p->print_ns = start_ns + p->interval_ns;
+	next_due(p);
+}
+
+void progress_set_hook(struct progress *p, uint64_t interval_ns,
+		       void (*fn)(void *ctx, const struct progress_in *in), void *ctx,
+		       uint64_t start_ns)
+{
+	p->hook = interval_ns ? fn : NULL;
+	p->hook_ctx = ctx;
+	p->hook_ns = interval_ns;
+	p->hook_next_ns = UINT64_MAX;
+	if (p->hook && interval_ns < UINT64_MAX - start_ns)
+		p->hook_next_ns = start_ns + interval_ns;
+	next_due(p);
 }
 
 /* "12.3 k" style: @v scaled to k, M, G with three significant digits. */
@@ -106,11 +143,8 @@ void progress_print(struct progress *p, uint64_t now_ns, const struct progress_i
 		return;
 	if (p->interval_ns) {
 		/* The next one a whole interval after this one's slot, not after a late print. */
-		uint64_t next = p->next_ns == UINT64_MAX ? now_ns : p->next_ns;
-
-		while (next <= now_ns && next < UINT64_MAX - p->interval_ns)
-			next += p->interval_ns;
-		p->next_ns = next > now_ns ? next : UINT64_MAX;
+		p->print_ns = next_slot(p->print_ns, p->interval_ns, now_ns);
+		next_due(p);
 	}
 	if (p->mode == PROGRESS_STATS) {
 		stats_lines(p->f, in);
@@ -122,6 +156,17 @@ void progress_print(struct progress *p, uint64_t now_ns, const struct progress_i
 	fprintf(p->f, "\r%s%*s", line, p->width > n ? (int)(p->width - n) : 0, "");
 	p->width = n;
 	fflush(p->f);
+}
+
+void progress_tick(struct progress *p, uint64_t now_ns, const struct progress_in *in)
+{
+	if (now_ns >= p->print_ns)
+		progress_print(p, now_ns, in);
+	if (p->hook && now_ns >= p->hook_next_ns) {
+		p->hook_next_ns = next_slot(p->hook_next_ns, p->hook_ns, now_ns);
+		next_due(p);
+		p->hook(p->hook_ctx, in);
+	}
 }
 
 void progress_pass_end(struct progress *p, uint64_t now_ns, const struct progress_in *in)

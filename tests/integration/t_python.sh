@@ -4,8 +4,9 @@
 # device test (examples/test_veth.py) runs under pytest, sends a trace over
 # the veth pair its fixture makes, and the far side counts every packet; a
 # device test that fails still has its namespaces torn down; a run stopped
-# from another thread ends early.  LIBREPLAY and PYTHONPATH name the library
-# and the package of the build.
+# from another thread ends early; progress snapshots at their interval, by
+# iteration and by a callback whose return (or exception) stops the run.
+# LIBREPLAY and PYTHONPATH name the library and the package of the build.
 . "$(dirname "$0")/lib.sh"
 : "${LIBREPLAY:?}" "${PYTHON_SRC:?}" "${EXAMPLES:?}"
 export LIBREPLAY TRACES PYTHONPATH="$PYTHON_SRC"
@@ -82,7 +83,69 @@ PY
 	grep -q "2 passed" "$WORK/out" || die "not two passed: $(cat "$WORK/out")"
 }
 
+test_progress() {
+	cat >"$WORK/test_progress.py" <<'PY'
+import os
+import pytest
+from replay import Replay
+
+TRACES = os.environ["TRACES"]
+DNS = os.path.join(TRACES, "dns.pcap")  # 8 packets
+
+def pcap_packets(path):
+    data, off, n = open(path, "rb").read(), 24, 0
+    while off + 16 <= len(data):
+        off += 16 + int.from_bytes(data[off + 8:off + 12], "little")
+        n += 1
+    return n
+
+def test_progress_iterates(veth_pair):
+    with veth_pair.in_a():
+        snaps = list(Replay(DNS, interface=veth_pair.if_a, pps=200, loop=10).progress(interval=0.05))
+    *during, end = snaps
+    # About 0.4 s: a snapshot per 50 ms gone by, never two in one, then the end's.
+    assert 2 <= len(during) <= end.duration_ns // 50_000_000
+    assert all(s.exit_status == -1 for s in during)
+    assert all(s.duration_ns >= (i + 1) * 50_000_000 for i, s in enumerate(during))
+    sent = [s.packets_sent for s in during]
+    assert sent == sorted(sent) and sent[-1] < end.packets_sent == 80
+    assert end.exit_status == 0 and not end.stopped and end.json["packets_sent"] == 80
+    assert veth_pair.received() == 80
+
+def test_progress_callback_stops(tmp_path):
+    seen = []
+    def cb(s):
+        seen.append(s)
+        return len(seen) == 3
+    r = Replay(DNS, write=str(tmp_path / "o.pcap"), pps=20000, loop=0, limit=40000)
+    stats = r.run(progress=cb, interval=0.02)
+    assert len(seen) == 3 and stats.stopped and 0 < stats.packets_sent < 40000
+
+def test_progress_callback_raises(tmp_path):
+    def cb(s):
+        raise KeyError("from the callback")
+    r = Replay(DNS, write=str(tmp_path / "o.pcap"), pps=20000, loop=0, limit=4000)
+    with pytest.raises(KeyError, match="from the callback"):
+        r.run(progress=cb, interval=0.02)
+    assert 0 < pcap_packets(tmp_path / "o.pcap") < 4000
+    # Raised after the run stopped early; the handle runs again to its end, the callback forgotten.
+    again = r.run()
+    assert again.packets_sent == 4000 and not again.stopped
+
+def test_leaving_the_loop_stops(tmp_path):
+    r = Replay(DNS, write=str(tmp_path / "o.pcap"), pps=20000, loop=0, limit=40000)
+    for s in r.progress(interval=0.02):
+        assert s.exit_status == -1 and s.packets_sent > 0
+        break
+    stats = r.wait(timeout=10)
+    assert stats.stopped and stats.packets_sent < 40000
+PY
+	(cd "$WORK" && pytest3 -p no:cacheprovider -p replay.pytest_plugin -rA "$WORK/test_progress.py") \
+		>"$WORK/out" 2>&1 || die "progress failed: $(cat "$WORK/out")"
+	grep -q "4 passed" "$WORK/out" || die "not four passed: $(cat "$WORK/out")"
+}
+
 require_root
 WORK=$(mktemp -d /tmp/replay-it.XXXXXX)
 trap teardown EXIT
-run_tests test_example test_failing_test_tears_down test_stop_and_errors
+run_tests test_example test_failing_test_tears_down test_stop_and_errors test_progress

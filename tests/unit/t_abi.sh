@@ -5,7 +5,7 @@
 # function gone, a type of include/libreplay.h changed) fails.  Added functions
 # pass; regenerate the dump with them:
 #   abidw --no-corpus-path --no-comp-dir-path --header-file include/libreplay.h \
-#     --drop-private-types --exported-interfaces-only build/src/lib/libreplay.so.0.* \
+#     --drop-private-types --exported-interfaces-only build/src/lib/libreplay.so.0 \
 #     --out-file src/lib/libreplay.abi
 set -euo pipefail
 : "${LIBREPLAY:?}" "${HEADER:?}" "${BASELINE:?}"

@@ -3,13 +3,15 @@
  * libreplay's C interface, through the shared library as a user links it:
  * an argv run to a file checked against the trace's own packets, a run
  * built field by field, a stop from another thread, and bad options
- * refused with a message and nothing printed; the receiver on a capture file.
+ * refused with a message and nothing printed; the progress callback's
+ * cadence, its stop and its misuse; the receiver on a capture file.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -177,6 +179,159 @@ static void stop_from_thread(void **state)
 	free(out);
 }
 
+/* What a progress callback saw. */
+struct calls {
+	unsigned n;                 /* calls during the run (exit_status -1) */
+	unsigned ends;              /* calls at the end */
+	uint64_t last_sent;         /* packets_sent of the call before */
+	bool ordered, same_thread;  /* counts never went back; always the exec's thread */
+	uint64_t interval_ns;
+	bool early;                 /* a call before its interval's slot */
+	unsigned stop_at;           /* return 1 at this call during the run; 0 = never */
+	struct replay_run *run;
+	int busy_rc;                /* replay_run_set_progress() from inside the callback */
+	struct replay_stats end;
+	pthread_t thread;
+};
+
+static int on_progress(void *user, const struct replay_stats *st)
+{
+	struct calls *c = user;
+
+	if (!pthread_equal(pthread_self(), c->thread))
+		c->same_thread = false;
+	if (st->packets_sent < c->last_sent || st->packets_read < st->packets_sent)
+		c->ordered = false;
+	c->last_sent = st->packets_sent;
+	if (st->exit_status >= 0) {
+		c->ends++;
+		c->end = *st;
+		return 0;
+	}
+	c->n++;
+	/* The n-th call comes at or after the n-th interval's end: never twice in one. */
+	if (c->interval_ns && st->duration_ns < c->n * c->interval_ns)
+		c->early = true;
+	if (c->run)
+		c->busy_rc = replay_run_set_progress(c->run, 1, on_progress, c);
+	return c->stop_at && c->n == c->stop_at;
+}
+
+static void calls_init(struct calls *c, uint64_t interval_ns)
+{
+	*c = (struct calls){ .ordered = true, .same_thread = true, .interval_ns = interval_ns,
+			     .thread = pthread_self() };
+}
+
+/* A paced run of about 0.4 s, called every 50 ms: as many calls as intervals went by, then the end's. */
+static void progress_paced(void **state)
+{
+	char *out = tmp_out();
+	const char *argv[] = { "replay", "--pps", "200", "--loop", "10", "-w", out, trace("dns.pcap") };
+	const uint64_t interval = 50 * 1000 * 1000;
+	struct replay_run *run;
+	struct replay_stats st;
+	struct calls c;
+
+	(void)state;
+	calls_init(&c, interval);
+	assert_int_equal(replay_run_new_argv(&run, 8, argv, NULL), 0);
+	assert_int_equal(replay_run_set_progress(run, interval, on_progress, &c), 0);
+	assert_int_equal(replay_run_exec(run), 0);
+	assert_int_equal(replay_run_stats(run, &st, sizeof(st)), 0);
+	assert_int_equal(st.packets_sent, 80);
+	assert_true(st.duration_ns >= 350 * 1000 * 1000);
+	assert_true(c.n >= 2);
+	assert_true(c.n <= st.duration_ns / interval);
+	assert_false(c.early);
+	assert_true(c.ordered);
+	assert_true(c.same_thread);
+	/* Once at the end, with the account replay_run_stats() gives. */
+	assert_int_equal(c.ends, 1);
+	assert_memory_equal(&c.end, &st, sizeof(st));
+	unlink(out);
+	replay_run_free(run);
+	free(out);
+}
+
+/* A non-zero return stops the run after that call, as replay_run_stop() does. */
+static void progress_stops(void **state)
+{
+	char *out = tmp_out();
+	const char *argv[] = { "replay", "--pps", "20000", "--loop", "0", "--limit", "40000", "-w", out,
+			       trace("dns.pcap") };
+	struct replay_run *run;
+	struct replay_stats st;
+	struct calls c;
+
+	(void)state;
+	calls_init(&c, 20 * 1000 * 1000);
+	c.stop_at = 3;
+	assert_int_equal(replay_run_new_argv(&run, 10, argv, NULL), 0);
+	assert_int_equal(replay_run_set_progress(run, c.interval_ns, on_progress, &c), 0);
+	assert_int_equal(replay_run_exec(run), 0);
+	assert_int_equal(replay_run_stats(run, &st, sizeof(st)), 0);
+	assert_int_equal(st.stopped, 1);
+	assert_true(st.packets_sent > 0);
+	assert_true(st.packets_sent < 40000);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(c.ends, 1);
+	assert_int_equal(c.end.stopped, 1);
+	assert_int_equal(c.end.packets_sent, st.packets_sent);
+	unlink(out);
+	replay_run_free(run);
+	free(out);
+}
+
+/* NULL, no function, interval 0, a change while it runs, a run refused for its options. */
+static void progress_misuse(void **state)
+{
+	char *out = tmp_out();
+	const char *argv[] = { "replay", "--pps", "1000", "-w", out, trace("dns.pcap") };
+	struct replay_run *run;
+	struct replay_stats st;
+	struct calls c;
+
+	(void)state;
+	assert_int_equal(replay_run_set_progress(NULL, 1, on_progress, NULL), -EINVAL);
+	calls_init(&c, 0);
+	assert_int_equal(replay_run_new_argv(&run, 6, argv, NULL), 0);
+	/* Interval 0: only the end's call.  Changed from inside a call: refused, the run goes on. */
+	assert_int_equal(replay_run_set_progress(run, 0, on_progress, &c), 0);
+	c.run = run;
+	c.busy_rc = 1;
+	assert_int_equal(replay_run_exec(run), 0);
+	assert_int_equal(replay_run_stats(run, &st, sizeof(st)), 0);
+	assert_int_equal(c.n, 0);
+	assert_int_equal(c.ends, 1);
+	assert_int_equal(c.end.exit_status, 0);
+	assert_int_equal(c.end.packets_sent, st.packets_sent);
+	unlink(out);
+	/* Every 1 ns: a call after every packet, each refusing a change with -EBUSY. */
+	assert_int_equal(replay_run_set_progress(run, 1, on_progress, &c), 0);
+	calls_init(&c, 1);
+	c.run = run;
+	c.busy_rc = 1;
+	assert_int_equal(replay_run_exec(run), 0);
+	assert_true(c.n >= 1);
+	assert_int_equal(c.busy_rc, -EBUSY);
+	assert_int_equal(c.ends, 1);
+	unlink(out);
+	/* No function: no call. */
+	assert_int_equal(replay_run_set_progress(run, 1, NULL, &c), 0);
+	calls_init(&c, 1);
+	assert_int_equal(replay_run_exec(run), 0);
+	assert_int_equal(c.n + c.ends, 0);
+	unlink(out);
+	/* Refused for its options: no call. */
+	assert_int_equal(replay_run_set_progress(run, 1, on_progress, &c), 0);
+	assert_int_equal(replay_run_set_topspeed(run), 0);
+	assert_int_equal(replay_run_exec(run), -EINVAL);
+	assert_int_equal(c.n + c.ends, 0);
+	replay_run_free(run);
+	free(out);
+}
+
 /* Everything written to fds 1 and 2 while @fn runs, into @buf. */
 static size_t captured(void (*fn)(void), char *buf, size_t len)
 {
@@ -303,6 +458,9 @@ int main(void)
 		cmocka_unit_test(fields),
 		cmocka_unit_test(stop_from_thread),
 		cmocka_unit_test(refused_silently),
+		cmocka_unit_test(progress_paced),
+		cmocka_unit_test(progress_stops),
+		cmocka_unit_test(progress_misuse),
 		cmocka_unit_test(receiver),
 	};
 

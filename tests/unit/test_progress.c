@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* The progress output: when it is due, and what tcpreplay's --stats lines and the status line say. */
+/*
+ * The progress output: when it is due, what tcpreplay's --stats lines and
+ * the status line say; the caller's hook beside them.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -111,12 +114,82 @@ static void test_status_line(void **state)
 	assert_false(progress_due(&p, UINT64_MAX - 1));
 }
 
+/* What the hook saw: its calls' elapsed times. */
+struct seen {
+	unsigned n;
+	uint64_t at[8];
+};
+
+static void hook(void *ctx, const struct progress_in *in)
+{
+	struct seen *s = ctx;
+
+	if (s->n < 8)
+		s->at[s->n] = in->elapsed_ns;
+	s->n++;
+}
+
+/* A hook beside --stats 2: one comparison finds either due; each goes at its own times. */
+static void test_hook_beside_stats(void **state)
+{
+	struct progress p;
+	struct progress_in in = { .sent = 1 };
+	struct seen seen = { 0 };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	(void)state;
+	progress_init(&p, PROGRESS_STATS, 2, f, 5 * S);
+	progress_set_hook(&p, S / 2, hook, &seen, 5 * S);
+	assert_false(progress_due(&p, 5 * S + S / 2 - 1));
+	assert_true(progress_due(&p, 5 * S + S / 2));
+	in.elapsed_ns = S / 2;
+	progress_tick(&p, 5 * S + S / 2, &in);
+	assert_int_equal(seen.n, 1);
+	fflush(f);
+	assert_int_equal(len, 0); /* the --stats lines are not due */
+	assert_false(progress_due(&p, 6 * S - 1));
+	/* Late by two and a half intervals: one call, the missed slots skipped, the cadence kept. */
+	in.elapsed_ns = 2 * S + S / 4;
+	progress_tick(&p, 7 * S + S / 4, &in);
+	assert_int_equal(seen.n, 2);
+	fflush(f);
+	assert_non_null(strstr(out, "Actual: 1 packets")); /* 7 s: the --stats lines too */
+	assert_false(progress_due(&p, 7 * S + S / 2 - 1));
+	assert_true(progress_due(&p, 7 * S + S / 2));
+	progress_tick(&p, 7 * S + S / 2, &in);
+	assert_int_equal(seen.n, 3);
+	fclose(f);
+	assert_int_equal(strstr(out + 1, "Actual:") ? 1 : 0, 0); /* printed once only */
+	free(out);
+
+	/* Alone, with no output: due at its slots only; interval 0 or no function: never. */
+	seen.n = 0;
+	progress_init(&p, PROGRESS_OFF, 0, stdout, 0);
+	progress_set_hook(&p, 3, hook, &seen, 10);
+	assert_false(progress_due(&p, 12));
+	assert_true(progress_due(&p, 13));
+	progress_tick(&p, 13, &in);
+	assert_int_equal(seen.n, 1);
+	progress_tick(&p, 15, &in); /* not due: nothing */
+	assert_int_equal(seen.n, 1);
+	progress_set_hook(&p, 0, hook, &seen, 0);
+	assert_false(progress_due(&p, UINT64_MAX - 1));
+	progress_set_hook(&p, S, NULL, &seen, 0);
+	assert_false(progress_due(&p, UINT64_MAX - 1));
+	/* An interval past the clock's end: never, not a wrap to the start. */
+	progress_set_hook(&p, UINT64_MAX - 5, hook, &seen, 10);
+	assert_false(progress_due(&p, UINT64_MAX - 1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stats_every_n_seconds),
 		cmocka_unit_test(test_stats_zero_is_per_pass),
 		cmocka_unit_test(test_status_line),
+		cmocka_unit_test(test_hook_beside_stats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
