@@ -150,8 +150,10 @@ lib_from() {
 	got=$(LD_LIBRARY_PATH="${root:+$root/usr/lib/$multiarch}" "$work/user" "$work/lib.pcap" "$src/traces/dns.pcap") ||
 		die "${root:-/}: the program built against libreplay failed"
 	[ "$got" = "$want" ] || die "${root:-/}: the program built against libreplay says '$got', not '$want'"
+	# Debian's own interpreter: the package is for its dist-packages (and python3-pytest),
+	# whatever other python3 comes first on PATH.
 	got=$(env ${root:+LIBREPLAY="$root/usr/lib/$multiarch/libreplay.so.0"} \
-		${root:+PYTHONPATH="$root/usr/lib/python3/dist-packages"} python3 -c 'import sys, replay, replay.pytest_plugin
+		${root:+PYTHONPATH="$root/usr/lib/python3/dist-packages"} /usr/bin/python3 -c 'import sys, replay, replay.pytest_plugin
 s = replay.Replay(sys.argv[2], write=sys.argv[1]).run()
 print(replay.library_version(), s.packets_sent)' "$work/lib.pcap" "$src/traces/dns.pcap") ||
 		die "${root:-/}: the Python package failed"
