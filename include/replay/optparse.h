@@ -359,6 +359,9 @@ int opts_set_load(const struct opt_set *set, int argc, char **argv, struct opt_a
 		  char *err, size_t errlen);
 void opt_argv_free(struct opt_argv *a);
 
+/* opt_argv_own() - keep @p (malloc'd) until opt_argv_free(@a); 0, or -ENOMEM with @p freed. */
+int opt_argv_own(struct opt_argv *a, char *p);
+
 /*
  * opts_set_select() - keep the lines of @a's sections named in @sections
  * (NULL-terminated, such as "TCPREPLAY"), each checked for its form and

@@ -17,11 +17,12 @@
 #include <sys/stat.h>
 
 #include "opts_int.h"
+#include "replay/optparse.h"
 #include "replay/opts.h"
 
 /*
- * The expanded list: o->files points into it until the next
- * inputs_expand().  ours[i]: v[i] was made here (a path found in a
+ * The list being built; once complete it goes to the parse's store
+ * (list_hand_over()).  ours[i]: v[i] was made here (a path found in a
  * directory), not an operand of argv.
  */
 static struct {
@@ -152,11 +153,40 @@ out:
 	return rc;
 }
 
-int inputs_expand(struct opts *o, char *err, size_t len)
+/*
+ * The list into @store's keeping: the array and the paths made here, each
+ * kept or freed; the list is empty after.  0, or -ENOMEM.
+ */
+static int list_hand_over(struct opt_argv *store)
+{
+	char **v = expanded.v;
+	int n = expanded.n, rc = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (!ours[i])
+			continue;
+		if (rc == 0)
+			rc = opt_argv_own(store, v[i]);
+		else
+			free(v[i]);
+	}
+	if (rc == 0)
+		rc = opt_argv_own(store, (char *)v);
+	else
+		free(v);
+	free(ours);
+	ours = NULL;
+	expanded.v = NULL;
+	expanded.n = expanded.cap = 0;
+	return rc;
+}
+
+int inputs_expand(struct opts *o, struct opt_argv *store, char *err, size_t len)
 {
 	struct skips sk = { .n = 0 };
 	bool any_dir = false;
-	int rc = 0;
+	char **files;
+	int rc = 0, nfiles;
 
 	list_free();
 	for (int i = 0; i < o->nfiles && !rc; i++) {
@@ -177,12 +207,18 @@ int inputs_expand(struct opts *o, char *err, size_t len)
 				snprintf(err, len, "out of memory");
 		}
 	}
-	if (rc < 0)
+	if (rc < 0 || !any_dir) {
+		list_free(); /* on success the operands stay as given */
 		return rc;
-	if (!any_dir)
-		return 0; /* the operands as given */
-	o->files = expanded.v;
-	o->nfiles = expanded.n;
+	}
+	files = expanded.v;
+	nfiles = expanded.n;
+	if (list_hand_over(store) < 0) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	o->files = files;
+	o->nfiles = nfiles;
 	if (sk.n && o->nwarn < OPTS_WARN_MAX) {
 		if (sk.n > 1)
 			snprintf(o->warn[o->nwarn++], sizeof(o->warn[0]), "%.100s (and %u more entries skipped)",

@@ -27,8 +27,7 @@ void opt_argv_free(struct opt_argv *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* Keep @p (freed by opt_argv_free()); 0, or -ENOMEM with @p freed. */
-static int own(struct opt_argv *a, char *p)
+int opt_argv_own(struct opt_argv *a, char *p)
 {
 	char **o = realloc(a->owned, (a->nowned + 1) * sizeof(*o));
 
@@ -90,7 +89,7 @@ static int section_line(struct opt_argv *a, const char *p, char **name, char *er
 					 "tcpreplay's tools match it ('[TCPREPLAY]', '[TCPREWRITE]', "
 					 "'[TCPEDIT]', '[TCPPREP]')", p);
 	*name = strndup(p + 1, n - 2);
-	if (!*name || own(a, *name) < 0)
+	if (!*name || opt_argv_own(a, *name) < 0)
 		return opts_fail(err, len, "out of memory"), -ENOMEM;
 	return 0;
 }
@@ -257,11 +256,11 @@ static int load_file(const struct opt_set *set, const char *path, struct opt_arg
 		where = malloc((size_t)n + 1);
 		if (where)
 			snprintf(where, (size_t)n + 1, "%s:%lu", path, lineno);
-		rc = own(out, word);
+		rc = opt_argv_own(out, word);
 		if (rc < 0)
 			free(where);
 		else
-			rc = where ? own(out, where) : -ENOMEM;
+			rc = where ? opt_argv_own(out, where) : -ENOMEM;
 		if (rc == 0)
 			rc = argv_push(out, word, where, sect);
 		if (rc < 0) {
@@ -361,7 +360,7 @@ int opts_set_select(const struct opt_set *set, struct opt_argv *a, const char *c
 		if (a->sect[i]) {
 			rc = config_line(set, a->argv[i], &word, why, sizeof(why));
 			if (rc == 0 && word)
-				rc = own(a, word);
+				rc = opt_argv_own(a, word);
 			if (rc < 0) {
 				opts_fail(err, errlen, "%s: %s", a->where[i], why);
 				break;

@@ -769,11 +769,12 @@ static int check_fragroute(const struct opts *o, char *err, size_t len)
 }
 
 /* What the rows' rules cannot say: the operands, values, the modules' own checks. */
-static int check(const struct opt_set *set, struct opts *o, char *err, size_t len)
+static int check(const struct opt_set *set, struct opts *o, struct opt_argv *store, char *err,
+		 size_t len)
 {
 	if (o->help || o->version || o->listnics)
 		return 0;
-	if (!o->source_if && inputs_expand(o, err, len) < 0)
+	if (!o->source_if && inputs_expand(o, store, err, len) < 0)
 		return -EINVAL;
 	if (opts_set_check(set, o, err, len) < 0 || edit_cfg_check(&o->edit, err, len) < 0 ||
 	    opts_impair_check(&o->impair, err, len) < 0 || check_stdout(o, err, len) < 0)
@@ -890,7 +891,7 @@ int opts_parse_into(struct opts *o, struct opt_argv *store, int argc, char **arg
 	o->files = store->argv + first;
 	o->nfiles = store->argc - first;
 	/* Like tcpreplay, --save-opts saves the options given and checks no combination. */
-	rc = o->save_opts ? 0 : check(set, o, err, errlen);
+	rc = o->save_opts ? 0 : check(set, o, store, err, errlen);
 	resolve(set, o);
 	return rc;
 }

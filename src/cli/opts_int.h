@@ -14,12 +14,14 @@ extern const struct opt_hint *const opts_main_hints[];
 extern const struct opt_hint *const opts_prep_hints[];
 
 struct opts;
+struct opt_argv;
 
 /*
  * inputs_expand() - the directories among o->files replaced by the
- * captures in them (src/cli/inputs.c says which, in what order); a
+ * captures in them (src/cli/inputs.c says which, in what order), the new
+ * list and its paths owned by @store (o's strings live as long as it); a
  * warning in o->warn[] for what was skipped.  0, or -errno with @err.
  */
-int inputs_expand(struct opts *o, char *err, size_t len);
+int inputs_expand(struct opts *o, struct opt_argv *store, char *err, size_t len);
 
 #endif

@@ -117,7 +117,9 @@ static void same_opts(const struct opts *a, const struct opts *b, char **files)
  * The options of @argv (accepted as @o) saved with --save-opts, read back
  * with --load-opts before the same operands, must be the same.  A command
  * line that itself loads a file is not tried (its strings live in the
- * parser's buffer, which the next parse frees).
+ * parser's buffer, which the next parse frees), nor one with a directory
+ * among its operands (what the reload is given is its expansion, which
+ * skips nothing and so warns of nothing).
  */
 static void round_trip(int argc, char **argv, const struct opts *o)
 {
@@ -125,18 +127,29 @@ static void round_trip(int argc, char **argv, const struct opts *o)
 	char a0[] = "replay", prep[] = "prep", s1[] = "--save-opts", s2[] = "x.cfg", l1[] = "--load-opts", dd[] = "--";
 	char *sv[ARGS_MAX + 4], *lv[ARGS_MAX + 6], *files[ARGS_MAX], err[512];
 	struct opts *first = malloc(sizeof(*first)), *back = malloc(sizeof(*back));
-	int n = 0, k = 0, nfiles = o->nfiles;
+	int n = 0, k = 0, nfiles = o->nfiles, copied = 0;
 	FILE *f;
 
 	for (int i = 1; i < argc; i++)
 		if (!strncmp(argv[i], "--load-opts", 11))
 			goto out;
+	for (int i = 0; i < o->nfiles; i++) {
+		int j = 1;
+
+		while (j < argc && argv[j] != o->files[i])
+			j++;
+		if (j == argc)
+			goto out; /* a path found in a directory operand */
+	}
 	if (!first || !back || o->nfiles > ARGS_MAX)
 		goto out;
 	if (!saved[0])
 		snprintf(saved, sizeof(saved), "/tmp/fuzz_opts.%d.trip", (int)getpid());
 	*first = *o;
-	memcpy(files, o->files, (size_t)nfiles * sizeof(*files));
+	/* Copies: the next parse frees what the parser made (a directory's expansion). */
+	for (; copied < nfiles; copied++)
+		if (!(files[copied] = strdup(o->files[copied])))
+			abort();
 	/* With --save-opts first (after "prep"), so that no "--" turns it into an operand. */
 	sv[n++] = a0;
 	if (o->prep_cmd)
@@ -172,6 +185,8 @@ static void round_trip(int argc, char **argv, const struct opts *o)
 out:
 	if (saved[0])
 		unlink(saved);
+	for (int i = 0; i < copied; i++)
+		free(files[i]);
 	free(first);
 	free(back);
 }

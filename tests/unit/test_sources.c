@@ -18,6 +18,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "replay/optparse.h"
+#include "replay/opts.h"
 #include "replay/run.h"
 #include "replay/trace.h"
 #include "tracebuf.h"
@@ -155,6 +157,19 @@ static void test_directory_order(void **state)
 	assert_string_equal(o.files[2], p);
 	assert_int_equal(o.nwarn, 1);
 	assert_non_null(strstr(o.warn[0], "--recursive"));
+	{
+		/* Parses into stores of their own (the library's runs) keep their expansions apart. */
+		struct opt_argv store = { 0 };
+		struct opts o2;
+
+		assert_int_equal(opts_parse_into(&o2, &store, 5, argv, err, sizeof(err)), 0);
+		assert_int_equal(o2.nfiles, 3);
+		snprintf(p, sizeof(p), "%s/cap1.pcap", d);
+		assert_string_equal(o2.files[0], p);
+		assert_string_equal(o.files[0], p);
+		opt_argv_free(&store);
+		assert_string_equal(o.files[0], p);
+	}
 
 	argv[5] = "--recursive";
 	assert_int_equal(opts_parse(&o, 6, argv, err, sizeof(err)), 0);
