@@ -82,6 +82,19 @@ static inline uint32_t get_be32(const uint8_t *b)
 	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
 }
 
+/* put_be16() / put_be32() - @v's low 16 or 32 bits at @b in network order. */
+static inline void put_be16(uint8_t *b, uint32_t v)
+{
+	b[0] = (uint8_t)(v >> 8);
+	b[1] = (uint8_t)v;
+}
+
+static inline void put_be32(uint8_t *b, uint32_t v)
+{
+	put_be16(b, v >> 16);
+	put_be16(b + 2, v);
+}
+
 /* pkt_get_be16() - big-endian 16-bit field at @off into *@v; 0, or -1 if not captured. */
 static inline int pkt_get_be16(const struct pkt *p, size_t off, uint16_t *v)
 {

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "replay/pkt.h"
 #include "replay/segment.h"
 
 #define ETH_BYTES 14u
@@ -45,35 +46,11 @@ struct plan {
 	uint32_t n;       /* frames */
 };
 
-static inline uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline void put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 /* The one's-complement sum of @n bytes at @p added to @sum (RFC 1071), not folded. */
 static uint64_t sum16(const uint8_t *p, size_t n, uint64_t sum)
 {
 	for (; n > 1; p += 2, n -= 2)
-		sum += be16(p);
+		sum += get_be16(p);
 	if (n)
 		sum += (uint32_t)p[0] << 8;
 	return sum;
@@ -99,18 +76,18 @@ static void l4_csum(const uint8_t *ip, bool v6, uint8_t proto, uint8_t *l4, uint
 {
 	uint16_t c;
 
-	put16(l4 + at, 0);
+	put_be16(l4 + at, 0);
 	c = fold(sum16(l4, l4len, pseudo(ip, v6, proto, l4len)));
 	/* UDP sends a computed 0 as 0xffff: 0 means "no checksum" (RFC 768). */
 	if (proto == 17 && c == 0)
 		c = 0xffff;
-	put16(l4 + at, c);
+	put_be16(l4 + at, c);
 }
 
 static void ip4_csum(uint8_t *ip, uint32_t ihl)
 {
-	put16(ip + 10, 0);
-	put16(ip + 10, fold(sum16(ip, ihl, 0)));
+	put_be16(ip + 10, 0);
+	put_be16(ip + 10, fold(sum16(ip, ihl, 0)));
 }
 
 /* The IP packet's length: its field, unless 0 or past the frame (GRO, TSO): then the frame's. */
@@ -133,11 +110,11 @@ static int plan_ip4(const uint8_t *f, uint32_t len, uint32_t mtu, struct plan *p
 	if (len - pl->l3off < IP4_MIN || ip[0] >> 4 != 4 || (ihl = (ip[0] & 15u) * 4u) < IP4_MIN ||
 	    ihl > len - pl->l3off)
 		return -EINVAL;
-	pl->l3len = ip_len(be16(ip + 2), ihl, len - pl->l3off);
+	pl->l3len = ip_len(get_be16(ip + 2), ihl, len - pl->l3off);
 	if (pl->l3len <= mtu)
 		return 0;
 	pl->proto = ip[9];
-	fo = be16(ip + 6);
+	fo = get_be16(ip + 6);
 	if (pl->proto == 6 && !(fo & (IP4_MF | IP4_OFF_MASK))) {
 		uint32_t thl;
 
@@ -183,7 +160,7 @@ static int plan_ip6(const uint8_t *f, uint32_t len, uint32_t mtu, struct plan *p
 
 	if (len - pl->l3off < IP6_BYTES || ip[0] >> 4 != 6)
 		return -EINVAL;
-	pl_len = be16(ip + 4);
+	pl_len = get_be16(ip + 4);
 	pl->l3len = pl_len ? ip_len(pl_len + IP6_BYTES, IP6_BYTES, len - pl->l3off) : len - pl->l3off;
 	if (pl->l3len <= mtu)
 		return 0;
@@ -244,11 +221,11 @@ static int plan(const uint8_t *f, uint32_t len, uint32_t mtu, struct plan *pl)
 	*pl = (struct plan){ .l3off = ETH_BYTES };
 	if (len < ETH_BYTES)
 		return -EPROTONOSUPPORT;
-	type = be16(f + 12);
+	type = get_be16(f + 12);
 	while ((type == 0x8100 || type == 0x88a8) && tags++ < 2) {
 		if (len < pl->l3off + 4)
 			return -EPROTONOSUPPORT;
-		type = be16(f + pl->l3off + 2);
+		type = get_be16(f + pl->l3off + 2);
 		pl->l3off += 4;
 	}
 	if (type != 0x0800 && type != 0x86dd)
@@ -269,16 +246,16 @@ static void udp_fix(const uint8_t *f, const struct plan *pl, uint8_t *work)
 	uint64_t sum;
 	uint16_t c;
 
-	if (!v6 && !be16(f + pl->l4off + 6))
+	if (!v6 && !get_be16(f + pl->l4off + 6))
 		return;
 	/* The datagram is summed in place from @f; only the header is written, into @work. */
 	memcpy(work, f + pl->l4off, UDP_BYTES);
-	put16(work + 4, l4len);
-	put16(work + 6, 0);
+	put_be16(work + 4, l4len);
+	put_be16(work + 6, 0);
 	sum = pseudo(ip, v6, 17, l4len) + sum16(work, UDP_BYTES, 0) +
 	      sum16(f + pl->l4off + UDP_BYTES, l4len - UDP_BYTES, 0);
 	c = fold(sum);
-	put16(work + 6, c ? c : 0xffff);
+	put_be16(work + 6, c ? c : 0xffff);
 }
 
 /* TCP segment @i of @pl into @o (the frame's bytes), its payload from @f. */
@@ -293,16 +270,16 @@ static uint32_t cut_tcp(const uint8_t *f, const struct plan *pl, uint32_t i, uin
 		n = pl->chunk;
 	memcpy(o, f, pl->l3off + pl->hdr);
 	memcpy(o + pl->l3off + pl->hdr, f + pl->l3off + pl->hdr + at, n);
-	put32(th + 4, be32(th + 4) + at);
+	put_be32(th + 4, get_be32(th + 4) + at);
 	if (i + 1 < pl->n)
 		th[13] &= (uint8_t)~(TCP_FIN | TCP_PSH);
 	if (i)
 		th[13] &= (uint8_t)~TCP_CWR;
 	if (v6) {
-		put16(ip + 4, pl->hdr + n - IP6_BYTES);
+		put_be16(ip + 4, pl->hdr + n - IP6_BYTES);
 	} else {
-		put16(ip + 2, pl->hdr + n);
-		put16(ip + 4, be16(ip + 4) + i);
+		put_be16(ip + 2, pl->hdr + n);
+		put_be16(ip + 4, get_be16(ip + 4) + i);
 		ip4_csum(ip, ihl);
 	}
 	l4_csum(ip, v6, 6, th, thl + n, 16);
@@ -345,11 +322,11 @@ static uint32_t cut_frag4(const uint8_t *f, const struct plan *pl, uint32_t i, c
 		memcpy(ip + pl->hdr, udp, UDP_BYTES);
 	if (i)
 		ip4_later_options(ip, pl->hdr);
-	fo = (be16(ip + 6) & IP4_DF) | ((pl->frag0 + at) / 8u);
+	fo = (get_be16(ip + 6) & IP4_DF) | ((pl->frag0 + at) / 8u);
 	if (i + 1 < pl->n || pl->mf)
 		fo |= IP4_MF;
-	put16(ip + 6, fo);
-	put16(ip + 2, pl->hdr + n);
+	put_be16(ip + 6, fo);
+	put_be16(ip + 2, pl->hdr + n);
 	ip4_csum(ip, pl->hdr);
 	return pl->l3off + pl->hdr + n;
 }
@@ -366,13 +343,13 @@ static uint32_t cut_frag6(const uint8_t *f, const struct plan *pl, uint32_t i, c
 	memcpy(o, f, pl->l3off + pl->hdr);
 	fh[0] = f[pl->nhpos];
 	fh[1] = 0;
-	put16(fh + 2, at | (i + 1 < pl->n ? 1u : 0u));
-	put32(fh + 4, id);
+	put_be16(fh + 2, at | (i + 1 < pl->n ? 1u : 0u));
+	put_be32(fh + 4, id);
 	memcpy(fh + FRAG6_BYTES, f + pl->l3off + pl->hdr + at, n);
 	if (udp && !at)
 		memcpy(fh + FRAG6_BYTES + (pl->l4off - pl->l3off - pl->hdr), udp, UDP_BYTES);
 	o[pl->nhpos] = 44;
-	put16(ip + 4, pl->hdr - IP6_BYTES + FRAG6_BYTES + n);
+	put_be16(ip + 4, pl->hdr - IP6_BYTES + FRAG6_BYTES + n);
 	return pl->l3off + pl->hdr + FRAG6_BYTES + n;
 }
 
@@ -474,14 +451,14 @@ void segment_vnet_fix(uint8_t *f, uint32_t wire, const struct virtio_net_hdr *h)
 	uint64_t s;
 
 	if (v6) {
-		put16(ip + 4, l3len - IP6_BYTES);
+		put_be16(ip + 4, l3len - IP6_BYTES);
 	} else {
-		put16(ip + 2, l3len);
+		put_be16(ip + 2, l3len);
 		ip4_csum(ip, h->csum_start - ETH_BYTES);
 	}
 	/* CHECKSUM_PARTIAL's convention: the folded pseudo-header sum, not complemented. */
 	s = pseudo(ip, v6, 6, l4len);
-	put16(th + 16, (uint16_t)~fold(s));
+	put_be16(th + 16, (uint16_t)~fold(s));
 }
 
 const char *segment_strerror(int err)

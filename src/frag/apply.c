@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "replay/frag.h"
+#include "replay/pkt.h"
 
 #define ETH_BYTES 14u
 #define IP4_MIN 20u
@@ -54,28 +55,6 @@ struct ipv {
 	bool frag;      /* IPv4: a fragment (MF or an offset) */
 };
 
-static inline uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline void put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v >> 16);
-	put16(p + 2, v);
-}
-
 /* splitmix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number generators", 2014). */
 static uint64_t rnd(uint64_t *s)
 {
@@ -89,7 +68,7 @@ static uint64_t rnd(uint64_t *s)
 static uint64_t sum16(const uint8_t *p, size_t n, uint64_t sum)
 {
 	for (; n > 1; p += 2, n -= 2)
-		sum += be16(p);
+		sum += get_be16(p);
 	if (n)
 		sum += (uint32_t)p[0] << 8;
 	return sum;
@@ -120,15 +99,15 @@ static bool ip_view(struct work *w, const struct frame *f, struct ipv *v)
 		if (have < IP6_BYTES)
 			return false;
 		v->hl = IP6_BYTES;
-		tot = be16(ip + 4) + IP6_BYTES;
+		tot = get_be16(ip + 4) + IP6_BYTES;
 		v->proto = ip[6];
 		v->frag = v->proto == 44;
 	} else {
 		if (ip[0] >> 4 != 4 || (v->hl = (ip[0] & 15u) * 4u) < IP4_MIN || v->hl > have)
 			return false;
-		tot = be16(ip + 2);
+		tot = get_be16(ip + 2);
 		v->proto = ip[9];
-		v->frag = be16(ip + 6) & (IP4_MF | IP4_OFFMASK);
+		v->frag = get_be16(ip + 6) & (IP4_MF | IP4_OFFMASK);
 	}
 	/* A length of 0 or past the frame (TSO, GRO) gives way to the frame's. */
 	v->end = w->l3off + (tot < v->hl || tot > have ? have : tot);
@@ -137,8 +116,8 @@ static bool ip_view(struct work *w, const struct frame *f, struct ipv *v)
 
 static void ip4_csum(uint8_t *ip, uint32_t hl)
 {
-	put16(ip + 10, 0);
-	put16(ip + 10, fold(sum16(ip, hl, 0)));
+	put_be16(ip + 10, 0);
+	put_be16(ip + 10, fold(sum16(ip, hl, 0)));
 }
 
 /*
@@ -173,10 +152,10 @@ static void csum_all(struct work *w, const struct frame *f, const struct ipv *v)
 		ph = sum16(ip + 8, 32, 0) + (l4len >> 16) + (l4len & 0xffff) + v->proto;
 	else
 		ph = sum16(ip + 12, 8, 0) + l4len + v->proto;
-	put16(l4 + pos, 0);
-	put16(l4 + pos, fold(sum16(l4, l4len, ph)));
-	if (v->proto == 17 && !be16(l4 + pos))
-		put16(l4 + pos, 0xffff);
+	put_be16(l4 + pos, 0);
+	put_be16(l4 + pos, fold(sum16(l4, l4len, ph)));
+	if (v->proto == 17 && !get_be16(l4 + pos))
+		put_be16(l4 + pos, 0xffff);
 }
 
 /* Room for a frame of @len bytes at the arena's end; NULL when it is full. */
@@ -241,14 +220,14 @@ static int put_frag(struct work *w, const struct frame *f, const struct ipv *v, 
 
 		fh[0] = v->proto;
 		fh[1] = 0;
-		put16(fh + 2, fo | (mf ? 1u : 0u));
-		put32(fh + 4, ident);
+		put_be16(fh + 2, fo | (mf ? 1u : 0u));
+		put_be32(fh + 4, ident);
 		ip[6] = 44;
-		put16(ip + 4, FRAG6_BYTES + n);
+		put_be16(ip + 4, FRAG6_BYTES + n);
 	} else {
 		/* fragroute writes the offset whole: DF is cleared, as a fragment's must be. */
-		put16(ip + 6, fo / 8u | (mf ? IP4_MF : 0u));
-		put16(ip + 2, v->hl + n);
+		put_be16(ip + 6, fo / 8u | (mf ? IP4_MF : 0u));
+		put_be16(ip + 2, v->hl + n);
 		ip4_csum(ip, v->hl);
 	}
 	return 0;
@@ -316,13 +295,13 @@ static int put_seg(struct work *w, const struct frame *f, const struct ipv *v, u
 	memcpy(p + hdr, s1, n1);
 	if (n2)
 		memcpy(p + hdr + n1, s2, n2);
-	put32(ip + v->hl + 4, seq);
+	put_be32(ip + v->hl + 4, seq);
 	if (v->v6) {
-		put16(ip + 4, thl + n);
+		put_be16(ip + 4, thl + n);
 	} else {
-		put16(ip + 2, v->hl + thl + n);
+		put_be16(ip + 2, v->hl + thl + n);
 		/* fragroute gives each segment a random IP ID. */
-		put16(ip + 4, (uint32_t)rnd(w->rng));
+		put_be16(ip + 4, (uint32_t)rnd(w->rng));
 	}
 	csum_all(w, o, &(struct ipv){ .v6 = v->v6, .hl = v->hl, .end = hdr + n, .proto = 6 });
 	return 0;
@@ -351,7 +330,7 @@ static int tcp_seg(struct work *w, const struct frag_rule *r, const struct frame
 	if (pay <= r->n)
 		return keep(w, &w->b, f);
 	src = th + thl;
-	seq = be32(th + 4);
+	seq = get_be32(th + 4);
 	for (p = 0; p < pay && !rc; p += len) {
 		len = pay - p < r->n ? pay - p : r->n;
 		if (r->kind != FRAG_OVERLAP_NONE && p + 2 * len < pay) {
@@ -393,7 +372,7 @@ static void set_field(struct work *w, const struct frag_rule *r, const struct fr
 		ip[1] = (uint8_t)r->n;
 	} else if (v.v6 && (r->n || r->n2)) {
 		/* ip6_qos: a class and label of 0 and 0 leave the packet alone, as fragroute's. */
-		put32(ip, 6u << 28 | r->n << 20 | r->n2);
+		put_be32(ip, 6u << 28 | r->n << 20 | r->n2);
 	}
 	if (!v.v6)
 		ip4_csum(ip, v.hl);
@@ -519,11 +498,11 @@ static uint32_t l3_at(const uint8_t *f, uint32_t len)
 
 	if (len < ETH_BYTES)
 		return 0;
-	type = be16(f + 12);
+	type = get_be16(f + 12);
 	while ((type == 0x8100 || type == 0x88a8) && tags++ < 2) {
 		if (len < off + 4)
 			return 0;
-		type = be16(f + off + 2);
+		type = get_be16(f + off + 2);
 		off += 4;
 	}
 	return type == 0x0800 || type == 0x86dd ? off : 0;
