@@ -91,6 +91,7 @@ struct tx_cfg {
 	unsigned xdp_queue;        /* xdp: the device TX queue to bind */
 	enum tx_xdp_mode xdp_mode; /* xdp: copy or zero-copy */
 	bool uring_sqpoll;         /* uring: a kernel thread polls the submission queue */
+	bool xdp_inplace;          /* xdp: send from inplace in copy mode too, not only zero-copy */
 	/*
 	 * --gso: a TCP frame longer than the MTU goes whole, for the kernel to
 	 * cut (PACKET_VNET_HDR: segment_vnet()); every frame is then staged
@@ -100,12 +101,13 @@ struct tx_cfg {
 	/*
 	 * xdp: memory that holds the frames to be sent (a --preload copy of the
 	 * trace), with TX_XDP_UMEM_BYTES of spare, page-aligned memory at
-	 * stage_off.  The method registers [base, base + stage_off +
-	 * TX_XDP_UMEM_BYTES) as its UMEM, stages copies in the spare, and sends
-	 * a frame whose bytes lie in [base, base + bytes) in place, without
-	 * copying it; if the kernel will not take that memory, it falls back to
-	 * its own.  The bytes must not change while the method is open.  base
-	 * NULL: none.
+	 * stage_off.  Where the socket is zero-copy (or xdp_inplace), the
+	 * method registers [base, base + stage_off + TX_XDP_UMEM_BYTES) as its
+	 * UMEM, stages copies in the spare, and sends a frame whose bytes lie in
+	 * [base, base + bytes) in place, without copying it; in copy mode, or if
+	 * the kernel will not take that memory, it stages every frame in its
+	 * own.  The bytes must not change while the method is open.  base NULL:
+	 * none.
 	 */
 	struct {
 		uint8_t *base;

@@ -10,6 +10,7 @@
 #
 #   sudo scripts/bench/abab.sh TRACE... 
 #   TOOLS="default K oldK t46" REPS=5 OLD=/path/to/old/build/replay LOOP=4
+#   REPLAY=/path/to/build/replay (default build/replay)
 #
 # Tools: default (replay -t), K (replay -t -K --method xdp), xdp (replay -t
 # --method xdp), oldK / oldxdp (the same with $OLD), t46 (tcpreplay 4.6 -t -K
@@ -23,7 +24,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/bench/lib.sh
-REPLAY=$PWD/build/replay
+REPLAY=${REPLAY:-$PWD/build/replay}
 OLD=${OLD:-}
 T46=${TCPREPLAY46:-${ANCHOR_BIN:+$ANCHOR_BIN/tcpreplay}}
 TOOLS=${TOOLS:-"default K t46"}

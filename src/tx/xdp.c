@@ -197,17 +197,28 @@ static int xdp_open(struct tx *tx, const struct tx_cfg *cfg)
 	s->scap = tx->batch;
 	if (!s->free)
 		return tx_err(tx, -ENOMEM, "out of memory");
-	if (cfg->inplace.base) {
+	/*
+	 * In place where the driver is zero-copy, or in copy mode when asked
+	 * (xdp_inplace).  In copy mode the kernel copies each frame anyway,
+	 * reading it through the UMEM's 4 KiB kernel mapping: a page walk per
+	 * 4 KiB of a large preload, which on some machines costs several times
+	 * what staging it from the preload's huge pages does (BENCHMARKS.md,
+	 * "Frames in place from the preload").
+	 */
+	if (cfg->inplace.base && (cfg->xdp_inplace || cfg->xdp_mode != TX_XDP_COPY)) {
 		s->ubase = cfg->inplace.base;
 		s->stage0 = cfg->inplace.stage_off;
 		s->ubytes = s->stage0 + (uint64_t)NFRAMES * FRAME_BYTES;
 		s->ip_lo = (uintptr_t)cfg->inplace.base;
 		s->ip_hi = s->ip_lo + cfg->inplace.bytes;
 		s->unaligned = true;
-		rc = open_socket(tx, s, cfg);
-		if (rc == 0 || !s->umem_refused)
+		rc = cfg->xdp_inplace ? open_socket(tx, s, cfg) : make_socket(tx, s, cfg, true);
+		if (rc == 0 || rc == -EPERM)
 			goto opened;
-		/* Refused (the whole trace over the locked-memory limit, say): our own frames, copied into. */
+		/* Asked for, or zero-copy or nothing: failed unless the memory was what the kernel refused. */
+		if (!s->umem_refused && (cfg->xdp_inplace || cfg->xdp_mode == TX_XDP_ZEROCOPY))
+			goto opened;
+		/* Refused (the whole trace over the locked-memory limit, say), or copy mode: our own frames. */
 		s->ip_lo = s->ip_hi = 0;
 		s->unaligned = s->umem_refused = false;
 	}

@@ -151,10 +151,10 @@ test_preload_shared() {
 	"$GENTRACE" udp -o "$big" --count 44000 --gap-ns 1000 --flows 64 --size 1514 >/dev/null
 	bytes=$(stat -c %s "$big")
 	# The same run with one thread first: its peak RSS is the yardstick (a sanitizer build's is higher).
-	rss1=$(peak_rss "$REPLAY" -q -i "$IF_A" --topspeed --threads 1 -K --method xdp "$big")
+	rss1=$(peak_rss "$REPLAY" -q -i "$IF_A" --topspeed --threads 1 -K --method xdp --xdp-in-place "$big")
 	rx0=$(ifstat "$NS_B" "$IF_B" rx_packets)
-	rss2=$(peak_rss "$REPLAY" -q -i "$IF_A" --topspeed --threads 2 --cpu 0,1 -K --method xdp --loop 2 \
-		--stats-json "$js" "$big")
+	rss2=$(peak_rss "$REPLAY" -q -i "$IF_A" --topspeed --threads 2 --cpu 0,1 -K --method xdp --xdp-in-place \
+		--loop 2 --stats-json "$js" "$big")
 	rx1=$(ifstat "$NS_B" "$IF_B" rx_packets)
 	check_invariant "$js"
 	sent=$(json_get "$js" packets_sent)
@@ -166,6 +166,17 @@ test_preload_shared() {
 	[ "$rss2" -lt $((rss1 + (bytes >> 11))) ] ||
 		die "preload in place: peak RSS $rss2 KiB with two threads, $rss1 with one, for a $((bytes >> 10)) KiB trace: a copy per thread?"
 	info "preload in place: $sent sent, peak RSS $((rss2 >> 10)) MiB with two threads, $((rss1 >> 10)) with one, for a $((bytes >> 20)) MiB trace"
+	# Without --xdp-in-place, a copy-mode socket (veth has no zero-copy) stages every frame.
+	js="$WORK/threads1-K-xdp.json"
+	rx0=$(ifstat "$NS_B" "$IF_B" rx_packets)
+	in_a "$REPLAY" -i "$IF_A" --topspeed -K --method xdp --stats-json "$js" "$big" >"$WORK/staged.out" 2>&1 ||
+		die "xdp -K staged: run failed: $(cat "$WORK/staged.out")"
+	rx1=$(ifstat "$NS_B" "$IF_B" rx_packets)
+	check_invariant "$js"
+	[ "$(json_get "$js" packets_sent)" -eq 44000 ] || die "xdp -K staged: sent $(json_get "$js" packets_sent) of 44000"
+	[ $((rx1 - rx0)) -ge 44000 ] || die "xdp -K staged: far side received $((rx1 - rx0)) of 44000"
+	grep -q "Method: xdp (copy mode, queue 0) on $IF_A" "$WORK/staged.out" ||
+		die "xdp -K in copy mode: not staged: $(cat "$WORK/staged.out")"
 }
 
 # peak_rss CMD...: run CMD in A's namespace (its output dropped); print its peak RSS, KiB.

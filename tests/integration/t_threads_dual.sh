@@ -183,7 +183,7 @@ for t in json.load(open(sys.argv[1]))["threads"]:
         assert t[side]["method_mode"].startswith("copy mode, queue %d" % t["thread"]), (side, t)
 EOF
 	# -K: one copy; each thread's socket on each port registers it and sends its frames in place.
-	threads_dual split-xdp-K 2 --topspeed -K --method xdp --split first "$WORK/pingpong.pcap"
+	threads_dual split-xdp-K 2 --topspeed -K --method xdp --xdp-in-place --split first "$WORK/pingpong.pcap"
 	python3 - "$WORK/split-xdp-K.threads.json" <<'EOF' || die "xdp -K: a socket not sending in place"
 import json, sys
 for t in json.load(open(sys.argv[1]))["threads"]:
