@@ -19,7 +19,9 @@
 #   - the emulator's CPU while the load runs (utime + stime from /proc).
 # Three namespaces: generator (C) -> emulator (A) -> receiver (B), veth pairs.
 # MODES: "forward" = the emulator is replay --source-interface (the thesis's
-# set-up: live traffic through the emulator); "replay" = impaired replay
+# set-up: live traffic through the emulator); "bridge" = the emulator is
+# replay bridge (both ports, the impairment on each direction; the statistical
+# cases only, the bridge takes no impairment trace); "replay" = impaired replay
 # straight from the trace, generator and emulator in one (no C): there the
 # send log holds the impaired send times, so the one-way delay is the wire's
 # alone and the applied delay's accuracy is the delay error column.
@@ -48,7 +50,7 @@
 # timing engine's own p99 (the reference case's send error), and the mean
 # one-way delay within the reference's of D (not D + 1 ms).
 #
-#   sudo [RATES="10000 80000 90000 top"] [DELAYS="1 10"] [SECS=10] [MODES="forward replay"] \
+#   sudo [RATES="10000 80000 90000 top"] [DELAYS="1 10"] [SECS=10] [MODES="forward bridge replay"] \
 #        [SIZE=64] [LIMIT=1000] [REPS=1] scripts/bench/impair.sh
 #
 # LIMIT is the emulator's --impair-limit, frames (default 1000, netem's
@@ -143,9 +145,14 @@ one() {
 	PIDS="$PIDS $!"
 	local rxpid=$!
 	for _ in $(seq 100); do grep -q "listening on" "$WORK/rx.err" && break; sleep 0.05; done
-	if [ "$mode" = forward ]; then
-		ip netns exec "$NS_A" build/replay --source-interface "$IF_F" -i "$IF_A" --stats-json "$js" \
-			--duration $((SECS + 30)) "${emuargs[@]}" >"$WORK/emu.out" 2>"$WORK/emu.err" &
+	if [ "$mode" = forward ] || [ "$mode" = bridge ]; then
+		if [ "$mode" = bridge ]; then
+			ip netns exec "$NS_A" build/replay bridge "$IF_F" "$IF_A" --stats-json "$js" \
+				--duration $((SECS + 30)) "${emuargs[@]}" >"$WORK/emu.out" 2>"$WORK/emu.err" &
+		else
+			ip netns exec "$NS_A" build/replay --source-interface "$IF_F" -i "$IF_A" --stats-json "$js" \
+				--duration $((SECS + 30)) "${emuargs[@]}" >"$WORK/emu.out" 2>"$WORK/emu.err" &
+		fi
 		fpid=$!
 		PIDS="$PIDS $fpid"
 		for _ in $(seq 200); do grep -q "listening on" "$WORK/emu.err" && break; sleep 0.05; done
@@ -167,7 +174,7 @@ one() {
 	fi
 	rc=0
 	wait "$rxpid" || rc=$?
-	if [ "$mode" = forward ]; then
+	if [ "$mode" = forward ] || [ "$mode" = bridge ]; then
 		cpu=$(awk -v c="$((c1 - c0))" -v hz="$HZ" -v ns="$((t1 - t0))" 'BEGIN { printf "%.1f", ns ? 100 * c / hz / (ns / 1e9) : 0 }')
 	else
 		cpu=$(awk -v v="$(jget "$WORK/cpu.json" cpu_pct || echo 0)" 'BEGIN { printf "%.1f", v }')
@@ -176,6 +183,8 @@ one() {
 	recv=$(jget "$rx" received || echo 0)
 	lost=$(jget "$rx" lost || echo "?")
 	qd=$(jget "$js" packets_impair_queue_dropped || echo 0)
+	# The bridge's: its first direction's (the generator's traffic goes one way).
+	[ -n "$qd" ] || qd=$(jget "$js" dropped_limit || echo 0)
 	# The live source's kernel drops (its "live" object; none in replay mode).
 	kd=$(grep -o '"kernel_dropped":[0-9]*' "$js" 2>/dev/null | cut -d: -f2 | head -n1 || true)
 	printf '%-7s %-5s %-6s %-4s limit %-6s sent %-8s recv %-8s loss %-9s queue-drop %-6s kernel-drop %-6s ' \
@@ -209,7 +218,7 @@ for rep in $(seq "$REPS"); do
 			one "$mode" "$rate" none 0
 			for d in $DELAYS; do
 				one "$mode" "$rate" netem "$d"
-				one "$mode" "$rate" trace "$d"
+				[ "$mode" = bridge ] || one "$mode" "$rate" trace "$d"
 			done
 		done
 	done
