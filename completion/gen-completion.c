@@ -2,7 +2,9 @@
 /*
  * gen-completion: write the bash or zsh completion of replay or replay-rx
  * from the programs' own option tables, at build time, so that a completion
- * never lists an option the program lacks or misses one it has.
+ * never lists an option the program lacks or misses one it has.  replay's
+ * holds "replay bridge"'s too, from its own table, for the words after
+ * "bridge".
  *
  *   gen-completion bash|zsh replay|replay-rx OUT
  *
@@ -12,10 +14,12 @@
  * other values (numbers, expressions) get no suggestion.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "replay/bridge_opts.h"
 #include "replay/optparse.h"
 #include "replay/opts.h"
 #include "rx.h"
@@ -31,7 +35,7 @@ struct comp_opt {
 struct comp_prog {
 	const char *prog;
 	const char *fn;       /* bash function name */
-	const char *operand;  /* what the operands are: "trace file", "" = none */
+	const char *operand;  /* what the operands are: "trace file", "interface", "" = none */
 	const char *subcmds;  /* words valid as the first argument, or NULL */
 	struct comp_opt *opts;
 	size_t n;
@@ -47,6 +51,13 @@ static int collect(const char *prog, struct comp_prog *p)
 		t = opts_table(&n);
 		*p = (struct comp_prog){ .prog = "replay", .fn = "_replay", .operand = "trace file",
 					 .subcmds = "prep live serve bridge" };
+	} else if (!strcmp(prog, "replay-bridge")) {
+		const struct opt_set *s = bridge_opts_set();
+
+		t = s->table;
+		n = s->n;
+		*p = (struct comp_prog){ .prog = "replay bridge", .fn = "_replay_bridge",
+					 .operand = "interface" };
 	} else if (!strcmp(prog, "replay-rx")) {
 		const struct opt_set *s = rx_opts_set();
 
@@ -112,12 +123,14 @@ static void bash_names(const struct comp_opt *o, FILE *f, const char *sep)
 		fprintf(f, "%s-%c", sep, o->key);
 }
 
-static void bash(const struct comp_prog *p, FILE *f)
+/* The completion function of @p; with @sub, the words after "bridge" go to its function. */
+static void bash_fn(const struct comp_prog *p, const struct comp_prog *sub, FILE *f)
 {
-	fprintf(f, "# bash completion for %s -*- shell-script -*-\n"
-		   "# Generated from %s's option table by gen-completion; do not edit.\n\n",
-		p->prog, p->prog);
 	fprintf(f, "%s()\n{\n", p->fn);
+	if (sub)
+		fprintf(f, "\tif ((COMP_CWORD > 1)) && [[ ${COMP_WORDS[1]} == bridge ]]; then\n"
+			   "\t\t%s\n\t\treturn\n\tfi\n",
+			sub->fn);
 	fputs("\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev='' i=$COMP_CWORD\n"
 	      "\t# --opt=value: bash splits at '=', so the option is two words back.\n"
 	      "\tif [[ $cur == = ]]; then cur=''; ((i++)); fi\n"
@@ -184,11 +197,24 @@ static void bash(const struct comp_prog *p, FILE *f)
 			   "\t\tCOMPREPLY=($(compgen -W \"%s\" -- \"$cur\"))\n"
 			   "\tfi\n",
 			p->subcmds);
-	if (*p->operand)
+	if (!strcmp(p->operand, "interface"))
+		fputs("\tCOMPREPLY+=($(compgen -W \"$(command ls /sys/class/net 2>/dev/null)\" -- \"$cur\"))\n", f);
+	else if (*p->operand)
 		fputs("\tcompopt -o filenames 2>/dev/null\n"
 		      "\tCOMPREPLY+=($(compgen -f -- \"$cur\"))\n",
 		      f);
-	fprintf(f, "}\ncomplete -F %s %s\n", p->fn, p->prog);
+	fputs("}\n", f);
+}
+
+static void bash(const struct comp_prog *p, const struct comp_prog *sub, FILE *f)
+{
+	fprintf(f, "# bash completion for %s -*- shell-script -*-\n"
+		   "# Generated from %s's option table%s by gen-completion; do not edit.\n\n",
+		p->prog, p->prog, sub ? " and replay bridge's" : "");
+	if (sub)
+		bash_fn(sub, NULL, f);
+	bash_fn(p, sub, f);
+	fprintf(f, "complete -F %s %s\n", p->fn, p->prog);
 }
 
 /* Help text inside a zsh _arguments spec: inside '...' and [...]. */
@@ -230,13 +256,10 @@ static void zsh_action(const struct comp_opt *o, FILE *f)
 	}
 }
 
-static void zsh(const struct comp_prog *p, FILE *f)
+/* The _arguments call of @p's options and operands. */
+static void zsh_args(const struct comp_prog *p, FILE *f)
 {
-	fprintf(f, "#compdef %s\n"
-		   "# zsh completion for %s, generated from its option table by gen-completion;\n"
-		   "# do not edit.\n\n"
-		   "_arguments -s -S \\\n",
-		p->prog, p->prog);
+	fputs("_arguments -s -S \\\n", f);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct comp_opt *o = &p->opts[i];
 		const char *arg = o->metavar ? "=" : "";
@@ -254,24 +277,49 @@ static void zsh(const struct comp_prog *p, FILE *f)
 	}
 	if (p->subcmds)
 		fprintf(f, "  '1: :(%s)' \\\n", p->subcmds);
-	if (*p->operand)
+	if (!strcmp(p->operand, "interface"))
+		fputs("  '*:interface:_net_interfaces'\n", f);
+	else if (*p->operand)
 		fprintf(f, "  '*:%s:_files'\n", p->operand);
 	else
 		fputs("  && return 0\n", f);
 }
 
+/* With @sub, the words after "bridge" are completed as its own command line. */
+static void zsh(const struct comp_prog *p, const struct comp_prog *sub, FILE *f)
+{
+	fprintf(f, "#compdef %s\n"
+		   "# zsh completion for %s, generated from its option table%s by gen-completion;\n"
+		   "# do not edit.\n\n",
+		p->prog, p->prog, sub ? " and replay bridge's" : "");
+	if (sub) {
+		fputs("if (( CURRENT > 2 )) && [[ $words[2] == bridge ]]; then\n"
+		      "shift words\n(( CURRENT-- ))\n",
+		      f);
+		zsh_args(sub, f);
+		fputs("return\nfi\n", f);
+	}
+	zsh_args(p, f);
+}
+
 int main(int argc, char **argv)
 {
-	struct comp_prog p;
+	struct comp_prog p, sub = { 0 };
+	bool with_sub;
 	FILE *f;
 
 	if (argc != 4 || (strcmp(argv[1], "bash") && strcmp(argv[1], "zsh"))) {
 		fprintf(stderr, "usage: gen-completion bash|zsh replay|replay-rx OUT\n");
 		return 2;
 	}
-	if (collect(argv[2], &p) < 0) {
+	if (!strcmp(argv[2], "replay-bridge") || collect(argv[2], &p) < 0) {
 		fprintf(stderr, "gen-completion: %s: no such program (replay or replay-rx)\n", argv[2]);
 		return 2;
+	}
+	with_sub = !strcmp(argv[2], "replay");
+	if (with_sub && collect("replay-bridge", &sub) < 0) {
+		fprintf(stderr, "gen-completion: out of memory\n");
+		return 1;
 	}
 	f = fopen(argv[3], "w");
 	if (!f) {
@@ -279,12 +327,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!strcmp(argv[1], "bash"))
-		bash(&p, f);
+		bash(&p, with_sub ? &sub : NULL, f);
 	else
-		zsh(&p, f);
+		zsh(&p, with_sub ? &sub : NULL, f);
 	for (size_t i = 0; i < p.n; i++)
 		free(p.opts[i].words);
 	free(p.opts);
+	for (size_t i = 0; i < sub.n; i++)
+		free(sub.opts[i].words);
+	free(sub.opts);
 	if (fclose(f) != 0) {
 		fprintf(stderr, "gen-completion: %s: %s\n", argv[3], strerror(errno));
 		remove(argv[3]);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * replay bridge IF1 IF2: an inline impairment bridge.  Every frame that
- * arrives on one port leaves by the other, each direction impaired by its
- * own statistical model (netem's, include/replay/impair.h), on one clock.
- * "ab" is IF1 to IF2, "ba" IF2 to IF1.  The options: bridge_opts.h;
- * the forwarding: src/bridge/bridge.c; the command: src/bridge/cmd.c.
+ * arrives on one port leaves by the other (with --unidir, IF1's by IF2
+ * only), each direction edited by its own edit chain (replay/edit.h) and
+ * impaired by its own statistical model (netem's, replay/impair.h), on
+ * one clock.  "ab" is IF1 to IF2, "ba" IF2 to IF1.  The options:
+ * bridge_opts.h; the forwarding: src/bridge/bridge.c; the command:
+ * src/bridge/cmd.c.
  */
 #ifndef REPLAY_BRIDGE_H
 #define REPLAY_BRIDGE_H
@@ -18,8 +20,8 @@
 #include "replay/bridge_opts.h"
 #include "replay/impair.h"
 
-/* One direction's account.  received = forwarded + dropped_impair + dropped_limit + failed + held
- * at the end. */
+/* One direction's account.  received + copies = forwarded + dropped_impair + dropped_limit +
+ * dropped_edit + failed (what is held at the end is failed). */
 struct bridge_dir_stats {
 	uint64_t received; /* frames captured on the input port */
 	uint64_t
@@ -33,6 +35,9 @@ struct bridge_dir_stats {
 	uint64_t too_long;     /* of failed: longer than the output port's MTU (or cut short by the
 				  capture) */
 	uint64_t held_at_stop; /* of failed: still held when a signal stopped the bridge */
+	uint64_t edited;       /* frames put through the direction's edits and kept by them */
+	uint64_t dropped_edit; /* dropped by the edits (--skip-soft-errors) */
+	uint64_t edit_failed;  /* of failed: an edit failed (the first reason said) */
 	uint64_t kernel_dropped; /* the input ring was full: dropped by the kernel before capture */
 	uint64_t late;		 /* held frames sent more than 1 ms after their deadline */
 	uint32_t held_peak;	 /* the most frames held at once */
@@ -42,8 +47,9 @@ struct bridge;
 
 /*
  * bridge_open() - the ports @if1, @if2 (captured, promiscuous), a sender on
- * each (@cfg->method), each direction's model and delay queue, allocated
- * and touched now.  0, or -errno with one line in @err.
+ * each (@cfg->method), each direction's edit chain, model and delay queue,
+ * allocated and touched now.  With @cfg->unidir only @if1 is captured and
+ * only @if2 sent on.  0, or -errno with one line in @err.
  */
 int bridge_open(struct bridge **bp, const struct bridge_cfg *cfg, const char *if1, const char *if2,
 		char *err, size_t errlen);
@@ -56,7 +62,8 @@ int bridge_open(struct bridge **bp, const struct bridge_cfg *cfg, const char *if
  */
 int bridge_run(struct bridge *b, const volatile sig_atomic_t *stop, char *err, size_t errlen);
 
-/* bridge_port_mtu() - port @port's (0: IF1, 1: IF2) MTU at open; 0 if it could not be read. */
+/* bridge_port_mtu() - port @port's (0: IF1, 1: IF2) MTU at open; 0 if it could not be read
+ * (or the port is not used). */
 unsigned bridge_port_mtu(const struct bridge *b, int port);
 
 /*
@@ -69,6 +76,8 @@ bool bridge_frame_fits(const uint8_t *f, uint32_t len, unsigned mtu);
 /* bridge_name() - direction @d's ports, "IF1 -> IF2". */
 const char *bridge_name(const struct bridge *b, enum bridge_dir d);
 const struct bridge_dir_stats *bridge_stats(const struct bridge *b, enum bridge_dir d);
+/* bridge_edits() - does direction @d edit its frames? */
+bool bridge_edits(const struct bridge *b, enum bridge_dir d);
 /* bridge_impair_stats() - direction @d's model's counts, NULL when it impairs nothing. */
 const struct impair_stats *bridge_impair_stats(const struct bridge *b, enum bridge_dir d);
 void bridge_close(struct bridge *b);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * replay bridge's options: its table, its parser, and each direction's
- * impairment model built from the clauses given (src/bridge/bridge_opts.c).
+ * impairment model and edits built from the options given
+ * (src/bridge/bridge_opts.c).
  */
 #ifndef REPLAY_BRIDGE_OPTS_H
 #define REPLAY_BRIDGE_OPTS_H
@@ -10,12 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "replay/edit.h"
 #include "replay/impair.h"
 #include "replay/optparse.h"
 
 enum bridge_dir { BRIDGE_AB, BRIDGE_BA, BRIDGE_DIRS };
-/* Where an impairment option applies: both directions, or one. */
-enum bridge_target { BRIDGE_BOTH, BRIDGE_ONLY_AB, BRIDGE_ONLY_BA };
+/* Where an impairment or edit option applies: both directions, or one. */
+enum bridge_target { BRIDGE_BOTH, BRIDGE_ONLY_AB, BRIDGE_ONLY_BA, BRIDGE_TARGETS };
 
 #define BRIDGE_CLAUSES_MAX 64
 
@@ -34,6 +36,10 @@ struct bridge_clauses {
 
 struct bridge_cfg {
 	struct bridge_clauses impair; /* --loss, --delay, ... and their -ab/-ba forms */
+	/* The edit options (replay's rows, tcprewrite's names) by enum bridge_target: NAME's, NAME-ab's,
+	 * NAME-ba's. */
+	struct edit_cfg edit[BRIDGE_TARGETS];
+	bool unidir;		/* --unidir: forward IF1 -> IF2 only */
 	uint64_t seed;		/* --impair-seed: the models' draws (ab's; ba's is seed + 1) */
 	uint32_t limit;		/* --impair-limit: frames held per direction; 0 = the model's */
 	int method;		/* --method: enum tx_method */
@@ -66,5 +72,16 @@ int bridge_opts_parse(struct bridge_cfg *cfg, int argc, char **argv, int *first,
  */
 int bridge_dir_stat(const struct bridge_clauses *cl, enum bridge_dir d, struct impair_stat_cfg *st,
 		    char *err, size_t errlen);
+
+/*
+ * bridge_dir_edit() - the edits of direction @d: the options given for
+ * both, each replaced by its own form where that was given (a field given
+ * as --ttl-ab replaces --ttl's for IF1 -> IF2).  The pair forms of the
+ * options for both (--enet-dmac A,B, --pnat twice) give IF1 -> IF2 the
+ * first and IF2 -> IF1 the second: the edit chain is told the direction
+ * as its side (1 for ab, 2 for ba; edit_chain_set_side()).  @cfg as
+ * bridge_opts_parse() left it.
+ */
+void bridge_dir_edit(const struct bridge_cfg *cfg, enum bridge_dir d, struct edit_cfg *out);
 
 #endif

@@ -2,12 +2,13 @@
 /*
  * The bridge: two capture ports (replay/live.h, read in batches from their
  * rings) polled together in one thread, a transmit method on each
- * (replay/tx.h), and per direction a model (replay/impair.h) and a delay
- * queue (replay/dqueue.h, frames in slots made resident before the first
- * frame, replay/slots.h).  A frame arriving on one port is impaired by its
- * direction's model on arrival -- dropped, sent at once, or held until its
- * arrival plus its delay -- and leaves by the other port; one clock
- * (CLOCK_MONOTONIC, the capture's stamps on it) for both.  The thread
+ * (replay/tx.h), and per direction an edit chain (replay/edit.h), a model
+ * (replay/impair.h) and a delay queue (replay/dqueue.h, frames in slots
+ * made resident before the first frame, replay/slots.h).  A frame arriving
+ * on one port is edited, then impaired by its direction's model --
+ * dropped, sent at once, or held until its arrival plus its delay -- and
+ * leaves by the other port; one clock (CLOCK_MONOTONIC, the capture's
+ * stamps on it) for both.  The thread
  * sleeps in ppoll() until a frame arrives or the earliest held frame is
  * due.  Every frame ends in one count (struct bridge_dir_stats).  Nothing
  * is allocated after bridge_open(); the only lines written while running
@@ -45,13 +46,16 @@ struct held {
 
 struct side {
 	struct bridge *b;
-	struct live_port *in;
+	struct live_port *in;	   /* NULL: the direction is not forwarded (--unidir) */
 	struct tx *out;
+	struct edit_chain *ed;	   /* NULL: frames leave as they came */
+	int edit_side;		   /* the chain's side for this direction: 1 ab, 2 ba */
 	char name[160];		   /* "IF1 -> IF2" */
 	unsigned out_mtu;	   /* the output port's MTU; 0 = not known, not checked */
 	struct impair *im;	   /* NULL: frames pass untouched */
 	struct impair_action *act; /* the current frame's (about 4 KiB: not on the stack) */
 	uint8_t *scratch;	   /* a frame corrupted and sent at once */
+	uint32_t slot_bytes;	   /* of scratch and of each delay slot */
 	struct dqueue dq;
 	struct slots slots;
 	struct held *held; /* one per slot id */
@@ -60,7 +64,7 @@ struct side {
 	/* Staged and not yet handed over: their lengths, oldest at qhead. */
 	uint32_t qlen[TX_BATCH_MAX];
 	unsigned qhead, qn;
-	bool said_mtu, said_cut, said_fail;
+	bool said_mtu, said_cut, said_fail, said_edit;
 	struct bridge_dir_stats st;
 };
 
@@ -255,6 +259,11 @@ static void impair_frame(struct side *s, uint64_t at_ns, const uint8_t *data, ui
 	if (a->delay_ns) {
 		hold(s, data, len, at_ns, at_ns + a->delay_ns, a->ncorrupt ? a : NULL);
 	} else if (a->ncorrupt) {
+		/* An edit may have lengthened the frame past what the slots were made for. */
+		if (len > s->slot_bytes) {
+			fail(s, &s->said_mtu, "a frame longer than the corruption's buffer");
+			return;
+		}
 		memcpy(s->scratch, data, len);
 		impair_corrupt_apply(s->im, a, s->scratch, len);
 		send_frame(s, s->scratch, len);
@@ -271,6 +280,38 @@ static void impair_frame(struct side *s, uint64_t at_ns, const uint8_t *data, ui
 	}
 }
 
+/*
+ * The direction's edits on the frame at *@data (*@len bytes): 0 with the
+ * edited frame in *@data and *@len (perhaps the chain's buffer, valid
+ * until the next frame), or -1 when it goes no further (dropped by the
+ * edits or failed, counted).
+ */
+static int edit_frame(struct side *s, const uint8_t **data, uint32_t *len)
+{
+	struct pkt p = {.data = *data,
+			.caplen = *len,
+			.wirelen = *len,
+			.linktype = 1,
+			.recno = s->st.received};
+	int rc;
+
+	edit_chain_set_side(s->ed, s->edit_side);
+	rc = edit_chain_apply(s->ed, &p);
+	if (rc < 0) {
+		s->st.edit_failed++;
+		fail(s, &s->said_edit, edit_chain_strerror(s->ed));
+		return -1;
+	}
+	if (rc == EDIT_DROP) {
+		s->st.dropped_edit++;
+		return -1;
+	}
+	s->st.edited++;
+	*data = p.data;
+	*len = p.caplen;
+	return 0;
+}
+
 /* live_port_fn: one frame from the ring, on its way to the other port. */
 static void on_frame(void *arg, uint64_t mono_ns, const uint8_t *data, uint32_t caplen,
 		     uint32_t len)
@@ -285,6 +326,8 @@ static void on_frame(void *arg, uint64_t mono_ns, const uint8_t *data, uint32_t 
 		     "forwarded cut");
 		return;
 	}
+	if (s->ed && edit_frame(s, &data, &caplen) < 0)
+		return;
 	if (!bridge_frame_fits(data, caplen, s->out_mtu)) {
 		char why[200];
 
@@ -352,8 +395,10 @@ int bridge_run(struct bridge *b, const volatile sig_atomic_t *stop, char *err, s
 	sigaddset(&block, SIGTERM);
 	sigprocmask(SIG_BLOCK, &block, &orig);
 	while (!*stop && !b->fatal) {
-		struct pollfd pfd[2] = {{.fd = live_port_fd(b->port[0]), .events = POLLIN},
-					{.fd = live_port_fd(b->port[1]), .events = POLLIN}};
+		/* A port not captured (--unidir) has fd -1, which ppoll() passes over. */
+		struct pollfd pfd[2] = {
+		    {.fd = b->port[0] ? live_port_fd(b->port[0]) : -1, .events = POLLIN},
+		    {.fd = b->port[1] ? live_port_fd(b->port[1]) : -1, .events = POLLIN}};
 		uint64_t now = now_ns(), next = end ? end : UINT64_MAX;
 		struct timespec ts, *tp = NULL;
 
@@ -395,6 +440,8 @@ int bridge_run(struct bridge *b, const volatile sig_atomic_t *stop, char *err, s
 		struct dq_entry e;
 		uint64_t kd, ifd;
 
+		if (!s->in)
+			continue;
 		flush(s);
 		while (dq_pop(&s->dq, &e) == 0) {
 			struct held *h = e.data;
@@ -430,11 +477,23 @@ static int open_side(struct bridge *b, const struct bridge_cfg *cfg, enum bridge
 	struct side *s = &b->side[d];
 	struct impair_stat_cfg st;
 	struct impair_cfg ic = {0};
+	struct edit_cfg ec;
 	unsigned in_mtu = live_port_mtu(s->in);
 	uint32_t slot =
 	    in_mtu ? MIN(in_mtu + BRIDGE_L2_BYTES, PKT_FRAME_MAX_BYTES) : PKT_FRAME_MAX_BYTES;
 	int rc;
 
+	bridge_dir_edit(cfg, d, &ec);
+	s->edit_side = d == BRIDGE_AB ? 1 : 2;
+	if (edit_cfg_any(&ec)) {
+		rc = edit_chain_new(&s->ed, &ec);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s: %s", s->name,
+				 s->ed ? edit_chain_strerror(s->ed) : strerror(-rc));
+			return rc;
+		}
+	}
+	s->slot_bytes = slot;
 	if (bridge_dir_stat(&cfg->impair, d, &st, err, errlen) < 0)
 		return -EINVAL;
 	if (!impair_stat_active(&st))
@@ -478,9 +537,14 @@ int bridge_open(struct bridge **bp, const struct bridge_cfg *cfg, const char *if
 	for (int i = 0; i < 2; i++) {
 		struct tx_cfg tc = {.ifname = ifs[i]};
 
-		rc = live_port_open(&b->port[i], ifs[i], cfg->buffer_kib, err, errlen);
-		if (rc < 0)
-			goto fail;
+		/* --unidir: IF2 is only sent on, IF1 only captured. */
+		if (!(cfg->unidir && i == 1)) {
+			rc = live_port_open(&b->port[i], ifs[i], cfg->buffer_kib, err, errlen);
+			if (rc < 0)
+				goto fail;
+		}
+		if (cfg->unidir && i == 0)
+			continue;
 		rc = tx_open(&b->tx[i], method_name(cfg->method), &tc);
 		if (rc < 0) {
 			snprintf(err, errlen, "%s: %s", ifs[i],
@@ -494,8 +558,10 @@ int bridge_open(struct bridge **bp, const struct bridge_cfg *cfg, const char *if
 		s->b = b;
 		s->in = b->port[d];
 		s->out = b->tx[!d];
-		s->out_mtu = live_port_mtu(b->port[!d]);
+		s->out_mtu = bridge_port_mtu(b, !d);
 		snprintf(s->name, sizeof(s->name), "%s -> %s", ifs[d], ifs[!d]);
+		if (!s->in)
+			continue;
 		rc = open_side(b, cfg, (enum bridge_dir)d, err, errlen);
 		if (rc < 0)
 			goto fail;
@@ -514,7 +580,14 @@ const char *bridge_name(const struct bridge *b, enum bridge_dir d)
 
 unsigned bridge_port_mtu(const struct bridge *b, int port)
 {
-	return live_port_mtu(b->port[port]);
+	if (b->port[port])
+		return live_port_mtu(b->port[port]);
+	return b->tx[port] ? b->tx[port]->mtu : 0;
+}
+
+bool bridge_edits(const struct bridge *b, enum bridge_dir d)
+{
+	return b->side[d].ed != NULL;
 }
 
 const struct bridge_dir_stats *bridge_stats(const struct bridge *b, enum bridge_dir d)
@@ -534,6 +607,7 @@ void bridge_close(struct bridge *b)
 	for (int d = 0; d < BRIDGE_DIRS; d++) {
 		struct side *s = &b->side[d];
 
+		edit_chain_free(s->ed);
 		impair_close(s->im);
 		dq_free(&s->dq);
 		slots_free(&s->slots);

@@ -6,15 +6,21 @@
  * IF1 -> IF2 only, --loss-ba to IF2 -> IF1 only.  They are kept as given
  * (struct bridge_clauses) and a direction's model is built from them by
  * bridge_dir_stat(): the clauses for both first, then its own, so that
- * "--delay 10ms --delay-ba 30ms" delays IF2 -> IF1 by 30 ms.
+ * "--delay 10ms --delay-ba 30ms" delays IF2 -> IF1 by 30 ms.  The edit
+ * options come in the same three forms, made when the table is first
+ * asked for from replay's own rows (src/cli/opts.c): the same parsers,
+ * ranges and help, bound to the bridge's three edit configs.
  */
+#include <assert.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "replay/bridge_opts.h"
 #include "replay/compiler.h"
+#include "replay/opts.h"
 #include "replay/tx.h"
 
 #define UINT(f, ...)	   OPT_UINT(struct bridge_cfg, f, __VA_ARGS__)
@@ -109,14 +115,23 @@ int bridge_dir_stat(const struct bridge_clauses *cl, enum bridge_dir d, struct i
 	return 0;
 }
 
-enum bridge_group { GRP_IMPAIR, GRP_PORTS, GRP_OUTPUT, GRP_MISC, GRP_MAX };
+enum bridge_group { GRP_IMPAIR, GRP_EDIT, GRP_PORTS, GRP_OUTPUT, GRP_MISC, GRP_MAX };
 
 static const char *const group_title[GRP_MAX] = {
 	[GRP_IMPAIR] = ("Impairment (netem's; NAME for both directions, NAME-ab for IF1 -> IF2, NAME-ba "
 			"for IF2 -> IF1)"),
+	[GRP_EDIT] = ("Editing (tcprewrite's; NAME for both directions, where a pair MAC,MAC or --pnat "
+		      "twice gives IF1 -> IF2 the first and IF2 -> IF1 the second; NAME-ab, NAME-ba for "
+		      "one direction, in place of NAME's)"),
 	[GRP_PORTS] = "Ports and sending",
 	[GRP_OUTPUT] = "Output",
 	[GRP_MISC] = "Miscellaneous",
+};
+
+/* The rule of every option for IF2 -> IF1 alone. */
+static const struct opt_rule not_unidir[] = {
+    OPT_EXCLUDES("unidir", "with --unidir nothing goes IF2 -> IF1"),
+    {OPT_RULE_END, NULL, NULL},
 };
 
 #define IMP3(fn, name_, mv, help_)                                                                 \
@@ -125,7 +140,7 @@ static const char *const group_title[GRP_MAX] = {
 	    FUNC(impair, struct bridge_clauses, fn##_ab, .name = name_ "-ab", .metavar = mv,       \
 		 .group = GRP_IMPAIR, .help = "as --" name_ ", IF1 -> IF2 only"),                  \
 	    FUNC(impair, struct bridge_clauses, fn##_ba, .name = name_ "-ba", .metavar = mv,       \
-		 .group = GRP_IMPAIR, .help = "as --" name_ ", IF2 -> IF1 only")
+		 .group = GRP_IMPAIR, .help = "as --" name_ ", IF2 -> IF1 only", .rules = not_unidir)
 
 /* "@impairment": any of the impairment options, given (struct opt_cond). */
 static bool impaired(const void *cfg)
@@ -138,7 +153,8 @@ static const struct opt_cond conds[] = {
     {NULL, NULL, NULL},
 };
 
-static const struct opt_def table[] = {
+/* The bridge's own rows; the edit rows follow them in table[] (build()). */
+static const struct opt_def fixed[] = {
     IMP3(c_loss, "loss", "P[%] [CORR]", "netem's loss: drop P of frames"),
     IMP3(c_delay, "delay", "D [JITTER [CORR]]",
 	 "netem's delay: hold each frame D plus or minus JITTER"),
@@ -159,6 +175,8 @@ static const struct opt_def table[] = {
 	     "frames each direction holds back at once; more are dropped and counted (default: the "
 	     "model's limit, 1000)",
 	 .rules = RULES(NEEDS("@impairment", "it limits the frames an impairment holds back"))),
+    FLAG(unidir, .name = "unidir", .group = GRP_PORTS,
+	 .help = "forward IF1 -> IF2 only; nothing is captured on IF2 (tcpbridge's)"),
     ENUM(method, tx_method_choices, .name = "method", .metavar = "NAME", .group = GRP_PORTS,
 	 .help = "send with this transmit method (default packet)"),
     UINT(buffer_kib, .name = "buffer-size", .key = 'B', .min = 1, .max = 1u << 21, .metavar = "KIB",
@@ -176,8 +194,35 @@ static const struct opt_def table[] = {
 	 .help = "show the version and exit"),
 };
 
+/*
+ * replay's edit rows the bridge takes, by long name: the edits of one frame
+ * as it passes.  Not taken: what selects among a trace's packets
+ * (--filter, --include, --exclude), what mends a capture (--efcs, --fixlen,
+ * --fixhdrlen, --pad-payload, --pktlen: a frame from the ring is whole and
+ * has no FCS), what changes per loop pass or by chance (--unique-ip,
+ * --fuzz-seed), --dlt, and -e, which tcpbridge has not either.
+ */
+static const char *const edit_rows[] = {
+    "enet-dmac",     "enet-smac",	 "enet-subsmac",	     "enet-vlan",
+    "enet-vlan-tag", "enet-vlan-pri", "enet-vlan-cfi",	     "enet-vlan-proto",
+    "enet-mac-seed", "enet-mac-seed-keep-bytes", "skipl2broadcast", "pnat",
+    "srcipmap",	     "dstipmap",      "portmap",		     "tcp-sequence",
+    "seed",	     "skipbroadcast", "ttl",		     "tos",
+    "tclass",	     "flowlabel",     "mtu",		     "mtu-trunc",
+    "fixcsum",	     "skip-soft-errors",
+};
+
+#define EDIT_ROWS ARRAY_SIZE(edit_rows)
+_Static_assert(ARRAY_SIZE(fixed) + BRIDGE_TARGETS * EDIT_ROWS <= OPT_ROWS_MAX,
+	       "more rows than struct opt_given records");
+
+static struct opt_def table[ARRAY_SIZE(fixed) + BRIDGE_TARGETS * EDIT_ROWS];
+static char form_name[EDIT_ROWS][2][64], form_help[EDIT_ROWS][2][96];
+static pthread_once_t built = PTHREAD_ONCE_INIT;
+
 static const struct bridge_cfg defaults = {
     .method = TX_METHOD_PACKET,
+    .edit = {EDIT_CFG_DEFAULTS, EDIT_CFG_DEFAULTS, EDIT_CFG_DEFAULTS},
 };
 
 static const char epilog[] =
@@ -185,24 +230,132 @@ static const char epilog[] =
     "it is counted failed.  Exit status: 0 done, 1 a frame failed or a set-up error, 2 usage\n"
     "error, 130 and 143 stopped by SIGINT or SIGTERM.  See replay(1), REPLAY BRIDGE.";
 
-static const struct opt_set set = {
+static struct opt_set set = {
     .table = table,
-    .n = ARRAY_SIZE(table),
     .group_title = group_title,
     .ngroups = GRP_MAX,
     .defaults = &defaults,
     .size = sizeof(struct bridge_cfg),
     .given_off = offsetof(struct bridge_cfg, given),
     .synopsis = "bridge [options] IF1 IF2",
-    .about = "Forward every frame arriving on IF1 out of IF2 and back, each direction impaired as "
-	     "asked.",
+    .about = "Forward every frame arriving on IF1 out of IF2 and back, each direction impaired and "
+	     "edited as asked.",
     .epilog = epilog,
     .conds = conds,
 };
 
+/* The offset in struct bridge_cfg of the field at @off of struct opts (one of its edit's), in
+ * edit[@t]. */
+static size_t rebase(size_t off, int t)
+{
+	assert(off >= offsetof(struct opts, edit) &&
+	       off < offsetof(struct opts, edit) + sizeof(struct edit_cfg));
+	return off - offsetof(struct opts, edit) + offsetof(struct bridge_cfg, edit) +
+	       (size_t)t * sizeof(struct edit_cfg);
+}
+
+/* One of replay's edit rows, by name. */
+static const struct opt_def *replay_row(const char *name)
+{
+	size_t n;
+	const struct opt_def *t = opts_table(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(t[i].name, name))
+			return &t[i];
+	return NULL;
+}
+
+/*
+ * The table: the bridge's rows, then each edit row of replay's in three
+ * forms.  Replay's rules name replay's other options; a form's rules are
+ * the bridge's (the -ba forms' exclude --unidir).
+ */
+static void build(void)
+{
+	size_t k = ARRAY_SIZE(fixed);
+
+	memcpy(table, fixed, sizeof(fixed));
+	for (size_t e = 0; e < EDIT_ROWS; e++) {
+		const struct opt_def *r = replay_row(edit_rows[e]);
+
+		assert(r); /* a name of edit_rows[] that replay's table lost */
+		for (int t = 0; t < BRIDGE_TARGETS; t++) {
+			struct opt_def *d = &table[k++];
+
+			*d = *r;
+			d->off = rebase(r->off, t);
+			if (r->type == OPT_T_FUNC2)
+				d->off2 = rebase(r->off2, t);
+			d->group = GRP_EDIT;
+			d->rules = NULL;
+			d->agree = d->same_as = NULL;
+			if (t == BRIDGE_BOTH)
+				continue;
+			snprintf(form_name[e][t - 1], sizeof(form_name[e][t - 1]), "%s-%s", r->name,
+				 t == BRIDGE_ONLY_AB ? "ab" : "ba");
+			snprintf(form_help[e][t - 1], sizeof(form_help[e][t - 1]), "as --%s, %s only",
+				 r->name, t == BRIDGE_ONLY_AB ? "IF1 -> IF2" : "IF2 -> IF1");
+			d->name = form_name[e][t - 1];
+			d->help = form_help[e][t - 1];
+			d->key = 0;
+			if (t == BRIDGE_ONLY_BA)
+				d->rules = not_unidir;
+		}
+	}
+	set.n = k;
+}
+
 const struct opt_set *bridge_opts_set(void)
 {
+	pthread_once(&built, build);
 	return &set;
+}
+
+void bridge_dir_edit(const struct bridge_cfg *cfg, enum bridge_dir d, struct edit_cfg *out)
+{
+	int own = d == BRIDGE_AB ? BRIDGE_ONLY_AB : BRIDGE_ONLY_BA;
+	size_t base = offsetof(struct bridge_cfg, edit) + (size_t)own * sizeof(struct edit_cfg);
+	const struct opt_set *s = bridge_opts_set();
+
+	*out = cfg->edit[BRIDGE_BOTH];
+	for (size_t i = ARRAY_SIZE(fixed); i < s->n; i++) {
+		const struct opt_def *r = &s->table[i];
+
+		if (r->off < base || r->off >= base + sizeof(struct edit_cfg) ||
+		    !opt_given(s, cfg, r->name))
+			continue;
+		memcpy((char *)out + (r->off - base), (const char *)cfg + r->off, r->size);
+		if (r->type == OPT_T_FUNC2)
+			memcpy((char *)out + (r->off2 - base), (const char *)cfg + r->off2, r->size2);
+	}
+}
+
+/*
+ * Each direction's edits, checked as a replay's are.  A pair in a
+ * direction's own form would name the other direction's value too.
+ */
+static int check_edits(const struct bridge_cfg *c, char *err, size_t len)
+{
+	char why[400];
+
+	for (int t = BRIDGE_ONLY_AB; t < BRIDGE_TARGETS; t++)
+		if (edit_cfg_wants_side(&c->edit[t]))
+			return opts_fail(err, len,
+					 "a pair (--enet-dmac or --enet-smac MAC,MAC, --pnat twice) gives "
+					 "IF1 -> IF2 the first and IF2 -> IF1 the second: give it without "
+					 "-%s, or one value with -%s",
+					 t == BRIDGE_ONLY_AB ? "ab" : "ba", t == BRIDGE_ONLY_AB ? "ab" : "ba");
+	/* With --unidir the edits of IF2 -> IF1 are never made. */
+	for (int d = 0; d < (c->unidir ? 1 : BRIDGE_DIRS); d++) {
+		struct edit_cfg e;
+
+		bridge_dir_edit(c, (enum bridge_dir)d, &e);
+		if (edit_cfg_check(&e, why, sizeof(why)) < 0)
+			return opts_fail(err, len, "the edits of %s: %s",
+					 d == BRIDGE_AB ? "IF1 -> IF2" : "IF2 -> IF1", why);
+	}
+	return 0;
 }
 
 static int check(const struct bridge_cfg *c, int argc, char **argv, int first, char *err,
@@ -238,17 +391,18 @@ static int check(const struct bridge_cfg *c, int argc, char **argv, int first, c
 			    "duplicate, corrupt, reorder or rate above 0",
 			    d == BRIDGE_AB ? "IF1 -> IF2" : "IF2 -> IF1");
 	}
-	return 0;
+	return check_edits(c, err, len);
 }
 
 int bridge_opts_parse(struct bridge_cfg *cfg, int argc, char **argv, int *first, char *err,
 		      size_t errlen)
 {
-	int rc = opts_set_parse(&set, cfg, argc, argv, first, err, errlen);
+	const struct opt_set *s = bridge_opts_set();
+	int rc = opts_set_parse(s, cfg, argc, argv, first, err, errlen);
 
 	if (rc < 0)
 		return rc;
-	if (opts_set_check(&set, cfg, err, errlen) < 0)
+	if (opts_set_check(s, cfg, err, errlen) < 0)
 		return -EINVAL;
 	return check(cfg, argc, argv, *first, err, errlen);
 }

@@ -22,9 +22,15 @@
 
 static volatile sig_atomic_t stop_signal;
 
-static void print_summary(const struct bridge *b, FILE *f)
+/* The directions forwarded: ab alone with --unidir. */
+static int dirs(const struct bridge_cfg *cfg)
 {
-	for (int d = 0; d < BRIDGE_DIRS; d++) {
+	return cfg->unidir ? 1 : BRIDGE_DIRS;
+}
+
+static void print_summary(const struct bridge *b, int ndirs, FILE *f)
+{
+	for (int d = 0; d < ndirs; d++) {
 		const struct bridge_dir_stats *st = bridge_stats(b, (enum bridge_dir)d);
 		const struct impair_stats *im = bridge_impair_stats(b, (enum bridge_dir)d);
 
@@ -42,6 +48,10 @@ static void print_summary(const struct bridge *b, FILE *f)
 			bridge_name(b, (enum bridge_dir)d), ULL(st->copies), ULL(st->too_long),
 			ULL(st->held_at_stop), ULL(st->late), st->held_peak,
 			ULL(st->kernel_dropped));
+		if (bridge_edits(b, (enum bridge_dir)d))
+			fprintf(f, "%s: %llu edited, %llu dropped by the edits, %llu failed in an edit\n",
+				bridge_name(b, (enum bridge_dir)d), ULL(st->edited),
+				ULL(st->dropped_edit), ULL(st->edit_failed));
 		if (im)
 			impair_stats_print(im, f);
 	}
@@ -68,12 +78,16 @@ static void dir_json(struct json *w, const struct bridge *b, const char *const i
 	json_uint(w, "late", st->late);
 	json_uint(w, "held_peak", st->held_peak);
 	json_uint(w, "kernel_dropped", st->kernel_dropped);
+	json_uint(w, "edited", st->edited);
+	json_uint(w, "dropped_edit", st->dropped_edit);
+	json_uint(w, "edit_failed", st->edit_failed);
 	if (im)
 		impair_stats_json(w, "impairment", im);
 	json_end(w);
 }
 
-static int write_json(const char *path, const struct bridge *b, const char *const ifs[2], int sig)
+static int write_json(const char *path, const struct bridge *b, const char *const ifs[2], int ndirs,
+		      int sig)
 {
 	struct outfile of = OUTFILE_INIT;
 	char err[512];
@@ -92,8 +106,9 @@ static int write_json(const char *path, const struct bridge *b, const char *cons
 	json_str(&w, NULL, ifs[1]);
 	json_end(&w);
 	json_str(&w, "stopped_by", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : NULL);
+	json_bool(&w, "unidir", ndirs == 1);
 	json_array(&w, "directions");
-	for (int d = 0; d < BRIDGE_DIRS; d++)
+	for (int d = 0; d < ndirs; d++)
 		dir_json(&w, b, ifs, d);
 	json_end(&w);
 	json_end(&w);
@@ -155,7 +170,7 @@ int bridge_main(int argc, char **argv)
 		log_warn("%s's MTU is %u, %s's %u: a frame one carries and the other cannot is "
 			 "counted failed",
 			 ifs[0], bridge_port_mtu(b, 0), ifs[1], bridge_port_mtu(b, 1));
-	for (int d = 0; d < BRIDGE_DIRS; d++) {
+	for (int d = 0; d < dirs(&cfg); d++) {
 		struct impair_stat_cfg st;
 		char spec[512];
 
@@ -166,7 +181,10 @@ int bridge_main(int argc, char **argv)
 			 impair_stat_active(&st) ? spec : "not impaired");
 	}
 	prologue_catch_signals(&stop_signal);
-	fprintf(stderr, "replay: listening on %s and %s, bridging them\n", ifs[0], ifs[1]);
+	if (cfg.unidir)
+		fprintf(stderr, "replay: listening on %s, forwarding to %s only\n", ifs[0], ifs[1]);
+	else
+		fprintf(stderr, "replay: listening on %s and %s, bridging them\n", ifs[0], ifs[1]);
 	rc = bridge_run(b, &stop_signal, err, sizeof(err));
 	if (rc < 0)
 		log_err("bridge: %s", err);
@@ -174,9 +192,10 @@ int bridge_main(int argc, char **argv)
 	/* With --stats-json -, standard output is the JSON's: the summary goes to standard error.
 	 */
 	if (!cfg.quiet)
-		print_summary(b, cfg.stats_json && !strcmp(cfg.stats_json, "-") ? stderr : stdout);
+		print_summary(b, dirs(&cfg),
+			      cfg.stats_json && !strcmp(cfg.stats_json, "-") ? stderr : stdout);
 	fflush(stdout);
-	if (cfg.stats_json && write_json(cfg.stats_json, b, ifs, stop_signal) < 0)
+	if (cfg.stats_json && write_json(cfg.stats_json, b, ifs, dirs(&cfg), stop_signal) < 0)
 		goto out;
 	if (rc < 0)
 		goto out;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Fuzz both programs' option parsers: the input, split at NUL bytes, is the
- * argument vector after the program name, given to replay's opts_parse()
- * and to replay-rx's rx_opts_parse().  Each must accept or refuse with a
+ * Fuzz the programs' option parsers: the input, split at NUL bytes, is the
+ * argument vector after the program name, given to replay's opts_parse(),
+ * to replay bridge's bridge_opts_parse() (whose accepted edits must pass
+ * the edit checks in each direction) and to replay-rx's rx_opts_parse().  Each must accept or refuse with a
  * reason -- never crash, read out of bounds, overflow (UBSan) or exit (the
  * parsers return every error; none calls exit()).  An accepted command line
  * must round-trip: saved by --save-opts and read back by --load-opts, it
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "replay/bridge_opts.h"
 #include "replay/opts.h"
 #include "rx.h"
 
@@ -247,16 +249,18 @@ static void config_file(const uint8_t *data, size_t size, struct opts *o)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf, *argv[ARGS_MAX + 1], err[512];
-	char prog_replay[] = "replay", prog_rx[] = "replay-rx";
+	char prog_replay[] = "replay", prog_rx[] = "replay-rx", prog_bridge[] = "bridge";
 	struct rx_opts ro;
 	struct opts *o;
-	int argc, rc;
+	struct bridge_cfg *bc;
+	int argc, rc, first;
 
 	if (size > 4096)
 		return 0;
 	buf = malloc(size + 1);
 	o = malloc(sizeof(*o));
-	if (!buf || !o)
+	bc = malloc(sizeof(*bc));
+	if (!buf || !o || !bc)
 		goto out;
 	/* replay: the parse may permute argv, so each program gets a fresh split. */
 	memcpy(buf, data, size);
@@ -288,8 +292,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = rx_opts_parse(&ro, argc, argv, err, sizeof(err));
 	if (rc < 0 && !err[0])
 		__builtin_trap();
+
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	argc = split(buf, size, prog_bridge, argv);
+	err[0] = '\0';
+	rc = bridge_opts_parse(bc, argc, argv, &first, err, sizeof(err));
+	if (rc < 0 && !err[0])
+		__builtin_trap();
+	/* Accepted (and not for --help or --version alone): each direction forwarded has edits, those
+	 * for both with its own in their place, that pass replay's checks. */
+	if (rc == 0 && (bc->help || bc->version))
+		rc = 1;
+	for (int d = 0; rc == 0 && d < (bc->unidir ? 1 : BRIDGE_DIRS); d++) {
+		struct edit_cfg e;
+
+		bridge_dir_edit(bc, (enum bridge_dir)d, &e);
+		if (edit_cfg_check(&e, err, sizeof(err)) < 0)
+			__builtin_trap();
+	}
 out:
 	free(buf);
 	free(o);
+	free(bc);
 	return 0;
 }

@@ -7,7 +7,10 @@
 # all dropped and B's all arrives; a delay of 20 ms raises the echo's round
 # trip by at least that; a SIGINT with frames held fails them, counted, in
 # one line; a frame the output port's MTU cannot carry fails, said once;
-# and the refusals.  Each direction's counts are checked in --stats-json.
+# with --enet-dmac-ab and --ttl-ba each far side gets exactly its
+# direction's edits, as replay -w makes them; with --unidir only A's trace
+# crosses; and the refusals.  Each direction's counts are checked in
+# --stats-json.
 . "$(dirname "$0")/lib.sh"
 : "${PCAPDIFF:?}" "${GENTRACE:?}"
 
@@ -73,7 +76,7 @@ accounts() {
 import json, sys
 for d in json.load(open(sys.argv[1]))["directions"]:
     lhs = d["received"] + d["copies"]
-    rhs = d["forwarded"] + d["dropped_impair"] + d["dropped_limit"] + d["failed"]
+    rhs = d["forwarded"] + d["dropped_impair"] + d["dropped_limit"] + d["dropped_edit"] + d["failed"]
     if lhs != rhs:
         sys.exit("%s: received %d + copies %d != %d: %r" % (d["direction"], d["received"], d["copies"], rhs, d))
 PY
@@ -261,11 +264,72 @@ test_mtu() {
 	info "20 frames too long for $IF_M2, said once"
 }
 
+# --enet-dmac-ab and --ttl-ba: A's trace arrives at B with the new MAC and the TTL it was sent
+# with, B's at A with its MAC and the new TTL (its IPv4 checksum mended), frame for frame what
+# replay -w writes with the one edit; every frame counted edited on its way.
+test_edits() {
+	local d
+	"$REPLAY" -q -w "$WORK/ab-want.pcap" --enet-dmac 02:00:00:00:00:bb "$WORK/t.pcap" ||
+		die "edits: replay -w --enet-dmac failed"
+	"$REPLAY" -q -w "$WORK/ba-want.pcap" --ttl 7 "$WORK/t.pcap" || die "edits: replay -w --ttl failed"
+	br_start edits --enet-dmac-ab 02:00:00:00:00:bb --ttl-ba 7
+	tcpdump_start "$WORK/atob.pcap" 2048
+	in_a "$REPLAY" -q -i "$IF_A" "$WORK/t.pcap" || die "the replay from A failed"
+	tcpdump_stop
+	td_start "$NS_A" "$IF_A" "$WORK/btoa.pcap"
+	in_b "$REPLAY" -q -i "$IF_B" "$WORK/t.pcap" || die "the replay from B failed"
+	td_stop
+	br_stop edits 130
+	"$PCAPDIFF" "$WORK/ab-want.pcap" "$WORK/atob.pcap" >"$WORK/diff" ||
+		die "edits: A -> B is not the trace with --enet-dmac: $(cat "$WORK/diff")"
+	"$PCAPDIFF" "$WORK/ba-want.pcap" "$WORK/btoa.pcap" >"$WORK/diff" ||
+		die "edits: B -> A is not the trace with --ttl: $(cat "$WORK/diff")"
+	for d in ab ba; do
+		[ "$(dir edits $d received)" -eq 200 ] && [ "$(dir edits $d forwarded)" -eq 200 ] &&
+			[ "$(dir edits $d edited)" -eq 200 ] && [ "$(dir edits $d edit_failed)" -eq 0 ] &&
+			[ "$(dir edits $d failed)" -eq 0 ] || die "edits: $d counts wrong: $(cat "$WORK/edits.json")"
+	done
+	accounts edits
+	grep -q "^$IF_M1 -> $IF_M2: 200 edited, 0 dropped by the edits, 0 failed in an edit$" "$WORK/edits.out" ||
+		die "edits: no (or a wrong) summary line: $(cat "$WORK/edits.out")"
+	info "200 frames each way, each with its direction's edit"
+}
+
+# --unidir: A's trace crosses to B whole, B's is not forwarded; one direction in the JSON.
+test_unidir() {
+	br_start unidir --unidir
+	grep -q "listening on $IF_M1, forwarding to $IF_M2 only" "$WORK/unidir.err" ||
+		die "unidir: $(cat "$WORK/unidir.err")"
+	tcpdump_start "$WORK/atob.pcap" 2048
+	in_a "$REPLAY" -q -i "$IF_A" "$WORK/t.pcap" || die "the replay from A failed"
+	tcpdump_stop
+	td_start "$NS_A" "$IF_A" "$WORK/btoa.pcap"
+	in_b "$REPLAY" -q -i "$IF_B" "$WORK/t.pcap" || die "the replay from B failed"
+	td_stop
+	br_stop unidir 130
+	"$PCAPDIFF" "$WORK/t.pcap" "$WORK/atob.pcap" >"$WORK/diff" || die "unidir: A -> B differs: $(cat "$WORK/diff")"
+	[ "$(frames "$WORK/btoa.pcap")" -eq 0 ] || die "unidir: $(frames "$WORK/btoa.pcap") frames crossed B -> A"
+	[ "$(dir unidir ab received)" -eq 200 ] && [ "$(dir unidir ab forwarded)" -eq 200 ] ||
+		die "unidir: ab counts wrong: $(cat "$WORK/unidir.json")"
+	"$PY" - "$WORK/unidir.json" <<'PY' || die "unidir: the JSON has other directions: $(cat "$WORK/unidir.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(not (j["unidir"] is True and [d["direction"] for d in j["directions"]] == ["ab"]))
+PY
+	! grep -q "^$IF_M2 -> $IF_M1" "$WORK/unidir.out" || die "unidir: a summary of B -> A: $(cat "$WORK/unidir.out")"
+	accounts unidir
+	info "--unidir: 200 frames A -> B, none B -> A"
+}
+
 test_refusals() {
 	expect_fail 2 "IF1 and IF2 are both" ip netns exec "$NS_M" "$REPLAY" bridge "$IF_M1" "$IF_M1"
 	expect_fail 2 "give two interfaces" ip netns exec "$NS_M" "$REPLAY" bridge "$IF_M1"
 	expect_fail 2 "impairs nothing" ip netns exec "$NS_M" "$REPLAY" bridge --loss-ba 0% "$IF_M1" "$IF_M2"
+	expect_fail 2 "--ttl-ba excludes --unidir" ip netns exec "$NS_M" "$REPLAY" bridge --unidir --ttl-ba 7 "$IF_M1" "$IF_M2"
+	expect_fail 2 "without -ab" ip netns exec "$NS_M" "$REPLAY" bridge \
+		--enet-dmac-ab 02:00:00:00:00:01,02:00:00:00:00:02 "$IF_M1" "$IF_M2"
 	expect_fail 1 "nosuchif" ip netns exec "$NS_M" "$REPLAY" bridge "$IF_M1" nosuchif
 }
 
-run_tests test_traces test_echo test_loss_one_way test_sigint_held test_mtu test_refusals
+run_tests test_traces test_echo test_loss_one_way test_sigint_held test_mtu test_edits test_unidir \
+	test_refusals

@@ -5,7 +5,8 @@
 # the generator), and complete values: interfaces for -i, files for -w, the
 # words of an "a|b" argument.  bash: the completion function is called as
 # bash-completion would, with COMP_WORDS.  zsh (if installed): the file is
-# valid zsh, and the _arguments specs it passes name every option.
+# valid zsh, and the _arguments specs it passes name every option.  After
+# "replay bridge" the words complete as its own: its options and interfaces.
 set -euo pipefail
 : "${REPLAY:?}" "${REPLAY_RX:?}" "${COMPLETION_DIR:?}"
 
@@ -13,9 +14,9 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-# help_options PROG: every long and short option in PROG --help, one a line.
+# help_options PROG [SUBCOMMAND]: every long and short option in PROG [SUBCOMMAND] --help, one a line.
 help_options() {
-	"$1" --help | grep -oE '^ +(-[A-Za-z], )?--[a-z0-9-]+' | tr ',' ' ' | tr -s ' ' '\n' |
+	"$@" --help | grep -oE '^ +(-[A-Za-z], )?--[a-z0-9-]+' | tr ',' ' ' | tr -s ' ' '\n' |
 		grep -v '^$'
 }
 
@@ -79,6 +80,27 @@ bash_complete _replay replay -w "$COMPLETION_DIR/_repl" | grep -qx "$COMPLETION_
 bash_complete _replay replay pr | grep -qx prep || fail "bash: 'replay pr<TAB>' does not offer prep"
 bash_complete _replay replay se | grep -x serve >/dev/null || fail "bash: 'replay se<TAB>' does not offer serve"
 bash_complete _replay replay li | grep -x live >/dev/null || fail "bash: 'replay li<TAB>' does not offer live"
+# replay bridge: its own options after "bridge", interfaces as its operands, none of replay's.
+help_options "$REPLAY" bridge >"$TMP/bopts"
+got=$(bash -c 'source "$1"; while read -r opt; do COMP_WORDS=(replay bridge "$opt"); COMP_CWORD=2
+	_replay; printf "%s\n" "${COMPREPLY[@]}" | grep -qxF -- "$opt" || echo "$opt"; done <"$2"' \
+	_ "$FILE" "$TMP/bopts")
+[ -z "$got" ] || fail "bash: replay bridge: these options do not complete: $got"
+[ "$(wc -l <"$TMP/bopts")" -gt 60 ] || fail "bash: only $(wc -l <"$TMP/bopts") options checked for replay bridge"
+[ "$(bash_complete _replay replay bridge --ttl-a)" = "--ttl-ab" ] || fail "bash: 'replay bridge --ttl-a<TAB>' does not give --ttl-ab"
+[ -z "$(bash_complete _replay replay bridge --pps)" ] || fail "bash: 'replay bridge --pps<TAB>' offers replay's option"
+bash_complete _replay replay bridge --ttl 3 l | grep -qx lo || fail "bash: 'replay bridge --ttl 3 l<TAB>' does not offer lo"
+[ "$(bash_complete _replay replay bridge --enet-vlan-ba '' | sort | tr '\n' ' ')" = "add del " ] ||
+	fail "bash: replay bridge --enet-vlan-ba does not offer add, del"
+if command -v zsh >/dev/null; then
+	specs=$(zsh -f -c 'words=(replay bridge x); CURRENT=3; _arguments() { printf "%s\n" "$@"; }; source "$1"' \
+		_ "$COMPLETION_DIR/_replay")
+	while read -r opt; do
+		grep -qE -- "^\*?${opt}[+=]?(\[|$)" <<<"$specs" || fail "zsh: replay bridge: no spec for $opt"
+	done <"$TMP/bopts"
+	! grep -qE -- "^\*?--pps" <<<"$specs" || fail "zsh: replay bridge: replay's --pps among its specs"
+fi
+echo "replay bridge: $(wc -l <"$TMP/bopts") options complete"
 FILE="$COMPLETION_DIR/replay-rx"
 [ "$(bash_complete _replay_rx replay-rx --plot "$COMPLETION_DIR/gen-completion.")" = "$COMPLETION_DIR/gen-completion.p" ] ||
 	fail "bash: replay-rx --plot does not complete directories only"

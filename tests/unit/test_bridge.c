@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * replay bridge's options (replay/bridge.h): every row against its field,
- * the operands and the checks across options; each direction's model built
- * from the options for both and its own; the MTU rule for a frame leaving
- * by the other port; and every option documented in man/replay.1,
- * README.md and --help.
+ * the operands and the checks across options; each direction's model and
+ * edits built from the options for both and its own; the edit rows made
+ * from replay's; --unidir; the MTU rule for a frame leaving by the other
+ * port; and every option documented in man/replay.1, README.md and --help.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -19,6 +19,7 @@
 
 #include "optcheck.h"
 #include "replay/bridge.h"
+#include "replay/opts.h"
 #include "replay/tx.h"
 
 static int parse(struct bridge_cfg *cfg, int *first, char *err, size_t len, ...)
@@ -132,6 +133,175 @@ static void test_dir_stat(void **state)
 	assert_false(impair_stat_active(&ab));
 }
 
+static const uint8_t mac_a[6] = {0x02, 0, 0, 0, 0, 0xaa}, mac_b[6] = {0x02, 0, 0, 0, 0, 0xbb};
+
+/* Each direction's edits: the options for both, a field given in its own form in their place. */
+static void test_dir_edit(void **state)
+{
+	struct bridge_cfg cfg;
+	struct edit_cfg ab, ba;
+	char err[400];
+	int first;
+
+	(void)state;
+	assert_int_equal(BRIDGE("--enet-dmac-ab", "02:00:00:00:00:bb", "--ttl-ba", "7", "a", "b"), 0);
+	bridge_dir_edit(&cfg, BRIDGE_AB, &ab);
+	bridge_dir_edit(&cfg, BRIDGE_BA, &ba);
+	assert_int_equal(ab.dmac.n, 1);
+	assert_memory_equal(ab.dmac.mac[0], mac_b, 6);
+	assert_int_equal(ab.ttl.mode, EDIT_TTL_NONE);
+	assert_int_equal(ba.dmac.n, 0);
+	assert_int_equal(ba.ttl.mode, EDIT_TTL_SET);
+	assert_int_equal(ba.ttl.val, 7);
+	assert_true(edit_cfg_any(&ab) && edit_cfg_any(&ba));
+	/* Its own form replaces the form for both, given before it or after; the rest stays. */
+	assert_int_equal(BRIDGE("--ttl-ab", "9", "--ttl", "5", "--tos", "3", "-C", "a", "b"), 0);
+	bridge_dir_edit(&cfg, BRIDGE_AB, &ab);
+	bridge_dir_edit(&cfg, BRIDGE_BA, &ba);
+	assert_int_equal(ab.ttl.val, 9);
+	assert_int_equal(ba.ttl.val, 5);
+	assert_int_equal(ab.tos, 3);
+	assert_int_equal(ba.tos, 3);
+	assert_true(ab.fixcsum && ba.fixcsum);
+	assert_int_equal(ab.mtu, 1500); /* the defaults of an edit config */
+	/* Nothing given: no edit either way. */
+	assert_int_equal(BRIDGE("a", "b"), 0);
+	bridge_dir_edit(&cfg, BRIDGE_AB, &ab);
+	bridge_dir_edit(&cfg, BRIDGE_BA, &ba);
+	assert_false(edit_cfg_any(&ab));
+	assert_false(edit_cfg_any(&ba));
+}
+
+/* A pair for both: IF1 -> IF2 takes the first as side 1, IF2 -> IF1 the second as side 2. */
+static void test_dir_edit_pair(void **state)
+{
+	struct bridge_cfg cfg;
+	struct edit_cfg e;
+	char err[400];
+	int first;
+
+	(void)state;
+	assert_int_equal(BRIDGE("--enet-dmac", "02:00:00:00:00:aa,02:00:00:00:00:bb", "a", "b"), 0);
+	for (int d = 0; d < BRIDGE_DIRS; d++) {
+		struct edit_chain *c;
+		uint8_t f[60] = {0};
+		struct pkt p = {.data = f, .caplen = sizeof(f), .wirelen = sizeof(f), .linktype = 1};
+
+		/* IPv4 (46 bytes, TTL 64) carrying 26 bytes of UDP. */
+		f[12] = 0x08;
+		f[14] = 0x45;
+		f[17] = 46;
+		f[22] = 64;
+		f[23] = 17;
+		f[39] = 26;
+		bridge_dir_edit(&cfg, (enum bridge_dir)d, &e);
+		assert_int_equal(edit_chain_new(&c, &e), 0);
+		edit_chain_set_side(c, d == BRIDGE_AB ? 1 : 2);
+		assert_int_equal(edit_chain_apply(c, &p), EDIT_KEEP);
+		assert_memory_equal(p.data, d == BRIDGE_AB ? mac_a : mac_b, 6);
+		edit_chain_free(c);
+	}
+}
+
+static void test_edit_checks(void **state)
+{
+	struct bridge_cfg cfg;
+	char err[400];
+	int first;
+
+	(void)state;
+	/* A pair in one direction's form names the other direction's value. */
+	assert_int_equal(
+	    BRIDGE("--enet-dmac-ab", "02:00:00:00:00:aa,02:00:00:00:00:bb", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "without -ab"));
+	assert_int_equal(BRIDGE("--pnat-ba", "10.0.0.0/8:172.16.0.0/12", "--pnat-ba",
+				"10.0.0.0/8:192.168.0.0/16", "a", "b"),
+			 -EINVAL);
+	assert_non_null(strstr(err, "without -ba"));
+	/* replay's checks, per direction: --pnat for both and --srcipmap for one clash in that one. */
+	assert_int_equal(BRIDGE("--pnat", "10.0.0.0/8:172.16.0.0/12", "--srcipmap-ba",
+				"10.0.0.0/8:192.168.0.0/16", "a", "b"),
+			 -EINVAL);
+	assert_non_null(strstr(err, "the edits of IF2 -> IF1: --pnat excludes"));
+	assert_int_equal(BRIDGE("--pnat-ab", "10.0.0.0/8:172.16.0.0/12", "--srcipmap-ba",
+				"10.0.0.0/8:192.168.0.0/16", "a", "b"),
+			 0);
+	assert_int_equal(BRIDGE("--enet-vlan-ab", "add", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "the edits of IF1 -> IF2: --enet-vlan add needs --enet-vlan-tag"));
+	assert_int_equal(BRIDGE("--enet-vlan-ab", "add", "--enet-vlan-tag", "42", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "IF2 -> IF1")); /* a tag for both, and no push IF2 -> IF1 */
+	assert_int_equal(BRIDGE("--enet-vlan-ab", "add", "--enet-vlan-tag-ab", "42", "a", "b"), 0);
+	/* A bad value is refused as the form it came with. */
+	assert_int_equal(BRIDGE("--ttl-ba", "300", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "--ttl-ba"));
+	/* The letters of replay's edit options name the form for both. */
+	assert_int_equal(BRIDGE("-C", "-N", "10.0.0.0/8:172.16.0.0/12", "a", "b"), 0);
+	assert_true(cfg.edit[BRIDGE_BOTH].fixcsum);
+	assert_int_equal(cfg.edit[BRIDGE_BOTH].pnat.n, 1);
+}
+
+/* --unidir: IF1 -> IF2 only; an option for IF2 -> IF1 alone is refused. */
+static void test_unidir(void **state)
+{
+	struct bridge_cfg cfg;
+	char err[400];
+	int first;
+
+	(void)state;
+	assert_int_equal(BRIDGE("--unidir", "--ttl", "3", "--loss", "1%", "a", "b"), 0);
+	assert_true(cfg.unidir);
+	assert_int_equal(BRIDGE("a", "b"), 0);
+	assert_false(cfg.unidir);
+	assert_int_equal(BRIDGE("--unidir", "--loss-ba", "1%", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "--loss-ba excludes --unidir"));
+	assert_int_equal(BRIDGE("--unidir", "--tos-ba", "8", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "--tos-ba excludes --unidir"));
+	assert_int_equal(BRIDGE("--unidir", "--tos-ab", "8", "a", "b"), 0);
+	/* The edits of IF2 -> IF1 are never made, so never checked: a tag for both, a push one way. */
+	assert_int_equal(BRIDGE("--unidir", "--enet-vlan-ab", "add", "--enet-vlan-tag", "42", "a", "b"), 0);
+	assert_int_equal(BRIDGE("--enet-vlan-ab", "add", "--enet-vlan-tag", "42", "a", "b"), -EINVAL);
+}
+
+/* The edit rows are replay's: the same parser, type, range and argument, in three forms. */
+static void test_edit_rows_are_replays(void **state)
+{
+	const struct opt_set *set = bridge_opts_set();
+	size_t n, forms = 0;
+	const struct opt_def *rt = opts_table(&n);
+
+	(void)state;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct opt_def *b = &set->table[i];
+		char base[64];
+		size_t len = strlen(b->name), form = 0; /* its edit config: 0 both, 1 ab, 2 ba */
+
+		snprintf(base, sizeof(base), "%s", b->name);
+		if (len > 3 && !strcmp(b->name + len - 3, "-ab"))
+			form = 1;
+		if (len > 3 && !strcmp(b->name + len - 3, "-ba"))
+			form = 2;
+		if (form)
+			base[len - 3] = '\0';
+		for (size_t k = 0; k < n; k++) {
+			if (strcmp(rt[k].name, base) || rt[k].off < offsetof(struct opts, edit) ||
+			    rt[k].off >= offsetof(struct opts, edit) + sizeof(struct edit_cfg))
+				continue;
+			forms++;
+			assert_int_equal(b->type, rt[k].type);
+			assert_true(b->parse == rt[k].parse);
+			assert_true(b->choices == rt[k].choices);
+			assert_int_equal(b->min, rt[k].min);
+			assert_int_equal(b->max, rt[k].max);
+			assert_string_equal(b->metavar ? b->metavar : "", rt[k].metavar ? rt[k].metavar : "");
+			assert_int_equal(b->off - offsetof(struct bridge_cfg, edit),
+					 rt[k].off - offsetof(struct opts, edit) +
+					     form * sizeof(struct edit_cfg));
+		}
+	}
+	assert_true(forms >= 3 * 20);
+	assert_int_equal(forms % 3, 0);
+}
+
 static void test_frame_fits(void **state)
 {
 	uint8_t f[1600] = {0};
@@ -220,6 +390,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_rows),       cmocka_unit_test(test_operands),
 	    cmocka_unit_test(test_checks),     cmocka_unit_test(test_dir_stat),
+	    cmocka_unit_test(test_dir_edit),   cmocka_unit_test(test_dir_edit_pair),
+	    cmocka_unit_test(test_edit_checks), cmocka_unit_test(test_unidir),
+	    cmocka_unit_test(test_edit_rows_are_replays),
 	    cmocka_unit_test(test_frame_fits), cmocka_unit_test(test_documented),
 	};
 
