@@ -51,7 +51,8 @@ static int open_flows(struct replay *r)
 	const struct opts *o = r->o;
 	uint64_t n = 0;
 
-	if (o->run.no_flow_stats)
+	/* Flows are counted on the frames as edited: --dlt raw, user and hdlc leave no Ethernet to walk. */
+	if (o->run.no_flow_stats || o->edit.dlt != EDIT_DLT_ENET)
 		return 0;
 	for (int i = 0; i < o->nfiles; i++) {
 		struct stat sb;
@@ -245,6 +246,7 @@ static int open_lane(struct replay *r, unsigned i, const char *ifname, const str
 	cfg.ifname = ifname;
 	in_place(r, main ? main : r, i, &cfg);
 	cfg.clock_to_real_ns = (int64_t)realtime_minus_mono_ns();
+	cfg.linktype = edit_cfg_linktype(&o->edit);
 	/* --threads: thread i binds the i-th --xdp-queue, or queue i. */
 	if (r->th.n > 1)
 		cfg.xdp_queue = o->xdp_queues.n ? o->xdp_queues.v[r->th.idx] : r->th.idx;
