@@ -563,7 +563,7 @@ static int start(struct replay *r, const struct replay_hooks *hooks)
 }
 
 int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *stop,
-		const struct replay_hooks *hooks)
+		volatile sig_atomic_t *suspend, const struct replay_hooks *hooks)
 {
 	const struct replay_hooks none = { 0 };
 	/* The real program, not a test's hooks: capabilities are checked and dropped. */
@@ -571,7 +571,7 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	struct sched_cfg scfg = o->sched;
 	int rc;
 
-	*r = (struct replay){ .o = o, .stop = stop, .rep.json_out = OUTFILE_INIT,
+	*r = (struct replay){ .o = o, .stop = stop, .suspend = suspend, .rep.json_out = OUTFILE_INIT,
 			      .th.n = o->threads > 1 ? o->threads : 0 };
 	scfg.stop = stop;
 	if (!hooks)
@@ -634,7 +634,7 @@ int replay_open_worker(struct replay *w, const struct replay *main, unsigned idx
 {
 	const struct opts *o = main->o;
 
-	*w = (struct replay){ .o = o, .stop = main->stop, .rep.json_out = OUTFILE_INIT,
+	*w = (struct replay){ .o = o, .stop = main->stop, .suspend = main->suspend, .rep.json_out = OUTFILE_INIT,
 			      .th = { .idx = idx, .n = main->th.n,
 				      .method_name = { tx_name(main->out.lane[0].tx),
 						       main->out.n > 1 ? tx_name(main->out.lane[1].tx) : NULL } },
