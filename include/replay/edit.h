@@ -4,7 +4,8 @@
  * scheduler.  An ordered array of edits (one ops table per file in
  * src/edit/), built once from the options: selection (--include/--exclude,
  * --filter), tcprewrite-compatible rewrites (MACs, addresses, ports, VLAN,
- * TTL, TOS, lengths), NetVCR's zero-filled payloads, and checksum repair.
+ * TTL, TOS, lengths), NetVCR's zero-filled payloads, checksum repair, and
+ * last the output's link layer (--dlt raw, user, hdlc).
  *
  * A packet nobody changes is never copied: its view keeps pointing at the
  * reader's bytes.  The first edit that writes copies it into the chain's own
@@ -89,6 +90,19 @@ struct edit_ttl {
 	uint8_t val;                  /* the value set, added or subtracted */
 };
 
+/* --dlt: the link layer frames leave with (dlt.c); Ethernet unless another is asked for. */
+enum edit_dlt { EDIT_DLT_ENET, EDIT_DLT_RAW, EDIT_DLT_USER, EDIT_DLT_HDLC, EDIT_DLT_MAX };
+
+/* The longest --user-dlink header: what the chain's headroom holds in front of a frame. */
+#define EDIT_DLINK_MAX 64
+
+/* --user-dlink HEX,...: the link-layer header --dlt user writes, given once or twice. */
+struct edit_dlink {
+	unsigned n;                   /* headers given: 0, 1 (every frame) or 2 (client, server) */
+	uint8_t len;                  /* bytes in each (both the same length) */
+	uint8_t b[2][EDIT_DLINK_MAX]; /* [0] server->client (or all), [1] client->server, as tcprewrite */
+};
+
 enum edit_vlan_mode { EDIT_VLAN_NONE, EDIT_VLAN_ADD, EDIT_VLAN_DEL, EDIT_VLAN_MAX };
 enum edit_fixlen_mode { EDIT_FIXLEN_NONE, EDIT_FIXLEN_PAD, EDIT_FIXLEN_TRUNC, EDIT_FIXLEN_DEL,
 			EDIT_FIXLEN_MAX };
@@ -102,7 +116,11 @@ struct edit_cfg {
 
 	/* layer 2 */
 	bool efcs;                    /* --efcs: drop the last 4 bytes (the FCS) of every Ethernet frame */
-	bool dlt_enet;                /* --dlt enet: Ethernet out, as always (changes no byte) */
+	enum edit_dlt dlt;            /* --dlt: the output's link layer (default Ethernet) */
+	struct edit_dlink user_dlink; /* --user-dlink: --dlt user's header */
+	uint64_t user_dlt;            /* --user-dlt: --dlt user's DLT value; EDIT_UNSET: Ethernet's */
+	uint64_t hdlc_address;        /* --hdlc-address, 0..255; EDIT_UNSET: 0x0f (unicast) */
+	uint64_t hdlc_control;        /* --hdlc-control, 0..255; EDIT_UNSET: 0 */
 	struct edit_macs dmac;        /* --enet-dmac, --dmac */
 	struct edit_macs smac;        /* --enet-smac, --smac */
 	struct edit_subsmac subsmac;  /* --enet-subsmac */
@@ -157,6 +175,7 @@ struct edit_cfg {
 		.vlan_proto = 0x8100, .seed = EDIT_UNSET, .tos = EDIT_UNSET, .mtu = 1500,          \
 		.tcp_seq = EDIT_UNSET, .tclass = EDIT_UNSET, .flowlabel = EDIT_UNSET,               \
 		.mac_seed = EDIT_UNSET, .fuzz_seed = EDIT_UNSET, .fuzz_factor = EDIT_UNSET,         \
+		.user_dlt = EDIT_UNSET, .hdlc_address = EDIT_UNSET, .hdlc_control = EDIT_UNSET,     \
 	}
 
 /*
@@ -171,14 +190,15 @@ int edit_parse_cidrmap(void *field, const char *arg, char *err, size_t errlen); 
 int edit_parse_portmap(void *field, const char *arg, char *err, size_t errlen);  /* edit_portmap (appends) */
 int edit_parse_ttl(void *field, const char *arg, char *err, size_t errlen);      /* edit_ttl */
 int edit_parse_subsmac(void *field, const char *arg, char *err, size_t errlen); /* edit_subsmac (appends) */
-int edit_parse_dlt(void *field, const char *arg, char *err, size_t errlen);      /* bool: "enet" only */
+int edit_parse_dlink(void *field, const char *arg, char *err, size_t errlen);    /* edit_dlink (appends) */
 int edit_parse_endpoints(void *field, const char *arg, char *err, size_t errlen); /* edit_endpoints */
 
 /*
  * The enumerated edit settings by name, for the options (OPT_ENUM rows) and
  * --help: --enet-vlan (enum edit_vlan_mode), --enet-vlan-proto (the TPID,
- * uint16_t), --fixlen (enum edit_fixlen_mode).
+ * uint16_t), --fixlen (enum edit_fixlen_mode), --dlt (enum edit_dlt).
  */
+extern const struct opt_enum edit_dlt_choices[];
 extern const struct opt_enum edit_vlan_choices[];
 extern const struct opt_enum edit_vlan_proto_choices[];
 extern const struct opt_enum edit_fixlen_choices[];
@@ -189,6 +209,22 @@ extern const struct opt_enum edit_fixlen_choices[];
  * Returns 0, or -EINVAL with the reason in @err.
  */
 int edit_cfg_check(const struct edit_cfg *cfg, char *err, size_t errlen);
+
+/*
+ * edit_cfg_linktype() - the LINKTYPE_* value of the frames the chain built
+ * from @cfg hands out, for the header of the file they are written to:
+ * LINKTYPE_ETHERNET, LINKTYPE_RAW, LINKTYPE_C_HDLC, or --user-dlt's DLT as
+ * libpcap writes it to a file (DLT_RAW 12 is LINKTYPE_RAW 101, ...).
+ */
+unsigned edit_cfg_linktype(const struct edit_cfg *cfg);
+
+/*
+ * edit_dlt_linktype() - the LINKTYPE_* value libpcap writes to a file for
+ * DLT value @dlt (a --user-dlt), or -1 for one it writes to no file: the
+ * values they share, and the few DLT_* numbers that differ by platform,
+ * mapped as on Linux.
+ */
+int edit_dlt_linktype(uint64_t dlt);
 
 /* edit_cfg_any() - true if @cfg asks for any edit at all. */
 bool edit_cfg_any(const struct edit_cfg *cfg);

@@ -16,6 +16,7 @@ enum {
 	LINKTYPE_NULL = 0,          /* BSD loopback, host-order AF_ value */
 	LINKTYPE_ETHERNET = 1,      /* IEEE 802.3 Ethernet */
 	LINKTYPE_RAW = 101,         /* raw IPv4 or IPv6, version nibble decides */
+	LINKTYPE_C_HDLC = 104,      /* Cisco HDLC: address, control, 16-bit EtherType */
 	LINKTYPE_IEEE802_11 = 105,  /* 802.11 wireless */
 	LINKTYPE_LOOP = 108,        /* OpenBSD loopback, network-order AF_ value */
 	LINKTYPE_LINUX_SLL = 113,   /* Linux cooked capture v1 */

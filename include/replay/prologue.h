@@ -66,4 +66,11 @@ int prologue(const struct prologue *p, void *opts, int argc, char **argv,
  */
 void prologue_catch_signals(volatile sig_atomic_t *stop);
 
+/*
+ * prologue_catch_suspend() - SIGUSR1 adds one to *@toggles, without
+ * SA_RESTART (a sleep is cut short): tcpreplay's suspend and resume, an odd
+ * count meaning suspended.  The handler only counts; the run decides.
+ */
+void prologue_catch_suspend(volatile sig_atomic_t *toggles);
+
 #endif

@@ -29,6 +29,16 @@ enum {
 int replay_main(const struct opts *o, volatile sig_atomic_t *stop);
 
 /*
+ * replay_main_suspendable() - replay_main(), suspended and resumed by
+ * *@suspend, the count of SIGUSR1s a handler caught: odd, nothing more is
+ * sent (the run sleeps) until it is even again or *@stop is set; the
+ * schedule then goes on from where it was, later by the time suspended,
+ * which the summary and --stats-json report.
+ */
+int replay_main_suspendable(const struct opts *o, volatile sig_atomic_t *stop,
+			    volatile sig_atomic_t *suspend);
+
+/*
  * replay_check_paths() - before anything is written: may no output of @o
  * (-w, --stats-json, --send-log, --save-opts, prep's -o) overwrite one of
  * its inputs (the traces, the --load-opts files, the -c cache, the --prep

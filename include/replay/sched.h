@@ -162,6 +162,8 @@ struct sched {
 	uint64_t late_stalls;          /* runs of packets found late beyond the threshold */
 	uint64_t late_packets;         /* packets found late beyond the threshold */
 	uint64_t shifted_ns;           /* SHIFT: total the schedule moved back by, ns */
+	uint64_t suspends;             /* times the run was suspended (SIGUSR1) */
+	uint64_t suspended_ns;         /* their total length, by which the schedule moved back, ns */
 	uint64_t late_cause[WAIT_CAUSE_MAX]; /* late_packets by the cause the waiter saw */
 	enum wait_cause stall_cause;   /* the cause of the current run of late packets */
 	/* TOPSPEED: p->sched_ns is one clock reading shared by this many packets (sched_top_clock_every()) */
@@ -311,6 +313,15 @@ int sched_wait_paced(struct sched *s, uint64_t deadline_ns, uint64_t target_ns);
 int sched_hold(struct sched *s, uint64_t deadline_ns);
 
 /*
+ * sched_suspended() - the run was suspended for @paused_ns (SIGUSR1, and
+ * SIGUSR1 again): every deadline not yet computed moves back by as much,
+ * so the recorded gaps (or the rate) go on from where they were; a
+ * deadline the caller already holds it moves itself.  Counted for the
+ * report, whatever the late policy.
+ */
+void sched_suspended(struct sched *s, uint64_t paused_ns);
+
+/*
  * sched_late() - the late policy, for a packet that went @late_ns after its
  * deadline (0 = on time).  Lateness beyond the threshold is a stall: the
  * packet is counted, and so is the stall once for a run of late packets;
@@ -342,8 +353,10 @@ void sched_report(const struct sched *s, struct sched_report *rep);
 
 /*
  * sched_report_add() - another sender's report @s (--threads: each thread
- * schedules alone) added into @into: its counters summed; the timer, its
- * margin and plan stay @into's (every thread runs on one machine's timer).
+ * schedules alone) added into @into: its counters summed, but for the
+ * suspensions, which every thread had (the longest thread's are kept); the
+ * timer, its margin and plan stay @into's (every thread runs on one
+ * machine's timer).
  */
 void sched_report_add(struct sched_report *into, const struct sched_report *s);
 

@@ -17,6 +17,8 @@ struct sched_report {
 	uint64_t late_stalls;       /* runs of packets found later than the threshold */
 	uint64_t late_packets;      /* packets found later than the threshold */
 	uint64_t late_shifted_ns;   /* --late=shift: total the schedule was moved back by, ns */
+	uint64_t suspends;          /* times the run was suspended (SIGUSR1) */
+	uint64_t suspended_ns;      /* their total length (the schedule moved back by as much), ns */
 	uint64_t guard_sleeps;      /* planned sleeps: idle time the real-time throttle needs */
 	uint64_t plan_chunks;       /* of them, sleeps with no gap to go in (packets waited) */
 	uint64_t plan_demotions;    /* spells at normal priority instead of chunks */

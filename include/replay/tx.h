@@ -84,6 +84,7 @@ extern const struct opt_enum tx_xdp_mode_choices[];
 struct tx_cfg {
 	const char *ifname;        /* interface, for wire methods */
 	const char *path;          /* output file ("-" = stdout), for the file method */
+	unsigned linktype;         /* file: the LINKTYPE_* of its header; 0 = LINKTYPE_ETHERNET */
 	int64_t clock_to_real_ns;  /* add to a run-clock time to get CLOCK_REALTIME, ns */
 	unsigned batch;            /* most packets staged at once; 0 = TX_BATCH_DEFAULT */
 	bool qdisc_bypass;         /* AF_PACKET methods: PACKET_QDISC_BYPASS (no qdisc, no shaping) */

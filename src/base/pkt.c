@@ -12,6 +12,8 @@ const char *linktype_name(unsigned linktype)
 		return "RAW";
 	case LINKTYPE_LOOP:
 		return "LOOP";
+	case LINKTYPE_C_HDLC:
+		return "C_HDLC";
 	case LINKTYPE_LINUX_SLL:
 		return "LINUX_SLL";
 	case LINKTYPE_IPV4:

@@ -6,10 +6,18 @@
 #include "replay/prologue.h"
 
 static volatile sig_atomic_t *stop_flag;
+static volatile sig_atomic_t *suspend_toggles;
 
 static void on_signal(int sig)
 {
 	*stop_flag = sig;
+}
+
+/* Only this handler writes the count, and SIGUSR1 is blocked while it runs. */
+static void on_suspend(int sig)
+{
+	(void)sig;
+	*suspend_toggles = *suspend_toggles + 1;
 }
 
 static void set_handler(void (*fn)(int))
@@ -51,6 +59,17 @@ int prologue(const struct prologue *p, void *opts, int argc, char **argv,
 		return rc;
 	prologue_catch_signals(stop);
 	return -1;
+}
+
+void prologue_catch_suspend(volatile sig_atomic_t *toggles)
+{
+	struct sigaction sa;
+
+	suspend_toggles = toggles;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_suspend;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
 }
 
 void prologue_catch_signals(volatile sig_atomic_t *stop)

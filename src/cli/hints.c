@@ -24,10 +24,6 @@ static const struct opt_hint tool_hints[] = {
 	{ 0, "netmap", "tcpreplay's netmap injector; replay has no netmap: --xdp (AF_XDP, --method xdp) is its "
 		       "kernel-bypass path", true },
 	{ 0, "no-load-opts", "tcpreplay's --no-load-opts: replay reads no config file", true },
-	{ 0, "hdlc-control", "tcprewrite's --hdlc-control is for --dlt hdlc; replay sends Ethernet only", true },
-	{ 0, "hdlc-address", "tcprewrite's --hdlc-address is for --dlt hdlc; replay sends Ethernet only", true },
-	{ 0, "user-dlt", "tcprewrite's --user-dlt is for --dlt user; replay sends Ethernet only", true },
-	{ 0, "user-dlink", "tcprewrite's --user-dlink is for --dlt user; replay sends Ethernet only", true },
 	{ 0, "fragdir", "tcprewrite's --fragdir (--fragroute on one direction of a tcpprep cache) " NOT_YET
 		       "; replay's --fragroute takes every frame", true },
 	{ 0, "infile", "tcprewrite's -i/--infile: name the trace as an operand (replay -w OUT IN)", true },

@@ -17,6 +17,7 @@
 #include "replay/threads_auto.h"
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t suspend_signal; /* SIGUSR1s caught: odd, the run is suspended */
 
 /* --listnics: the interfaces replay could send on, one a line (index and name). */
 static int list_nics(void)
@@ -145,5 +146,6 @@ int main(int argc, char **argv)
 		return rc;
 	/* No --threads given: at top speed one per TX queue and CPU, where nothing is lost by it. */
 	threads_auto_apply(&o);
-	return replay_main(&o, &stop_signal);
+	prologue_catch_suspend(&suspend_signal);
+	return replay_main_suspendable(&o, &stop_signal, &suspend_signal);
 }

@@ -269,8 +269,21 @@ static const struct opt_def table[] = {
 	     .group = OPT_GRP_EDIT, .help = "send only packets numbered in LIST (P:1-5,9,72-)"),
 	FUNC(edit.exclude, struct edit_pktlist, edit_parse_pktlist, .name = "exclude", .metavar = "P:LIST",
 	     .group = OPT_GRP_EDIT, .help = "do not send packets numbered in LIST"),
-	FUNC(edit.dlt_enet, bool, edit_parse_dlt, .name = "dlt", .metavar = "enet", .group = OPT_GRP_EDIT,
-	     .help = "output link type: Ethernet, the only one (tcprewrite's other types are refused)"),
+	ENUM(edit.dlt, edit_dlt_choices, .name = "dlt", .metavar = "TYPE", .group = OPT_GRP_EDIT,
+	     .help = "output link type: enet (Ethernet, as read), raw (IP), user (--user-dlink's header) or "
+		     "hdlc (Cisco HDLC); all but enet with -w only",
+	     .rules = RULES(EXCLUDES("@prep", "a sidecar holds the Ethernet frames; give --dlt to the run that "
+					      "reads it"))),
+	FUNC(edit.user_dlink, struct edit_dlink, edit_parse_dlink, .name = "user-dlink", .metavar = "HEX,...",
+	     .group = OPT_GRP_EDIT,
+	     .help = "--dlt user: the link-layer header, bytes in hex (0f,00,08,00); twice: server->client, "
+		     "then client->server"),
+	UINT(edit.user_dlt, .name = "user-dlt", .min = 0, .max = 289, .metavar = "N", .group = OPT_GRP_EDIT,
+	     .help = "--dlt user: the output file's DLT (default: Ethernet's)"),
+	UINT(edit.hdlc_address, .name = "hdlc-address", .min = 0, .max = 255, .metavar = "N", .group = OPT_GRP_EDIT,
+	     .help = "--dlt hdlc: the address byte (default: Cisco HDLC's unicast address)"),
+	UINT(edit.hdlc_control, .name = "hdlc-control", .min = 0, .max = 255, .metavar = "N", .group = OPT_GRP_EDIT,
+	     .help = "--dlt hdlc: the control byte (default 0)"),
 	FLAG(edit.efcs, .name = "efcs", .key = 'E', .group = OPT_GRP_EDIT,
 	     .help = "remove the 4-byte FCS from the end of every Ethernet frame"),
 	FUNC(edit.dmac, struct edit_macs, edit_parse_macs, .name = "enet-dmac", .metavar = "MAC[,MAC]",
@@ -673,6 +686,24 @@ static int check_inputs(const struct opts *o, char *err, size_t len)
 	return 0;
 }
 
+/*
+ * --dlt raw, user or hdlc: frames of that link layer go into a file; an
+ * interface here sends Ethernet frames, and -v, --segment and --fragroute
+ * read the frames as Ethernet.
+ */
+static int check_dlt(const struct opts *o, char *err, size_t len)
+{
+	const char *name = opt_enum_name(edit_dlt_choices, (int)o->edit.dlt);
+
+	if (!o->tx.path)
+		return opts_fail(err, len, "--dlt %s writes frames without an Ethernet header, which go into a "
+				 "file (-w FILE): -i sends Ethernet frames", name);
+	if (o->decode || o->run.segment || o->run.fragroute)
+		return opts_fail(err, len, "--dlt %s excludes %s, which reads the frames as Ethernet", name,
+				 o->decode ? "-v" : o->run.segment ? "--segment" : "--fragroute");
+	return 0;
+}
+
 /* Where the frames go: one output, interfaces that differ, a method that can send there. */
 static int check_outputs(struct opts *o, char *err, size_t len)
 {
@@ -794,6 +825,8 @@ static int check(const struct opt_set *set, struct opts *o, struct opt_argv *sto
 		return opts_fail(err, len, "no trace file given");
 	if (o->info)
 		return 0;
+	if (o->edit.dlt != EDIT_DLT_ENET && check_dlt(o, err, len) < 0)
+		return -EINVAL;
 	if (o->source_if)
 		return check_live(o, err, len);
 	if (check_outputs(o, err, len) < 0)

@@ -41,6 +41,7 @@ struct edit_chain {
 	struct edit_cfg cfg;          /* our copy: edits keep pointers to it */
 	struct edit edits[ARRAY_SIZE(edit_order)];
 	unsigned nedits;
+	struct edit dlt;              /* --dlt raw|user|hdlc, after the checksums; ops NULL if none */
 	uint8_t *buf;                 /* EDIT_BUF_BYTES: headroom, frame, tailroom */
 	uint8_t *dirty_lo, *dirty_hi; /* bytes of buf earlier packets may have left non-zero */
 	struct split *dir;            /* --split first; NULL unless a pair form needs directions */
@@ -57,7 +58,8 @@ struct edit_chain {
 
 bool edit_cfg_wants_side(const struct edit_cfg *cfg)
 {
-	return cfg->dmac.n == 2 || cfg->smac.n == 2 || cfg->pnat.n == 2 || cfg->endpoints.family;
+	return cfg->dmac.n == 2 || cfg->smac.n == 2 || cfg->pnat.n == 2 || cfg->endpoints.family ||
+	       (cfg->dlt == EDIT_DLT_USER && cfg->user_dlink.n == 2);
 }
 
 void edit_chain_set_side(struct edit_chain *c, int side)
@@ -97,6 +99,11 @@ int edit_chain_new(struct edit_chain **cp, const struct edit_cfg *cfg)
 		c->nedits++;
 		if (e->ops->init && (rc = e->ops->init(e, &c->cfg, c->err, sizeof(c->err))) < 0)
 			return rc;
+	}
+	/* The link layer is replaced last: every edit above, and the checksums, work on Ethernet. */
+	if (edit_dlt_ops.wanted(&c->cfg)) {
+		c->dlt.ops = &edit_dlt_ops;
+		c->dlt.cfg = &c->cfg;
 	}
 	return 0;
 nomem:
@@ -402,12 +409,16 @@ int edit_chain_apply(struct edit_chain *ch, struct pkt *p)
 		 */
 		if (ch->edits[i].ops == &edit_fuzz_ops && ch->dir)
 			(void)edit_direction(c);
+		/* --user-dlink's pair: the direction of the frame as read, as the other pair forms. */
+		if (ch->dlt.ops && ch->dir && ch->edits[i].ops != &edit_select_ops &&
+		    ch->edits[i].ops != &edit_filter_ops)
+			(void)edit_direction(c);
 		rc = ch->edits[i].ops->apply(&ch->edits[i], c);
 		if (rc == EDIT_AGAIN)
 			rc = edit_chain_again(ch, i);
 		if (rc == EDIT_STOP) {
 			rc = EDIT_KEEP;
-			goto out;
+			goto link;
 		}
 		if (rc != EDIT_KEEP)
 			goto out;
@@ -425,6 +436,9 @@ int edit_chain_apply(struct edit_chain *ch, struct pkt *p)
 		csum_fix_all(edit_wr(c), p->caplen, MIN(c->zero_from, p->caplen), c->zero_payload,
 			     &c->l, NULL);
 	}
+link:
+	if (ch->dlt.ops)
+		rc = ch->dlt.ops->apply(&ch->dlt, c);
 out:
 	ch->side = 0;
 	ch->last_rc = rc;

@@ -121,6 +121,8 @@ extern const struct edit_ops edit_fuzz_ops;
 extern const struct edit_ops edit_ipmap_late_ops;
 extern const struct edit_ops edit_group_ops;
 extern const struct edit_ops edit_endpoints_late_ops;
+/* --dlt raw|user|hdlc: not in chain.c's order; the chain runs it after the checksums. */
+extern const struct edit_ops edit_dlt_ops;
 
 /*
  * Internal apply() results besides EDIT_KEEP/EDIT_DROP (never leave the chain):

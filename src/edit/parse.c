@@ -393,15 +393,31 @@ const struct opt_enum edit_fixlen_choices[] = {
 	{ NULL, 0 },
 };
 
-int edit_parse_dlt(void *field, const char *arg, char *err, size_t errlen)
+/*
+ * --dlt and its plugins' options, each with its own --dlt (tcprewrite 4.6
+ * ignores them otherwise, or writes frames of the wrong length), and no
+ * edit of an Ethernet header that --dlt raw, user or hdlc replaces.
+ */
+static int check_dlt(const struct edit_cfg *c, char *err, size_t errlen)
 {
-	/* tcprewrite's plugin names; replay writes and sends Ethernet (DLT_EN10MB) only. */
-	if (!strcmp(arg, "enet")) {
-		*(bool *)field = true;
-		return 0;
-	}
-	return opts_fail(err, errlen, "'%s': replay writes and sends Ethernet frames only: --dlt enet is the one "
-			 "output link type (other link types are converted to Ethernet on reading)", arg);
+	const char *name = c->dlt == EDIT_DLT_RAW ? "raw" : c->dlt == EDIT_DLT_USER ? "user" : "hdlc";
+
+	if (c->dlt != EDIT_DLT_USER && (c->user_dlink.n || c->user_dlt != EDIT_UNSET))
+		return opts_fail(err, errlen, "--user-dlink and --user-dlt need --dlt user");
+	if (c->dlt == EDIT_DLT_USER && !c->user_dlink.n)
+		return opts_fail(err, errlen, "--dlt user needs --user-dlink: the bytes of the link-layer header "
+				 "to write");
+	if (c->user_dlt != EDIT_UNSET && edit_dlt_linktype(c->user_dlt) < 0)
+		return opts_fail(err, errlen, "--user-dlt %" PRIu64 ": libpcap writes no file of that DLT (it takes "
+				 "0-12, 15, 16, 19, 50, 51, 99 and 104-289)", c->user_dlt);
+	if (c->dlt != EDIT_DLT_HDLC && (c->hdlc_address != EDIT_UNSET || c->hdlc_control != EDIT_UNSET))
+		return opts_fail(err, errlen, "--hdlc-address and --hdlc-control need --dlt hdlc");
+	if (c->dlt != EDIT_DLT_ENET &&
+	    (c->dmac.n || c->smac.n || c->subsmac.n || c->vlan != EDIT_VLAN_NONE || c->mac_seed != EDIT_UNSET ||
+	     c->skipl2broadcast))
+		return opts_fail(err, errlen, "--dlt %s replaces the Ethernet header that --enet-dmac, --enet-smac, "
+				 "--enet-subsmac, --enet-vlan, --enet-mac-seed and --skipl2broadcast edit", name);
+	return 0;
 }
 
 /* The checks of tcpedit's own options: --enet-mac-seed*, --fuzz-*, and --seed beside them. */
@@ -462,6 +478,8 @@ int edit_cfg_check(const struct edit_cfg *c, char *err, size_t errlen)
 	if (c->pad_payload && c->pktlen)
 		return opts_fail(err, errlen, "--pad-payload already sends each frame at its wire length (zeros past "
 				 "the headers); --pktlen would change nothing: give one");
+	if (check_dlt(c, err, errlen) < 0)
+		return -EINVAL;
 	return check_tcpedit(c, err, errlen);
 }
 
@@ -474,7 +492,8 @@ bool edit_cfg_any(const struct edit_cfg *c)
 	       c->endpoints.family || c->portmap.n || c->seed != EDIT_UNSET || c->tcp_seq != EDIT_UNSET || c->ttl.mode != EDIT_TTL_NONE ||
 	       c->tos != EDIT_UNSET || c->tclass != EDIT_UNSET || c->flowlabel != EDIT_UNSET || c->mtu_trunc || c->fixlen != EDIT_FIXLEN_NONE || c->fixhdrlen || c->efcs || c->fixcsum ||
 	       c->pad_payload || c->pktlen || c->skipbroadcast != d.skipbroadcast || c->unique_ip ||
-	       c->mac_seed != EDIT_UNSET || c->fuzz_seed != EDIT_UNSET || c->skip_soft;
+	       c->mac_seed != EDIT_UNSET || c->fuzz_seed != EDIT_UNSET || c->skip_soft ||
+	       c->dlt != EDIT_DLT_ENET;
 }
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -537,5 +556,6 @@ uint64_t edit_cfg_hash(const struct edit_cfg *c)
 		H(c->pktlen);
 	if (c->endpoints.family) /* the same */
 		H(c->endpoints.family), H(c->endpoints.client), H(c->endpoints.server);
+	/* --dlt and its options are left out: the link layer is replaced after all a sidecar holds. */
 	return h;
 }

@@ -398,9 +398,17 @@ enum step stage_frag(struct replay *r, struct lane *l, const struct trace *t, co
 bool lane_wait_due(struct replay *r, uint64_t deadline, uint64_t target)
 {
 	for (;;) {
-		int rc = r->plan.timed ? sched_wait_paced(&r->sched, deadline, target)
-				       : sched_hold(&r->sched, deadline);
+		int rc;
 
+		/* SIGUSR1, before this wait or during it: this deadline moves with the schedule. */
+		if (unlikely(run_suspended(r)) && !*r->stop) {
+			uint64_t paused = run_suspend(r);
+
+			deadline += paused;
+			target += paused;
+		}
+		rc = r->plan.timed ? sched_wait_paced(&r->sched, deadline, target)
+				   : sched_hold(&r->sched, deadline);
 		if (rc != -EINTR)
 			return true;
 		if (*r->stop)

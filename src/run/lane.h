@@ -272,6 +272,13 @@ lane_send(struct replay *r, struct lane *l, const struct trace *t, const struct 
 		step = flush_all(r);
 		return step == STEP_NEXT ? STEP_STOP : step;
 	}
+	/* SIGUSR1: what is staged goes now, then nothing until the next one (suspend.c). */
+	if (unlikely(run_suspended(r))) {
+		step = flush_all(r);
+		if (step == STEP_NEXT)
+			(void)run_suspend(r);
+		return step;
+	}
 	return STEP_NEXT;
 }
 

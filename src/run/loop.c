@@ -373,6 +373,12 @@ static enum step burst(struct replay *r, enum step *src, uint64_t *mark)
 		step = flush_all(r);
 		return step == STEP_NEXT ? STEP_STOP : step;
 	}
+	/* SIGUSR1: what is staged goes now, then nothing until the next one (suspend.c). */
+	if (step == STEP_NEXT && unlikely(run_suspended(r))) {
+		step = flush_all(r);
+		if (step == STEP_NEXT)
+			(void)run_suspend(r);
+	}
 	return step;
 }
 
@@ -553,7 +559,11 @@ int replay_run(struct replay *r)
 	lanes_collect(r);
 	if (r->imp.im)
 		r->st.impair_qdropped = impair_stats(r->imp.im)->queue_dropped;
-	if (r->plan.timed)
+	if (r->plan.timed) {
 		sched_report(&r->sched, &r->st.sched);
+	} else {
+		r->st.sched.suspends = r->sched.suspends;
+		r->st.sched.suspended_ns = r->sched.suspended_ns;
+	}
 	return status;
 }

@@ -7,18 +7,13 @@
  */
 #include "run_int.h"
 
-int replay_main(const struct opts *o, volatile sig_atomic_t *stop)
-{
-	return replay_main_hooked(o, stop, NULL);
-}
-
-int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
-		       const struct replay_hooks *hooks)
+static int run_main(const struct opts *o, volatile sig_atomic_t *stop, volatile sig_atomic_t *suspend,
+		    const struct replay_hooks *hooks)
 {
 	struct replay r;
 	int status;
 
-	if (replay_open(&r, o, stop, hooks) < 0)
+	if (replay_open(&r, o, stop, suspend, hooks) < 0)
 		return EXIT_FAIL;
 	if (r.th.n > 1)
 		status = replay_threads_run(&r, r.th.workers, r.th.n);
@@ -29,4 +24,21 @@ int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		hooks->done(hooks->ctx, &r.st, status);
 	replay_teardown(&r);
 	return status;
+}
+
+int replay_main(const struct opts *o, volatile sig_atomic_t *stop)
+{
+	return run_main(o, stop, NULL, NULL);
+}
+
+int replay_main_suspendable(const struct opts *o, volatile sig_atomic_t *stop,
+			    volatile sig_atomic_t *suspend)
+{
+	return run_main(o, stop, suspend, NULL);
+}
+
+int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
+		       const struct replay_hooks *hooks)
+{
+	return run_main(o, stop, NULL, hooks);
 }

@@ -14,6 +14,7 @@
  *   pass.c       loop passes, the --loop 0 guard, the progress and --stats lines
  *   route.c      a packet's lane (-I: --split, -c) and --split's learning
  *   lane.c       output lanes: staging, kicks, back-pressure, every packet's fate
+ *   suspend.c    SIGUSR1: the run suspended until the next one, the schedule moved back
  *   report.c     after the run: the -w commit, the summary, --stats-json, the send log
  */
 #ifndef REPLAY_RUN_INT_H
@@ -225,6 +226,7 @@ struct shard {
 struct replay {
 	const struct opts *o;        /* the options: set-up and reports only, never the loop */
 	volatile sig_atomic_t *stop;
+	volatile sig_atomic_t *suspend; /* SIGUSR1s caught, odd = suspended (suspend.c); NULL: never */
 	bool stopped;                /* a signal came while an input was opened: nothing is sent */
 	struct run_plan plan;
 	struct source src;
@@ -253,9 +255,11 @@ struct replay {
  * send log, set up and calibrate the scheduler, resolve the plan, start
  * the interface check, drop the capabilities.  Returns 0, or -1 with the
  * error logged and everything undone.  A signal while an input was awaited
- * is not an error: r->stopped is set and the run sends nothing.
+ * is not an error: r->stopped is set and the run sends nothing.  @suspend:
+ * the count of SIGUSR1s caught (suspend.c), or NULL.
  */
 int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *stop,
+		volatile sig_atomic_t *suspend,
 		const struct replay_hooks *hooks);
 
 /*
@@ -393,5 +397,20 @@ void report_finish_decode(struct replay *r);
  * verdict; returns the process exit status.
  */
 int replay_report(struct replay *r, int status);
+
+/* ---- suspend.c ----------------------------------------------------------- */
+
+/* run_suspended() - is the run to be suspended: an odd count of SIGUSR1s caught? */
+static inline bool run_suspended(const struct replay *r)
+{
+	return r->suspend && (*r->suspend & 1);
+}
+
+/*
+ * run_suspend() - sleep (never spin) until the count is even again or a
+ * stop comes, then move the schedule and what is staged back by the time
+ * suspended; returns it, ns, for a deadline the caller holds.
+ */
+uint64_t run_suspend(struct replay *r);
 
 #endif

@@ -51,7 +51,8 @@ static int open_flows(struct replay *r)
 	const struct opts *o = r->o;
 	uint64_t n = 0;
 
-	if (o->run.no_flow_stats)
+	/* Flows are counted on the frames as edited: --dlt raw, user and hdlc leave no Ethernet to walk. */
+	if (o->run.no_flow_stats || o->edit.dlt != EDIT_DLT_ENET)
 		return 0;
 	for (int i = 0; i < o->nfiles; i++) {
 		struct stat sb;
@@ -245,6 +246,7 @@ static int open_lane(struct replay *r, unsigned i, const char *ifname, const str
 	cfg.ifname = ifname;
 	in_place(r, main ? main : r, i, &cfg);
 	cfg.clock_to_real_ns = (int64_t)realtime_minus_mono_ns();
+	cfg.linktype = edit_cfg_linktype(&o->edit);
 	/* --threads: thread i binds the i-th --xdp-queue, or queue i. */
 	if (r->th.n > 1)
 		cfg.xdp_queue = o->xdp_queues.n ? o->xdp_queues.v[r->th.idx] : r->th.idx;
@@ -561,7 +563,7 @@ static int start(struct replay *r, const struct replay_hooks *hooks)
 }
 
 int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *stop,
-		const struct replay_hooks *hooks)
+		volatile sig_atomic_t *suspend, const struct replay_hooks *hooks)
 {
 	const struct replay_hooks none = { 0 };
 	/* The real program, not a test's hooks: capabilities are checked and dropped. */
@@ -569,7 +571,7 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	struct sched_cfg scfg = o->sched;
 	int rc;
 
-	*r = (struct replay){ .o = o, .stop = stop, .rep.json_out = OUTFILE_INIT,
+	*r = (struct replay){ .o = o, .stop = stop, .suspend = suspend, .rep.json_out = OUTFILE_INIT,
 			      .th.n = o->threads > 1 ? o->threads : 0 };
 	scfg.stop = stop;
 	if (!hooks)
@@ -632,7 +634,7 @@ int replay_open_worker(struct replay *w, const struct replay *main, unsigned idx
 {
 	const struct opts *o = main->o;
 
-	*w = (struct replay){ .o = o, .stop = main->stop, .rep.json_out = OUTFILE_INIT,
+	*w = (struct replay){ .o = o, .stop = main->stop, .suspend = main->suspend, .rep.json_out = OUTFILE_INIT,
 			      .th = { .idx = idx, .n = main->th.n,
 				      .method_name = { tx_name(main->out.lane[0].tx),
 						       main->out.n > 1 ? tx_name(main->out.lane[1].tx) : NULL } },

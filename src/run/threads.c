@@ -161,10 +161,14 @@ int replay_threads_run(struct replay *r, struct replay *w, unsigned n)
 	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(THREAD_WAKE_SIGNAL, &sa, &old); /* no SA_RESTART: the sleep ends */
-	/* The sender threads inherit a mask without SIGINT and SIGTERM: they come to thread 0. */
+	/*
+	 * The sender threads inherit a mask without SIGINT, SIGTERM and SIGUSR1: they come to
+	 * thread 0; the others see the flags after their current wait (suspend.c).
+	 */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &block, &prev);
 	for (unsigned i = 1; i < n; i++) {
 		int rc;

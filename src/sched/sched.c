@@ -350,6 +350,19 @@ static inline void late_policy(struct sched *s, uint64_t late_ns)
 	}
 }
 
+void sched_suspended(struct sched *s, uint64_t paused_ns)
+{
+	/* As a shift for lateness: the next deadline keeps its gap to the last one. */
+	s->origin_ns = add_sat(s->origin_ns, paused_ns);
+	s->last_ns = add_sat(s->last_ns, paused_ns);
+	if (s->wait_dl_ns)
+		s->wait_dl_ns = add_sat(s->wait_dl_ns, paused_ns);
+	if (s->behind_ns)
+		s->behind_ns = add_sat(s->behind_ns, paused_ns);
+	s->suspends++;
+	s->suspended_ns = add_sat(s->suspended_ns, paused_ns);
+}
+
 void sched_late(struct sched *s, uint64_t late_ns)
 {
 	late_policy(s, late_ns);
@@ -401,6 +414,11 @@ void sched_report_add(struct sched_report *into, const struct sched_report *s)
 	into->late_stalls += s->late_stalls;
 	into->late_packets += s->late_packets;
 	into->late_shifted_ns += s->late_shifted_ns;
+	/* Every thread is suspended by the same signals: the run's are the longest thread's. */
+	if (s->suspended_ns > into->suspended_ns || s->suspends > into->suspends) {
+		into->suspends = s->suspends;
+		into->suspended_ns = s->suspended_ns;
+	}
 	into->guard_sleeps += s->guard_sleeps;
 	into->plan_chunks += s->plan_chunks;
 	into->plan_demotions += s->plan_demotions;
@@ -480,6 +498,8 @@ void sched_report(const struct sched *s, struct sched_report *rep)
 		.late_stalls = s->late_stalls,
 		.late_packets = s->late_packets,
 		.late_shifted_ns = s->shifted_ns,
+		.suspends = s->suspends,
+		.suspended_ns = s->suspended_ns,
 		.guard_sleeps = w->guard_sleeps,
 		.plan_chunks = w->plan_chunks,
 		.plan_demotions = w->demotions,

@@ -328,6 +328,15 @@ static void print_plan(const struct sched_report *r, FILE *f)
 		fprintf(f, "; plan: %s", r->plan);
 }
 
+/* SIGUSR1: how often the run was suspended, and for how long (the elapsed time includes it). */
+static void print_suspended(const struct sched_report *r, FILE *f)
+{
+	if (!r->suspends)
+		return;
+	fprintf(f, "Suspended: %llu time%s by SIGUSR1, %.3f seconds in all (the schedule moved on by as much)\n",
+		(unsigned long long)r->suspends, r->suspends == 1 ? "" : "s", (double)r->suspended_ns / 1e9);
+}
+
 /* A timed run's "Timing:" line: the timer, its lateness and its plan. */
 static void print_timing(const struct sched_report *r, FILE *f)
 {
@@ -430,6 +439,7 @@ void stats_print(const struct stats *s, FILE *f)
 			s->extra[i].print(s->extra[i].arg, f);
 	print_send_err(s, f);
 	print_start(s, f);
+	print_suspended(&s->sched, f);
 	print_timing(&s->sched, f);
 	print_lanes(s, f);
 	print_threads(s, f);
@@ -508,6 +518,8 @@ static void json_sched(struct json *w, const struct stats *s)
 	json_uint(w, "wake_stalls", r->wake_stalls);
 	json_uint(w, "wake_hold_ns", r->wake_hold_ns);
 	json_str(w, "plan", r->plan);
+	json_uint(w, "suspends", r->suspends);
+	json_uint(w, "suspended_ns", r->suspended_ns);
 	json_object(w, "send_error_ns");
 	json_err_summary(w, h->count, hist_pct(h, 0.5), hist_pct(h, 0.9), hist_pct(h, 0.99),
 			 hist_pct(h, 0.999), h->max, hist_mean(h));

@@ -87,7 +87,8 @@ static int file_open(struct tx *tx, const struct tx_cfg *cfg)
 	hdr[2] = 0;                      /* thiszone */
 	hdr[3] = 0;                      /* sigfigs */
 	hdr[4] = htole32(FILE_SNAPLEN);
-	hdr[5] = htole32(LINKTYPE_ETHERNET); /* every frame is: the reader converts the rest */
+	/* Ethernet, as the readers make every frame, unless --dlt replaced the link layer. */
+	hdr[5] = htole32(cfg->linktype ? cfg->linktype : LINKTYPE_ETHERNET);
 	return put(tx, s, hdr, sizeof(hdr));
 }
 

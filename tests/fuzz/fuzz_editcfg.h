@@ -63,7 +63,7 @@ static inline void fuzz_edit_cfg(uint64_t o, struct edit_cfg *cfg)
 	if (o & (1ull << 62))
 		edit_parse_pktlist(&c.exclude, "P:2-", err, sizeof(err));
 	/* Bit 63 turns on the edits added later (--tcp-sequence, --fixhdrlen, --efcs, --tclass,
-	 * --flowlabel, --enet-subsmac, --enet-mac-seed, --fuzz-seed, --skip-soft-errors, --pktlen), chosen by a mix of the whole word so that inputs without it keep
+	 * --flowlabel, --enet-subsmac, --enet-mac-seed, --fuzz-seed, --skip-soft-errors, --pktlen, --dlt), chosen by a mix of the whole word so that inputs without it keep
 	 * their meaning and the corpus stays useful. */
 	if (o & (1ull << 63)) {
 		uint64_t x = (o ^ (o >> 29)) * 0xbf58476d1ce4e5b9ull;
@@ -100,6 +100,16 @@ static inline void fuzz_edit_cfg(uint64_t o, struct edit_cfg *cfg)
 			c.skip_soft = true;
 		if ((x & (1ull << 60)) && !c.pad_payload) /* --pktlen (refused beside --pad-payload) */
 			c.pktlen = true;
+		/* --dlt raw, user or hdlc, where no edit of the Ethernet header excludes it. */
+		if ((x & (1ull << 57)) && !c.dmac.n && !c.smac.n && !c.subsmac.n && c.vlan == EDIT_VLAN_NONE &&
+		    c.mac_seed == EDIT_UNSET) {
+			c.dlt = (enum edit_dlt)(1 + ((x >> 58) % 3));
+			if (c.dlt == EDIT_DLT_USER)
+				edit_parse_dlink(&c.user_dlink, (x & 1024) ? "0,1,2,3,4,5,6,7,8,9,a,b,c,d,e,f,10,11,12,13" : "f",
+						 err, sizeof(err));
+			if (c.dlt == EDIT_DLT_HDLC && (x & 2048))
+				c.hdlc_address = 0x8f;
+		}
 	}
 	*cfg = c;
 }

@@ -168,6 +168,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(&o, data, 8);
 	memcpy(&dmg, data + 8, 4);
 	fuzz_edit_cfg(o, &c);
+	/* replay prep refuses --dlt (its row's rule): the sidecar holds the Ethernet frames. */
+	c.dlt = EDIT_DLT_ENET;
+	c.user_dlink.n = 0;
+	c.hdlc_address = EDIT_UNSET;
 	if (edit_cfg_check(&c, err, sizeof(err)) < 0)
 		return 0;
 	if (!trace[0]) {

@@ -35,3 +35,11 @@ if out=$("$EDCHECK" mac6 "$TRACES/http6.pcap" "$TRACES/http6.pcap" 00:11:22:33:4
 	die "edcheck mac6 missed the MACs"
 fi
 echo "edcheck mac6: $out"
+# --dlt outputs: the same bytes under another link type differ; a frame of another link
+# type than the readers convert is compared as recorded.
+here=$(cd "$(dirname "$0")" && pwd)
+cp "$here/rawip.pcap" "$WORK/lt.pcap"
+printf '\x93' | dd of="$WORK/lt.pcap" bs=1 seek=20 conv=notrunc 2>/dev/null # link type 147 (USER0)
+"$PCAPDIFF" --linktype "$WORK/lt.pcap" "$WORK/lt.pcap" >/dev/null || die "pcapdiff --linktype rejects a file against itself"
+if out=$("$PCAPDIFF" --linktype "$here/rawip.pcap" "$WORK/lt.pcap"); then die "pcapdiff --linktype missed the link type"; fi
+echo "pcapdiff --linktype: $out"

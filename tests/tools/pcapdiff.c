@@ -2,7 +2,7 @@
 /*
  * pcapdiff: compare two traces frame by frame with the project's readers.
  *
- *   pcapdiff [--ts | --ts-us | --ts-rel] [--skip-mac6] [--wirelen] [--except N,M,...] [--l3] A B
+ *   pcapdiff [--linktype] [--ts | --ts-us | --ts-rel] [--skip-mac6] [--wirelen] [--except N,M,...] [--l3] A B
  *
  * --ts-rel compares each frame's offset from its file's first frame, to the
  * ns: what two -w runs of the same traffic, started at different times,
@@ -27,7 +27,9 @@
  * the ns, as two -w runs of the same traffic started at different times
  * have) -- printing "N frames identical"; exit 1 at the first difference,
  * described on one line; exit 2 on a usage or read error.  Frames of other
- * link types are compared as the readers convert them to Ethernet.
+ * link types are compared as the readers convert them to Ethernet; with
+ * --linktype, as recorded, and both files must have the same link type
+ * (what a -w run with --dlt raw, user or hdlc writes).
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -39,7 +41,8 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: pcapdiff [--ts | --ts-us | --ts-rel] [--skip-mac6] [--wirelen] [--except N,M,...] [--l3] A B\n");
+	fprintf(stderr, "usage: pcapdiff [--linktype] [--ts | --ts-us | --ts-rel] [--skip-mac6] [--wirelen] "
+		"[--except N,M,...] [--l3] A B\n");
 	return 2;
 }
 
@@ -102,15 +105,20 @@ int main(int argc, char **argv)
 	bool skip_mac6 = false, l3 = false, rel = false, wirelen = false;
 	const char *except = NULL;
 	struct trace *a = NULL, *b = NULL;
+	struct trace_cfg cfg = { 0 };
 	int status = 2, i = 1;
 
-	if (argc > 1 && !strcmp(argv[1], "--ts")) {
+	if (argc > i && !strcmp(argv[i], "--linktype")) {
+		cfg.keep_linktype = true;
+		i++;
+	}
+	if (argc > i && !strcmp(argv[i], "--ts")) {
 		ts_div = 1;
 		i++;
-	} else if (argc > 1 && !strcmp(argv[1], "--ts-us")) {
+	} else if (argc > i && !strcmp(argv[i], "--ts-us")) {
 		ts_div = 1000;
 		i++;
-	} else if (argc > 1 && !strcmp(argv[1], "--ts-rel")) {
+	} else if (argc > i && !strcmp(argv[i], "--ts-rel")) {
 		ts_div = 1;
 		rel = true;
 		i++;
@@ -133,8 +141,14 @@ int main(int argc, char **argv)
 	}
 	if (argc - i != 2)
 		return usage();
-	if (trace_open(&a, argv[i], NULL) < 0 || trace_open(&b, argv[i + 1], NULL) < 0) {
+	if (trace_open(&a, argv[i], cfg.keep_linktype ? &cfg : NULL) < 0 ||
+	    trace_open(&b, argv[i + 1], cfg.keep_linktype ? &cfg : NULL) < 0) {
 		fprintf(stderr, "pcapdiff: %s\n", trace_strerror(b ? b : a));
+		goto out;
+	}
+	if (cfg.keep_linktype && trace_linktype(a) != trace_linktype(b)) {
+		printf("link type %u vs %u\n", trace_linktype(a), trace_linktype(b));
+		status = 1;
 		goto out;
 	}
 	for (;;) {

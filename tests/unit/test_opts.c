@@ -851,11 +851,22 @@ static void test_tool_hints(void **state)
 	expect_usage_error(PARSE(&o, "-i", "x", "--netmap", "a"),
 			   "--netmap is not supported: tcpreplay's netmap injector; replay has no netmap: --xdp "
 			   "(AF_XDP, --method xdp) is its kernel-bypass path");
-	/* --dlt enet is accepted (Ethernet is what replay writes); other targets are refused. */
+	/* --dlt enet, raw, user and hdlc as tcprewrite's; all but enet write a file only. */
 	assert_int_equal(PARSE(&o, "-w", "o", "--dlt", "enet", "a"), 0);
-	assert_true(o.edit.dlt_enet);
-	assert_int_equal(PARSE(&o, "-w", "o", "--dlt", "hdlc", "a"), -EINVAL);
-	assert_non_null(strstr(err, "--dlt: 'hdlc': replay writes and sends Ethernet frames only"));
+	assert_int_equal(o.edit.dlt, EDIT_DLT_ENET);
+	assert_int_equal(PARSE(&o, "-w", "o", "--dlt", "hdlc", "--hdlc-address", "0x8f", "a"), 0);
+	assert_int_equal(o.edit.dlt, EDIT_DLT_HDLC);
+	assert_int_equal(o.edit.hdlc_address, 0x8f);
+	assert_int_equal(PARSE(&o, "-w", "o", "--dlt", "user", "--user-dlink", "1,2", "--user-dlink", "3,4",
+			       "--user-dlt", "147", "a"), 0);
+	assert_int_equal(o.edit.user_dlink.n, 2);
+	assert_int_equal(o.edit.user_dlt, 147);
+	assert_int_equal(PARSE(&o, "-i", "lo", "--dlt", "raw", "a"), -EINVAL);
+	assert_non_null(strstr(err, "--dlt raw writes frames without an Ethernet header"));
+	assert_int_equal(PARSE(&o, "-w", "o", "--dlt", "raw", "--segment", "a"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-w", "o", "--hdlc-control", "1", "a"), -EINVAL);
+	assert_non_null(strstr(err, "need --dlt hdlc"));
+	assert_int_equal(PARSE(&o, "-w", "o", "--dlt", "jnpr_eth", "a"), -EINVAL);
 	/* -E is tcprewrite's --efcs; so is -e its --endpoints, steered by -c or --split
 	 * even with one output (the old refusal is gone), and refused beside the address maps. */
 	assert_int_equal(PARSE(&o, "-w", "o", "-E", "a"), 0);

@@ -871,6 +871,61 @@ static void test_late_shift(void **state)
 	assert_int_equal(s.late_stalls, 1);
 }
 
+/*
+ * SIGUSR1's suspension (sched_suspended()): every deadline after it keeps its
+ * recorded gap to the one before, later by the time suspended, and no packet
+ * is found late for it, whatever the late policy; the report counts it.
+ */
+static void test_suspended(void **state)
+{
+	static const enum sched_late policies[] = { SCHED_LATE_CATCHUP, SCHED_LATE_SHIFT };
+	struct fakeclock fc;
+	struct sched s;
+	struct sched_report rep;
+	uint64_t d;
+
+	(void)state;
+	for (size_t k = 0; k < ARRAY_SIZE(policies); k++) {
+		init(&s, &fc, (struct sched_cfg){ .late = policies[k], .late_threshold_ns = 1000000 });
+		for (uint64_t i = 0; i < 3; i++) {
+			d = deadline_of(&s, TS0 + i * 100000, 60);
+			sched_wait(&s, d);
+			assert_int_equal(fc.now, d);
+		}
+		fc.now += 2000000000; /* suspended for 2 s */
+		sched_suspended(&s, 2000000000);
+		for (uint64_t i = 3; i < 10; i++) {
+			d = deadline_of(&s, TS0 + i * 100000, 60);
+			assert_int_equal(d, T0 + i * 100000 + 2000000000);
+			sched_wait(&s, d);
+			assert_int_equal(fc.now, d);
+		}
+		assert_int_equal(s.late_packets, 0);
+		assert_int_equal(s.shifted_ns, 0);
+		sched_report(&s, &rep);
+		assert_int_equal(rep.suspends, 1);
+		assert_int_equal(rep.suspended_ns, 2000000000);
+	}
+	/* PPS: the rate goes on from where it was; a second suspension adds up. */
+	init(&s, &fc, (struct sched_cfg){ .mode = SCHED_MODE_PPS, .rate = ratio("100") });
+	assert_int_equal(deadline_of(&s, 0, 60), T0);
+	sched_suspended(&s, 500000000);
+	assert_int_equal(deadline_of(&s, 0, 60), T0 + 10000000 + 500000000);
+	sched_suspended(&s, 1000);
+	assert_int_equal(deadline_of(&s, 0, 60), T0 + 20000000 + 500001000);
+	sched_report(&s, &rep);
+	assert_int_equal(rep.suspends, 2);
+	assert_int_equal(rep.suspended_ns, 500001000);
+	/* --threads: every thread was suspended by the same signals; the longest is the run's. */
+	{
+		struct sched_report a = { .suspends = 1, .suspended_ns = 7 }, b = { .suspends = 1, .suspended_ns = 9 };
+
+		sched_report_add(&a, &b);
+		assert_int_equal(a.suspends, 1);
+		assert_int_equal(a.suspended_ns, 9);
+	}
+}
+
 /* The debt the real-time plan may defer to the long gaps (wait.c, PLAN_DEBT_NS), ns. */
 #define PLAN_DEBT 15000000ull
 
@@ -1778,6 +1833,7 @@ int main(void)
 		cmocka_unit_test(test_late_catchup),
 		cmocka_unit_test(test_late_paced),
 		cmocka_unit_test(test_late_shift),
+		cmocka_unit_test(test_suspended),
 		cmocka_unit_test(test_busy_guard),
 		cmocka_unit_test(test_plan_budget),
 		cmocka_unit_test(test_plan_long_gaps_first),
