@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # --fragroute: the deterministic modules write, frame for frame, what
 # tcprewrite 4.6 --fragroute writes for the same rules (frag/NAME.rules over
-# a bundled trace or one of frag/craft-opt.py's;
+# a bundled trace or one of frag/craft-opt.py's, with and without --fragdir;
 # the expected files frag/NAME.tcprewrite46.pcap were written by tcprewrite
 # 4.6.0-beta2); with that binary at hand
 # ($ANCHOR_BIN/tcprewrite; unset, skipped with a note) they are written
@@ -50,6 +50,10 @@ check ipopt-raw ipopt-raw opt-ip4.pcap
 check tcpopt-mss tcpopt-mss opt-tcp4.pcap
 check tcpopt-raw tcpopt-raw opt-tcp4.pcap
 check opt-chain opt-chain opt-tcp4.pcap
+# --fragdir: the rules over one side of a tcpprep cache (tcpprep 4.6 -a client of http.pcap).
+check frag24-c2s frag24 http.pcap --fragdir c2s -c "$here/http-client.cache"
+check frag24-s2c frag24 http.pcap --fragdir s2c -c "$here/http-client.cache"
+check frag24 frag24 http.pcap --fragdir both -c "$here/http-client.cache"
 
 # tcpreplay's fragroute_valid, fragroute_negsize and fragroute_badrules.
 refused() { # NAME LINE RULE
