@@ -113,8 +113,9 @@ const char *frag_mod_name(enum frag_mod m);
 
 /*
  * frag_rules_applied() - 0 when every rule of @rules is one frag_apply()
- * applies; else the first rule it does not apply (its module's name and
- * why in @err), as -ENOTSUP.
+ * applies (all but echo and print, which would print for each packet);
+ * else the first rule it does not apply (its module's name and why in
+ * @err), as -ENOTSUP.
  */
 int frag_rules_applied(const struct frag_rules *rules, char *err, size_t errlen);
 
@@ -133,8 +134,8 @@ struct frag_out {
  * to a queue that starts as the one frame; write the frames that result,
  * in order, into @out (frame i at out->buf + out->off[i]).  @rng is the
  * state of the random choices (order random, a probability, an overlap's
- * bytes, IP identifications), advanced; the same state gives the same
- * frames.
+ * bytes, IP identifications, the chaff's bytes), advanced; the same state
+ * gives the same frames.
  *
  * Returns the number of frames (0 when a rule dropped them all); -EPROTONOSUPPORT
  * for a frame that is not IP (fragroute passes it on untouched: the caller

@@ -12,6 +12,9 @@
  * other modules' options, into what the loop reads; the loop never reads
  * the options themselves.
  */
+/* --fragdir: the -c cache's side whose frames go through --fragroute's rules. */
+enum { FRAGDIR_C2S = 1, FRAGDIR_S2C = 2, FRAGDIR_BOTH = 3 };
+
 struct run_cfg {
 	uint64_t loop;             /* --loop: passes over the file list; 0 = forever */
 	uint64_t limit;            /* --limit: stop after this many packets sent or failed; 0 = none */
@@ -23,6 +26,7 @@ struct run_cfg {
 	bool segment;              /* --segment: a frame longer than the MTU is cut to fit (replay/segment.h) */
 	const char *fragroute;     /* --fragroute FILE: fragroute's rules over each frame (replay/frag.h) */
 	uint64_t fragroute_seed;   /* --fragroute-seed; OPT_AUTO = --fuzz-seed's, else 1 */
+	int fragdir;               /* --fragdir: 0 = not given (every frame), else a FRAGDIR_ value */
 	uint64_t stats_s;          /* --stats N: lines every N s (0: per loop pass); OPT_AUTO = none */
 	bool no_progress;          /* --no-progress: no status line on a terminal */
 	bool no_flow_stats;        /* --no-flow-stats: count no flows (replay/flows.h) */

@@ -24,8 +24,6 @@ static const struct opt_hint tool_hints[] = {
 	{ 0, "netmap", "tcpreplay's netmap injector; replay has no netmap: --xdp (AF_XDP, --method xdp) is its "
 		       "kernel-bypass path", true },
 	{ 0, "no-load-opts", "tcpreplay's --no-load-opts: replay reads no config file", true },
-	{ 0, "fragdir", "tcprewrite's --fragdir (--fragroute on one direction of a tcpprep cache) " NOT_YET
-		       "; replay's --fragroute takes every frame", true },
 	{ 0, "infile", "tcprewrite's -i/--infile: name the trace as an operand (replay -w OUT IN)", true },
 	{ 0, "outfile", "tcprewrite's -o/--outfile is -w/--write here (replay -w OUT IN)", true },
 	/* letters replay keeps with its own meaning: said when their argument looks wrong */

@@ -51,6 +51,14 @@
 				     "packets back on a schedule"),                                  \
 	      ONE_THREAD("impairment holds packets back on one schedule"))
 
+/* --fragdir: tcprewrite's words for a tcpprep cache's sides. */
+static const struct opt_enum fragdir_choices[] = {
+	{ "c2s", FRAGDIR_C2S },
+	{ "s2c", FRAGDIR_S2C },
+	{ "both", FRAGDIR_BOTH },
+	{ NULL, 0 },
+};
+
 /* --pps N and --mbps N: the schedule's rate and mode. */
 static int parse_pps(void *rate, void *mode, const char *arg, char *err, size_t len)
 {
@@ -456,6 +464,10 @@ static const struct opt_def table[] = {
 	    .help = "put each frame through fragroute's rules in FILE (ip_frag, tcp_seg, order, dup, drop, ...), as tcprewrite does",
 	    .rules = RULES(ONE_THREAD("the rules' random choices are one sequence"), NOT_IN_PREP,
 			   EXCLUDES("segment", "both cut frames: the rules' ip_frag and tcp_seg cut them as fragroute does"))),
+	ENUM(run.fragdir, fragdir_choices, .name = "fragdir", .metavar = "DIR", .group = OPT_GRP_EDIT,
+	     .help = "with -c: only c2s (client to server), s2c or both sides' frames go through --fragroute's rules",
+	     .rules = RULES(NEEDS("fragroute", "it picks the frames the rules take"),
+			    NEEDS("cachefile", "the tcpprep cache names each frame's side"))),
 	UINT(run.fragroute_seed, .name = "fragroute-seed", .min = 0, .max = UINT32_MAX, .metavar = "N",
 	     .group = OPT_GRP_EDIT, .help = "seed of --fragroute's random choices (default: --fuzz-seed's, else 1)",
 	     .rules = RULES(NEEDS("fragroute", "it seeds the rules' random choices"))),
@@ -663,8 +675,9 @@ static int check_inputs(const struct opts *o, char *err, size_t len)
 	if (o->prep_path && o->nfiles != 1)
 		return opts_fail(err, len, "--prep: a sidecar belongs to one trace; give exactly one file");
 	/* The split picks one of two interfaces, or the direction of -e and the pair forms
-	 * (--enet-dmac C2S,S2C, --pnat twice), as tcprewrite -c does. */
-	if ((o->split_mode || o->cachefile) && !o->info && !o->intf2 && !edit_cfg_wants_side(&o->edit))
+	 * (--enet-dmac C2S,S2C, --pnat twice) or the frames --fragdir takes, as tcprewrite -c does. */
+	if ((o->split_mode || o->cachefile) && !o->info && !o->intf2 && !edit_cfg_wants_side(&o->edit) &&
+	    !(o->cachefile && o->run.fragdir))
 		return opts_fail(err, len, "--%s chooses between two interfaces: give the second with -I IF (or use --info to see the split); "
 				 "with one output it only steers -e/--endpoints and the pair forms (--enet-dmac C2S,S2C, --pnat twice)",
 				 o->split_mode ? "split" : "cachefile");

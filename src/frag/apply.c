@@ -15,48 +15,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "replay/frag.h"
 #include "replay/pkt.h"
 
-#define ETH_BYTES 14u
-#define IP4_MIN 20u
-#define IP6_BYTES 40u
-#define TCP_MIN 20u
-#define FRAG6_BYTES 8u
-#define IP4_MF 0x2000u
-#define IP4_OFFMASK 0x1fffu
-#define TCP_ACK 0x10u
-
-struct frame {
-	uint32_t off; /* in the arena */
-	uint32_t len; /* bytes */
-};
-
-struct queue {
-	unsigned n;
-	struct frame f[FRAG_FRAMES_MAX];
-};
-
-/* The arena (the caller's buffer), its end, the frames' shared layer 2 and the random state. */
-struct work {
-	uint8_t *buf;
-	size_t cap, used;
-	uint32_t l3off;   /* the IP header, after Ethernet and its tags */
-	uint64_t *rng;
-	struct queue a, b; /* the queue, and the next one a rule builds */
-};
-
-/* An IP packet in a frame: where its parts are. */
-struct ipv {
-	bool v6;
-	uint32_t hl;    /* IPv4's header with options; IPv6's 40 */
-	uint32_t end;   /* the packet's end, from the frame's start */
-	uint8_t proto;  /* IPv4's protocol; IPv6's Next Header */
-	bool frag;      /* IPv4: a fragment (MF or an offset) */
-};
+#include "frag_int.h"
 
 /* splitmix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number generators", 2014). */
-static uint64_t rnd(uint64_t *s)
+uint64_t frag_rnd(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
 
@@ -65,7 +29,7 @@ static uint64_t rnd(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-static uint64_t sum16(const uint8_t *p, size_t n, uint64_t sum)
+uint64_t frag_sum16(const uint8_t *p, size_t n, uint64_t sum)
 {
 	for (; n > 1; p += 2, n -= 2)
 		sum += get_be16(p);
@@ -74,22 +38,22 @@ static uint64_t sum16(const uint8_t *p, size_t n, uint64_t sum)
 	return sum;
 }
 
-static uint16_t fold(uint64_t sum)
+uint16_t frag_fold(uint64_t sum)
 {
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
 	return (uint16_t)~sum;
 }
 
-static uint8_t *at(struct work *w, const struct frame *f)
+uint8_t *frag_at(struct work *w, const struct frame *f)
 {
 	return w->buf + f->off;
 }
 
 /* The IP packet in frame @f, or false when its header is malformed. */
-static bool ip_view(struct work *w, const struct frame *f, struct ipv *v)
+bool frag_ip_view(struct work *w, const struct frame *f, struct ipv *v)
 {
-	const uint8_t *ip = at(w, f) + w->l3off;
+	const uint8_t *ip = frag_at(w, f) + w->l3off;
 	uint32_t have = f->len - w->l3off, tot;
 
 	if (f->len < w->l3off + IP4_MIN)
@@ -114,10 +78,10 @@ static bool ip_view(struct work *w, const struct frame *f, struct ipv *v)
 	return true;
 }
 
-static void ip4_csum(uint8_t *ip, uint32_t hl)
+void frag_ip4_csum(uint8_t *ip, uint32_t hl)
 {
 	put_be16(ip + 10, 0);
-	put_be16(ip + 10, fold(sum16(ip, hl, 0)));
+	put_be16(ip + 10, frag_fold(frag_sum16(ip, hl, 0)));
 }
 
 /*
@@ -125,15 +89,15 @@ static void ip4_csum(uint8_t *ip, uint32_t hl)
  * TCP, UDP or ICMP(v6) checksum of a packet that is not a fragment, as
  * fragroute computes them before its first rule.
  */
-static void csum_all(struct work *w, const struct frame *f, const struct ipv *v)
+void frag_csum(struct work *w, const struct frame *f, const struct ipv *v)
 {
-	uint8_t *ip = at(w, f) + w->l3off, *l4 = ip + v->hl;
+	uint8_t *ip = frag_at(w, f) + w->l3off, *l4 = ip + v->hl;
 	uint32_t l4len = v->end - w->l3off - v->hl;
 	uint64_t ph;
 	unsigned pos;
 
 	if (!v->v6)
-		ip4_csum(ip, v->hl);
+		frag_ip4_csum(ip, v->hl);
 	if (v->frag)
 		return;
 	if (v->proto == 6 && l4len >= TCP_MIN)
@@ -149,17 +113,17 @@ static void csum_all(struct work *w, const struct frame *f, const struct ipv *v)
 	if (v->proto == 1)
 		ph = 0;
 	else if (v->v6)
-		ph = sum16(ip + 8, 32, 0) + (l4len >> 16) + (l4len & 0xffff) + v->proto;
+		ph = frag_sum16(ip + 8, 32, 0) + (l4len >> 16) + (l4len & 0xffff) + v->proto;
 	else
-		ph = sum16(ip + 12, 8, 0) + l4len + v->proto;
+		ph = frag_sum16(ip + 12, 8, 0) + l4len + v->proto;
 	put_be16(l4 + pos, 0);
-	put_be16(l4 + pos, fold(sum16(l4, l4len, ph)));
+	put_be16(l4 + pos, frag_fold(frag_sum16(l4, l4len, ph)));
 	if (v->proto == 17 && !get_be16(l4 + pos))
 		put_be16(l4 + pos, 0xffff);
 }
 
 /* Room for a frame of @len bytes at the arena's end; NULL when it is full. */
-static struct frame *add(struct work *w, struct queue *q, uint32_t len)
+struct frame *frag_add(struct work *w, struct queue *q, uint32_t len)
 {
 	struct frame *f;
 
@@ -173,7 +137,7 @@ static struct frame *add(struct work *w, struct queue *q, uint32_t len)
 }
 
 /* Frame @f appended to @q as it is (a rule that leaves it alone). */
-static int keep(struct work *w, struct queue *q, const struct frame *f)
+int frag_keep(struct work *w, struct queue *q, const struct frame *f)
 {
 	(void)w;
 	if (q->n == FRAG_FRAMES_MAX)
@@ -204,14 +168,14 @@ static int put_frag(struct work *w, const struct frame *f, const struct ipv *v, 
 		    uint32_t ident)
 {
 	uint32_t hdr = w->l3off + v->hl + (v->v6 ? FRAG6_BYTES : 0), n = n1 + n2;
-	struct frame *o = add(w, &w->b, hdr + n);
+	struct frame *o = frag_add(w, &w->b, hdr + n);
 	uint8_t *p, *ip;
 
 	if (!o)
 		return -ENOSPC;
-	p = at(w, o);
+	p = frag_at(w, o);
 	ip = p + w->l3off;
-	memcpy(p, at(w, f), w->l3off + v->hl);
+	memcpy(p, frag_at(w, f), w->l3off + v->hl);
 	memcpy(p + hdr, s1, n1);
 	if (n2)
 		memcpy(p + hdr + n1, s2, n2);
@@ -228,7 +192,7 @@ static int put_frag(struct work *w, const struct frame *f, const struct ipv *v, 
 		/* fragroute writes the offset whole: DF is cleared, as a fragment's must be. */
 		put_be16(ip + 6, fo / 8u | (mf ? IP4_MF : 0u));
 		put_be16(ip + 2, v->hl + n);
-		ip4_csum(ip, v->hl);
+		frag_ip4_csum(ip, v->hl);
 	}
 	return 0;
 }
@@ -251,19 +215,19 @@ static int ip_frag(struct work *w, const struct frag_rule *r, const struct frame
 	int rc = 0;
 
 	/* A fragment is not cut again: its offsets are its datagram's. */
-	if (!ip_view(w, f, &v) || v.frag)
-		return keep(w, &w->b, f);
-	src = at(w, f) + w->l3off + v.hl;
+	if (!frag_ip_view(w, f, &v) || v.frag)
+		return frag_keep(w, &w->b, f);
+	src = frag_at(w, f) + w->l3off + v.hl;
 	pay = v.end - w->l3off - v.hl;
 	fl = frag_first(src, pay, v.proto, r->n);
 	if (pay < fl)
-		return keep(w, &w->b, f);
+		return frag_keep(w, &w->b, f);
 	for (p = 0; p < pay && !rc;) {
 		if (r->kind != FRAG_OVERLAP_NONE && (p / 8) % 2 && p + 2 * fl < pay) {
 			bool old = r->kind == FRAG_OVERLAP_OLD;
 
 			for (uint32_t i = 0; i < fl; i++)
-				junk[i] = (uint8_t)rnd(w->rng);
+				junk[i] = (uint8_t)frag_rnd(w->rng);
 			rc = put_frag(w, f, &v, old ? src + p + fl : junk, fl, NULL, 0, p + fl, true,
 				      ident);
 			if (!rc)
@@ -284,14 +248,14 @@ static int put_seg(struct work *w, const struct frame *f, const struct ipv *v, u
 		   const uint8_t *s1, uint32_t n1, const uint8_t *s2, uint32_t n2, uint32_t seq)
 {
 	uint32_t hdr = w->l3off + v->hl + thl, n = n1 + n2;
-	struct frame *o = add(w, &w->b, hdr + n);
+	struct frame *o = frag_add(w, &w->b, hdr + n);
 	uint8_t *p, *ip;
 
 	if (!o)
 		return -ENOSPC;
-	p = at(w, o);
+	p = frag_at(w, o);
 	ip = p + w->l3off;
-	memcpy(p, at(w, f), hdr);
+	memcpy(p, frag_at(w, f), hdr);
 	memcpy(p + hdr, s1, n1);
 	if (n2)
 		memcpy(p + hdr + n1, s2, n2);
@@ -301,9 +265,9 @@ static int put_seg(struct work *w, const struct frame *f, const struct ipv *v, u
 	} else {
 		put_be16(ip + 2, v->hl + thl + n);
 		/* fragroute gives each segment a random IP ID. */
-		put_be16(ip + 4, (uint32_t)rnd(w->rng));
+		put_be16(ip + 4, (uint32_t)frag_rnd(w->rng));
 	}
-	csum_all(w, o, &(struct ipv){ .v6 = v->v6, .hl = v->hl, .end = hdr + n, .proto = 6 });
+	frag_csum(w, o, &(struct ipv){ .v6 = v->v6, .hl = v->hl, .end = hdr + n, .proto = 6 });
 	return 0;
 }
 
@@ -320,15 +284,15 @@ static int tcp_seg(struct work *w, const struct frag_rule *r, const struct frame
 	struct ipv v;
 	int rc = 0;
 
-	if (!ip_view(w, f, &v) || v.proto != 6 || v.frag || v.end - w->l3off - v.hl < TCP_MIN)
-		return keep(w, &w->b, f);
-	th = at(w, f) + w->l3off + v.hl;
+	if (!frag_ip_view(w, f, &v) || v.proto != 6 || v.frag || v.end - w->l3off - v.hl < TCP_MIN)
+		return frag_keep(w, &w->b, f);
+	th = frag_at(w, f) + w->l3off + v.hl;
 	thl = (th[12] >> 4) * 4u;
 	if (thl < TCP_MIN || thl > v.end - w->l3off - v.hl || !(th[13] & TCP_ACK))
-		return keep(w, &w->b, f);
+		return frag_keep(w, &w->b, f);
 	pay = v.end - w->l3off - v.hl - thl;
 	if (pay <= r->n)
-		return keep(w, &w->b, f);
+		return frag_keep(w, &w->b, f);
 	src = th + thl;
 	seq = get_be32(th + 4);
 	for (p = 0; p < pay && !rc; p += len) {
@@ -337,7 +301,7 @@ static int tcp_seg(struct work *w, const struct frag_rule *r, const struct frame
 			bool old = r->kind == FRAG_OVERLAP_OLD;
 
 			for (uint32_t i = 0; i < len; i++)
-				junk[i] = (uint8_t)rnd(w->rng);
+				junk[i] = (uint8_t)frag_rnd(w->rng);
 			rc = put_seg(w, f, &v, thl, old ? src + p + len : junk, len, NULL, 0,
 				     seq + len);
 			if (!rc)
@@ -356,10 +320,10 @@ static int tcp_seg(struct work *w, const struct frag_rule *r, const struct frame
 /* ip_ttl, ip_tos, ip6_qos: a header field of each packet set in place. */
 static void set_field(struct work *w, const struct frag_rule *r, const struct frame *f)
 {
-	uint8_t *ip = at(w, f) + w->l3off;
+	uint8_t *ip = frag_at(w, f) + w->l3off;
 	struct ipv v;
 
-	if (!ip_view(w, f, &v))
+	if (!frag_ip_view(w, f, &v))
 		return;
 	if (r->mod == FRAG_IP_TTL) {
 		if (v.v6)
@@ -375,7 +339,7 @@ static void set_field(struct work *w, const struct frag_rule *r, const struct fr
 		put_be32(ip, 6u << 28 | r->n << 20 | r->n2);
 	}
 	if (!v.v6)
-		ip4_csum(ip, v.hl);
+		frag_ip4_csum(ip, v.hl);
 }
 
 /* Which frame of @q a delay, drop or dup rule picks. */
@@ -385,13 +349,13 @@ static unsigned pick(struct work *w, const struct queue *q, uint8_t which)
 		return 0;
 	if (which == FRAG_LAST)
 		return q->n - 1;
-	return (unsigned)(rnd(w->rng) % q->n);
+	return (unsigned)(frag_rnd(w->rng) % q->n);
 }
 
 /* drop and dup: whether the rule acts on this queue, at its probability (fragroute's test). */
 static bool chance(struct work *w, uint32_t pct)
 {
-	return pct >= 100 || rnd(w->rng) % 100 <= pct;
+	return pct >= 100 || frag_rnd(w->rng) % 100 <= pct;
 }
 
 /* One rule over the queue: each frame into the next queue, or the queue reordered. */
@@ -408,6 +372,18 @@ static int rule(struct work *w, const struct frag_rule *r, uint8_t *junk, uint32
 		for (i = 0; i < q->n && !rc; i++)
 			rc = r->mod == FRAG_IP_FRAG ? ip_frag(w, r, &q->f[i], junk, ident)
 						    : tcp_seg(w, r, &q->f[i], junk);
+		w->a = w->b;
+		return rc;
+	case FRAG_IP_OPT:
+	case FRAG_TCP_OPT:
+	case FRAG_IP6_OPT:
+	case FRAG_IP_CHAFF:
+	case FRAG_TCP_CHAFF:
+		/* Each frame built anew: a dup's two entries share their bytes. */
+		w->b.n = 0;
+		for (i = 0; i < q->n && !rc; i++)
+			rc = r->mod == FRAG_IP_CHAFF || r->mod == FRAG_TCP_CHAFF ? frag_chaff(w, r, &q->f[i])
+										 : frag_opt(w, r, &q->f[i]);
 		w->a = w->b;
 		return rc;
 	case FRAG_IP_TTL:
@@ -427,7 +403,7 @@ static int rule(struct work *w, const struct frag_rule *r, uint8_t *junk, uint32
 		for (i = q->n; r->kind == FRAG_ORDER_RANDOM && i > 1; i--) {
 			struct frame t;
 
-			k = (unsigned)(rnd(w->rng) % i);
+			k = (unsigned)(frag_rnd(w->rng) % i);
 			t = q->f[i - 1];
 			q->f[i - 1] = q->f[k];
 			q->f[k] = t;
@@ -452,7 +428,7 @@ static int rule(struct work *w, const struct frag_rule *r, uint8_t *junk, uint32
 	case FRAG_DELAY:
 		/* tcprewrite writes each frame with its packet's time: a delay moves none. */
 		if (q->n && r->kind == FRAG_RANDOM)
-			(void)rnd(w->rng);
+			(void)frag_rnd(w->rng);
 		return 0;
 	default:
 		return -ENOTSUP;
@@ -469,13 +445,6 @@ int frag_rules_applied(const struct frag_rules *rules, char *err, size_t errlen)
 		case FRAG_ECHO:
 		case FRAG_PRINT:
 			why = "it prints for each packet, and the send path never prints";
-			break;
-		case FRAG_IP_CHAFF:
-		case FRAG_TCP_CHAFF:
-		case FRAG_IP_OPT:
-		case FRAG_TCP_OPT:
-		case FRAG_IP6_OPT:
-			why = "not in replay yet";
 			break;
 		default:
 			break;
@@ -526,17 +495,17 @@ int frag_apply(const struct frag_rules *rules, const uint8_t *f, uint32_t len, u
 	out->n = 0;
 	if (!(w.l3off = l3_at(f, len)))
 		return -EPROTONOSUPPORT;
-	if (!(first = add(&w, &w.a, len)))
+	if (!(first = frag_add(&w, &w.a, len)))
 		return -ENOSPC;
-	memcpy(at(&w, first), f, len);
-	if (!ip_view(&w, first, &v))
+	memcpy(frag_at(&w, first), f, len);
+	if (!frag_ip_view(&w, first, &v))
 		return -EINVAL;
 	/* Bytes after the IP packet (Ethernet padding) are not fragroute's: they go. */
 	first->len = v.end;
 	w.used = v.end;
-	csum_all(&w, first, &v);
+	frag_csum(&w, first, &v);
 	/* One IPv6 Fragment header identification per packet, as fragroute's. */
-	ident = (uint32_t)rnd(rng);
+	ident = (uint32_t)frag_rnd(rng);
 	for (unsigned i = 0; i < rules->n && !rc; i++)
 		rc = rule(&w, &rules->r[i], junk, ident);
 	if (rc)

@@ -203,6 +203,8 @@ static const char *raw_opt(const struct words *a, unsigned from, struct frag_rul
 			return "an option is at most 40 bytes";
 		r->data[r->len++] = (uint8_t)v;
 	}
+	if (r->data[0] <= 1)
+		return "raw's type is not 0 (end of list) or 1 (no-operation): they are one byte, without a length";
 	if (r->data[1] != r->len)
 		return "raw's length (its second byte) is not the number of its bytes";
 	r->kind = FRAG_OPT_RAW;

@@ -199,12 +199,13 @@ enum step stage_burst(struct replay *r, struct lane *l, const struct trace *cons
 
 /*
  * stage_one() - stage_whole(), or with --segment stage_cut() for a frame
- * longer than the lane takes, or with --fragroute stage_frag().
+ * longer than the lane takes, or with --fragroute stage_frag() (with
+ * --fragdir, for a frame of the cache's side it names).
  */
 static inline enum step stage_one(struct replay *r, struct lane *l, const struct trace *t,
 				  const struct pkt *p, uint64_t deadline)
 {
-	if (unlikely(r->out.frag != NULL))
+	if (unlikely(r->out.frag != NULL) && (!r->out.frag_side || r->out.frag_side == r->route.side))
 		return stage_frag(r, l, t, p, deadline);
 	if (unlikely(p->caplen > l->seg_max))
 		return stage_cut(r, l, t, p, deadline);

@@ -126,6 +126,7 @@ struct lanes {
 	struct frag_out *frag_out;   /* the frames they make of one */
 	uint64_t frag_rng;           /* their random state, from --fragroute-seed */
 	bool frag_said;              /* a frame the rules could not take was said */
+	int frag_side;               /* --fragdir: 0 = every frame, else the side (SPLIT_INTF1/2) they take */
 };
 
 /* What was read of one input file, over every pass (--stats-json "files"). */

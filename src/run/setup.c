@@ -219,6 +219,8 @@ static int open_fragroute(struct replay *r)
 		log_err("--fragroute %s: %s", o->run.fragroute, err);
 		return rc;
 	}
+	/* c2s and s2c are the cache's sides 1 and 2; both, like no --fragdir, takes every frame. */
+	r->out.frag_side = o->run.fragdir == FRAGDIR_BOTH ? 0 : o->run.fragdir;
 	r->out.frag_rng = o->run.fragroute_seed != OPT_AUTO ? o->run.fragroute_seed
 			  : o->edit.fuzz_seed != EDIT_UNSET ? o->edit.fuzz_seed : 1;
 	return 0;

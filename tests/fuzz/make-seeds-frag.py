@@ -14,6 +14,10 @@ RULES = {
     'negsize': b"ip_frag -8\n",
     'badrules': b"ip_frag 24\nfragment 8\n",
     'crlf': b"ip_frag 8\r\n\r\n  # indented comment\r\n\ttcp_seg 1\r\n",
+    'opts': b"ip_opt ssrr 8 10.0.0.9\nip_opt raw 94 4 00 00\ntcp_opt wscale 7\ntcp_opt raw 22 3 05\n"
+            b"ip6_opt route 2 2001:db8::1 2001:db8::2\nip6_opt raw 3c 01 04 00 00 00 00\n",
+    'chaff': b"ip_chaff dup\nip_chaff opt\nip_chaff 0\ntcp_chaff cksum\ntcp_chaff null\ntcp_chaff paws\n"
+             b"tcp_chaff rexmit\ntcp_chaff seq\ntcp_chaff syn\ntcp_chaff 3\n",
 }
 APPLY = {
     'frag8': b"ip_frag 8\n",
@@ -22,6 +26,9 @@ APPLY = {
     'seg5': b"tcp_seg 5\n",
     'seg4old': b"tcp_seg 4 old\ndup last 100\n",
     'mix': b"ip_frag 24\norder random\ndup random 50\ndrop first 30\nip_ttl 3\nip_tos 7\nip6_qos ff fffff\n",
+    'opt': b"dup first 100\nip_opt lsrr 4 10.0.0.1 10.0.0.2\ntcp_opt mss 536\nip6_opt route 1 2001:db8::1\n",
+    'ipchaff': b"ip_chaff dup\nip_chaff opt\nip_chaff 1\n",
+    'tcpchaff': b"tcp_seg 20\ntcp_chaff paws\ntcp_chaff cksum\ntcp_chaff syn\norder random\n",
 }
 
 def csum(b):

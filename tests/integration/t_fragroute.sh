@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# --fragroute over a veth pair: http.pcap through "tcp_seg 16" and through
-# "ip_frag 24" then "order reverse".  On the far side (tcpdump) every frame
+# --fragroute over a veth pair: http.pcap through "tcp_seg 16", through
+# "ip_frag 24" then "order reverse", and through tcp_opt and tcp_chaff.  On the far side (tcpdump) every frame
 # the rules made arrived, equal to what -w writes; tshark reassembles the
 # fragments (reversed, each datagram's last first) into the TCP segments
 # the trace holds, and the segments into the trace's TCP streams; every
@@ -75,6 +75,25 @@ test_ip_frag() {
 	info "ip_frag 24, order reverse: $(json_get "$WORK/frag.json" segments) frames; every segment reassembled"
 }
 
+# Options and chaff: every TCP segment carries the added MSS option and
+# every data segment goes twice, the real one and its chaff of the same
+# sequence number (rexmit), both with good checksums.
+test_opt_chaff() {
+	local tcp bad odd
+	run_rules chaff 'tcp_seg 1000\ntcp_opt mss 1400\ntcp_chaff rexmit\n'
+	tcp=$(tshark -r "$WORK/chaff.got" -Y tcp 2>/dev/null | wc -l)
+	[ "$tcp" -gt 0 ] || die "opt/chaff: no TCP arrived"
+	[ "$(tshark -r "$WORK/chaff.got" -Y 'tcp.options.mss_val == 1400' 2>/dev/null | wc -l)" = "$tcp" ] ||
+		die "opt/chaff: a TCP segment without the added MSS option"
+	bad=$(tshark -r "$WORK/chaff.got" -o ip.check_checksum:TRUE -o tcp.check_checksum:TRUE \
+		-Y 'ip.checksum.status == 0 || tcp.checksum.status == 0' 2>/dev/null | wc -l)
+	[ "$bad" = 0 ] || die "opt/chaff: $bad frames with a bad checksum"
+	odd=$(tshark -r "$WORK/chaff.got" -o tcp.relative_sequence_numbers:FALSE -Y 'tcp.len > 0' \
+		-T fields -e tcp.srcport -e tcp.seq 2>/dev/null | sort | uniq -c | awk '$1 != 2' | wc -l)
+	[ "$odd" = 0 ] || die "opt/chaff: $odd data segments not sent exactly twice (real and chaff)"
+	info "tcp_opt mss, tcp_chaff rexmit: $(json_get "$WORK/chaff.json" segments) frames; every segment with its option and its chaff"
+}
+
 require_root
 if ! command -v tshark >/dev/null; then
 	[ "${CI:-}" = true ] && die "tshark is not installed (scripts/deps.sh installs it)"
@@ -82,4 +101,4 @@ if ! command -v tshark >/dev/null; then
 	exit $SKIP
 fi
 init_ns
-run_tests test_tcp_seg test_ip_frag
+run_tests test_tcp_seg test_ip_frag test_opt_chaff
