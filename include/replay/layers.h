@@ -244,4 +244,34 @@ static inline void pkt_layers(const uint8_t *d, uint32_t caplen, struct pkt_laye
 	*l = w;
 }
 
+/* What pkt_l3_find() found in a frame. */
+enum pkt_l3 {
+	PKT_L3_IP,     /* an IPv4 or IPv6 packet, captured whole */
+	PKT_L3_SHORT,  /* fewer than 14 bytes: no Ethernet header */
+	PKT_L3_NOT_IP, /* behind the Ethernet header and its VLAN tags no IP header but @ethertype's
+			* (ARP, LLDP, MPLS, an 802.3 length...) */
+	PKT_L3_CUT,    /* a VLAN tag cut short (ethertype 0), or IP of which the capture holds only
+			* part: the fixed header (len 0) or the packet its length names */
+	PKT_L3_BAD,    /* IP whose version is not the EtherType's, or whose length is shorter than
+			* its fixed header */
+};
+
+/* Where pkt_l3_find() found the IP packet. */
+struct pkt_l3_span {
+	uint32_t off;       /* its first byte, from the frame's */
+	uint32_t len;       /* its length by its header, bytes (the frame's padding after it left out) */
+	uint16_t ethertype; /* 0x0800 or 0x86dd; for PKT_L3_NOT_IP what stands there instead */
+};
+
+/*
+ * pkt_l3_find() - the IP packet the Ethernet frame @d of @caplen bytes
+ * carries, as an interface without a link-layer header (tun, WireGuard, an
+ * IP tunnel) takes it: after the Ethernet header and the VLAN tags right
+ * behind it (802.1Q, 802.1ad, 0x9100), an IPv4 or IPv6 header, at the length
+ * that header gives.  IP under MPLS labels or a pseudowire is not taken: the
+ * labels are not a link header to drop.  Returns an enum pkt_l3, with *@s
+ * filled as far as the frame went (all zero for PKT_L3_SHORT).
+ */
+int pkt_l3_find(const uint8_t *d, uint32_t caplen, struct pkt_l3_span *s);
+
 #endif

@@ -31,6 +31,7 @@ struct stats_lane {
 	uint64_t impair_dropped, impair_copies; /* as in struct stats */
 	uint64_t segmented, segments; /* as in struct stats */
 	uint64_t gso_frames, gso_segments; /* as in struct stats */
+	uint64_t not_ip;         /* as in struct stats */
 	/* -i/-I: the interface's own counters over the run (src/tx/ifcheck.c); only when if_valid. */
 	bool if_valid;
 	uint64_t if_tx_packets;  /* tx_packets it counted during the run */
@@ -135,6 +136,13 @@ struct stats {
 	 * counted one packet sent, and the @gso_segments it cuts them into.
 	 */
 	uint64_t gso_frames, gso_segments;
+	/*
+	 * An interface without a link-layer header (tun, an IP tunnel): layer3
+	 * set, and not_ip the failed frames that carried no IP packet to send
+	 * there (ARP, LLDP...), said once in the summary.
+	 */
+	bool layer3;
+	uint64_t not_ip;
 	/*
 	 * Other modules' accounts (the impairment's, the live source's): each
 	 * printed after the packet lines and written as "key": value in the

@@ -122,6 +122,13 @@ enum {
 	TX_F_VIRTUAL_TIME = 1u << 0,
 	/* The method takes tx_cfg.gso: an AF_PACKET socket whose frames may carry a vnet header. */
 	TX_F_GSO = 1u << 1,
+	/*
+	 * The method sends on an interface without a link-layer header (tun,
+	 * WireGuard, ipip, gre, sit, PPP): each frame's IP packet, its link
+	 * header dropped (tx->l3).  The others refuse such an interface with
+	 * -EPROTONOSUPPORT, so that --method auto goes on to one that can.
+	 */
+	TX_F_L3 = 1u << 2,
 };
 
 struct tx;
@@ -153,7 +160,16 @@ struct tx {
 	char dev[128];       /* interface or file name, for messages and the summary */
 	uint32_t mtu;        /* interface MTU, bytes; 0 = no limit (files) */
 	unsigned batch;      /* most packets send() can stage before a flush(); set by open() */
-	char mode[64];       /* how the method runs, for the summary ("copy mode, queue 0"); may be empty */
+	char mode[96];       /* how the method runs, for the summary ("copy mode, queue 0"); may be empty */
+	/*
+	 * The interface has no link-layer header: its kind ("tun", "wireguard",
+	 * "ipip", "gre", "sit", "ppp", "none"...), and every frame goes out as
+	 * the IP packet pkt_l3_find() finds in it, at the IP length; a frame
+	 * with none fails (-EINVAL, counted in not_ip).  tx->mtu is then the
+	 * interface's layer-3 MTU, which that IP packet must fit.  "" on Ethernet.
+	 */
+	char l3[16];
+	uint64_t not_ip;     /* layer 3: frames failed for carrying no IP packet (ARP, LLDP...) */
 	char err[320];       /* last error text, without the program name */
 };
 

@@ -170,3 +170,34 @@ l3:
 	else if (l->ethertype == 0x86dd)
 		pkt_layers_ip6(d, caplen, l);
 }
+
+int pkt_l3_find(const uint8_t *d, uint32_t caplen, struct pkt_l3_span *s)
+{
+	struct pkt_layers l;
+	uint32_t fixed;
+
+	*s = (struct pkt_l3_span){ 0 };
+	if (caplen < ETH_HDR_BYTES)
+		return PKT_L3_SHORT;
+	pkt_layers(d, caplen, &l);
+	/* A VLAN tag cut short may hide IP behind it; an MPLS stack cut short is not IP anyway. */
+	if (l.l2 == PKT_L2_CUT && pkt_is_vlan(l.ethertype))
+		return PKT_L3_CUT;
+	if (l.l2 == PKT_L2_CUT) {
+		s->ethertype = l.ethertype;
+		return PKT_L3_NOT_IP;
+	}
+	/* The type behind the outer tags, whatever the walk went on to under MPLS. */
+	s->ethertype = get_be16(d + 12 + 4u * l.outer);
+	if (l.l3off != ETH_HDR_BYTES + 4u * l.outer || l.pwoff ||
+	    (s->ethertype != 0x0800 && s->ethertype != 0x86dd))
+		return PKT_L3_NOT_IP;
+	s->off = l.l3off;
+	fixed = s->ethertype == 0x0800 ? 20u : 40u;
+	if (!l.ipver)
+		return left(caplen, l.l3off) < fixed ? PKT_L3_CUT : PKT_L3_BAD;
+	s->len = l.l3len;
+	if (l.l3len < fixed)
+		return PKT_L3_BAD;
+	return l.l3len > left(caplen, l.l3off) ? PKT_L3_CUT : PKT_L3_IP;
+}

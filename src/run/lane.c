@@ -432,6 +432,9 @@ void lanes_collect(struct replay *r)
 	st->segments = LANES_SUM(r, segments);
 	st->gso_frames = LANES_SUM(r, gso_frames);
 	st->gso_segments = LANES_SUM(r, gso_segments);
+	for (unsigned i = 0; i < r->out.n; i++)
+		r->out.lane[i].st.not_ip = r->out.lane[i].tx ? r->out.lane[i].tx->not_ip : 0;
+	st->not_ip = LANES_SUM(r, not_ip);
 	st->nlanes = r->out.n;
 	for (unsigned i = 0; i < r->out.n; i++)
 		st->lane[i] = r->out.lane[i].st;

@@ -411,6 +411,8 @@ static void plan(struct replay *r)
 	r->st.method = r->out.lane[0].st.method;
 	r->st.method_mode = r->out.lane[0].st.method_mode;
 	r->st.dev = r->out.lane[0].st.dev;
+	for (unsigned i = 0; i < r->out.n; i++)
+		r->st.layer3 |= r->out.lane[i].tx && r->out.lane[i].tx->l3[0];
 	r->st.threads_auto = o->threads_ask_auto ? o->threads_why : NULL;
 	r->st.segmenting = o->run.segment || o->run.fragroute;
 	r->st.fragrouting = o->run.fragroute != NULL;

@@ -49,6 +49,7 @@ static void lane_add(struct stats_lane *into, const struct stats_lane *from)
 	into->segments += from->segments;
 	into->gso_frames += from->gso_frames;
 	into->gso_segments += from->gso_segments;
+	into->not_ip += from->not_ip;
 }
 
 void stats_add(struct stats *into, const struct stats *s)
@@ -67,6 +68,7 @@ void stats_add(struct stats *into, const struct stats *s)
 	into->segments += s->segments;
 	into->gso_frames += s->gso_frames;
 	into->gso_segments += s->gso_segments;
+	into->not_ip += s->not_ip;
 	for (unsigned l = 0; l < into->nlanes && l < s->nlanes; l++)
 		lane_add(&into->lane[l], &s->lane[l]);
 	if (s->end_ns > into->end_ns)
@@ -248,6 +250,9 @@ static void print_packets(const struct stats *s, FILE *f)
 	if (s->segmenting && s->gso_frames)
 		fprintf(f, "GSO: %llu frames longer than the MTU handed to the kernel whole (each one packet sent), cut by it into %llu\n",
 			(unsigned long long)s->gso_frames, (unsigned long long)s->gso_segments);
+	if (s->not_ip)
+		fprintf(f, "Layer 3: %llu frames failed for carrying no IP packet (ARP, LLDP...): the interface takes only IPv4 and IPv6\n",
+			(unsigned long long)s->not_ip);
 }
 
 static void print_send_err(const struct stats *s, FILE *f)
@@ -667,6 +672,7 @@ int stats_write_json(const struct stats *s, FILE *f)
 	json_object(&w, NULL);
 	json_int(&w, "schema_version", STATS_JSON_SCHEMA);
 	json_str(&w, "method", str(s->method));
+	json_str(&w, "method_mode", str(s->method_mode));
 	json_str(&w, "interface", str(s->dev));
 	json_counts(&w, s->read, s->sent, s->failed, s->retried, s->filtered, s->bytes_sent);
 	json_uint(&w, "elapsed_ns", stats_elapsed_ns(s));
@@ -688,6 +694,8 @@ int stats_write_json(const struct stats *s, FILE *f)
 		json_uint(&w, "packets_gso", s->gso_frames);
 		json_uint(&w, "gso_segments", s->gso_segments);
 	}
+	if (s->layer3)
+		json_uint(&w, "packets_not_ip", s->not_ip);
 	if (s->passes_on)
 		json_passes(&w, s);
 	for (unsigned i = 0; i < s->nextra; i++) {

@@ -9,6 +9,7 @@
  * table and flush() is the socket methods' skeleton (sock.c).
  */
 #include <errno.h>
+#include <linux/if_packet.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -39,6 +40,10 @@ static int mmsg_open(struct tx *tx, const struct tx_cfg *cfg)
 		s->iov[i].iov_base = s->sk.st.buf + (size_t)i * s->sk.st.slot_bytes;
 		s->msg[i].msg_hdr.msg_iov = &s->iov[i];
 		s->msg[i].msg_hdr.msg_iovlen = 1;
+		if (s->sk.addr) { /* layer 3: and its address, the protocol set as it is staged */
+			s->msg[i].msg_hdr.msg_name = &s->sk.addr[i];
+			s->msg[i].msg_hdr.msg_namelen = sizeof(*s->sk.addr);
+		}
 	}
 	return 0;
 }
@@ -77,7 +82,7 @@ static void mmsg_close(struct tx *tx)
 
 const struct tx_ops tx_mmsg_ops = {
 	.name = "mmsg",
-	.flags = TX_F_GSO,
+	.flags = TX_F_GSO | TX_F_L3,
 	.open = mmsg_open,
 	.send = sock_tx_send,
 	.flush = mmsg_flush,

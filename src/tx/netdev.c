@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Interface checks shared by the wire methods (AF_PACKET, rings, AF_XDP). */
+/*
+ * Interface checks shared by the wire methods (AF_PACKET, rings, AF_XDP):
+ * Ethernet interfaces for all of them, layer-3 ones (tun, IP tunnels, PPP)
+ * for the methods with TX_F_L3.
+ */
 #include <errno.h>
 #include <poll.h>
+#include <linux/ethtool.h>
 #include <linux/if_packet.h>
 #include <linux/sockios.h>
 #include <net/if.h>
@@ -21,6 +26,14 @@
 
 #define ETH_P_8021Q_BE 0x8100
 #define VLAN_TAG_BYTES 4u
+
+/* Link types of layer-3 interfaces that older C libraries' headers lack (linux/if_arp.h). */
+#ifndef ARPHRD_IP6GRE
+#define ARPHRD_IP6GRE 823
+#endif
+#ifndef ARPHRD_RAWIP
+#define ARPHRD_RAWIP 519
+#endif
 
 int netdev_query(struct tx *tx, const char *ifname, struct netdev *nd)
 {
@@ -73,15 +86,81 @@ out:
 	return rc;
 }
 
+/* The name of @ifname's driver (ETHTOOL_GDRVINFO: "tun", else the link kind, "wireguard", "ipip"), or "". */
+static void driver_name(const char *ifname, char *name, size_t len)
+{
+	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	name[0] = '\0';
+	if (fd < 0)
+		return;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%.*s", IFNAMSIZ - 1, ifname);
+	ifr.ifr_data = (char *)&info;
+	if (ioctl(fd, SIOCETHTOOL, &ifr) == 0)
+		snprintf(name, len, "%.*s", (int)strnlen(info.driver, sizeof(info.driver)), info.driver);
+	close(fd);
+}
+
+bool netdev_l3_kind(const char *ifname, unsigned short type, char *kind, size_t len)
+{
+	const char *name;
+
+	switch (type) {
+	case ARPHRD_NONE:
+		name = "none"; /* tun and WireGuard both: the driver tells them apart */
+		break;
+	case ARPHRD_TUNNEL:
+		name = "ipip";
+		break;
+	case ARPHRD_TUNNEL6:
+		name = "ip6tnl";
+		break;
+	case ARPHRD_SIT:
+		name = "sit";
+		break;
+	case ARPHRD_IPGRE:
+		name = "gre";
+		break;
+	case ARPHRD_IP6GRE:
+		name = "ip6gre";
+		break;
+	case ARPHRD_PPP:
+		name = "ppp";
+		break;
+	case ARPHRD_RAWIP:
+		name = "rawip";
+		break;
+	default:
+		return false;
+	}
+	/* Asked through the socket, not sysfs: /sys may show another network namespace's devices. */
+	driver_name(ifname, kind, len);
+	if (!kind[0])
+		snprintf(kind, len, "%s", name);
+	return true;
+}
+
 int netdev_open_check(struct tx *tx, const char *ifname, struct netdev *nd)
 {
 	int rc = netdev_query(tx, ifname, nd);
+	char kind[sizeof(tx->l3)];
 
-	if (rc == 0 && nd->type != ARPHRD_ETHER && nd->type != ARPHRD_LOOPBACK)
-		rc = tx_err(tx, -ENOTSUP,
-			    "%s: not an Ethernet interface (ARPHRD type %u); --method raw sends IP packets on it",
-			    ifname, nd->type);
-	return rc;
+	if (rc < 0 || nd->type == ARPHRD_ETHER || nd->type == ARPHRD_LOOPBACK)
+		return rc;
+	if (!netdev_l3_kind(ifname, nd->type, kind, sizeof(kind)))
+		return tx_err(tx, -ENOTSUP,
+			      "%s: not an Ethernet interface (ARPHRD type %u); --method raw sends IP packets on it",
+			      ifname, nd->type);
+	/* Not -ENOTSUP: --method auto goes on to a method that can. */
+	if (!(tx->ops->flags & TX_F_L3))
+		return tx_err(tx, -EPROTONOSUPPORT,
+			      "%s: a layer-3 interface (%s), without a link-layer header: the %s method cannot send on it (packet, mmsg and uring can)",
+			      ifname, kind, tx->ops->name);
+	snprintf(tx->l3, sizeof(tx->l3), "%s", kind);
+	return 0;
 }
 
 int netdev_frame_check_slow(struct tx *tx, const struct pkt *p)
@@ -127,6 +206,24 @@ int netdev_packet_socket(struct tx *tx, const struct tx_cfg *cfg, struct netdev 
 	if (rc < 0)
 		goto fail;
 	tx->mtu = nd->mtu;
+	if (tx->l3[0]) {
+		if (cfg->gso) {
+			rc = tx_err(tx, -ENOTSUP,
+				    "--gso: %s is a layer-3 interface (%s): it takes IP packets, not frames for the kernel to cut (--segment cuts them here)",
+				    cfg->ifname, tx->l3);
+			goto fail;
+		}
+		/*
+		 * No link header to write: SOCK_DGRAM, each packet's protocol
+		 * given with it (sendto()'s sll_protocol), and the kernel takes
+		 * the data as the network header (SOCK_RAW would skip
+		 * hard_header_len bytes of it on a tunnel that has one).
+		 */
+		close(fd);
+		fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return netdev_sock_err(tx, -errno, cfg->ifname);
+	}
 	if (cfg->qdisc_bypass && setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)) < 0) {
 		rc = tx_err(tx, -errno, "%s: cannot bypass the qdisc: %s", cfg->ifname, strerror(errno));
 		goto fail;

@@ -3,7 +3,8 @@
  * The skeleton of the staging socket methods (packet, mmsg, uring): one
  * send-only AF_PACKET socket and a staging FIFO of frame copies.  Everything
  * but how flush() hands the staged frames to the kernel is the same for all
- * three, and lives here: open, send (stage), discard, wait, drain, close.
+ * three, and lives here: open, send (stage), discard, wait, drain, close --
+ * on a layer-3 interface too, where each staged packet keeps its address.
  * A method's state begins with a struct sock_tx; see tx_int.h.
  */
 #include <errno.h>
@@ -46,8 +47,21 @@ int sock_tx_open(struct tx *tx, const struct tx_cfg *cfg, size_t state_bytes)
 	}
 	if (stage_init(&s->st, tx->batch, slot) < 0)
 		return tx_err(tx, -ENOMEM, "out of memory");
-	snprintf(tx->mode, sizeof(tx->mode), "%s%s%s", cfg->qdisc_bypass ? "qdisc bypassed" : "",
-		 cfg->qdisc_bypass && cfg->gso ? ", " : "", cfg->gso ? "kernel GSO" : "");
+	if (tx->l3[0]) {
+		s->addr = calloc(tx->batch, sizeof(*s->addr));
+		if (!s->addr)
+			return tx_err(tx, -ENOMEM, "out of memory");
+		for (unsigned i = 0; i < tx->batch; i++) {
+			s->addr[i].sll_family = AF_PACKET;
+			s->addr[i].sll_ifindex = nd.ifindex;
+		}
+	}
+	if (tx->l3[0])
+		tx_mode_add(tx, "layer 3 (%s): link header dropped", tx->l3);
+	if (cfg->qdisc_bypass)
+		tx_mode_add(tx, "qdisc bypassed");
+	if (cfg->gso)
+		tx_mode_add(tx, "kernel GSO");
 	return 0;
 }
 
@@ -55,6 +69,8 @@ int sock_tx_send(struct tx *tx, const struct pkt *v, unsigned n)
 {
 	struct sock_tx *s = tx->priv;
 
+	if (s->addr)
+		return stage_l3_frames(tx, &s->st, s->addr, v, n);
 	if (s->vnet)
 		return stage_vnet_frames(tx, &s->st, v, n);
 	return stage_frames(tx, &s->st, v, n);
@@ -90,6 +106,7 @@ void sock_tx_close(struct tx *tx)
 	if (s->fd >= 0)
 		close(s->fd);
 	stage_free(&s->st);
+	free(s->addr);
 	free(s);
 	tx->priv = NULL;
 }

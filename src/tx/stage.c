@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The staging FIFO shared by the methods whose kernel interface takes
- * pointers (packet, mmsg, uring, raw).  A copy per frame is the price of
- * letting the trace reader reuse its view at once; measured with callgrind
- * it is ~0.1 instructions per byte (BENCHMARKS.md), far below the syscall it
- * feeds.  The ring and xdp methods copy straight into kernel-shared memory
- * instead and do not use this.
+ * pointers (packet, mmsg, uring, raw), and what they stage: Ethernet frames,
+ * frames behind a vnet header (--gso), or on a layer-3 interface the IP
+ * packets in them.  A copy per frame is the price of letting the trace
+ * reader reuse its view at once; measured with callgrind it is ~0.1
+ * instructions per byte (BENCHMARKS.md), far below the syscall it feeds.
+ * The ring and xdp methods copy straight into kernel-shared memory instead
+ * and do not use this.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <linux/if_packet.h>
 #include <linux/virtio_net.h>
 #include <sys/mman.h>
 
+#include "replay/layers.h"
 #include "replay/segment.h"
 
 #include "tx_int.h"
@@ -94,6 +99,61 @@ int stage_vnet_frames(struct tx *tx, struct stage *s, const struct pkt *v, unsig
 
 		if (rc < 0)
 			return i ? (int)i : rc;
+	}
+	return (int)n;
+}
+
+/* Why frame @p, found to be @kind (enum pkt_l3) at @sp, cannot go out of a layer-3 interface. */
+static int l3_refuse(struct tx *tx, const struct pkt *p, int kind, const struct pkt_l3_span *sp)
+{
+	switch (kind) {
+	case PKT_L3_SHORT:
+		return tx_err(tx, -EINVAL, "frame of %u bytes is shorter than an Ethernet header (%u)",
+			      p->caplen, ETH_HDR_BYTES);
+	case PKT_L3_NOT_IP:
+		return tx_err(tx, -EINVAL,
+			      "EtherType 0x%04x is not IP: %s is a layer-3 interface (%s), which takes only IPv4 and IPv6 packets",
+			      sp->ethertype, tx->dev, tx->l3);
+	case PKT_L3_CUT:
+		if (!sp->ethertype)
+			return tx_err(tx, -EINVAL, "frame of %u bytes ends inside a VLAN tag", p->caplen);
+		if (!sp->len)
+			return tx_err(tx, -EINVAL,
+				      "IP header captured only in part (%u-byte frame): a layer-3 interface takes whole packets",
+				      p->caplen);
+		return tx_err(tx, -EINVAL,
+			      "IP packet of %u bytes captured only in part (%u bytes): a layer-3 interface takes whole packets",
+			      sp->len, p->caplen - sp->off);
+	case PKT_L3_BAD:
+		return tx_err(tx, -EINVAL, "IPv%c header malformed (its version or length): not sent on %s",
+			      sp->ethertype == 0x0800 ? '4' : '6', tx->dev);
+	default:
+		return tx_err(tx, -EMSGSIZE, "IP packet of %u bytes exceeds %s's MTU %u", sp->len, tx->dev,
+			      tx->mtu);
+	}
+}
+
+int stage_l3_frames(struct tx *tx, struct stage *s, struct sockaddr_ll *addr, const struct pkt *v,
+		    unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct pkt_l3_span sp;
+		int kind, rc;
+
+		if (s->n == s->slots)
+			return i ? (int)i : -EAGAIN;
+		kind = pkt_l3_find(v[i].data, v[i].caplen, &sp);
+		if (unlikely(kind != PKT_L3_IP || sp.len > tx->mtu)) {
+			/* A frame after the first is offered again first next time: counted then. */
+			if (i)
+				return (int)i;
+			rc = l3_refuse(tx, &v[i], kind, &sp);
+			if (kind == PKT_L3_NOT_IP || kind == PKT_L3_SHORT)
+				tx->not_ip++;
+			return rc;
+		}
+		addr[stage_slot(s, s->n)].sll_protocol = htons(sp.ethertype);
+		(void)stage_push(s, v[i].data + sp.off, sp.len); /* room checked above */
 	}
 	return (int)n;
 }

@@ -59,7 +59,9 @@ const struct opt_enum tx_xdp_mode_choices[] = {
  *          (page-fragment skbs, each frame handed back by its status word);
  *   packet one send() per frame: the last resort.
  * uring (mmsg's work with more bookkeeping, and slower) is there by request;
- * raw is layer 3 (the kernel builds the Ethernet header): never picked.
+ * raw is layer 3 (the kernel builds the Ethernet header): never picked.  On
+ * an interface without a link-layer header (tun, an IP tunnel) xdp and ring
+ * refuse (TX_F_L3), and mmsg sends the frames' IP packets.
  */
 static const char *const auto_bypass[] = { "xdp", "mmsg", "ring", "packet" };
 static const char *const auto_plain[] = { "mmsg", "ring", "packet" };
@@ -80,6 +82,22 @@ int tx_err(struct tx *tx, int err, const char *fmt, ...)
 	vsnprintf(tx->err, sizeof(tx->err), fmt, ap);
 	va_end(ap);
 	return err;
+}
+
+void tx_mode_add(struct tx *tx, const char *fmt, ...)
+{
+	size_t len = strlen(tx->mode);
+	va_list ap;
+
+	if (len + 2 >= sizeof(tx->mode))
+		return;
+	if (len) {
+		memcpy(tx->mode + len, ", ", 3);
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(tx->mode + len, sizeof(tx->mode) - len, fmt, ap);
+	va_end(ap);
 }
 
 int tx_open_ops(struct tx **txp, const struct tx_ops *ops, const struct tx_cfg *cfg)

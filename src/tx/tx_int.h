@@ -29,6 +29,9 @@ extern const struct tx_ops tx_file_ops;
 /* tx_err() - set tx->err; returns @err (a negative errno). */
 int tx_err(struct tx *tx, int err, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
+/* tx_mode_add() - add one item to tx->mode's comma-separated list of how the method runs (cut at its size). */
+void tx_mode_add(struct tx *tx, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
 /* What a wire method needs to know about its interface. */
 struct netdev {
 	int ifindex;
@@ -39,11 +42,22 @@ struct netdev {
 
 /*
  * netdev_open_check() - look @ifname up and make sure frames can go out of
- * it: it exists, is up, has a carrier and takes Ethernet frames.  Returns 0,
- * or -errno with the reason in tx->err (-ENODEV missing, -ENETDOWN down or no
- * carrier, -ENOTSUP not Ethernet).
+ * it: it exists, is up, has a carrier and takes Ethernet frames -- or, for a
+ * method with TX_F_L3 (tx->ops), has no link-layer header (netdev_l3_kind()),
+ * which sets tx->l3.  Returns 0, or -errno with the reason in tx->err
+ * (-ENODEV missing, -ENETDOWN down or no carrier, -ENOTSUP neither Ethernet
+ * nor layer 3, -EPROTONOSUPPORT layer 3 and the method without TX_F_L3).
  */
 int netdev_open_check(struct tx *tx, const char *ifname, struct netdev *nd);
+
+/*
+ * netdev_l3_kind() - is @ifname, of ARPHRD @type, an interface without a
+ * link-layer header?  If so, true with its kind in @kind (@len bytes): its
+ * driver's name ("tun", "wireguard", "ipip", "gre"...), or where the driver
+ * does not say, the type's ("none", "ipip", "ip6tnl", "sit", "gre",
+ * "ip6gre", "ppp", "rawip").  False for any other type (Ethernet among them).
+ */
+bool netdev_l3_kind(const char *ifname, unsigned short type, char *kind, size_t len);
 
 /* netdev_query() - as netdev_open_check() for any link type (raw IP sends on tun, WireGuard...). */
 int netdev_query(struct tx *tx, const char *ifname, struct netdev *nd);
@@ -70,7 +84,9 @@ int netdev_sock_err(struct tx *tx, int err, const char *what);
 /*
  * netdev_packet_socket() - what every AF_PACKET method does first: open a
  * send-only SOCK_RAW packet socket, check the interface (tx->dev, tx->mtu
- * set), apply cfg->qdisc_bypass and bind.
+ * set), apply cfg->qdisc_bypass and bind.  On a layer-3 interface (tx->l3
+ * set) the socket is SOCK_DGRAM, each packet sent with its protocol in a
+ * struct sockaddr_ll; cfg->gso is refused there (-ENOTSUP).
  * Returns the descriptor, or -errno with the reason in tx->err.
  */
 int netdev_packet_socket(struct tx *tx, const struct tx_cfg *cfg, struct netdev *nd);
@@ -208,6 +224,18 @@ static inline void stage_pop(struct stage *s, unsigned k)
 int stage_frames(struct tx *tx, struct stage *s, const struct pkt *v, unsigned n);
 
 /*
+ * stage_l3_frames() - ops->send on a layer-3 interface (tx->l3): stage the
+ * IP packet pkt_l3_find() finds in each of the @n frames at @v, at its own
+ * length, and its protocol (IPv4, IPv6) in @addr[slot].sll_protocol.  A frame
+ * with no whole IP packet, or one over tx->mtu, fails with the reason
+ * (-EINVAL, -EMSGSIZE); one with no IP packet at all is counted in
+ * tx->not_ip.  Returns how many were staged, or the first one's -errno.
+ */
+struct sockaddr_ll;
+int stage_l3_frames(struct tx *tx, struct stage *s, struct sockaddr_ll *addr, const struct pkt *v,
+		    unsigned n);
+
+/*
  * stage_settle() - after the oldest staged frame's send failed with @rc:
  * a frame that failed for good (reported, counted failed by the caller)
  * leaves the stage; one held back by back-pressure (EAGAIN, ENOBUFS, EINTR)
@@ -247,7 +275,8 @@ static inline uint32_t stage_slot_bytes(uint32_t mtu)
  *                      PACKET_VNET_HDR and make each slot room for a
  *                      header and a frame of TX_GSO_FRAME_MAX.  0 or -errno with
  *                      tx->err set; the method's open() goes on from there;
- *   sock_tx_send(), sock_tx_discard()  stage_frames(), empty the stage;
+ *   sock_tx_send(), sock_tx_discard()  stage_frames() (stage_l3_frames() on a
+ *                      layer-3 interface), empty the stage;
  *   sock_tx_wait(), sock_tx_drain()    netdev_wait_room(), netdev_wait_outq();
  *   sock_tx_close()    the socket, the stage, the state (a method frees its own first).
  * Only flush(), how the stage reaches the kernel, is each method's own.
@@ -256,6 +285,12 @@ struct sock_tx {
 	int fd;          /* the AF_PACKET socket; -1 until open */
 	struct stage st; /* frames staged for the next flush() */
 	bool vnet;       /* --gso: PACKET_VNET_HDR set, each slot a header and a frame */
+	/*
+	 * Layer 3 (tx->l3): per slot, the address its IP packet is sent to,
+	 * the interface and the packet's protocol (stage_l3_frames()); NULL on
+	 * Ethernet, where the frame's own header says it.
+	 */
+	struct sockaddr_ll *addr;
 };
 
 int sock_tx_open(struct tx *tx, const struct tx_cfg *cfg, size_t state_bytes);

@@ -10,14 +10,17 @@
  * the batch's completions, so it reports exactly the prefix that went and
  * the error of the first that did not; the cancelled ones stay staged and go
  * in the next flush().  The socket is registered (IOSQE_FIXED_FILE) to save
- * a file lookup per send.  The socket, the stage, send(), discard(), drain()
+ * a file lookup per send.  On a layer-3 interface each packet goes with its
+ * address, as a SENDMSG.  The socket, the stage, send(), discard(), drain()
  * and close() are the socket methods' skeleton (sock.c).
  */
 #include <errno.h>
+#include <linux/if_packet.h>
 #include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "tx_int.h"
 
@@ -29,12 +32,16 @@ struct uring_state {
 	bool ring_ok;
 	struct io_uring ring;
 	int *res;            /* completion result per sqe of the batch in flight */
+	/* Layer 3: per slot, a message with the packet's address (SENDMSG); NULL on Ethernet (SEND). */
+	struct msghdr *mh;
+	struct iovec *iov;
 };
 
 static int uring_open(struct tx *tx, const struct tx_cfg *cfg)
 {
 	struct io_uring_params p;
 	struct uring_state *s;
+	char words[sizeof(tx->mode)];
 	int rc;
 
 	rc = sock_tx_open(tx, cfg, sizeof(*s));
@@ -59,8 +66,26 @@ static int uring_open(struct tx *tx, const struct tx_cfg *cfg)
 	s->res = calloc(tx->batch, sizeof(*s->res));
 	if (!s->res)
 		return tx_err(tx, -ENOMEM, "out of memory");
-	snprintf(tx->mode, sizeof(tx->mode), "%s%s%s", cfg->uring_sqpoll ? "SQPOLL" : "batched submit",
-		 cfg->qdisc_bypass ? ", qdisc bypassed" : "", cfg->gso ? ", kernel GSO" : "");
+	if (s->sk.addr) {
+		s->mh = calloc(tx->batch, sizeof(*s->mh));
+		s->iov = calloc(tx->batch, sizeof(*s->iov));
+		if (!s->mh || !s->iov)
+			return tx_err(tx, -ENOMEM, "out of memory");
+		/* Slot i's message always points at slot i and its address: flush() fills in lengths. */
+		for (unsigned i = 0; i < tx->batch; i++) {
+			s->iov[i].iov_base = s->sk.st.buf + (size_t)i * s->sk.st.slot_bytes;
+			s->mh[i].msg_iov = &s->iov[i];
+			s->mh[i].msg_iovlen = 1;
+			s->mh[i].msg_name = &s->sk.addr[i];
+			s->mh[i].msg_namelen = sizeof(*s->sk.addr);
+		}
+	}
+	/* The skeleton's words (layer 3, qdisc bypassed, kernel GSO) after how it submits. */
+	memcpy(words, tx->mode, sizeof(words));
+	tx->mode[0] = '\0';
+	tx_mode_add(tx, "%s", cfg->uring_sqpoll ? "SQPOLL" : "batched submit");
+	if (words[0])
+		tx_mode_add(tx, "%s", words);
 	return 0;
 }
 
@@ -81,7 +106,14 @@ static int uring_flush(struct tx *tx)
 			run = i;
 			break;
 		}
-		io_uring_prep_send(sqe, 0, stage_at(st, i), stage_len(st, i), 0);
+		if (s->mh) {
+			unsigned k = stage_slot(st, i);
+
+			s->iov[k].iov_len = st->len[k];
+			io_uring_prep_sendmsg(sqe, 0, &s->mh[k], 0);
+		} else {
+			io_uring_prep_send(sqe, 0, stage_at(st, i), stage_len(st, i), 0);
+		}
 		sqe->flags |= IOSQE_FIXED_FILE | (i + 1 < run ? IOSQE_IO_LINK : 0);
 		io_uring_sqe_set_data64(sqe, i);
 		s->res[i] = -ECANCELED;
@@ -130,13 +162,15 @@ static void uring_close(struct tx *tx)
 		if (s->ring_ok)
 			io_uring_queue_exit(&s->ring);
 		free(s->res);
+		free(s->mh);
+		free(s->iov);
 	}
 	sock_tx_close(tx);
 }
 
 const struct tx_ops tx_uring_ops = {
 	.name = "uring",
-	.flags = TX_F_GSO,
+	.flags = TX_F_GSO | TX_F_L3,
 	.open = uring_open,
 	.send = sock_tx_send,
 	.flush = uring_flush,

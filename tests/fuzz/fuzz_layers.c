@@ -4,7 +4,11 @@
  * Checks: nothing read past the frame (ASan: the input is a buffer of
  * exactly its size); every offset within the frame and in order; the
  * inline path and the full walk agree; and the walk depends on no byte
- * past its L4 header -- the frame cut right after it walks the same.
+ * past its L4 header -- the frame cut right after it walks the same.  And
+ * the IP packet a layer-3 interface is given (pkt_l3_find()): within the
+ * frame, right behind Ethernet and its outer tags, of the EtherType's
+ * version and at least its fixed header, found again in the frame cut to
+ * its end (the padding after it counts for nothing).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,6 +57,25 @@ static int same(const struct pkt_layers *a, const struct pkt_layers *b)
 	       a->flags == b->flags && a->ipver == b->ipver && a->l4proto == b->l4proto && a->next == b->next;
 }
 
+static void check_l3(const uint8_t *data, uint32_t caplen, const struct pkt_layers *l)
+{
+	struct pkt_l3_span s, c;
+	int kind = pkt_l3_find(data, caplen, &s);
+
+	if ((kind == PKT_L3_SHORT) != (caplen < ETH_HDR_BYTES) || kind < PKT_L3_IP || kind > PKT_L3_BAD)
+		abort();
+	if (kind != PKT_L3_IP)
+		return;
+	if (s.off != ETH_HDR_BYTES + 4u * l->outer || s.off + s.len > caplen || s.len > UINT16_MAX + 40u)
+		abort();
+	if (!(s.ethertype == 0x0800 && s.len >= 20 && data[s.off] >> 4 == 4) &&
+	    !(s.ethertype == 0x86dd && s.len >= 40 && data[s.off] >> 4 == 6))
+		abort();
+	if (pkt_l3_find(data, s.off + s.len, &c) != PKT_L3_IP || c.off != s.off || c.len != s.len ||
+	    c.ethertype != s.ethertype)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint32_t len = size > 262144 ? 262144 : (uint32_t)size;
@@ -60,6 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	pkt_layers(data, len, &l);
 	check(&l, len);
+	check_l3(data, len, &l);
 	pkt_layers_walk(data, len, &w);
 	if (!same(&l, &w))
 		abort();

@@ -653,6 +653,132 @@ static void test_random(void **state)
 	}
 }
 
+/* pkt_l3_find() on frame @f cut to each length: nothing read past the cut, and a cut frame is never whole IP. */
+static int l3_find(const struct fb *f, struct pkt_l3_span *sp)
+{
+	struct pkt_l3_span c;
+	int kind = -1;
+
+	for (uint32_t k = 0; k <= f->n; k++) {
+		uint8_t *cut = malloc(k ? k : 1);
+
+		assert_non_null(cut);
+		memcpy(cut, f->b, k);
+		kind = pkt_l3_find(cut, k, k == f->n ? sp : &c);
+		if (kind == PKT_L3_IP) {
+			const struct pkt_l3_span *got = k == f->n ? sp : &c;
+
+			assert_true(got->off + got->len <= k);
+		}
+		free(cut);
+	}
+	return kind;
+}
+
+/*
+ * The IP packet a layer-3 interface is given: Ethernet and the VLAN tags of
+ * every TPID dropped, the padding left out, and everything that is not a
+ * whole IP packet behind them told apart.
+ */
+static void test_l3_find(void **state)
+{
+	static const uint16_t tpids[] = { 0x8100, 0x88a8, 0x9100 };
+	struct pkt_l3_span sp;
+	struct fb f;
+
+	(void)state;
+	/* Untagged IPv4, padded to 60 bytes: the 36-byte packet, without the padding. */
+	eth(&f);
+	add16(&f, 0x0800);
+	ip4(&f, 5, 0, 17, 36);
+	udp(&f);
+	add(&f, (uint8_t[10]){ 0 }, 10);
+	assert_int_equal(f.n, 60);
+	assert_int_equal(l3_find(&f, &sp), PKT_L3_IP);
+	assert_int_equal(sp.off, 14);
+	assert_int_equal(sp.len, 36);
+	assert_int_equal(sp.ethertype, 0x0800);
+	/* Behind one tag of each TPID, and behind two (QinQ): IPv6. */
+	for (size_t i = 0; i < 3; i++) {
+		for (int two = 0; two < 2; two++) {
+			eth(&f);
+			tag(&f, tpids[i], 10);
+			if (two)
+				tag(&f, 0x8100, 20);
+			add16(&f, 0x86dd);
+			ip6(&f, 17, 16);
+			udp(&f);
+			assert_int_equal(l3_find(&f, &sp), PKT_L3_IP);
+			assert_int_equal(sp.off, two ? 22 : 18);
+			assert_int_equal(sp.len, 56);
+			assert_int_equal(sp.ethertype, 0x86dd);
+		}
+	}
+	/* ARP, untagged and tagged: not IP, and what it is instead. */
+	eth(&f);
+	add16(&f, 0x0806);
+	add(&f, (uint8_t[28]){ 0, 1, 8, 0, 6, 4, 0, 1 }, 28);
+	assert_int_equal(l3_find(&f, &sp), PKT_L3_NOT_IP);
+	assert_int_equal(sp.ethertype, 0x0806);
+	eth(&f);
+	tag(&f, 0x8100, 7);
+	add16(&f, 0x0806);
+	add(&f, (uint8_t[28]){ 0, 1, 8, 0, 6, 4, 0, 1 }, 28);
+	assert_int_equal(l3_find(&f, &sp), PKT_L3_NOT_IP);
+	assert_int_equal(sp.ethertype, 0x0806);
+	/* IPv4 under MPLS: the labels are not a link header to drop. */
+	eth(&f);
+	mpls(&f, 0x8847, 2, 100, 0);
+	ip4(&f, 5, 0, 17, 36);
+	udp(&f);
+	assert_int_equal(l3_find(&f, &sp), PKT_L3_NOT_IP);
+	assert_int_equal(sp.ethertype, 0x8847);
+	/* An MPLS label cut short: not IP, whatever follows. */
+	eth(&f);
+	mpls(&f, 0x8847, 1, 100, 0);
+	f.n -= 2;
+	assert_int_equal(l3_find(&f, &sp), PKT_L3_NOT_IP);
+	assert_int_equal(sp.ethertype, 0x8847);
+	/* An 802.3 length field: not IP. */
+	eth(&f);
+	add16(&f, 46);
+	add(&f, "\x42\x42\x03", 3);
+	assert_int_equal(l3_find(&f, &sp), PKT_L3_NOT_IP);
+	/* A packet longer than its capture: cut, with the length it names. */
+	eth(&f);
+	add16(&f, 0x0800);
+	ip4(&f, 5, 0, 17, 1000);
+	udp(&f);
+	assert_int_equal(l3_find(&f, &sp), PKT_L3_CUT);
+	assert_int_equal(sp.off, 14);
+	assert_int_equal(sp.len, 1000);
+	/* The fixed header cut, and a tag cut: cut, no length. */
+	eth(&f);
+	add16(&f, 0x86dd);
+	add(&f, "\x60\0\0\0\0\x08\x11\x40", 8);
+	assert_int_equal(l3_find(&f, &sp), PKT_L3_CUT);
+	assert_int_equal(sp.len, 0);
+	eth(&f);
+	add16(&f, 0x8100);
+	add(&f, "\0", 1);
+	assert_int_equal(l3_find(&f, &sp), PKT_L3_CUT);
+	/* A version that is not the EtherType's, and a total length shorter than the header. */
+	eth(&f);
+	add16(&f, 0x0800);
+	ip6(&f, 17, 16);
+	udp(&f);
+	assert_int_equal(l3_find(&f, &sp), PKT_L3_BAD);
+	eth(&f);
+	add16(&f, 0x0800);
+	ip4(&f, 5, 0, 17, 19);
+	udp(&f);
+	assert_int_equal(l3_find(&f, &sp), PKT_L3_BAD);
+	/* No Ethernet header at all. */
+	eth(&f);
+	assert_int_equal(pkt_l3_find(f.b, 13, &sp), PKT_L3_SHORT);
+	assert_int_equal(sp.ethertype, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -665,6 +791,7 @@ int main(void)
 		cmocka_unit_test(test_pseudowire),
 		cmocka_unit_test(test_ipv6_chains),
 		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_l3_find),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

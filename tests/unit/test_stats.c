@@ -202,6 +202,47 @@ static unsigned long long json_u(const char *from, const char *key)
 	return strtoull(p + strlen(k), NULL, 10);
 }
 
+/*
+ * A layer-3 interface: the method line says the link header is dropped, the
+ * frames without an IP packet are said once, and the JSON has both; on
+ * Ethernet neither line nor key appears.
+ */
+static void test_layer3(void **state)
+{
+	struct stats s;
+	char *txt, *json;
+
+	(void)state;
+	stats_init(&s);
+	s.read = 10;
+	s.sent = 7;
+	s.failed = 3;
+	s.bytes_sent = 700;
+	s.method = "mmsg";
+	s.method_mode = "layer 3 (tun): link header dropped";
+	s.dev = "tun0";
+	s.layer3 = true;
+	s.not_ip = 2;
+	txt = render(stats_print, &s);
+	assert_non_null(strstr(txt, "Method: mmsg (layer 3 (tun): link header dropped) on tun0\n"));
+	assert_non_null(strstr(txt, "\nLayer 3: 2 frames failed for carrying no IP packet (ARP, LLDP...)"));
+	json = render(json_fn, &s);
+	assert_non_null(strstr(json, "\"method\":\"mmsg\",\"method_mode\":\"layer 3 (tun): link header dropped\","));
+	assert_int_equal(json_u(json, "packets_not_ip"), 2);
+	free(txt);
+	free(json);
+	s.layer3 = false;
+	s.not_ip = 0;
+	s.method_mode = NULL;
+	txt = render(stats_print, &s);
+	assert_null(strstr(txt, "Layer 3"));
+	json = render(json_fn, &s);
+	assert_null(strstr(json, "packets_not_ip"));
+	assert_non_null(strstr(json, "\"method_mode\":\"\","));
+	free(txt);
+	free(json);
+}
+
 /* Three passes: each is its own difference of the totals, each identity holds, they sum to the totals. */
 static void test_passes(void **state)
 {
@@ -561,6 +602,7 @@ int main(void)
 		cmocka_unit_test(test_hist_buckets_monotonic),
 		cmocka_unit_test(test_hist_percentile_accuracy),
 		cmocka_unit_test(test_summary_and_json),
+		cmocka_unit_test(test_layer3),
 		cmocka_unit_test(test_json_whole),
 		cmocka_unit_test(test_timing_reported),
 		cmocka_unit_test(test_zero_elapsed),

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "replay/layers.h"
 #include "replay/trace.h"
 #include "tracebuf.h"
 
@@ -290,6 +291,67 @@ static void test_ring_keeps_views(void **state)
 	tb_free(&b);
 }
 
+/*
+ * What a layer-3 interface is sent of a record of @linktype (@len bytes of
+ * @rec): the reader's Ethernet frame narrowed by pkt_l3_find() is the record's
+ * own IP packet, the @iplen bytes at @rec + @at, whatever link header it had.
+ */
+static void expect_l3(uint16_t linktype, const uint8_t *rec, uint32_t len, uint32_t at,
+		      uint32_t iplen, uint16_t type)
+{
+	uint8_t out[2048];
+	struct pkt_l3_span sp;
+	struct pkt p;
+
+	assert_int_equal(convert(linktype, rec, len, len, NULL, out, &p, NULL), LINKTYPE_ETHERNET);
+	assert_int_equal(pkt_l3_find(out, p.caplen, &sp), PKT_L3_IP);
+	assert_int_equal(sp.ethertype, type);
+	assert_int_equal(sp.len, iplen);
+	assert_memory_equal(out + sp.off, rec + at, iplen);
+}
+
+static void test_l3_packet(void **state)
+{
+	static const char v6dst[] = "\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x02";
+	uint8_t r[128] = { 0 }, out[256];
+	struct pkt_l3_span sp;
+	struct pkt p;
+
+	(void)state;
+	/* Ethernet, a VLAN tag, IPv4 and padding to 60 bytes: the 28 bytes of IPv4. */
+	memcpy(r, DMAC SMAC "\x81\x00\x00\x0a\x08\x00", 18);
+	ipv4(r + 18, 192, 0, 2, 1);
+	expect_l3(LINKTYPE_ETHERNET, r, 60, 18, 28, 0x0800);
+	/* Raw IP, as IPv4, IPv6 or either: the record itself. */
+	ipv4(r, 192, 0, 2, 1);
+	expect_l3(LINKTYPE_RAW, r, 28, 0, 28, 0x0800);
+	expect_l3(LINKTYPE_IPV4, r, 28, 0, 28, 0x0800);
+	ipv6(r, v6dst);
+	expect_l3(LINKTYPE_RAW, r, 48, 0, 48, 0x86dd);
+	expect_l3(LINKTYPE_IPV6, r, 48, 0, 48, 0x86dd);
+	/* BSD loopback, either byte order of the family. */
+	memcpy(r, "\x02\0\0\0", 4);
+	ipv4(r + 4, 10, 0, 0, 2);
+	expect_l3(LINKTYPE_NULL, r, 32, 4, 28, 0x0800);
+	memcpy(r, "\0\0\0\x1e", 4);
+	ipv6(r + 4, v6dst);
+	expect_l3(LINKTYPE_LOOP, r, 52, 4, 48, 0x86dd);
+	/* Linux cooked captures; SLL2 with a VLAN tag in its payload. */
+	memcpy(r, "\x00\x00\x00\x01\x00\x06\x02\xaa\xbb\xcc\xdd\xee\x00\x00\x08\x00", 16);
+	ipv4(r + 16, 10, 0, 0, 2);
+	expect_l3(LINKTYPE_LINUX_SLL, r, 44, 16, 28, 0x0800);
+	memcpy(r, "\x81\x00\x00\x00\x00\x00\x00\x03\x00\x01\x00\x06\x02\x01\x02\x03\x04\x05\x00\x00", 20);
+	memcpy(r + 20, "\x00\x0a\x86\xdd", 4);
+	ipv6(r + 24, v6dst);
+	expect_l3(LINKTYPE_LINUX_SLL2, r, 72, 24, 48, 0x86dd);
+	/* A cooked ARP packet: no IP packet to send. */
+	memcpy(r, "\x00\x01\x00\x01\x00\x06\x02\xaa\xbb\xcc\xdd\xee\x00\x00\x08\x06", 16);
+	memset(r + 16, 0x11, 28);
+	assert_int_equal(convert(LINKTYPE_LINUX_SLL, r, 44, 44, NULL, out, &p, NULL), LINKTYPE_ETHERNET);
+	assert_int_equal(pkt_l3_find(out, p.caplen, &sp), PKT_L3_NOT_IP);
+	assert_int_equal(sp.ethertype, 0x0806);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_null_loop),
 		cmocka_unit_test(test_sll_sll2),
 		cmocka_unit_test(test_unconvertible),
+		cmocka_unit_test(test_l3_packet),
 		cmocka_unit_test(test_frame_limit),
 		cmocka_unit_test(test_cfg),
 		cmocka_unit_test(test_ring_keeps_views),

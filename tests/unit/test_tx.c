@@ -9,7 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/if_tun.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -242,6 +250,165 @@ static void test_sock_skeleton(void **state)
 	}
 }
 
+/*
+ * The checks of test_layer3's child: cmocka's asserts would jump back into
+ * the test runner's state, copied into the child, and run the rest of the
+ * suite there.
+ */
+#define CHILD_CHECK(c)                                                                             \
+	do {                                                                                       \
+		if (!(c)) {                                                                        \
+			fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #c);              \
+			_exit(1);                                                                  \
+		}                                                                                  \
+	} while (0)
+
+/* A tun device named @name, up, in this network namespace: its descriptor, or -1. */
+static int tun_up(const char *name)
+{
+	struct ifreq ifr = { .ifr_flags = IFF_TUN | IFF_NO_PI };
+	int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK), sk;
+
+	if (fd < 0)
+		return -1;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+		close(fd);
+		return -1;
+	}
+	sk = socket(AF_INET, SOCK_DGRAM, 0);
+	CHILD_CHECK(sk >= 0);
+	ifr.ifr_flags = IFF_UP;
+	CHILD_CHECK(ioctl(sk, SIOCSIFFLAGS, &ifr) == 0);
+	close(sk);
+	return fd;
+}
+
+/* The next packet the tun device's far side @tun reads, into @buf: its length, or -1. */
+static ssize_t tun_read(int tun, uint8_t *buf, size_t cap, int timeout_ms)
+{
+	struct pollfd p = { .fd = tun, .events = POLLIN };
+
+	if (poll(&p, 1, timeout_ms) != 1)
+		return -1;
+	return read(tun, buf, cap);
+}
+
+/* One layer-3 method on tun device @name (@tun its far side): every case of stage_l3_frames(). */
+static void l3_method(const char *method, const char *name, int tun)
+{
+	/* IPv4 UDP, 28 bytes, behind an 802.1Q tag and padded to 64; an ARP request; IPv6, 48 bytes. */
+	static const uint8_t v4[64] = { 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x81, 0x00, 0x00, 0x0a, 0x08, 0x00,
+					0x45, 0, 0, 28, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+					0x04, 0x00, 0x00, 0x09, 0x00, 0x08, 0x00, 0x00 };
+	static const uint8_t arp[42] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x08, 0x06,
+					 0, 1, 8, 0, 6, 4, 0, 1 };
+	uint8_t v6[62] = { 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x86, 0xdd, 0x60, 0, 0, 0, 0, 8, 17, 64 };
+	struct pkt v[3] = {
+		{ .data = v4, .caplen = sizeof(v4), .wirelen = sizeof(v4) },
+		{ .data = arp, .caplen = sizeof(arp), .wirelen = sizeof(arp) },
+		{ .data = v6, .caplen = sizeof(v6), .wirelen = sizeof(v6) },
+	};
+	struct tx_cfg cfg = { .ifname = name };
+	uint8_t got[2048];
+	struct tx *tx;
+	int rc;
+
+	v6[14 + 23] = 1, v6[14 + 39] = 2; /* ::1 -> ::2 */
+	rc = tx_open(&tx, method, &cfg);
+	if (rc == -EPERM && strstr(tx_strerror(tx), "io_uring_disabled")) {
+		tx_close(tx);
+		return;
+	}
+	CHILD_CHECK(rc == 0);
+	CHILD_CHECK(!strcmp(tx->l3, "tun"));
+	CHILD_CHECK(strstr(tx_mode(tx), "layer 3 (tun): link header dropped"));
+	/* The tagged IPv4 frame goes; the ARP frame after it waits its turn to fail. */
+	CHILD_CHECK(tx_send(tx, v, 3) == 1);
+	CHILD_CHECK(tx->not_ip == 0);
+	CHILD_CHECK(tx_send(tx, &v[1], 2) == -EINVAL);
+	CHILD_CHECK(tx->not_ip == 1);
+	CHILD_CHECK(strstr(tx_strerror(tx), "EtherType 0x0806 is not IP"));
+	CHILD_CHECK(tx_send(tx, &v[2], 1) == 1);
+	CHILD_CHECK(tx_flush(tx) == 2);
+	/* The far side reads the IP packets alone: no tag, no padding, in order. */
+	CHILD_CHECK(tun_read(tun, got, sizeof(got), 1000) == 28);
+	CHILD_CHECK(!memcmp(got, v4 + 18, 28));
+	CHILD_CHECK(tun_read(tun, got, sizeof(got), 1000) == 48);
+	CHILD_CHECK(!memcmp(got, v6 + 14, 48));
+	CHILD_CHECK(tun_read(tun, got, sizeof(got), 100) == -1);
+	CHILD_CHECK(tx_drain(tx) == 0);
+	/* An IP packet over the layer-3 MTU fails by its own length, not the frame's. */
+	tx->mtu = 27;
+	CHILD_CHECK(tx_send(tx, v, 1) == -EMSGSIZE);
+	CHILD_CHECK(strstr(tx_strerror(tx), "IP packet of 28 bytes exceeds"));
+	tx_close(tx);
+}
+
+/* Write @val to the sysctl file @path if it is there (IPv6 may be built out). */
+static void sysctl_set(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0)
+		return;
+	CHILD_CHECK(write(fd, val, strlen(val)) == (ssize_t)strlen(val));
+	close(fd);
+}
+
+/*
+ * As root, in a network namespace of its own (a child process): on a tun
+ * device packet, mmsg and uring send each frame's IP packet and fail a frame
+ * without one, counted; ring and xdp refuse the device with -EPROTONOSUPPORT,
+ * and --gso is refused there.
+ */
+static void test_layer3(void **state)
+{
+	static const char *const refusing[] = { "ring", "xdp" };
+	int status;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0 || access("/dev/net/tun", R_OK | W_OK))
+		skip();
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct tx_cfg cfg = { .ifname = "rpltun0" };
+		struct tx *tx;
+		int tun;
+
+		if (unshare(CLONE_NEWNET) < 0)
+			_exit(77);
+		/* No IPv6 link-local address, so no solicitation of the kernel's own on the device. */
+		sysctl_set("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1");
+		sysctl_set("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1");
+		tun = tun_up("rpltun0");
+		if (tun < 0)
+			_exit(77);
+		for (size_t i = 0; i < sizeof(sock_methods) / sizeof(sock_methods[0]); i++)
+			if (tx_method_known(sock_methods[i]))
+				l3_method(sock_methods[i], "rpltun0", tun);
+		for (size_t i = 0; i < 2; i++) {
+			if (!tx_method_known(refusing[i]))
+				continue;
+			CHILD_CHECK(tx_open(&tx, refusing[i], &cfg) == -EPROTONOSUPPORT);
+			CHILD_CHECK(strstr(tx_strerror(tx), "rpltun0: a layer-3 interface (tun)"));
+			tx_close(tx);
+		}
+		cfg.gso = true;
+		CHILD_CHECK(tx_open(&tx, "mmsg", &cfg) == -ENOTSUP);
+		tx_close(tx);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77)
+		skip();
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* --method auto's AF_XDP check: which qdiscs are the kernel's own, which sockets are taps. */
 static void test_bypass_facts(void **state)
 {
@@ -287,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_file_unwritable),
 		cmocka_unit_test(test_packet_missing_interface),
 		cmocka_unit_test(test_sock_skeleton),
+		cmocka_unit_test(test_layer3),
 		cmocka_unit_test(test_bypass_facts),
 	};
 
