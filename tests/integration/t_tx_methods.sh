@@ -340,35 +340,40 @@ test_xdp_back_to_back() {
 	info "xdp on a queue another run holds: refused after 1 s"
 }
 
-# --preload with AF_XDP: the copy of the trace is the UMEM and its frames go in
-# place (no staging copy); frames an edit changed are staged as before, in the
-# same run.  Byte-exact on the far side either way, every descriptor back
+# --preload with AF_XDP and --xdp-in-place: the copy of the trace is the UMEM
+# and its frames go in place (no staging copy); frames an edit changed are
+# staged as before, in the same run.  Without it, copy mode stages them all.  Byte-exact on the far side either way, every descriptor back
 # before exit, and the summary says which way frames went.
 test_xdp_inplace() {
 	have xdp || return 0
 	"$GENTRACE" udp --size 64 --count 5000 -o "$WORK/ip64.pcap" >/dev/null
 	"$GENTRACE" udp --size 1514 --count 3000 -o "$WORK/ip1514.pcap" >/dev/null
-	send_check xdp-inplace-64 "$WORK/ip64.pcap" -K -- --method xdp
-	send_check xdp-inplace-1514 "$WORK/ip1514.pcap" -K -- --method xdp
-	send_check xdp-inplace-mixed "$TRACES/mixed.pcap" -K --loop 5 -- --method xdp
-	send_check xdp-inplace-nsec-be "$TRACES/http-nsec-be.pcap" -K -- --method xdp
+	send_check xdp-inplace-64 "$WORK/ip64.pcap" -K -- --method xdp --xdp-in-place
+	send_check xdp-inplace-1514 "$WORK/ip1514.pcap" -K -- --method xdp --xdp-in-place
+	send_check xdp-inplace-mixed "$TRACES/mixed.pcap" -K --loop 5 -- --method xdp --xdp-in-place
+	send_check xdp-inplace-nsec-be "$TRACES/http-nsec-be.pcap" -K -- --method xdp --xdp-in-place
 	# DNS frames rewritten (staged copies) among frames sent in place.
-	send_check xdp-inplace-portmap "$TRACES/mixed.pcap" -K --portmap 53:5353 -- --method xdp
-	send_check xdp-inplace-auto "$WORK/ip1514.pcap" -K --loop 2
+	send_check xdp-inplace-portmap "$TRACES/mixed.pcap" -K --portmap 53:5353 -- --method xdp --xdp-in-place
+	send_check xdp-inplace-auto "$WORK/ip1514.pcap" -K --loop 2 -- --xdp-in-place
 	local out="$WORK/inplace.out" tx0 d
-	in_a "$REPLAY" -i "$IF_A" -K --method xdp --topspeed "$WORK/ip1514.pcap" >"$out" ||
+	in_a "$REPLAY" -i "$IF_A" -K --method xdp --xdp-in-place --topspeed "$WORK/ip1514.pcap" >"$out" ||
 		die "xdp -K: exited $?"
 	grep -q "^Method: xdp (copy mode, queue 0, frames sent in place from the preload) on $IF_A" "$out" ||
 		die "xdp -K: the summary does not say frames went in place: $(grep ^Method "$out")"
+	# Without --xdp-in-place a copy-mode socket stages every frame (the kernel copies them anyway).
+	send_check xdp-K-staged "$WORK/ip1514.pcap" -K -- --method xdp
+	in_a "$REPLAY" -i "$IF_A" -K --method xdp --topspeed "$WORK/ip1514.pcap" >"$out" || die "xdp -K: exited $?"
+	grep -q "^Method: xdp (copy mode, queue 0) on $IF_A" "$out" ||
+		die "xdp -K in copy mode: not staged: $(grep ^Method "$out")"
 	in_a "$REPLAY" -i "$IF_A" --method xdp --topspeed "$WORK/ip1514.pcap" >"$out" || die "xdp: exited $?"
 	grep -q "^Method: xdp (copy mode, queue 0) on $IF_A" "$out" ||
 		die "xdp without -K: $(grep ^Method "$out")"
-	in_a "$REPLAY" -i "$IF_A" -K --topspeed "$WORK/ip1514.pcap" >"$out" || die "auto -K: exited $?"
+	in_a "$REPLAY" -i "$IF_A" -K --xdp-in-place --topspeed "$WORK/ip1514.pcap" >"$out" || die "auto -K: exited $?"
 	grep -q "^Method: xdp (copy mode, queue 0, frames sent in place from the preload, chosen by --method auto: nothing to bypass) on $IF_A" \
 		"$out" || die "auto -K: $(grep ^Method "$out")"
 	# Many more descriptors than the rings hold and no staging frame used: all come back.
 	tx0=$(ifstat "$NS_A" "$IF_A" tx_packets)
-	in_a "$REPLAY" -q -i "$IF_A" -K --method xdp --topspeed --loop 20 --stats-json "$WORK/ip.json" \
+	in_a "$REPLAY" -q -i "$IF_A" -K --method xdp --xdp-in-place --topspeed --loop 20 --stats-json "$WORK/ip.json" \
 		"$WORK/ip1514.pcap" || die "xdp -K --loop 20: exited $?"
 	check_invariant "$WORK/ip.json"
 	d=$(($(ifstat "$NS_A" "$IF_A" tx_packets) - tx0))
