@@ -434,20 +434,20 @@ test_method2() {
 		in_a "$REPLAY" -i "$IF_A" --method2 mmsg "$TRACES/http.pcap"
 }
 
-# -K with AF_XDP on both ports: each port's socket registers the one preloaded copy as its
-# UMEM and sends its frames in place; with --method2 mmsg only the first port does.
+# -K --xdp-in-place with AF_XDP on both ports: each port's socket registers the one preloaded
+# copy as its UMEM and sends its frames in place; with --method2 mmsg only the first port does.
 test_xdp_inplace_dual() {
 	if "$REPLAY" --method xdp -i lo /dev/null 2>&1 | grep -q "is not one of"; then
 		info "SKIP: xdp not built in"
 		return 0
 	fi
 	"$SPLITDUMP" first "$TRACES/http.pcap" >"$WORK/ipd.sides"
-	dual ipd "$TRACES/http.pcap" "$WORK/ipd.sides" -K --method xdp
+	dual ipd "$TRACES/http.pcap" "$WORK/ipd.sides" -K --method xdp --xdp-in-place
 	grep -q "^intf1: xdp (copy mode, queue 0, frames sent in place from the preload) on $IF_A; " "$WORK/ipd.out" ||
 		die "intf1 not in place: $(cat "$WORK/ipd.out")"
 	grep -q "^intf2: xdp (copy mode, queue 0, frames sent in place from the preload) on $IF_A2; " "$WORK/ipd.out" ||
 		die "intf2 not in place: $(cat "$WORK/ipd.out")"
-	dual ipd2 "$TRACES/http.pcap" "$WORK/ipd.sides" -K --method xdp --method2 mmsg
+	dual ipd2 "$TRACES/http.pcap" "$WORK/ipd.sides" -K --method xdp --xdp-in-place --method2 mmsg
 	grep -q "^intf1: xdp (copy mode, queue 0, frames sent in place from the preload) on $IF_A; " "$WORK/ipd2.out" ||
 		die "--method2 mmsg: intf1 not in place: $(cat "$WORK/ipd2.out")"
 	grep -q "^intf2: mmsg on $IF_A2; " "$WORK/ipd2.out" || die "--method2 mmsg: intf2: $(cat "$WORK/ipd2.out")"
