@@ -24,32 +24,17 @@
 #include <cmocka.h>
 
 #include "replay/frag.h"
+#include "replay/pkt.h"
 
 static struct frag_rules rules;
 static uint8_t work[1u << 20];
 static struct frag_out out = { .buf = work, .cap = sizeof(work) };
 static uint8_t frame[2048];
 
-static uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
 static uint32_t sum(const uint8_t *p, size_t n, uint32_t s)
 {
 	for (; n > 1; p += 2, n -= 2)
-		s += be16(p);
+		s += get_be16(p);
 	if (n)
 		s += (uint32_t)p[0] << 8;
 	return s;
@@ -73,16 +58,16 @@ static uint32_t tcp4(uint32_t pay)
 	uint8_t *ip = frame + 14, *th = ip + 20;
 
 	memset(frame, 0, sizeof(frame));
-	put16(frame + 12, 0x0800);
+	put_be16(frame + 12, 0x0800);
 	ip[0] = 0x45;
-	put16(ip + 2, 40 + pay);
-	put16(ip + 4, 0x1234);
-	put16(ip + 6, 0x4000);
+	put_be16(ip + 2, 40 + pay);
+	put_be16(ip + 4, 0x1234);
+	put_be16(ip + 6, 0x4000);
 	ip[8] = 64;
 	ip[9] = 6;
 	memcpy(ip + 12, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
-	put16(th, 1234);
-	put16(th + 2, 80);
+	put_be16(th, 1234);
+	put_be16(th + 2, 80);
 	th[4] = 0x10; /* sequence 0x10000000 */
 	th[12] = 5 << 4;
 	th[13] = 0x18;
@@ -97,14 +82,14 @@ static uint32_t udp6(uint32_t pay)
 	uint8_t *ip = frame + 14, *uh = ip + 40;
 
 	memset(frame, 0, sizeof(frame));
-	put16(frame + 12, 0x86dd);
+	put_be16(frame + 12, 0x86dd);
 	ip[0] = 0x60;
-	put16(ip + 4, 8 + pay);
+	put_be16(ip + 4, 8 + pay);
 	ip[6] = 17;
 	ip[7] = 64;
 	ip[8] = 0x20, ip[23] = 1;
 	ip[24] = 0x20, ip[39] = 2;
-	put16(uh + 4, 8 + pay);
+	put_be16(uh + 4, 8 + pay);
 	for (uint32_t i = 0; i < pay; i++)
 		uh[8 + i] = (uint8_t)(i * 7);
 	return 14 + 40 + 8 + pay;
@@ -255,13 +240,13 @@ static void check_frags4(unsigned n, uint32_t pay_len, const uint8_t *orig_l4)
 
 	for (unsigned i = 0; i < n; i++) {
 		const uint8_t *ip = fr(i) + 14;
-		uint32_t off = (be16(ip + 6) & 0x1fff) * 8u, len = be16(ip + 2) - 20u;
+		uint32_t off = (get_be16(ip + 6) & 0x1fff) * 8u, len = get_be16(ip + 2) - 20u;
 
 		assert_int_equal(out.len[i], 14 + 20 + len);
 		assert_int_equal(fold(sum(ip, 20, 0)), 0xffff);
-		assert_int_equal(be16(ip + 4), 0x1234);
-		assert_int_equal(be16(ip + 6) & 0x4000, 0); /* DF cleared */
-		assert_int_equal(!!(be16(ip + 6) & 0x2000), i + 1 < n);
+		assert_int_equal(get_be16(ip + 4), 0x1234);
+		assert_int_equal(get_be16(ip + 6) & 0x4000, 0); /* DF cleared */
+		assert_int_equal(!!(get_be16(ip + 6) & 0x2000), i + 1 < n);
 		assert_int_equal(off, have);
 		memcpy(whole + off, ip + 20, len);
 		have += len;
@@ -291,7 +276,7 @@ static void test_ip_frag4(void **state)
 		for (unsigned i = 0; i < 13; i++) {
 			const uint8_t *fip = fr(i) + 14;
 
-			memcpy(seg + (be16(fip + 6) & 0x1fff) * 8u, fip + 20, be16(fip + 2) - 20u);
+			memcpy(seg + (get_be16(fip + 6) & 0x1fff) * 8u, fip + 20, get_be16(fip + 2) - 20u);
 		}
 		s = sum(ip + 12, 8, 0) + 6 + 120;
 		assert_int_equal(fold(sum(seg, 120, s)), 0xffff);
@@ -301,7 +286,7 @@ static void test_ip_frag4(void **state)
 	/* A payload shorter than one fragment is left whole. */
 	apply_ok("ip_frag 128\n", len, 1, 1);
 	assert_int_equal(out.len[0], len);
-	assert_int_equal(be16(fr(0) + 14 + 6), 0x4000);
+	assert_int_equal(get_be16(fr(0) + 14 + 6), 0x4000);
 }
 
 static void test_ip_frag_overlap(void **state)
@@ -318,10 +303,10 @@ static void test_ip_frag_overlap(void **state)
 	{
 		const uint8_t *a = fr(1) + 14, *b = fr(2) + 14;
 
-		assert_int_equal((be16(a + 6) & 0x1fff) * 8, 32);
-		assert_int_equal(be16(a + 2), 28);
-		assert_int_equal((be16(b + 6) & 0x1fff) * 8, 24);
-		assert_int_equal(be16(b + 2), 36);
+		assert_int_equal((get_be16(a + 6) & 0x1fff) * 8, 32);
+		assert_int_equal(get_be16(a + 2), 28);
+		assert_int_equal((get_be16(b + 6) & 0x1fff) * 8, 24);
+		assert_int_equal(get_be16(b + 2), 36);
 		/* new: the later fragment carries the true bytes of both pieces. */
 		assert_memory_equal(b + 20, frame + 34 + 24, 16);
 	}
@@ -343,16 +328,16 @@ static void test_ip_frag6(void **state)
 
 	(void)state;
 	apply_ok("ip_frag 32\n", len, 5, 4);
-	id = be32(fr(0) + 14 + 40 + 4);
+	id = get_be32(fr(0) + 14 + 40 + 4);
 	for (unsigned i = 0; i < 4; i++) {
 		const uint8_t *ip = fr(i) + 14, *fh = ip + 40;
-		uint32_t n = be16(ip + 4) - 8u;
+		uint32_t n = get_be16(ip + 4) - 8u;
 
 		assert_int_equal(ip[6], 44);
 		assert_int_equal(fh[0], 17);
-		assert_int_equal(be16(fh + 2) & ~7u, have);
-		assert_int_equal(be16(fh + 2) & 1, i < 3);
-		assert_int_equal(be32(fh + 4), id);
+		assert_int_equal(get_be16(fh + 2) & ~7u, have);
+		assert_int_equal(get_be16(fh + 2) & 1, i < 3);
+		assert_int_equal(get_be32(fh + 4), id);
 		assert_int_equal(out.len[i], 14 + 48 + n);
 		memcpy(whole + have, fh + 8, n);
 		have += n;
@@ -369,10 +354,10 @@ static void test_tcp_seg(void **state)
 	apply_ok("tcp_seg 30\n", len, 1, 4);
 	for (unsigned i = 0; i < 4; i++) {
 		const uint8_t *ip = fr(i) + 14, *th = ip + 20;
-		uint32_t n = be16(ip + 2) - 40u;
+		uint32_t n = get_be16(ip + 2) - 40u;
 
 		assert_int_equal(n, i < 3 ? 30 : 10);
-		assert_int_equal(be32(th + 4), seq);
+		assert_int_equal(get_be32(th + 4), seq);
 		assert_int_equal(fold(sum(ip, 20, 0)), 0xffff);
 		assert_int_equal(fold(sum(th, 20 + n, sum(ip + 12, 8, 0) + 6 + 20 + n)), 0xffff);
 		assert_memory_equal(th + 20, frame + 54 + (seq - 0x10000000), n);
@@ -387,14 +372,14 @@ static void test_tcp_seg(void **state)
 	 */
 	tcp4(100);
 	apply_ok("tcp_seg 10 new\n", len, 1, 10);
-	assert_int_equal(be32(fr(0) + 38), 0x10000000 + 10);
-	assert_int_equal(be16(fr(0) + 16) - 40, 10);
-	assert_int_equal(be32(fr(1) + 38), 0x10000000);
-	assert_int_equal(be16(fr(1) + 16) - 40, 20);
+	assert_int_equal(get_be32(fr(0) + 38), 0x10000000 + 10);
+	assert_int_equal(get_be16(fr(0) + 16) - 40, 10);
+	assert_int_equal(get_be32(fr(1) + 38), 0x10000000);
+	assert_int_equal(get_be16(fr(1) + 16) - 40, 20);
 	assert_memory_equal(fr(1) + 54, frame + 54, 20);
-	assert_int_equal(be32(fr(2) + 38), 0x10000000 + 30);
-	assert_int_equal(be32(fr(3) + 38), 0x10000000 + 20);
-	assert_int_equal(be32(fr(9) + 38), 0x10000000 + 90);
+	assert_int_equal(get_be32(fr(2) + 38), 0x10000000 + 30);
+	assert_int_equal(get_be32(fr(3) + 38), 0x10000000 + 20);
+	assert_int_equal(get_be32(fr(9) + 38), 0x10000000 + 90);
 }
 
 static void test_queue_rules(void **state)
@@ -404,13 +389,13 @@ static void test_queue_rules(void **state)
 
 	(void)state;
 	apply_ok("ip_frag 64\norder reverse\n", len, 1, 2);
-	assert_int_equal(be16(fr(0) + 20) & 0x1fff, 64 / 8);
-	assert_int_equal(be16(fr(1) + 20) & 0x1fff, 0);
+	assert_int_equal(get_be16(fr(0) + 20) & 0x1fff, 64 / 8);
+	assert_int_equal(get_be16(fr(1) + 20) & 0x1fff, 0);
 	apply_ok("ip_frag 64\ndup first 100\n", len, 1, 3);
 	assert_int_equal(out.len[0], out.len[1]);
 	assert_memory_equal(fr(0), fr(1), out.len[0]);
 	apply_ok("ip_frag 64\ndrop last 100\n", len, 1, 1);
-	assert_int_equal(be16(fr(0) + 20) & 0x1fff, 0);
+	assert_int_equal(get_be16(fr(0) + 20) & 0x1fff, 0);
 	apply_ok("drop first 100\n", len, 1, 0);
 	apply_ok("ip_ttl 9\nip_tos 0x2e\n", len, 1, 1);
 	assert_int_equal(fr(0)[14 + 8], 9);
@@ -419,7 +404,7 @@ static void test_queue_rules(void **state)
 	len = udp6(40);
 	apply_ok("ip_ttl 9\nip6_qos 2e 12345\n", len, 1, 1);
 	assert_int_equal(fr(0)[14 + 7], 9);
-	assert_int_equal(be32(fr(0) + 14), 6u << 28 | 0x2eu << 20 | 0x12345);
+	assert_int_equal(get_be32(fr(0) + 14), 6u << 28 | 0x2eu << 20 | 0x12345);
 	/* A probability: about half of many frames are dropped at 50%. */
 	len = tcp4(10);
 	first = 0;
@@ -467,10 +452,10 @@ static void test_not_ip(void **state)
 
 	(void)state;
 	memset(frame, 0, 64);
-	put16(frame + 12, 0x0806);
+	put_be16(frame + 12, 0x0806);
 	assert_int_equal(parse("ip_frag 8\n", err, sizeof(err)), 1);
 	assert_int_equal(frag_apply(&rules, frame, 60, &s, &out), -EPROTONOSUPPORT);
-	put16(frame + 12, 0x0800);
+	put_be16(frame + 12, 0x0800);
 	frame[14] = 0x44;
 	assert_int_equal(frag_apply(&rules, frame, 60, &s, &out), -EINVAL);
 }

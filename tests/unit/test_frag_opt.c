@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "replay/frag.h"
+#include "replay/pkt.h"
 
 static struct frag_rules rules;
 static uint8_t work[1u << 20];
@@ -30,26 +31,10 @@ static uint8_t frame[2048];
 static uint8_t ref[2048];
 static uint32_t ref_len;
 
-static uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
 static uint32_t sum(const uint8_t *p, size_t n, uint32_t s)
 {
 	for (; n > 1; p += 2, n -= 2)
-		s += be16(p);
+		s += get_be16(p);
 	if (n)
 		s += (uint32_t)p[0] << 8;
 	return s;
@@ -73,20 +58,20 @@ static uint32_t tcp4(uint32_t pay)
 	uint8_t *ip = frame + 14, *th = ip + 20;
 
 	memset(frame, 0, sizeof(frame));
-	put16(frame + 12, 0x0800);
+	put_be16(frame + 12, 0x0800);
 	ip[0] = 0x45;
-	put16(ip + 2, 40 + pay);
-	put16(ip + 4, 0x1234);
+	put_be16(ip + 2, 40 + pay);
+	put_be16(ip + 4, 0x1234);
 	ip[8] = 64;
 	ip[9] = 6;
 	memcpy(ip + 12, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
-	put16(th, 1234);
-	put16(th + 2, 80);
+	put_be16(th, 1234);
+	put_be16(th + 2, 80);
 	th[4] = 0x10;
 	th[11] = 0x07;
 	th[12] = 5 << 4;
 	th[13] = 0x18;
-	put16(th + 14, 8192);
+	put_be16(th + 14, 8192);
 	for (uint32_t i = 0; i < pay; i++)
 		th[20 + i] = (uint8_t)(i + 1);
 	return 14 + 40 + pay;
@@ -99,20 +84,20 @@ static uint32_t ip6(uint8_t nh, uint32_t pay)
 	uint32_t hl = nh == 6 ? 20 : 8;
 
 	memset(frame, 0, sizeof(frame));
-	put16(frame + 12, 0x86dd);
+	put_be16(frame + 12, 0x86dd);
 	ip[0] = 0x60;
-	put16(ip + 4, hl + pay);
+	put_be16(ip + 4, hl + pay);
 	ip[6] = nh;
 	ip[7] = 64;
 	ip[8] = 0x20, ip[23] = 1;
 	ip[24] = 0x20, ip[39] = 2;
-	put16(l4, 1000);
-	put16(l4 + 2, 53);
+	put_be16(l4, 1000);
+	put_be16(l4 + 2, 53);
 	if (nh == 6) {
 		l4[12] = 5 << 4;
 		l4[13] = 0x10;
 	} else {
-		put16(l4 + 4, 8 + pay);
+		put_be16(l4 + 4, 8 + pay);
 	}
 	for (uint32_t i = 0; i < pay; i++)
 		l4[hl + i] = (uint8_t)(i * 7);
@@ -148,7 +133,7 @@ static void take_ref(uint32_t len)
 static bool l4_ok(const uint8_t *f, bool v6)
 {
 	const uint8_t *ip = f + 14;
-	uint32_t hl = v6 ? 40 : (ip[0] & 15u) * 4, len = v6 ? be16(ip + 4) : be16(ip + 2) - hl;
+	uint32_t hl = v6 ? 40 : (ip[0] & 15u) * 4, len = v6 ? get_be16(ip + 4) : get_be16(ip + 2) - hl;
 	uint8_t proto = ip[v6 ? 6 : 9];
 	uint32_t ph = proto == 1 ? 0 : v6 ? sum(ip + 8, 32, 0) + proto + len : sum(ip + 12, 8, 0) + proto + len;
 
@@ -172,7 +157,7 @@ static void test_ip_opt(void **state)
 	ip = fr(0) + 14;
 	assert_int_equal(out.len[0], len + 12);
 	assert_int_equal(ip[0], 0x48);
-	assert_int_equal(be16(ip + 2), 32 + 30);
+	assert_int_equal(get_be16(ip + 2), 32 + 30);
 	assert_memory_equal(ip + 20, "\x01\x83\x0b\x04\x0a\x09\x09\x01\x0a\x09\x09\x02", 12);
 	assert_memory_equal(ip + 32, ref + 34, 30);
 	assert_true(ip4_ok(fr(0)));
@@ -217,7 +202,7 @@ static void test_tcp_opt(void **state)
 	assert_int_equal(th[12], 6 << 4);
 	assert_memory_equal(th + 20, "\x02\x04\x05\x78", 4);
 	assert_memory_equal(th + 24, ref + 54, 10);
-	assert_int_equal(be16(fr(0) + 16), 20 + 24 + 10);
+	assert_int_equal(get_be16(fr(0) + 16), 20 + 24 + 10);
 	assert_true(ip4_ok(fr(0)));
 	assert_true(l4_ok(fr(0), false));
 	/* wscale as RFC 7323 spells it: 3 bytes, one NOP before. */
@@ -230,7 +215,7 @@ static void test_tcp_opt(void **state)
 	/* IPv6: after the TCP header, the payload length grown. */
 	len = ip6(6, 12);
 	assert_int_equal(apply("tcp_opt mss 1220\n", len, 1), 1);
-	assert_int_equal(be16(fr(0) + 18), 20 + 4 + 12);
+	assert_int_equal(get_be16(fr(0) + 18), 20 + 4 + 12);
 	assert_memory_equal(fr(0) + 74, "\x02\x04\x04\xc4", 4);
 	assert_true(l4_ok(fr(0), true));
 	/* Not TCP: as it was (fragroute writes TCP options into a UDP header). */
@@ -252,7 +237,7 @@ static void test_ip6_opt(void **state)
 	ip = fr(0) + 14;
 	assert_int_equal(out.len[0], len + 40);
 	assert_int_equal(ip[6], 43);
-	assert_int_equal(be16(ip + 4), 28 + 40);
+	assert_int_equal(get_be16(ip + 4), 28 + 40);
 	assert_memory_equal(ip + 40, "\x11\x04\x00\x02\x00\x00\x00\x00\x20\x01\x0d\xb8", 12);
 	assert_int_equal(ip[40 + 8 + 15], 0x0a);
 	assert_int_equal(ip[40 + 24 + 15], 0x0b);
@@ -261,7 +246,7 @@ static void test_ip6_opt(void **state)
 	assert_int_equal(apply("ip6_opt raw 3c 01 04 00 00 00 00\n", len, 1), 1);
 	ip = fr(0) + 14;
 	assert_int_equal(ip[6], 0x3c);
-	assert_int_equal(be16(ip + 4), 28 + 8);
+	assert_int_equal(get_be16(ip + 4), 28 + 8);
 	assert_memory_equal(ip + 40, "\x11\x00\x01\x04\x00\x00\x00\x00", 8);
 	assert_memory_equal(ip + 48, ref + 54, 28);
 	/* Not IPv6: as it was. */
@@ -330,7 +315,7 @@ static void test_ip_chaff(void **state)
 	c = fr(k);
 	assert_int_equal(out.len[k], ref_len + 4);
 	assert_int_equal(c[14], 0x46);
-	assert_int_equal(be16(c + 16), be16(ref + 16) + 4);
+	assert_int_equal(get_be16(c + 16), get_be16(ref + 16) + 4);
 	assert_true(ip4_ok(c));
 	assert_false(l4_ok(c, false));
 	/* A TTL: the chaff's, its header checksum right. */
@@ -384,7 +369,7 @@ static void test_tcp_chaff(void **state)
 	c = tcp_chaff("paws", 1, ref_len + 12);
 	assert_int_equal(c[46], 8 << 4);
 	assert_memory_equal(c + 54, "\x01\x01\x08\x0a\0\0\0\0\0\0\0\0", 12);
-	assert_int_equal(be16(c + 16), be16(ref + 16) + 12);
+	assert_int_equal(get_be16(c + 16), get_be16(ref + 16) + 12);
 	assert_true(l4_ok(c, false));
 	/* rexmit: the same sequence, other bytes. */
 	c = tcp_chaff("rexmit", 1, ref_len);
@@ -392,14 +377,14 @@ static void test_tcp_chaff(void **state)
 	assert_memory_not_equal(c + 54, ref + 54, 100);
 	assert_true(l4_ok(c, false));
 	c = tcp_chaff("seq", 1, ref_len);
-	assert_int_equal(be32(c + 38), 666);
-	assert_int_equal(be32(c + 42), 666);
+	assert_int_equal(get_be32(c + 38), 666);
+	assert_int_equal(get_be32(c + 42), 666);
 	assert_true(l4_ok(c, false));
 	/* syn: SYN alone, no payload, no acknowledgment. */
 	c = tcp_chaff("syn", 1, 54);
 	assert_int_equal(c[47], 0x02);
-	assert_int_equal(be32(c + 42), 0);
-	assert_int_equal(be16(c + 16), 40);
+	assert_int_equal(get_be32(c + 42), 0);
+	assert_int_equal(get_be16(c + 16), 40);
 	assert_true(l4_ok(c, false));
 	c = tcp_chaff("5", 1, ref_len);
 	assert_int_equal(c[22], 5);
@@ -413,7 +398,7 @@ static void test_tcp_chaff(void **state)
 	take_ref(ip6(6, 30));
 	assert_int_equal(apply("tcp_chaff syn\n", ref_len, 2), 2);
 	c = fr(chaff_of_two(70));
-	assert_int_equal(be16(c + 18), 20);
+	assert_int_equal(get_be16(c + 18), 20);
 	assert_true(l4_ok(c, true));
 }
 
