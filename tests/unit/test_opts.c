@@ -840,6 +840,11 @@ static void test_gso(void **state)
 			   "--gso needs --segment: it has the kernel cut the TCP frames --segment would");
 	expect_usage_error(PARSE(&o, "-w", "x", "--segment", "--gso", "a"),
 			   "--gso excludes -w: the kernel cuts only frames sent on an interface");
+	/* --xdp-in-place: only with the preloaded copy it sends from. */
+	assert_int_equal(PARSE(&o, "-i", "x", "-K", "--xdp-in-place", "a"), 0);
+	assert_true(o.tx.xdp_inplace);
+	expect_usage_error(PARSE(&o, "-i", "x", "--xdp-in-place", "a"),
+			   "--xdp-in-place needs --preload: the frames go from the preloaded copy");
 }
 
 /* tcpreplay's and tcprewrite's letters and names replay gives no meaning: refused with a hint. */
