@@ -24,4 +24,13 @@ struct opt_argv;
  */
 int inputs_expand(struct opts *o, struct opt_argv *store, char *err, size_t len);
 
+/*
+ * opts_check_combined() - what the rows' rules cannot say, once every row
+ * and module check has passed (src/cli/opts_check.c): operands, values and
+ * combinations; for --source-interface it names the interface as the one
+ * input.  A warning in o->warn[] for an option that does nothing here.
+ * 0, or -EINVAL with @err.
+ */
+int opts_check_combined(struct opts *o, char *err, size_t len);
+
 #endif
