@@ -55,16 +55,9 @@ xz -kc -T1 "$T" >"$T.xz"
 lz4 -qkc "$T" >"$T.lz4"
 PLAIN=$(stat -c %s "$T")
 
-ip netns add "$NS_A"
-ip netns add "$NS_B"
-ip -n "$NS_A" link add va type veth peer name vb netns "$NS_B"
-ip -n "$NS_A" link set va up
-ip -n "$NS_B" link set vb up
-links_up "$NS_A" va "$NS_B" vb
-ip netns exec "$NS_B" nft add table netdev bench
-ip netns exec "$NS_B" nft "add chain netdev bench in { type filter hook ingress device vb priority 0; }"
-ip netns exec "$NS_B" nft add rule netdev bench in counter
-far() { ip netns exec "$NS_B" nft list chain netdev bench in | awk '/counter packets/ { print $3; exit }'; }
+veth_pair "$NS_A" va "$NS_B" vb
+far_counter "$NS_B" vb
+far() { far_read "$NS_B" | cut -d' ' -f1; }
 
 now() { date +%s%N; }
 # run LABEL CMD...: the command's frames/s by the wall clock, appended to LABEL's list

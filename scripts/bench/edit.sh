@@ -48,16 +48,7 @@ bench_case "padding, prep sidecar" "$W/snap96.pcap" --pad-payload --prep "$W/sna
 
 [ "$(id -u)" = 0 ] || { echo "== top speed: skipped (needs root)"; exit 0; }
 echo "== top speed over veth: 20000 x 1514-byte frames; 5 runs each: median (min-max)"
-ip netns add "$NS_A"; ip netns add "$NS_B"
-ip link add "$VA" netns "$NS_A" type veth peer name "$VB" netns "$NS_B"
-for s in "$NS_A $VA" "$NS_B $VB"; do
-	set -- $s
-	# Only our frames may cross: no IPv6 (DAD, RS, MLD), no multicast.
-	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-	ip -n "$1" link set "$2" multicast off
-	ip -n "$1" link set "$2" up
-done
-links_up "$NS_A" "$VA" "$NS_B" "$VB"
+veth_pair "$NS_A" "$VA" "$NS_B" "$VB"
 rx() { ip netns exec "$NS_B" cat "/sys/class/net/$VB/statistics/$1"; }
 top_case() { # NAME CMD...
 	local name=$1; shift

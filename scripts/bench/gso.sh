@@ -52,22 +52,10 @@ NA=bg-a-$ID NB=bg-b-$ID IA=bga$ID IB=bgb$ID
 WORK=$(mktemp -d /tmp/replay-bench.XXXXXX)
 cleanup() { ip netns del "$NA" 2>/dev/null || true; ip netns del "$NB" 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
-ip netns add "$NA"
-ip netns add "$NB"
-ip link add "$IA" netns "$NA" type veth peer name "$IB" netns "$NB"
-for s in "$NA $IA" "$NB $IB"; do
-	set -- $s
-	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip -n "$1" link set "$2" mtu 1500 multicast off up
-done
+veth_pair "$NA" "$IA" "$NB" "$IB" 1 1500
 [ "$OFFLOAD" = on ] || ip netns exec "$NA" ethtool -K "$IA" tso off gso off tx off >/dev/null
-# B counts every frame and byte that reaches its ingress hook (as scripts/bench/topspeed.sh).
-ip netns exec "$NB" nft add table netdev bench
-ip netns exec "$NB" nft "add chain netdev bench in { type filter hook ingress device $IB priority 0; }"
-ip netns exec "$NB" nft add rule netdev bench in counter
-links_up "$NA" "$IA" "$NB" "$IB"
-
-far() { ip netns exec "$NB" nft list chain netdev bench in | awk '/counter packets/ {print $3, $5; exit}'; }
+far_counter "$NB" "$IB"
+far() { far_read "$NB"; }
 
 # 100 frames of one TCP connection, each a 65535-byte IPv4 packet with the
 # timestamps option, checksums left to offload, as a capture before TSO holds them.

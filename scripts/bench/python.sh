@@ -41,12 +41,7 @@ cleanup() {
 }
 trap cleanup EXIT
 "$ROOT/$BUILD/gentrace" udp -o "$WORK/t.pcap" --count "$FRAMES" --size "$SIZE" --gap-ns 1000 >/dev/null
-ip netns add "$NS_A"
-ip netns add "$NS_B"
-ip -n "$NS_A" link add va type veth peer name vb netns "$NS_B"
-ip -n "$NS_A" link set va up
-ip -n "$NS_B" link set vb up
-links_up "$NS_A" va "$NS_B" vb
+veth_pair "$NS_A" va "$NS_B" vb
 
 cat >"$WORK/run.py" <<'PYEOF'
 import sys, time

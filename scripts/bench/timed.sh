@@ -33,15 +33,7 @@ NA=bt-a-$ID NB=bt-b-$ID IA=bta$ID IB=btb$ID
 WORK=$(mktemp -d /tmp/replay-timed.XXXXXX)
 cleanup() { ip netns del "$NA" 2>/dev/null || true; ip netns del "$NB" 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
-ip netns add "$NA"
-ip netns add "$NB"
-ip link add "$IA" netns "$NA" type veth peer name "$IB" netns "$NB"
-for s in "$NA $IA" "$NB $IB"; do
-	set -- $s
-	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip -n "$1" link set "$2" multicast off up
-done
-links_up "$NA" "$IA" "$NB" "$IB"
+veth_pair "$NA" "$IA" "$NB" "$IB"
 
 cmd_for() {
 	case $1 in

@@ -100,23 +100,9 @@ NA=bn-a-$ID NB=bn-b-$ID IA=bna$ID IB=bnb$ID
 WORK=$(mktemp -d /tmp/replay-bench.XXXXXX)
 cleanup() { ip netns del "$NA" 2>/dev/null || true; ip netns del "$NB" 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
-ip netns add "$NA"
-ip netns add "$NB"
-ip link add "$IA" netns "$NA" numtxqueues "$QUEUES" numrxqueues "$QUEUES" type veth \
-	peer name "$IB" netns "$NB" numtxqueues "$QUEUES" numrxqueues "$QUEUES"
-for s in "$NA $IA" "$NB $IB"; do
-	set -- $s
-	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip -n "$1" link set "$2" multicast off up
-done
-# B counts every frame that reaches its ingress hook: the far side's own count
-# (an nftables netdev counter; this kernel has no tc classifiers).
-ip netns exec "$NB" nft add table netdev bench
-ip netns exec "$NB" nft "add chain netdev bench in { type filter hook ingress device $IB priority 0; }"
-ip netns exec "$NB" nft add rule netdev bench in counter
-links_up "$NA" "$IA" "$NB" "$IB"
-
-far_count() { ip netns exec "$NB" nft list chain netdev bench in | awk '/counter packets/ {print $3; exit}'; }
+veth_pair "$NA" "$IA" "$NB" "$IB" "$QUEUES"
+far_counter "$NB" "$IB"
+far_count() { far_read "$NB" | cut -d' ' -f1; }
 txp() { ip netns exec "$NA" cat /sys/class/net/$IA/statistics/tx_packets; }
 txd() { ip netns exec "$NA" cat /sys/class/net/$IA/statistics/tx_dropped; }
 softnet() { local s=0 d; while read -r _ d _; do s=$((s + 16#$d)); done </proc/net/softnet_stat; echo $s; }
