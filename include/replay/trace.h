@@ -196,6 +196,25 @@ int trace_open_mem(struct trace **tp, const char *name, const void *buf, size_t 
 int trace_next(struct trace *t, struct pkt *p);
 
 /*
+ * trace_next_batch() - up to @max (at least 1) next packets into @v[0..],
+ * the frames, errors and warnings trace_next() would give one call at a
+ * time.  Returns the count read (1 or more; fewer than @max says nothing
+ * about the next call), or, when the first is not a packet, what
+ * trace_next() returns (0, -errno).  The views live as trace_next()'s.
+ * Plain records of a mapped or memory pcap are read in one loop, without a
+ * call per record; anything else one at a time.
+ */
+int trace_next_batch(struct trace *t, struct pkt *v, unsigned max);
+
+/*
+ * trace_unread() - the packets from @p on, of those the last
+ * trace_next_batch() read, are read again by the next call, as if never
+ * read.  0, or -EINVAL (nothing done) when @p is not one of them or a
+ * trace_next() or trace_rewind() came since.
+ */
+int trace_unread(struct trace *t, const struct pkt *p);
+
+/*
  * trace_fd() - the descriptor a -EAGAIN from trace_next() waits on
  * (cfg->nonblock): readable, or at its end, when trace_next() may go on.
  * -1 for an input that never waits (a regular file, a preload, memory).

@@ -460,7 +460,10 @@ static int run(struct replay *r)
 
 	run_start(r);
 	if (burst_fits(r)) {
+		/* The file read in batches; what is read ahead and not sent goes back at the end. */
+		r->src.batch = true;
 		step = run_burst(r);
+		source_unread(r);
 		goto out;
 	}
 	for (;;) {

@@ -139,6 +139,9 @@ struct source_file {
  * but a file is held open only while it is read (trace_release()): many
  * files, few descriptors.
  */
+/* The most packets the source reads from its file at once (src.batch): a burst's worth. */
+#define SOURCE_AHEAD 32
+
 struct source {
 	struct trace **traces;       /* one per input file, checked before sending, open while read */
 	struct source_file *files;   /* one per input file */
@@ -156,6 +159,9 @@ struct source {
 	uint64_t prev_ts;            /* the last record's timestamp, for the jump warning */
 	bool jump_warned, back_warned; /* one warning of each a run */
 	bool hold_end;               /* a burst holds views into the file: its end waits (STEP_EDGE) */
+	bool batch;                  /* read traces[f] in batches (the burst path): ahead holds the rest */
+	unsigned ahead_i, ahead_n;   /* ahead[ahead_i, ahead_n): read from traces[f], not yet taken */
+	struct pkt ahead[SOURCE_AHEAD];
 };
 
 /* How a packet picks its lane (route.c): -I with --split or -c, or one lane. */

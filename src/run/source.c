@@ -180,6 +180,15 @@ void source_ts_step(struct replay *r, const struct trace *t, const struct pkt *p
 	}
 }
 
+void source_unread(struct replay *r)
+{
+	struct source *s = &r->src;
+
+	if (s->ahead_i < s->ahead_n)
+		(void)trace_unread(s->traces[s->f], &s->ahead[s->ahead_i]);
+	s->ahead_i = s->ahead_n = 0;
+}
+
 int source_fd(const struct replay *r)
 {
 	return r->src.waiting ? trace_fd(r->src.waiting) : -1;

@@ -35,6 +35,13 @@ enum step source_read_merge(struct replay *r, const struct trace **tp, struct pk
 /* source_ts_step() - @p's timestamp jumped far ahead of, or stepped back from, the one before. */
 void source_ts_step(struct replay *r, const struct trace *t, const struct pkt *p);
 
+/*
+ * source_unread() - the packets read ahead and not taken go back to their
+ * file (trace_unread()): at the run's end its cursor is where the run
+ * stopped taking them.
+ */
+void source_unread(struct replay *r);
+
 /* source_fd() - after STEP_AGAIN: the descriptor to wait on for the rest of the record. */
 int source_fd(const struct replay *r);
 
@@ -77,7 +84,21 @@ static inline __attribute__((always_inline)) enum step source_read(struct replay
 				return step;
 		}
 		t = s->traces[s->f];
-		rc = trace_next(t, p);
+		if (likely(s->ahead_i < s->ahead_n)) {
+			*p = s->ahead[s->ahead_i++];
+			rc = 1;
+		} else if (s->batch) {
+			rc = trace_next_batch(t, s->ahead, SOURCE_AHEAD);
+			if (rc > 1) {
+				s->ahead_n = (unsigned)rc;
+				s->ahead_i = 1;
+				rc = 1;
+			}
+			if (rc == 1)
+				*p = s->ahead[0];
+		} else {
+			rc = trace_next(t, p);
+		}
 		if (likely(rc == 1)) {
 			*tp = t;
 			s->files[s->f].records++;

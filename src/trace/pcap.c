@@ -173,6 +173,74 @@ static int pcap_next(struct trace *t, struct pkt *p)
 	return 1;
 }
 
+/*
+ * trace_pcap_batch()'s loop, for one byte order (@swapped a constant: each
+ * field one load, no test).  Everything it reads of @t and @s is a local
+ * first: a store into @v could be a store into either, as far as the
+ * compiler knows, and would reload them every record.
+ */
+static inline __attribute__((always_inline)) unsigned
+batch_loop(struct trace *t, const struct pcap_state *s, struct pkt *v, unsigned max, bool swapped)
+{
+	const uint8_t *base = t->base;
+	const size_t size = t->size, stop = MIN(t->ra_next, size);
+	const uint32_t hdr = s->rec_hdr, frac_max = s->frac_max;
+	/* Past either, pcap_next() warns or fails. */
+	const uint32_t snap = MIN(s->snaplen ? s->snaplen : UINT32_MAX, TRACE_RECORD_MAX_BYTES);
+	const uint64_t frac_ns = s->frac_ns, recno = t->recno, base_off = t->base_off;
+	const uint16_t linktype = s->linktype;
+	size_t pos = t->pos;
+	unsigned n = 0;
+
+	while (n < max && pos < stop && hdr <= size - pos) {
+		const uint8_t *h = base + pos;
+		uint32_t frac = trace_rd32(h + 4, swapped), caplen = trace_rd32(h + 8, swapped);
+		uint32_t wirelen = trace_rd32(h + 12, swapped);
+		struct pkt *p = &v[n];
+
+		if (caplen > snap || caplen > wirelen || frac >= frac_max || caplen > size - pos - hdr)
+			break;
+		p->data = h + hdr;
+		p->caplen = caplen;
+		p->wirelen = wirelen;
+		p->ts_ns = (uint64_t)trace_rd32(h, swapped) * NSEC_PER_SEC + frac * frac_ns;
+		p->sched_ns = 0;
+		p->ifidx = 0;
+		p->linktype = linktype;
+		p->flags = caplen < wirelen ? PKT_F_TRUNCATED : 0;
+		p->recno = recno + n + 1;
+		p->off = base_off + pos;
+		(void)*(const volatile uint8_t *)(p->data + caplen - 1);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (unlikely(t->io_err))
+			break;
+		pos += hdr + (size_t)caplen;
+		n++;
+	}
+	t->pos = pos;
+	t->recno = recno + n;
+	return n;
+}
+
+/*
+ * The records at the cursor that pcap_next() would hand out without a word
+ * (whole, in the buffer, no warning, no FCS to strip, no link type to
+ * convert), up to @max of them into @v: the per-packet reader's frames in
+ * a tight loop.  Stops before the first record that is anything else, and
+ * at the source's next step (ra_next), for pcap_next() and trace_next() to
+ * take as they always do.  Each record's last byte is touched as
+ * trace_next() touches it; a fault (t->io_err) leaves that record unread.
+ * The count read; 0 when the first is not such a record.
+ */
+unsigned trace_pcap_batch(struct trace *t, struct pkt *v, unsigned max)
+{
+	const struct pcap_state *s = t->priv;
+
+	if (s->fcs_bytes || (s->linktype != LINKTYPE_ETHERNET && !t->cfg.keep_linktype))
+		return 0;
+	return s->swapped ? batch_loop(t, s, v, max, true) : batch_loop(t, s, v, max, false);
+}
+
 static void pcap_close(struct trace *t)
 {
 	free(t->priv);

@@ -277,6 +277,7 @@ int trace_next(struct trace *t, struct pkt *p)
 {
 	int rc;
 
+	t->batch_recno = 0; /* what it reads is not put back (trace_unread()) */
 	if (unlikely(!t->ops))
 		return -EINVAL;
 	if (unlikely(t->pos >= t->ra_next))
@@ -321,10 +322,46 @@ int trace_next(struct trace *t, struct pkt *p)
 	return rc;
 }
 
+int trace_next_batch(struct trace *t, struct pkt *v, unsigned max)
+{
+	unsigned n = 0;
+
+	if (likely(t->ops == &trace_pcap_ops) && t->src != TRACE_SRC_STREAM && likely(!t->io_err) && max > 1) {
+		if (unlikely(t->pos >= t->ra_next))
+			trace_src_step(t);
+		n = trace_pcap_batch(t, v, max);
+	}
+	if (!n)
+		return trace_next(t, v);
+	/* As trace_next() does per record (see there), once a batch. */
+	{
+		size_t ahead = t->pf_next - t->pos, to = MIN(t->pos + TRACE_PREFETCH_AHEAD, t->size);
+
+		if (ahead < TRACE_PREFETCH_AHEAD - TRACE_PREFETCH_STEP || ahead > TRACE_PREFETCH_AHEAD) {
+			if (t->pf_next < t->pos || t->pf_next > to)
+				t->pf_next = t->pos & ~(size_t)63;
+			for (; t->pf_next < to; t->pf_next += 64)
+				__builtin_prefetch(t->base + t->pf_next, 0, 3);
+		}
+	}
+	t->batch_recno = v[0].recno;
+	return (int)n;
+}
+
+int trace_unread(struct trace *t, const struct pkt *p)
+{
+	if (!t->batch_recno || p->recno < t->batch_recno || p->recno > t->recno)
+		return -EINVAL;
+	t->pos = (size_t)(p->off - t->base_off);
+	t->recno = p->recno - 1;
+	return 0;
+}
+
 int trace_rewind(struct trace *t)
 {
 	int rc;
 
+	t->batch_recno = 0;
 	if (t->released)
 		return reopen(t);
 	if (!t->ops)

@@ -64,6 +64,12 @@ struct trace_ops {
 };
 
 extern const struct trace_ops trace_pcap_ops;
+/*
+ * trace_pcap_batch() - trace_next_batch()'s pcap reader: up to @max plain
+ * records of a pcap at the cursor of a mapped or memory source into @v, in
+ * a loop without a call per record; 0 when the first is not one (pcap.c).
+ */
+unsigned trace_pcap_batch(struct trace *t, struct pkt *v, unsigned max);
 extern const struct trace_ops trace_pcapng_ops;
 extern const struct trace_ops trace_erf_ops;
 
@@ -162,6 +168,7 @@ struct trace {
 
 	unsigned linktype;      /* LINKTYPE_* of the file header or first interface */
 	uint64_t recno;         /* packets handed out since the start (or rewind) */
+	uint64_t batch_recno;   /* the first record of the last trace_next_batch() (0: none to put back) */
 	uint64_t nwarn;         /* warnings seen */
 	char err[320];          /* last error */
 	char warn[320];         /* first warning */
