@@ -108,11 +108,16 @@ static __attribute__((noinline)) uint64_t cut_deadline(struct replay *r, const s
  * that end here (filtered, failed) are accounted and the next is read.
  * STEP_NEXT with a packet; STEP_AGAIN when the input has no whole record
  * yet; STEP_STOP / STEP_ERROR: the source is done (its end, a signal, the
- * limit, --duration, an error).  Inline, its results in registers.
+ * limit, --duration, an error).  Inline, its results in registers.  With
+ * @burst (a constant), for the burst path: what burst_fits() rules out is
+ * not looked at per packet (no timing, edit, live capture or --segment).
  */
 static inline __attribute__((always_inline)) enum step
-source_next(struct replay *r, struct pkt *p, const struct trace **tp, struct lane **lp, uint64_t *deadline)
+source_next_in(struct replay *r, struct pkt *p, const struct trace **tp, struct lane **lp, uint64_t *deadline,
+	       const bool burst)
 {
+	const bool timed = !burst && r->plan.timed;
+
 	uint64_t t0 = 0;
 	bool skipped = false;
 
@@ -125,7 +130,7 @@ source_next(struct replay *r, struct pkt *p, const struct trace **tp, struct lan
 		 * is not read again: the reads of the packets skipped are counted
 		 * in the read that holds this thread's next packet up.
 		 */
-		if (r->plan.timed && !skipped)
+		if (timed && !skipped)
 			t0 = sched_now(&r->sched);
 		skipped = false;
 		step = source_read(r, tp, p);
@@ -145,7 +150,7 @@ source_next(struct replay *r, struct pkt *p, const struct trace **tp, struct lan
 			continue;
 		}
 		/* A read this slow took a page fault from disk: a late packet is its. */
-		if (r->plan.timed && sched_now(&r->sched) - t0 > READ_SLOW_NS)
+		if (timed && sched_now(&r->sched) - t0 > READ_SLOW_NS)
 			sched_note(&r->sched, WAIT_CAUSE_READ);
 		if (unlikely(!l)) {
 			/* A tcpprep cache entry without the send bit: tcpreplay skips it, so do we. */
@@ -164,7 +169,7 @@ source_next(struct replay *r, struct pkt *p, const struct trace **tp, struct lan
 				return STEP_STOP;
 			continue;
 		}
-		if (r->chain && likely(!(r->route.sides1 && r->route.side == SPLIT_NOSEND))) {
+		if (!burst && r->chain && likely(!(r->route.sides1 && r->route.side == SPLIT_NOSEND))) {
 			int er;
 
 			edit_chain_set_side(r->chain, r->route.side);
@@ -186,9 +191,9 @@ source_next(struct replay *r, struct pkt *p, const struct trace **tp, struct lan
 		 * A live frame is due when it arrived (its timestamp is on the run
 		 * clock, src/live/live.c); the impairment adds its delay to that.
 		 */
-		if (unlikely(r->plan.live))
+		if (!burst && unlikely(r->plan.live))
 			*deadline = p->sched_ns = p->ts_ns;
-		else if (unlikely(p->caplen > l->seg_max))
+		else if (!burst && unlikely(p->caplen > l->seg_max))
 			*deadline = cut_deadline(r, l, p);
 		else
 			*deadline = sched_deadline(&r->sched, p);
@@ -213,6 +218,12 @@ source_next(struct replay *r, struct pkt *p, const struct trace **tp, struct lan
 		*lp = l;
 		return STEP_NEXT;
 	}
+}
+
+static inline __attribute__((always_inline)) enum step
+source_next(struct replay *r, struct pkt *p, const struct trace **tp, struct lane **lp, uint64_t *deadline)
+{
+	return source_next_in(r, p, tp, lp, deadline, false);
 }
 
 /*
@@ -356,7 +367,7 @@ static enum step burst(struct replay *r, enum step *src, uint64_t *mark)
 	do {
 		/* Views into the file are held from the first: its end waits for them to be staged. */
 		r->src.hold_end = n > 0;
-		*src = source_next(r, &v[n], &tv[n], &lp, &deadline);
+		*src = source_next_in(r, &v[n], &tv[n], &lp, &deadline, true);
 		if (unlikely(*src != STEP_NEXT))
 			break;
 		bytes += v[n++].caplen;

@@ -182,23 +182,21 @@ static int pcap_next(struct trace *t, struct pkt *p)
 static inline __attribute__((always_inline)) unsigned
 batch_loop(struct trace *t, const struct pcap_state *s, struct pkt *v, unsigned max, bool swapped)
 {
-	const uint8_t *base = t->base;
-	const size_t size = t->size, stop = MIN(t->ra_next, size);
+	const uint8_t *const base = t->base, *const end = base + t->size;
+	const uint8_t *const stop = base + MIN(t->ra_next, t->size), *h = base + t->pos;
 	const uint32_t hdr = s->rec_hdr, frac_max = s->frac_max;
 	/* Past either, pcap_next() warns or fails. */
 	const uint32_t snap = MIN(s->snaplen ? s->snaplen : UINT32_MAX, TRACE_RECORD_MAX_BYTES);
-	const uint64_t frac_ns = s->frac_ns, recno = t->recno, base_off = t->base_off;
+	const uint64_t frac_ns = s->frac_ns, base_off = t->base_off;
 	const uint16_t linktype = s->linktype;
-	size_t pos = t->pos;
-	unsigned n = 0;
+	uint64_t recno = t->recno;
+	struct pkt *p = v, *const last = v + max;
 
-	while (n < max && pos < stop && hdr <= size - pos) {
-		const uint8_t *h = base + pos;
+	for (; p < last && h < stop && (size_t)(end - h) >= hdr; p++) {
 		uint32_t frac = trace_rd32(h + 4, swapped), caplen = trace_rd32(h + 8, swapped);
 		uint32_t wirelen = trace_rd32(h + 12, swapped);
-		struct pkt *p = &v[n];
 
-		if (caplen > snap || caplen > wirelen || frac >= frac_max || caplen > size - pos - hdr)
+		if (caplen > MIN(snap, wirelen) || frac >= frac_max || caplen > (size_t)(end - h) - hdr)
 			break;
 		p->data = h + hdr;
 		p->caplen = caplen;
@@ -208,18 +206,19 @@ batch_loop(struct trace *t, const struct pcap_state *s, struct pkt *v, unsigned 
 		p->ifidx = 0;
 		p->linktype = linktype;
 		p->flags = caplen < wirelen ? PKT_F_TRUNCATED : 0;
-		p->recno = recno + n + 1;
-		p->off = base_off + pos;
+		p->recno = ++recno;
+		p->off = base_off + (uint64_t)(h - base);
 		(void)*(const volatile uint8_t *)(p->data + caplen - 1);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (unlikely(t->io_err))
+		if (unlikely(t->io_err)) {
+			recno--;
 			break;
-		pos += hdr + (size_t)caplen;
-		n++;
+		}
+		h += hdr + (size_t)caplen;
 	}
-	t->pos = pos;
-	t->recno = recno + n;
-	return n;
+	t->pos = (size_t)(h - base);
+	t->recno = recno;
+	return (unsigned)(p - v);
 }
 
 /*
