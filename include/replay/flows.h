@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "replay/pkt.h"
+
 enum flow_kind {
 	FLOW_NEW,       /* a key never seen */
 	FLOW_EXISTING,  /* a key seen before, not expired */
@@ -81,6 +83,12 @@ size_t flow_table_slots(const struct flow_table *ft);
  */
 enum flow_kind flow_classify(struct flow_table *ft, const uint8_t *data, uint32_t caplen, uint64_t ts_ns,
 			     struct flow_counts *c);
+
+/*
+ * flow_classify_pkts() - flow_classify() of each of the @n packets @v in
+ * order (their data, caplen and ts_ns): one call, and @c added to once.
+ */
+void flow_classify_pkts(struct flow_table *ft, const struct pkt *v, unsigned n, struct flow_counts *c);
 
 /*
  * flow_counts_add() - another table's counts @c added into @into (--threads:

@@ -213,7 +213,7 @@ source_next_in(struct replay *r, struct pkt *p, const struct trace **tp, struct 
 			return STEP_STOP;
 		}
 		/* As tcpreplay: flows count the packet as edited, as it goes, before any impairment acts. */
-		if (r->flows)
+		if (!burst && r->flows)
 			flow_classify(r->flows, p->data, p->caplen, p->ts_ns, &r->st.flows);
 		*lp = l;
 		return STEP_NEXT;
@@ -378,6 +378,9 @@ static enum step burst(struct replay *r, enum step *src, uint64_t *mark)
 		*src = STEP_NEXT;
 	if (n)
 		*mark = v[n - 1].sched_ns;
+	/* The burst's flow statistics in one call, in order, before it is staged (as source_next()). */
+	if (r->flows && n)
+		flow_classify_pkts(r->flows, v, n, &r->st.flows);
 	step = stage_burst(r, l, tv, v, n);
 	/* A signal may also have come during the kick of a full batch. */
 	if (step == STEP_NEXT && (ends || *r->stop)) {

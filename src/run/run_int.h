@@ -140,7 +140,7 @@ struct source_file {
  * files, few descriptors.
  */
 /* The most packets the source reads from its file at once (src.batch): a burst's worth. */
-#define SOURCE_AHEAD 32
+#define SOURCE_AHEAD TX_BATCH_DEFAULT
 
 struct source {
 	struct trace **traces;       /* one per input file, checked before sending, open while read */

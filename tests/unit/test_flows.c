@@ -236,6 +236,58 @@ static void test_trains(void **state)
 }
 
 /*
+ * flow_classify_pkts(): a burst at a time, the counts flow_classify() gives
+ * one packet at a time -- expiry, trains, new keys, non-IP and invalid
+ * frames, a full table -- and the counts the caller had are added to.
+ */
+static void test_pkts(void **state)
+{
+	enum { N = 130 };
+	static struct frame f[N];
+	static struct pkt v[N];
+	struct flow_table *a = flow_table_new(8, 2), *b = flow_table_new(8, 2);
+	struct flow_counts ca = { .enabled = true, .flows = 5, .invalid = 1 }, cb = ca;
+	unsigned n = 0;
+
+	(void)state;
+	for (unsigned i = 0; i < N; i++) {
+		/* Trains of two, one key every tenth packet (2.5 s apart: it expires), past the table's room. */
+		if (i % 7 == 3)
+			f[i] = udp6((uint8_t)i, 1, 5, 6, i % 2);
+		else
+			f[i] = udp4(1, 2, i % 10 == 9 ? 9999 : (uint16_t)(i / 2), 8, i % 5 == 0);
+		if (i % 13 == 4)
+			f[i].len = 18; /* invalid */
+		if (i % 17 == 6)
+			f[i].b[13] = 0x06; /* ARP: not a flow */
+		v[i] = (struct pkt){ .data = f[i].b, .caplen = f[i].len,
+				     .ts_ns = (uint64_t)(1704067200 + i / 4) * NS };
+	}
+	for (unsigned i = 0; i < N; i++)
+		(void)flow_classify(a, v[i].data, v[i].caplen, v[i].ts_ns, &ca);
+	/* In bursts of 1, 2, 3, ... */
+	for (unsigned k = 1; n < N; k++) {
+		unsigned m = N - n < k ? N - n : k;
+
+		flow_classify_pkts(b, v + n, m, &cb);
+		n += m;
+	}
+	assert_true(ca.untracked > 0);
+	assert_true(ca.expired > 0);
+	assert_true(ca.non_flow > 0);
+	assert_true(ca.invalid > 1);
+	assert_int_equal(cb.flows, ca.flows);
+	assert_int_equal(cb.unique, ca.unique);
+	assert_int_equal(cb.expired, ca.expired);
+	assert_int_equal(cb.flow_packets, ca.flow_packets);
+	assert_int_equal(cb.non_flow, ca.non_flow);
+	assert_int_equal(cb.invalid, ca.invalid);
+	assert_int_equal(cb.untracked, ca.untracked);
+	flow_table_free(a);
+	flow_table_free(b);
+}
+
+/*
  * As in tcpreplay the key holds no IP version: IPv4 a.b.c.d and IPv6
  * ab:cd:: with the same ports and protocol are one flow; an IPv6 address
  * with anything after its first 4 bytes is another.
@@ -344,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_sequence),
 		cmocka_unit_test(test_expiry),
 		cmocka_unit_test(test_trains),
+		cmocka_unit_test(test_pkts),
 		cmocka_unit_test(test_v4_v6_one_key),
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_print),
