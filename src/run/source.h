@@ -12,7 +12,10 @@
  * whole record yet: nothing was consumed, source_fd() is what to wait on.
  * STEP_STOP at the end of the last pass (or a signal during a read),
  * STEP_ERROR on a read error (logged); STEP_EDGE, with src.hold_end, at
- * a file's end, not taken yet (loop.c's burst).  Callers: src/run/loop.c.
+ * a file's end, not taken yet (loop.c's burst).  With src.batch (the
+ * burst path) a file is read ahead up to SOURCE_AHEAD records at a time
+ * (trace_next_batch()), taken one by one; source_unread() puts back what
+ * was not taken.  Callers: src/run/loop.c.
  */
 #ifndef REPLAY_RUN_SOURCE_H
 #define REPLAY_RUN_SOURCE_H

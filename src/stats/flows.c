@@ -5,8 +5,9 @@
  * agree with its "Flows:" line (the rules are above flow_key(); each is
  * checked against the anchor binary by tests/compat/t_flows.sh) -- and a
  * fixed open-addressing table of the keys seen.  The send loop calls
- * flow_classify() once for every packet it sends (flow statistics are on
- * unless --no-flow-stats): nothing on that path allocates.
+ * flow_classify() once for every packet it sends, or flow_classify_pkts()
+ * once a burst (flow statistics are on unless --no-flow-stats): nothing on
+ * that path allocates.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -190,6 +190,7 @@ batch_loop(struct trace *t, const struct pcap_state *s, struct pkt *v, unsigned 
 	const uint64_t frac_ns = s->frac_ns, base_off = t->base_off;
 	const uint16_t linktype = s->linktype;
 	uint64_t recno = t->recno;
+	size_t pf = t->pf_next;
 	struct pkt *p = v, *const last = v + max;
 
 	for (; p < last && h < stop && (size_t)(end - h) >= hdr; p++) {
@@ -215,8 +216,11 @@ batch_loop(struct trace *t, const struct pcap_state *s, struct pkt *v, unsigned 
 			break;
 		}
 		h += hdr + (size_t)caplen;
+		/* The lines ahead, as trace_next() asks for them after each record. */
+		pf = trace_prefetch(base, (size_t)(end - base), (size_t)(h - base), pf);
 	}
 	t->pos = (size_t)(h - base);
+	t->pf_next = pf;
 	t->recno = recno;
 	return (unsigned)(p - v);
 }

@@ -293,18 +293,8 @@ int trace_next(struct trace *t, struct pkt *p)
 	 * TRACE_PREFETCH_STEP at a time: a packet costs one compare, not a
 	 * walk of the window's end (~20 instructions a packet at 64 B).
 	 */
-	if (t->src != TRACE_SRC_STREAM) {
-		size_t ahead = t->pf_next - t->pos; /* huge when behind the cursor: a rewind */
-
-		if (unlikely(ahead < TRACE_PREFETCH_AHEAD - TRACE_PREFETCH_STEP || ahead > TRACE_PREFETCH_AHEAD)) {
-			size_t to = MIN(t->pos + TRACE_PREFETCH_AHEAD, t->size);
-
-			if (t->pf_next < t->pos || t->pf_next > to)
-				t->pf_next = t->pos & ~(size_t)63;
-			for (; t->pf_next < to; t->pf_next += 64)
-				__builtin_prefetch(t->base + t->pf_next, 0, 3);
-		}
-	}
+	if (t->src != TRACE_SRC_STREAM)
+		t->pf_next = trace_prefetch(t->base, t->size, t->pos, t->pf_next);
 	/*
 	 * The record's last byte (the header's when it has no data): a file
 	 * truncated under its mapping faults here, with the record still ours,
@@ -326,24 +316,15 @@ int trace_next_batch(struct trace *t, struct pkt *v, unsigned max)
 {
 	unsigned n = 0;
 
-	if (likely(t->ops == &trace_pcap_ops) && t->src != TRACE_SRC_STREAM && likely(!t->io_err) && max > 1) {
+	/* A stream's plain records too could be, but its buffers turn over: one at a time. */
+	if (likely(t->ops == &trace_pcap_ops) && t->src != TRACE_SRC_STREAM && likely(!t->io_err) &&
+	    max > 1) {
 		if (unlikely(t->pos >= t->ra_next))
 			trace_src_step(t);
 		n = trace_pcap_batch(t, v, max);
 	}
 	if (!n)
 		return trace_next(t, v);
-	/* As trace_next() does per record (see there), once a batch. */
-	{
-		size_t ahead = t->pf_next - t->pos, to = MIN(t->pos + TRACE_PREFETCH_AHEAD, t->size);
-
-		if (ahead < TRACE_PREFETCH_AHEAD - TRACE_PREFETCH_STEP || ahead > TRACE_PREFETCH_AHEAD) {
-			if (t->pf_next < t->pos || t->pf_next > to)
-				t->pf_next = t->pos & ~(size_t)63;
-			for (; t->pf_next < to; t->pf_next += 64)
-				__builtin_prefetch(t->base + t->pf_next, 0, 3);
-		}
-	}
 	t->batch_recno = v[0].recno;
 	return (int)n;
 }

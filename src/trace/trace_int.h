@@ -196,6 +196,27 @@ static inline const uint8_t *trace_peek(struct trace *t, size_t len, size_t *got
 	return trace_peek_slow(t, len, got);
 }
 
+/*
+ * trace_prefetch() - trace_next()'s prefetch (see there) of a mapped or
+ * memory input @base of @size bytes, its cursor at @pos, [@pos, @pf)
+ * asked for already: the lines up to TRACE_PREFETCH_AHEAD past the
+ * cursor, TRACE_PREFETCH_STEP at a time.  The new @pf.
+ */
+static inline size_t trace_prefetch(const uint8_t *base, size_t size, size_t pos, size_t pf)
+{
+	size_t ahead = pf - pos; /* huge when behind the cursor: a rewind */
+
+	if (unlikely(ahead < TRACE_PREFETCH_AHEAD - TRACE_PREFETCH_STEP || ahead > TRACE_PREFETCH_AHEAD)) {
+		size_t to = MIN(pos + TRACE_PREFETCH_AHEAD, size);
+
+		if (pf < pos || pf > to)
+			pf = pos & ~(size_t)63;
+		for (; pf < to; pf += 64)
+			__builtin_prefetch(base + pf, 0, 3);
+	}
+	return pf;
+}
+
 /* trace_consume() - advance the cursor past @len bytes already peeked. */
 static inline void trace_consume(struct trace *t, size_t len)
 {

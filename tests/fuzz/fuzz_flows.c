@@ -51,7 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		memcpy(frame, data, len);
 		k = flow_classify(ft, frame, (uint32_t)len, secs * 1000000000ull, &c);
-		burst[nb++] = (struct pkt){ .data = frame, .caplen = (uint32_t)len, .ts_ns = secs * 1000000000ull };
+		burst[nb++] = (struct pkt){ .data = frame, .caplen = (uint32_t)len,
+					    .ts_ns = secs * 1000000000ull };
 		/* The burst's length from the input: its frames' first byte. */
 		if (nb == 8 || (len && frame[0] % 5 == 0)) {
 			flow_classify_pkts(ft2, burst, nb, &c2);
