@@ -165,6 +165,34 @@ int replay_rx_stop(struct replay_rx *rx);
 /* replay_rx_wait() - as replay_rx_stop(), for a capture that ends itself (-c, --timeout, --idle, -r). */
 int replay_rx_wait(struct replay_rx *rx);
 
+/* A receiver's counts while it captures (replay_rx_set_progress()). */
+struct replay_rx_progress {
+	uint64_t frames;     /* frames captured so far (those the filter let through) */
+	uint64_t bytes;      /* their lengths on the wire */
+	uint64_t elapsed_ns; /* since the capture began */
+	int done;            /* 1: the last call, the capture over: the report's "received" */
+};
+
+/*
+ * replay_rx_set_progress() - during each capture, call @fn(@user, p) with
+ * the frames and bytes so far: at most once in each @interval_ns of the
+ * capture (a moment missed is skipped, not made up), on the receiver's
+ * thread, never per frame; then once when the capture has ended, with
+ * p->done 1 and the counts the report gives.  The counts grow by whole
+ * ring blocks (a block is handed over when full or after --block-timeout),
+ * never go down, and with --fanout are the rings' summed.  Matching
+ * against --reference is done after the capture, so no loss or duplicate
+ * counts are given while it runs.  After replay_rx_start() returned 0
+ * exactly one last call is made, before replay_rx_wait() or
+ * replay_rx_stop() returns (a capture that failed: the counts seen last).
+ * A non-zero return ends the capture as replay_rx_stop() would (the last
+ * call's return is ignored); the report follows.  @interval_ns 0: only the
+ * last call; @fn NULL: none; -r makes only the last.  Set before
+ * replay_rx_start(): -EBUSY while it runs (also from inside a call).
+ */
+int replay_rx_set_progress(struct replay_rx *rx, uint64_t interval_ns,
+			   int (*fn)(void *user, const struct replay_rx_progress *p), void *user);
+
 /* replay_rx_exit_status() - replay-rx(1)'s exit status for the last capture (0 exact, 3 mismatch...), -1 before. */
 int replay_rx_exit_status(const struct replay_rx *rx);
 

@@ -16,6 +16,13 @@ Progress while it runs, every ``interval`` seconds::
 
     for s in Replay("big.pcap", interface="eth1", pps=1000).progress(interval=0.5):
         print(s.packets_sent)     # the last one is the end's, as run() returns it
+
+and a receiver's, the frames it captured so far::
+
+    rx = Receiver("eth2", reference="big.pcap", timeout=30)
+    for p in rx.progress(interval=0.5):
+        print(p.frames, p.bytes)  # the last one (p.done) is the report's count
+    print(rx.report["lost"])
 """
 from __future__ import annotations
 
@@ -28,7 +35,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union
 
-__all__ = ["Receiver", "Replay", "ReplayError", "Stats", "library_version"]
+__all__ = ["Receiver", "Replay", "ReplayError", "RxProgress", "Stats", "library_version"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -59,6 +66,26 @@ class _CStats(ctypes.Structure):
 
 # int (*fn)(void *user, const struct replay_stats *st): libreplay(3)'s progress callback.
 _ProgressFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(_CStats))
+
+
+class _CRxProgress(ctypes.Structure):
+    _fields_ = [("frames", ctypes.c_uint64), ("bytes", ctypes.c_uint64),
+                ("elapsed_ns", ctypes.c_uint64), ("done", ctypes.c_int)]
+
+
+# int (*fn)(void *user, const struct replay_rx_progress *p): the receiver's progress callback.
+_RxProgressFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(_CRxProgress))
+
+
+@dataclass(frozen=True)
+class RxProgress:
+    """A receiver's counts while it captures: frames and their bytes so far,
+    the time since the capture began; ``done`` on the last one, whose counts
+    are the report's ``received`` and ``bytes``."""
+    frames: int
+    bytes: int
+    elapsed_ns: int
+    done: bool
 
 
 @dataclass
@@ -109,6 +136,8 @@ def _load() -> ctypes.CDLL:
             "replay_rx_start": (ctypes.c_int, [run_p]),
             "replay_rx_stop": (ctypes.c_int, [run_p]),
             "replay_rx_wait": (ctypes.c_int, [run_p]),
+            "replay_rx_set_progress": (ctypes.c_int, [run_p, ctypes.c_uint64, ctypes.c_void_p,
+                                                      ctypes.c_void_p]),
             "replay_rx_exit_status": (ctypes.c_int, [run_p]),
             "replay_rx_report_json": (ctypes.c_char_p, [run_p]),
             "replay_rx_report": (ctypes.c_char_p, [run_p]),
@@ -323,6 +352,8 @@ class Receiver:
     being captured; :meth:`stop` ends the capture and returns the report,
     replay-rx's --json document as a dict (``report["received"]``...).  Also
     a context manager: ``with Receiver(...) as rx: ...; rx.report``.
+    Progress while it captures: :meth:`start`'s ``progress``, or iterate
+    :meth:`progress` (or the receiver itself, every 0.1 s).
     """
 
     def __init__(self, interface: Optional[str] = None, **options: Any):
@@ -332,6 +363,8 @@ class Receiver:
         self.report: Optional[dict] = None
         self.table = ""
         self.exit_status = -1
+        self._cb: Any = None
+        self._raised: list = []
 
     def __del__(self) -> None:
         rx = getattr(self, "_rx", None)
@@ -339,14 +372,52 @@ class Receiver:
             self._lib.replay_rx_free(rx)
             self._rx = None
 
-    def start(self) -> "Receiver":
-        """Open the capture and receive in the background; raises :class:`ReplayError` on a set-up failure."""
+    def start(self, progress: Optional[Callable[[RxProgress], Any]] = None,
+              interval: float = 0.1) -> "Receiver":
+        """Open the capture and receive in the background; raises :class:`ReplayError` on a set-up failure.
+
+        With ``progress``, it is called on the receiver's thread with an
+        :class:`RxProgress` at most once every ``interval`` seconds while it
+        captures, then once with ``done`` True when the capture has ended; a
+        true return ends the capture (the report follows), and an exception
+        it raises ends it and is raised by :meth:`stop` or :meth:`wait`."""
+        interval_ns = int(interval * 1e9)
+        if progress is not None and interval_ns <= 0:
+            raise ValueError("interval must be positive")
+        self._raised = []
+        if progress is None:
+            cb, rc = None, self._lib.replay_rx_set_progress(self._rx, 0, None, None)
+        else:
+            raised = self._raised
+
+            def call(_user: Any, p: Any) -> int:
+                try:
+                    c = p.contents
+                    snap = RxProgress(c.frames, c.bytes, c.elapsed_ns, bool(c.done))
+                    return 1 if progress(snap) else 0
+                except BaseException as e:  # a callback of C's cannot raise: stop, and raise it after
+                    raised.append(e)
+                    return 1
+
+            cb = _RxProgressFn(call)
+            rc = self._lib.replay_rx_set_progress(self._rx, interval_ns, ctypes.cast(cb, ctypes.c_void_p), None)
+        if rc == -errno.EBUSY:
+            raise ReplayError(errno.EBUSY, "this receiver is already running")
+        # Kept alive until the capture has ended.
+        self._cb = cb
         rc = self._lib.replay_rx_start(self._rx)
         if rc < 0:
+            self._forget()
             raise ReplayError(-rc, self._lib.replay_rx_error(self._rx).decode(errors="replace"))
         return self
 
+    def _forget(self) -> None:
+        self._lib.replay_rx_set_progress(self._rx, 0, None, None)
+        self._cb = None
+
     def _end(self, rc: int) -> dict:
+        if self._cb is not None:
+            self._forget()
         if rc < 0:
             raise ReplayError(-rc, self._lib.replay_rx_error(self._rx).decode(errors="replace"))
         doc = self._lib.replay_rx_report_json(self._rx)
@@ -354,6 +425,8 @@ class Receiver:
         self.report = json.loads(doc) if doc else {}
         self.table = table.decode(errors="replace") if table else ""
         self.exit_status = self._lib.replay_rx_exit_status(self._rx)
+        if self._raised:
+            raise self._raised[0]
         return self.report
 
     def stop(self) -> dict:
@@ -363,6 +436,35 @@ class Receiver:
     def wait(self) -> dict:
         """As :meth:`stop`, for a capture that ends itself (count, timeout, idle)."""
         return self._end(self._lib.replay_rx_wait(self._rx))
+
+    def progress(self, interval: float = 0.1) -> Iterator[RxProgress]:
+        """Start the capture now (a sender may begin once this returns) and
+        give an iterator over its :class:`RxProgress`, at most one every
+        ``interval`` seconds; the last (``done``) comes once the capture has
+        ended (count, timeout, idle, or :meth:`stop` from another thread),
+        with :attr:`report` then filled in (the capture's error is raised
+        instead).  Leaving the loop early ends the capture."""
+        snaps: queue.Queue = queue.Queue()
+        self.start(progress=snaps.put, interval=interval)
+        return self._snapshots(snaps)
+
+    def _snapshots(self, snaps: "queue.Queue[RxProgress]") -> Iterator[RxProgress]:
+        ended = False
+        try:
+            while True:
+                p = snaps.get()
+                if p.done:
+                    ended = True
+                    self.wait()
+                    yield p
+                    return
+                yield p
+        finally:
+            if not ended:
+                self.stop()
+
+    def __iter__(self) -> Iterator[RxProgress]:
+        return self.progress()
 
     def __enter__(self) -> "Receiver":
         return self.start()

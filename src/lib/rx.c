@@ -28,6 +28,11 @@ struct replay_rx {
 	int status;                  /* replay-rx's exit status */
 	char *json, *report;
 	char err[1024];
+	/* replay_rx_set_progress() */
+	int (*progress_fn)(void *user, const struct replay_rx_progress *p);
+	void *progress_user;
+	uint64_t progress_ns;
+	struct replay_rx_progress last; /* the last call's counts */
 };
 
 static void free_argv(struct replay_rx *x)
@@ -104,6 +109,18 @@ static void on_ready(void *ctx)
 	pthread_mutex_unlock(&x->mu);
 }
 
+/* hooks.progress: the counts to the caller's function; a non-zero return stops the capture. */
+static void on_progress(void *ctx, uint64_t frames, uint64_t bytes, uint64_t elapsed_ns, bool done)
+{
+	struct replay_rx *x = ctx;
+	struct replay_rx_progress p = { .frames = frames, .bytes = bytes, .elapsed_ns = elapsed_ns,
+					.done = done };
+
+	x->last = p;
+	if (x->progress_fn(x->progress_user, &p) && !done)
+		x->stop = SIGINT;
+}
+
 static void *rx_thread(void *arg)
 {
 	struct replay_rx *x = arg;
@@ -111,7 +128,9 @@ static void *rx_thread(void *arg)
 	size_t jlen = 0, rlen = 0;
 	FILE *json = open_memstream(&jbuf, &jlen), *report = open_memstream(&rbuf, &rlen);
 	struct rx_hooks hooks = { .report = report, .json = json, .keep_caps = true,
-				  .ready = on_ready, .ctx = x };
+				  .ready = on_ready, .ctx = x,
+				  .progress = x->progress_fn ? on_progress : NULL,
+				  .progress_ns = x->progress_ns };
 	int status = RX_EXIT_FAIL;
 
 	lib_log_begin(x->err, sizeof(x->err), false);
@@ -119,6 +138,9 @@ static void *rx_thread(void *arg)
 		status = rx_engine_run(&x->o, &x->stop, &hooks);
 	else
 		snprintf(x->err, sizeof(x->err), "out of memory");
+	/* A live capture that failed after it began still gets its last call: the counts seen. */
+	if (x->progress_fn && x->ready && !x->last.done)
+		on_progress(x, x->last.frames, x->last.bytes, x->last.elapsed_ns, true);
 	lib_log_end();
 	if (json)
 		fclose(json);
@@ -150,6 +172,7 @@ int replay_rx_start(struct replay_rx *x)
 	*x->err = '\0';
 	x->stop = 0;
 	x->ready = x->done = false;
+	x->last = (struct replay_rx_progress){ 0 };
 	rc = pthread_create(&x->th, NULL, rx_thread, x);
 	if (rc) {
 		snprintf(x->err, sizeof(x->err), "cannot start the receiver's thread: %s", strerror(rc));
@@ -193,6 +216,19 @@ int replay_rx_stop(struct replay_rx *x)
 		return -EINVAL;
 	x->stop = SIGINT;
 	return join(x);
+}
+
+int replay_rx_set_progress(struct replay_rx *x, uint64_t interval_ns,
+			   int (*fn)(void *user, const struct replay_rx_progress *p), void *user)
+{
+	if (!x)
+		return -EINVAL;
+	if (x->started)
+		return -EBUSY;
+	x->progress_fn = fn;
+	x->progress_user = fn ? user : NULL;
+	x->progress_ns = fn ? interval_ns : 0;
+	return 0;
 }
 
 int replay_rx_exit_status(const struct replay_rx *x)

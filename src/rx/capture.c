@@ -50,6 +50,7 @@ struct rx_capture {
 	uint8_t *scratch;      /* snaplen + a tag: a frame with its VLAN tag re-inserted */
 	struct rx_kstats k;
 	uint64_t last_frame_ns; /* CLOCK_MONOTONIC of the last block with frames; read by other threads */
+	uint64_t pub_frames, pub_bytes; /* the sink's counts after the last block; read by other threads */
 	bool hw_restore;       /* put back saved_hw on close */
 	int32_t fanout_id;     /* the PACKET_FANOUT group joined, or RX_FANOUT_NONE */
 	struct hwtstamp_config saved_hw;
@@ -382,6 +383,9 @@ static int read_ready(struct rx_capture *c, struct rx_sink *sink, uint64_t *last
 		}
 		rc = walk_block(c, sink, b);
 		give_block_to_kernel(b);
+		/* Once a block, not per frame: what a watching thread sees (rx_capture_counts()). */
+		__atomic_store_n(&c->pub_frames, (uint64_t)sink->recs.n, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->pub_bytes, sink->bytes, __ATOMIC_RELAXED);
 		c->cur = (c->cur + 1) % c->blocks;
 		if (rc)
 			return rc;
@@ -401,11 +405,17 @@ static void read_kstats(struct rx_capture *c)
 	}
 }
 
-/* How long poll() may sleep: until the next stop condition, at most 100 ms (to see a signal late at worst). */
-static int poll_ms(const struct rx_stop *stop, uint64_t start, uint64_t last_frame, uint64_t now)
+/*
+ * How long poll() may sleep: until the next stop condition or progress call
+ * (@next_progress, 0 none), at most 100 ms (to see a signal late at worst).
+ */
+static int poll_ms(const struct rx_stop *stop, uint64_t start, uint64_t last_frame,
+		   uint64_t next_progress, uint64_t now)
 {
 	uint64_t wait = 100 * NSEC_PER_SEC / 1000;
 
+	if (next_progress)
+		wait = MIN(wait, next_progress > now ? next_progress - now : 0);
 	if (stop->timeout_ns && start + stop->timeout_ns > now)
 		wait = MIN(wait, start + stop->timeout_ns - now);
 	if (stop->idle_ns && last_frame && last_frame + stop->idle_ns > now)
@@ -442,6 +452,7 @@ int rx_capture_run(struct rx_capture *c, struct rx_sink *sink, const struct rx_s
 {
 	struct pollfd pfd = { .fd = c->fd, .events = POLLIN | POLLERR };
 	uint64_t start = mono_ns(), last_frame = 0;
+	uint64_t next_progress = stop->progress && stop->progress_ns ? start + stop->progress_ns : 0;
 	int rc = 0;
 
 	for (;;) {
@@ -451,12 +462,18 @@ int rx_capture_run(struct rx_capture *c, struct rx_sink *sink, const struct rx_s
 		if (rc)
 			break;
 		now = mono_ns();
+		if (next_progress && now >= next_progress) {
+			stop->progress(stop->ctx, sink->recs.n, sink->bytes, now - start);
+			/* A moment missed (a long block) is skipped, not made up. */
+			next_progress += (now - next_progress) / stop->progress_ns * stop->progress_ns +
+					 stop->progress_ns;
+		}
 		if (*sig || (stop->timeout_ns && now - start >= stop->timeout_ns) ||
 		    (stop->idle_ns && last_frame && now - last_frame >= stop->idle_ns)) {
 			rc = drain(c, sink);
 			break;
 		}
-		if (poll(&pfd, 1, poll_ms(stop, start, last_frame, now)) < 0 && errno != EINTR) {
+		if (poll(&pfd, 1, poll_ms(stop, start, last_frame, next_progress, now)) < 0 && errno != EINTR) {
 			rc = sys_err(err, errlen, c->ifname, "poll");
 			break;
 		}
@@ -485,6 +502,12 @@ int rx_capture_run(struct rx_capture *c, struct rx_sink *sink, const struct rx_s
 uint64_t rx_capture_last_frame(const struct rx_capture *c)
 {
 	return __atomic_load_n(&c->last_frame_ns, __ATOMIC_RELAXED);
+}
+
+void rx_capture_counts(const struct rx_capture *c, uint64_t *frames, uint64_t *bytes)
+{
+	*frames = __atomic_load_n(&c->pub_frames, __ATOMIC_RELAXED);
+	*bytes = __atomic_load_n(&c->pub_bytes, __ATOMIC_RELAXED);
 }
 
 int32_t rx_capture_fanout_id(const struct rx_capture *c)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -37,6 +38,14 @@ static int64_t softnet_drops(void)
 			sum += (int64_t)dropped;
 	fclose(f);
 	return sum;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 struct rx {
@@ -333,12 +342,23 @@ static int load_send_log(struct rx *x)
 	return 0;
 }
 
+/* rx_stop's progress: to the hooks' (a live capture's, so never the last). */
+static void progress(void *ctx, uint64_t frames, uint64_t bytes, uint64_t elapsed_ns)
+{
+	const struct rx_hooks *h = ctx;
+
+	h->progress(h->ctx, frames, bytes, elapsed_ns, false);
+}
+
 static int receive(struct rx *x)
 {
 	const struct rx_opts *o = x->o;
 	struct rx_stop stop = {
 		.timeout_ns = (uint64_t)(o->timeout_s * 1e9),
 		.idle_ns = (uint64_t)(o->idle_s * 1e9),
+		.progress_ns = x->hooks->progress ? x->hooks->progress_ns : 0,
+		.progress = x->hooks->progress ? progress : NULL,
+		.ctx = (void *)x->hooks,
 	};
 	int64_t sn0, sn1;
 	int rc;
@@ -465,6 +485,7 @@ int rx_engine_run(const struct rx_opts *o, volatile sig_atomic_t *stop, const st
 	struct rx x = { .o = o, .stop = stop, .hooks = hooks ? hooks : &none, .json_out = OUTFILE_INIT,
 			.plot_fd = -1 };
 	int status = RX_EXIT_FAIL, rc;
+	uint64_t cap_start;
 
 	if (!x.hooks->keep_caps && privs(&x, true) < 0)
 		goto out;
@@ -489,8 +510,12 @@ int rx_engine_run(const struct rx_opts *o, volatile sig_atomic_t *stop, const st
 			status = RX_EXIT_USAGE;
 		goto out;
 	}
+	cap_start = mono_ns();
 	if ((!x.hooks->keep_caps && privs(&x, false) < 0) || receive(&x) < 0)
 		goto out;
+	/* The rings merged (--fanout): the counts the report will give. */
+	if (x.hooks->progress)
+		x.hooks->progress(x.hooks->ctx, x.sink.recs.n, x.sink.bytes, mono_ns() - cap_start, true);
 	rx_capture_close(x.cap);
 	x.cap = NULL;
 	rx_fanout_close(x.fan);

@@ -107,6 +107,21 @@ static bool should_stop(struct rx_fanout *f, const struct rx_stop *stop, volatil
 	return stop->idle_ns && last && now - last >= stop->idle_ns;
 }
 
+/* The rings' counts as each last published them (once a block), summed, to @stop's progress. */
+static void progress(struct rx_fanout *f, const struct rx_stop *stop, uint64_t elapsed_ns)
+{
+	uint64_t frames = 0, bytes = 0;
+
+	for (uint32_t i = 0; i < f->n; i++) {
+		uint64_t fr, by;
+
+		rx_capture_counts(f->ring[i].cap, &fr, &by);
+		frames += fr;
+		bytes += by;
+	}
+	stop->progress(stop->ctx, frames, bytes, elapsed_ns);
+}
+
 int rx_fanout_run(struct rx_fanout *f, struct rx_sink *sink, const struct rx_stop *stop,
 		  volatile sig_atomic_t *sig, char *err, size_t errlen)
 {
@@ -115,7 +130,7 @@ int rx_fanout_run(struct rx_fanout *f, struct rx_sink *sink, const struct rx_sto
 				    : rx_mem_cap() / sizeof(struct rx_rec) & ~(size_t)(RX_CHUNK_RECS - 1);
 	struct rx_recs *in;
 	uint32_t started = 0;
-	uint64_t start;
+	uint64_t start, next_progress;
 	int rc = 0;
 
 	for (uint32_t i = 0; i < f->n; i++) {
@@ -140,8 +155,17 @@ int rx_fanout_run(struct rx_fanout *f, struct rx_sink *sink, const struct rx_sto
 			break;
 		}
 	}
-	while (rc == 0 && !should_stop(f, stop, sig, start))
+	next_progress = stop->progress && stop->progress_ns ? start + stop->progress_ns : 0;
+	while (rc == 0 && !should_stop(f, stop, sig, start)) {
+		uint64_t now = mono_ns();
+
+		if (next_progress && now >= next_progress) {
+			progress(f, stop, now - start);
+			next_progress += (now - next_progress) / stop->progress_ns * stop->progress_ns +
+					 stop->progress_ns;
+		}
 		nanosleep(&tick, NULL);
+	}
 	f->stop = 1;
 	for (uint32_t i = 0; i < started; i++) {
 		struct ring *r = &f->ring[i];

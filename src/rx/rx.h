@@ -118,6 +118,14 @@ struct rx_hooks {
 	/* The capture is open and about to read, instead of the "listening on" line. */
 	void (*ready)(void *ctx);
 	void *ctx;
+	/*
+	 * During a live capture, every progress_ns (0: never), on the thread
+	 * that runs rx_engine_run(): the frames and bytes so far (rx_stop's
+	 * progress); then, with @done, once when the capture has ended with
+	 * the counts the report gives (also after -r).
+	 */
+	uint64_t progress_ns;
+	void (*progress)(void *ctx, uint64_t frames, uint64_t bytes, uint64_t elapsed_ns, bool done);
 };
 
 /*
@@ -312,6 +320,15 @@ struct rx_kstats {
 struct rx_stop {
 	uint64_t timeout_ns; /* after this long; 0 = never */
 	uint64_t idle_ns;    /* this long after the last frame; 0 = never */
+	/*
+	 * Besides: every progress_ns (0 = never) of the capture, on the thread
+	 * running it, @progress with the frames and bytes captured so far
+	 * (the records of blocks handed over: a frame is counted once its
+	 * block is), never per frame.
+	 */
+	uint64_t progress_ns;
+	void (*progress)(void *ctx, uint64_t frames, uint64_t bytes, uint64_t elapsed_ns);
+	void *ctx;
 };
 
 struct rx_capture;
@@ -334,6 +351,12 @@ int rx_capture_run(struct rx_capture *c, struct rx_sink *sink, const struct rx_s
 
 /* rx_capture_last_frame() - CLOCK_MONOTONIC ns the last frames were seen at, 0 none; any thread may ask. */
 uint64_t rx_capture_last_frame(const struct rx_capture *c);
+
+/*
+ * rx_capture_counts() - the records and bytes the ring's sink held after the
+ * last block read (published once a block, not per frame); any thread may ask.
+ */
+void rx_capture_counts(const struct rx_capture *c, uint64_t *frames, uint64_t *bytes);
 
 /* rx_capture_fanout_id() - the PACKET_FANOUT group the ring is in, or RX_FANOUT_NONE. */
 int32_t rx_capture_fanout_id(const struct rx_capture *c);

@@ -5,7 +5,9 @@
 # the veth pair its fixture makes, and the far side counts every packet; a
 # device test that fails still has its namespaces torn down; a run stopped
 # from another thread ends early; progress snapshots at their interval, by
-# iteration and by a callback whose return (or exception) stops the run.
+# iteration and by a callback whose return (or exception) stops the run; a
+# receiver's progress during a live capture (one ring and two), growing, its
+# last count the report's, and its callback ending the capture.
 # LIBREPLAY and PYTHONPATH name the library and the package of the build.
 . "$(dirname "$0")/lib.sh"
 : "${LIBREPLAY:?}" "${PYTHON_SRC:?}" "${EXAMPLES:?}"
@@ -145,7 +147,70 @@ PY
 	grep -q "4 passed" "$WORK/out" || die "not four passed: $(cat "$WORK/out")"
 }
 
+test_rx_progress() {
+	cat >"$WORK/test_rx_progress.py" <<'PY'
+import os
+import pytest
+from replay import Receiver, Replay, RxProgress
+
+TRACES = os.environ["TRACES"]
+DNS = os.path.join(TRACES, "dns.pcap")  # 8 packets
+
+@pytest.mark.parametrize("fanout", [None, 2])
+def test_rx_progress_live(veth_pair, fanout):
+    with veth_pair.in_b():
+        # Ends 1 s after the last frame (--fanout takes no --count); the link's own IPv6 chatter left out.
+        rx = Receiver(veth_pair.if_b, filter="not ip6", idle=1, timeout=20, block_timeout=10,
+                      fanout=fanout)
+        snaps = rx.progress(interval=0.05)
+    with veth_pair.in_a():
+        sender = Replay(DNS, interface=veth_pair.if_a, pps=100, loop=10).start()
+    got = list(snaps)
+    stats = sender.wait(timeout=20)
+    *during, end = got
+    assert all(isinstance(p, RxProgress) and not p.done for p in during) and end.done
+    # Called while frames came in (0.8 s of them), at most once an interval, the counts only growing.
+    assert any(0 < p.frames < 80 for p in during)
+    assert all(p.elapsed_ns >= (i + 1) * 50_000_000 for i, p in enumerate(during))
+    frames = [p.frames for p in got]
+    nbytes = [p.bytes for p in got]
+    assert frames == sorted(frames) and nbytes == sorted(nbytes)
+    assert stats.packets_sent == 80
+    assert end.frames == rx.report["received"] == 80 and end.bytes == rx.report["bytes"]
+    assert rx.exit_status == 0
+
+def test_rx_progress_callback_ends_capture(veth_pair):
+    seen = []
+    def cb(p):
+        seen.append(p)
+        return p.frames >= 20
+    with veth_pair.in_b():
+        rx = Receiver(veth_pair.if_b, timeout=20, block_timeout=10).start(progress=cb, interval=0.02)
+    with veth_pair.in_a():
+        sender = Replay(DNS, interface=veth_pair.if_a, pps=1000, loop=0).start()
+    report = rx.wait()
+    sender.stop(timeout=10)
+    during = [p for p in seen if not p.done]
+    assert during[-1].frames >= 20 and all(p.frames < 20 for p in during[:-1])
+    assert seen[-1].done and seen[-1].frames == report["received"] >= 20
+    # Ended by the callback, long before the timeout.
+    assert seen[-1].elapsed_ns < 10_000_000_000
+
+def test_rx_progress_callback_raises(veth_pair):
+    def cb(p):
+        raise KeyError("from the callback")
+    with veth_pair.in_b():
+        rx = Receiver(veth_pair.if_b, timeout=20).start(progress=cb, interval=0.02)
+    with pytest.raises(KeyError, match="from the callback"):
+        rx.wait()
+    assert rx.report is not None and "received" in rx.report
+PY
+	(cd "$WORK" && pytest3 -p no:cacheprovider -p replay.pytest_plugin -rA "$WORK/test_rx_progress.py") \
+		>"$WORK/out" 2>&1 || die "receiver progress failed: $(cat "$WORK/out")"
+	grep -q "4 passed" "$WORK/out" || die "not four passed: $(cat "$WORK/out")"
+}
+
 require_root
 WORK=$(mktemp -d /tmp/replay-it.XXXXXX)
 trap teardown EXIT
-run_tests test_example test_failing_test_tears_down test_stop_and_errors test_progress
+run_tests test_example test_failing_test_tears_down test_stop_and_errors test_progress test_rx_progress

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -451,6 +452,78 @@ static void receiver(void **state)
 	free(err);
 }
 
+struct rx_calls {
+	int n, ends, ret;
+	uint64_t frames, bytes;
+	bool ordered, same_thread;
+	pthread_t thread;
+	struct replay_rx *rx;
+	int busy_rc;
+};
+
+static int on_rx_progress(void *user, const struct replay_rx_progress *p)
+{
+	struct rx_calls *c = user;
+
+	if (c->n + c->ends == 0)
+		c->thread = pthread_self();
+	else if (!pthread_equal(c->thread, pthread_self()))
+		c->same_thread = false;
+	if (p->frames < c->frames || p->bytes < c->bytes)
+		c->ordered = false;
+	c->frames = p->frames;
+	c->bytes = p->bytes;
+	if (c->rx)
+		c->busy_rc = replay_rx_set_progress(c->rx, 1, on_rx_progress, c);
+	if (p->done)
+		c->ends++;
+	else
+		c->n++;
+	return c->ret;
+}
+
+/*
+ * The receiver's progress on a capture file: no interval's call (-r is not
+ * a live capture), one last call with the report's counts, on the
+ * receiver's thread; its return ignored; misuse refused.
+ */
+static void rx_progress(void **state)
+{
+	const char *argv[] = { "replay-rx", "-q", "-r", trace("dns.pcap") };
+	struct rx_calls c = { .ordered = true, .same_thread = true, .ret = 1 };
+	struct replay_rx *rx;
+	uint64_t pkts, bytes;
+	char want[64];
+
+	(void)state;
+	pcap_count(trace("dns.pcap"), &pkts, &bytes);
+	assert_int_equal(replay_rx_set_progress(NULL, 1, on_rx_progress, &c), -EINVAL);
+	assert_int_equal(replay_rx_new_argv(&rx, 4, argv, NULL), 0);
+	assert_int_equal(replay_rx_set_progress(rx, 1000, on_rx_progress, &c), 0);
+	c.rx = rx;
+	assert_int_equal(replay_rx_start(rx), 0);
+	/* Changed while it runs (here, or from inside a call): refused. */
+	assert_int_equal(replay_rx_set_progress(rx, 1, NULL, NULL), -EBUSY);
+	assert_int_equal(replay_rx_wait(rx), 0);
+	assert_int_equal(replay_rx_exit_status(rx), 0);
+	assert_int_equal(c.busy_rc, -EBUSY);
+	assert_int_equal(c.n, 0);
+	assert_int_equal(c.ends, 1);
+	assert_true(c.same_thread);
+	assert_false(pthread_equal(c.thread, pthread_self()));
+	assert_int_equal(c.frames, pkts);
+	assert_int_equal(c.bytes, bytes);
+	snprintf(want, sizeof(want), "\"received\":%" PRIu64 ",", pkts);
+	assert_non_null(strstr(replay_rx_report_json(rx), want));
+	/* No function: no call, on the same handle run again. */
+	assert_int_equal(replay_rx_set_progress(rx, 1, NULL, &c), 0);
+	c = (struct rx_calls){ 0 };
+	assert_int_equal(replay_rx_start(rx), 0);
+	assert_int_equal(replay_rx_wait(rx), 0);
+	assert_int_equal(c.n + c.ends, 0);
+	replay_rx_free(rx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -462,6 +535,7 @@ int main(void)
 		cmocka_unit_test(progress_stops),
 		cmocka_unit_test(progress_misuse),
 		cmocka_unit_test(receiver),
+		cmocka_unit_test(rx_progress),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
