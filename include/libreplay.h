@@ -85,7 +85,10 @@ int replay_run_set_limit(struct replay_run *run, uint64_t packets);       /* --l
  * st->duration_ns the time since the start; at the end exit_status is
  * replay(1)'s.  A non-zero return stops the run as replay_run_stop() does
  * (the end's return is ignored).  @interval_ns 0: only the end's call; @fn
- * NULL: none.  With --threads N > 1 only the end's call is made.  A run
+ * NULL: none.  With --threads N > 1 the calls are made on the calling
+ * thread (thread 0) with the sum over the threads: each other thread
+ * publishes its counts at most 10 ms apart (not per packet), so the sum
+ * may lag by that much; the end's call has the exact account.  A run
  * refused for its options makes none.  -EBUSY while it runs.
  */
 int replay_run_set_progress(struct replay_run *run, uint64_t interval_ns,

@@ -234,7 +234,8 @@ class Replay:
 
         With ``progress``, it is called on this thread with a :class:`Stats`
         snapshot at most once every ``interval`` seconds while the run goes
-        on (between packets; not with ``threads`` > 1); a true return stops
+        on (between packets; with ``threads`` > 1 the threads' sum, each
+        thread's counts at most 10 ms old); a true return stops
         the run, and an exception it raises stops it and is raised here.
         Raises :class:`ReplayError` when replay(1) would have exited non-zero
         (its ``stats`` are the account so far)."""

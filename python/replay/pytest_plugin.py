@@ -11,6 +11,9 @@ crosses it), deleted after the test however it ended.  It needs root
         with veth_pair.in_a():
             stats = Replay("dns.pcap", interface=veth_pair.if_a, topspeed=True).run()
         assert veth_pair.received() == stats.packets_sent == 8
+
+``@pytest.mark.veth_queues(N)`` gives the link N TX and RX queues a side
+(for ``threads=N``).
 """
 from __future__ import annotations
 
@@ -91,9 +94,15 @@ def _wait_up(pair: VethPair) -> None:
     raise RuntimeError("the veth pair did not come up in 5 s")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "veth_queues(n): veth_pair's link has n TX and RX queues a side")
+
+
 @pytest.fixture
-def veth_pair() -> Iterator[VethPair]:
+def veth_pair(request: pytest.FixtureRequest) -> Iterator[VethPair]:
     """Two namespaces and a veth link between them; torn down even when the test fails."""
+    mark = request.node.get_closest_marker("veth_queues")
+    queues = [] if mark is None else ["numtxqueues", str(mark.args[0]), "numrxqueues", str(mark.args[0])]
     if os.geteuid() != 0:
         pytest.skip("veth_pair needs root (network namespaces)")
     tag = f"{os.getpid() % 100000}{int(time.monotonic() * 1000) % 1000:03d}"
@@ -103,8 +112,8 @@ def veth_pair() -> Iterator[VethPair]:
         for ns in (pair.ns_a, pair.ns_b):
             _ip("netns", "add", ns)
             made.append(ns)
-        _ip("link", "add", "name", pair.if_a, "netns", pair.ns_a, "type", "veth",
-            "peer", "name", pair.if_b, "netns", pair.ns_b)
+        _ip("link", "add", "name", pair.if_a, "netns", pair.ns_a, *queues, "type", "veth",
+            "peer", "name", pair.if_b, "netns", pair.ns_b, *queues)
         for ns, dev in ((pair.ns_a, pair.if_a), (pair.ns_b, pair.if_b)):
             for key in ("all", "default", dev):
                 subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-qw",

@@ -181,7 +181,11 @@ struct passes {
 	bool futile;                 /* --loop 0: a pass sent, staged, held or dropped nothing: stopped */
 	uint64_t futile_read, futile_filtered, futile_failed; /* that pass's packets */
 	struct progress progress;    /* the status line or --stats N lines (replay/progress.h) */
-	/* struct replay_hooks' progress function, for progress_set_hook(); one thread only. */
+	/*
+	 * struct replay_hooks' progress function, for progress_set_hook().
+	 * With --threads, thread 0's sums the threads' counts and each other
+	 * thread's publishes its own (threads_progress_hook()).
+	 */
 	void (*hook)(void *ctx, const struct progress_in *in);
 	void *hook_ctx;
 	uint64_t hook_ns;
@@ -228,6 +232,15 @@ struct shard {
 	struct stats_thread *thread_st; /* thread 0's: each thread's line of the summary */
 	bool origin_given;           /* st.start_ns is the origin the threads share: run_start() keeps it */
 	int status;                  /* a thread's exit status (replay_run()) */
+	/*
+	 * With a progress hook: a worker's counts as it last published them
+	 * (relaxed stores, at its hook's interval, never per packet), read by
+	 * thread 0; and thread 0's copy of the caller's hook, which it calls
+	 * with the sum.
+	 */
+	struct progress_in pub;
+	void (*user_hook)(void *ctx, const struct progress_in *in);
+	void *user_ctx;
 };
 
 struct replay {
@@ -289,6 +302,14 @@ void replay_teardown(struct replay *r);
  * the exit status so far.
  */
 int replay_threads_run(struct replay *r, struct replay *w, unsigned n);
+
+/*
+ * threads_progress_hook() - with --threads and the caller's progress hook
+ * set in r->pass (thread 0): make thread 0's hook the sum over the threads,
+ * and have each worker @w publish its counts at the same interval (at most
+ * THREADS_PUBLISH_NS).  Called once the workers are open.
+ */
+void threads_progress_hook(struct replay *r, struct replay *w, unsigned n);
 
 /*
  * replay_run() - the run after replay_open(): the loop, what is left staged,

@@ -608,7 +608,7 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 			r->plan.progress = PROGRESS_OFF;
 	}
 	open_clock(r, &scfg, hooks);
-	if (r->th.n <= 1 && hooks->progress && hooks->progress_ns) {
+	if (hooks->progress && hooks->progress_ns) {
 		r->pass.hook = hooks->progress;
 		r->pass.hook_ctx = hooks->ctx;
 		r->pass.hook_ns = hooks->progress_ns;
@@ -620,6 +620,8 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 			ifcheck_begin(&r->out.lane[i].ifc, r->out.lane[i].tx->dev);
 	if (r->th.n > 1 && open_workers(r, &scfg) < 0)
 		goto fail;
+	if (r->th.n > 1)
+		threads_progress_hook(r, r->th.workers, r->th.n);
 	/* Set-up is over: sending on open sockets needs no capability (privs.h says what xdp keeps). */
 	if (real && privs_release(o->tx.path || o->stats_json || o->send_log, r->rt.fifo && r->rt.busy_max_permille) < 0) {
 		log_err("cannot drop capabilities: %s", strerror(errno));

@@ -71,6 +71,78 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* A worker publishes its counts this often at most, with a progress hook: thread 0's sum is this fresh. */
+#define THREADS_PUBLISH_NS (10 * 1000 * NSEC_PER_USEC)
+
+/* A worker's hook: its counts where thread 0 reads them; a plain store each, no read-modify-write. */
+static void progress_publish(void *ctx, const struct progress_in *in)
+{
+	struct progress_in *pub = &((struct replay *)ctx)->th.pub;
+
+	__atomic_store_n(&pub->read, in->read, __ATOMIC_RELAXED);
+	__atomic_store_n(&pub->bytes, in->bytes, __ATOMIC_RELAXED);
+	__atomic_store_n(&pub->failed, in->failed, __ATOMIC_RELAXED);
+	__atomic_store_n(&pub->filtered, in->filtered, __ATOMIC_RELAXED);
+	/* Last, with release: a reader that sees it sees a read count at least as new (read >= sent). */
+	__atomic_store_n(&pub->sent, in->sent, __ATOMIC_RELEASE);
+}
+
+/* Thread 0's hook: its own counts and each worker's last published ones, to the caller's. */
+static void progress_sum(void *ctx, const struct progress_in *in)
+{
+	struct replay *r = ctx;
+	struct progress_in sum = *in;
+
+	for (unsigned i = 1; i < r->th.n; i++) {
+		struct progress_in *pub = &r->th.workers[i].th.pub;
+
+		sum.sent += __atomic_load_n(&pub->sent, __ATOMIC_ACQUIRE);
+		sum.read += __atomic_load_n(&pub->read, __ATOMIC_RELAXED);
+		sum.bytes += __atomic_load_n(&pub->bytes, __ATOMIC_RELAXED);
+		sum.failed += __atomic_load_n(&pub->failed, __ATOMIC_RELAXED);
+		sum.filtered += __atomic_load_n(&pub->filtered, __ATOMIC_RELAXED);
+	}
+	r->th.user_hook(r->th.user_ctx, &sum);
+}
+
+/*
+ * Thread 0 has sent its share and waits for the others: the caller's calls
+ * go on from here, on their cadence (a slot missed is skipped), with thread
+ * 0's final counts.
+ */
+static void progress_waiting(struct replay *r)
+{
+	struct progress *p = &r->pass.progress;
+	struct progress_in in;
+	uint64_t now;
+
+	if (!r->th.user_hook || !p->hook || p->hook_next_ns == UINT64_MAX)
+		return;
+	now = sched_now(&r->sched);
+	if (now < p->hook_next_ns)
+		return;
+	p->hook_next_ns = now - (now - p->hook_next_ns) % p->hook_ns + p->hook_ns;
+	in = (struct progress_in){ .read = r->st.read, .sent = r->st.sent, .bytes = r->st.bytes_sent,
+				   .failed = r->st.failed, .filtered = r->st.filtered,
+				   .elapsed_ns = now > r->st.start_ns ? now - r->st.start_ns : 0 };
+	progress_sum(r, &in);
+}
+
+void threads_progress_hook(struct replay *r, struct replay *w, unsigned n)
+{
+	if (!r->pass.hook)
+		return;
+	r->th.user_hook = r->pass.hook;
+	r->th.user_ctx = r->pass.hook_ctx;
+	r->pass.hook = progress_sum;
+	r->pass.hook_ctx = r;
+	for (unsigned i = 1; i < n; i++) {
+		w[i].pass.hook = progress_publish;
+		w[i].pass.hook_ctx = &w[i];
+		w[i].pass.hook_ns = MIN(r->pass.hook_ns, THREADS_PUBLISH_NS);
+	}
+}
+
 /* Every thread's schedule starts at one origin, on the run clock. */
 static void start_all(struct replay *r, struct replay *w, unsigned n)
 {
@@ -205,6 +277,7 @@ int replay_threads_run(struct replay *r, struct replay *w, unsigned n)
 			struct timespec ts;
 			uint64_t t;
 
+			progress_waiting(r);
 			/* A stop: wake every thread still running out of its sleep, and again until joined. */
 			if (*r->stop)
 				for (unsigned j = i; j < n; j++)

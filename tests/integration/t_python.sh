@@ -7,7 +7,8 @@
 # from another thread ends early; progress snapshots at their interval, by
 # iteration and by a callback whose return (or exception) stops the run; a
 # receiver's progress during a live capture (one ring and two), growing, its
-# last count the report's, and its callback ending the capture.
+# last count the report's, and its callback ending the capture; a replay's
+# progress with --threads 2 over a two-queue link, the sum of the threads.
 # LIBREPLAY and PYTHONPATH name the library and the package of the build.
 . "$(dirname "$0")/lib.sh"
 : "${LIBREPLAY:?}" "${PYTHON_SRC:?}" "${EXAMPLES:?}"
@@ -210,7 +211,38 @@ PY
 	grep -q "4 passed" "$WORK/out" || die "not four passed: $(cat "$WORK/out")"
 }
 
+test_threads_progress() {
+	cat >"$WORK/test_threads_progress.py" <<'PY'
+import os
+import pytest
+from replay import Replay
+
+TRACES = os.environ["TRACES"]
+MIXED = os.path.join(TRACES, "mixed.pcap")  # 40 packets, a dozen flows
+
+@pytest.mark.veth_queues(2)
+def test_progress_sums_the_threads(veth_pair):
+    assert "numtxqueues 2" in " ".join(os.popen(f"ip -n {veth_pair.ns_a} -d link show {veth_pair.if_a}").read().split())
+    with veth_pair.in_a():
+        snaps = list(Replay(MIXED, interface=veth_pair.if_a, threads=2, pps=200, loop=5).progress(interval=0.05))
+    *during, end = snaps
+    # About 1 s: snapshots while both threads send, never two in one interval.
+    assert 2 <= len(during) <= end.duration_ns // 50_000_000 + 1
+    sent = [s.packets_sent for s in during]
+    assert sent == sorted(sent) and sent[-1] <= end.packets_sent == 200
+    assert all(s.packets_read >= s.packets_sent for s in during)
+    shares = [t["packets_sent"] for t in end.json["threads"]]
+    assert len(shares) == 2 and sum(shares) == 200 and min(shares) > 0
+    # The sum over the threads, not thread 0's share: more than either sent in all.
+    assert sent[-1] > max(shares)
+    assert veth_pair.received() == 200
+PY
+	(cd "$WORK" && pytest3 -p no:cacheprovider -p replay.pytest_plugin -rA "$WORK/test_threads_progress.py") \
+		>"$WORK/out" 2>&1 || die "progress with --threads failed: $(cat "$WORK/out")"
+	grep -q "1 passed" "$WORK/out" || die "not one passed: $(cat "$WORK/out")"
+}
+
 require_root
 WORK=$(mktemp -d /tmp/replay-it.XXXXXX)
 trap teardown EXIT
-run_tests test_example test_failing_test_tears_down test_stop_and_errors test_progress test_rx_progress
+run_tests test_example test_failing_test_tears_down test_stop_and_errors test_progress test_rx_progress test_threads_progress
