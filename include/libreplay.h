@@ -95,6 +95,17 @@ int replay_run_set_progress(struct replay_run *run, uint64_t interval_ns,
 			    int (*fn)(void *user, const struct replay_stats *st), void *user);
 
 /*
+ * replay_run_set_ready() - during each replay_run_exec(), call @fn(@user)
+ * once on the thread running it when set-up is over: every trace, socket
+ * and output open (with --threads, every thread's), no packet sent yet --
+ * where replay(1) drops its capabilities, so a program can drop its own
+ * where it counts.  A non-zero return ends the run there, nothing sent, as
+ * replay_run_stop() would.  Not called for a run refused for its options
+ * or whose set-up failed.  @fn NULL: none.  -EBUSY while it runs.
+ */
+int replay_run_set_ready(struct replay_run *run, int (*fn)(void *user), void *user);
+
+/*
  * replay_run_exec() - run it, on the calling thread, until it ends: every
  * packet sent, replay_run_stop(), or an error.  0 when replay(1) would have
  * exited 0 or the run was stopped; -EINVAL for bad options; -EIO when the
@@ -195,6 +206,16 @@ struct replay_rx_progress {
  */
 int replay_rx_set_progress(struct replay_rx *rx, uint64_t interval_ns,
 			   int (*fn)(void *user, const struct replay_rx_progress *p), void *user);
+
+/*
+ * replay_rx_set_ready() - during each capture, call @fn(@user) once on the
+ * receiver's thread when the capture is open (the socket bound, its
+ * filter and ring in place; outputs open) and no frame read yet, before
+ * replay_rx_start() returns.  A non-zero return ends the capture there as
+ * replay_rx_stop() would (the report follows).  Not called with -r or when
+ * set-up failed.  @fn NULL: none.  -EBUSY while it runs.
+ */
+int replay_rx_set_ready(struct replay_rx *rx, int (*fn)(void *user), void *user);
 
 /* replay_rx_exit_status() - replay-rx(1)'s exit status for the last capture (0 exact, 3 mismatch...), -1 before. */
 int replay_rx_exit_status(const struct replay_rx *rx);

@@ -93,12 +93,18 @@ struct replay_hooks {
 	/*
 	 * Every progress_ns of run clock from the start (slots missed while a
 	 * packet was sent are skipped): the counts so far, on the loop's
-	 * thread, between packets.  Not with --threads (no one thread has
-	 * them): there only done() tells.  NULL or progress_ns 0: none.
+	 * thread, between packets.  With --threads, on thread 0, the sum over
+	 * the threads (threads_progress_hook()).  NULL or progress_ns 0: none.
 	 */
 	void (*progress)(void *ctx, const struct progress_in *in);
 	uint64_t progress_ns;
-	void *ctx;                   /* done()'s and progress()'s */
+	/*
+	 * Set-up is over, on the run's thread: every input, socket and output
+	 * open, the first packet not sent -- where replay(1) drops its
+	 * capabilities.  Non-zero: the run sends nothing, as if stopped.
+	 */
+	int (*ready)(void *ctx);
+	void *ctx;                   /* done()'s, progress()'s and ready()'s */
 };
 
 /* replay_main_hooked() - replay_main() with @hooks (which may be NULL). */

@@ -73,6 +73,20 @@ class _CRxProgress(ctypes.Structure):
                 ("elapsed_ns", ctypes.c_uint64), ("done", ctypes.c_int)]
 
 
+# int (*fn)(void *user): replay_run_set_ready()'s and replay_rx_set_ready()'s callback.
+_ReadyFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
+
+
+def _ready_cb(ready: Callable[[], Any], raised: list) -> Any:
+    def call(_user: Any) -> int:
+        try:
+            return 1 if ready() else 0
+        except BaseException as e:  # a callback of C's cannot raise: stop, and raise it after
+            raised.append(e)
+            return 1
+    return _ReadyFn(call)
+
+
 # int (*fn)(void *user, const struct replay_rx_progress *p): the receiver's progress callback.
 _RxProgressFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(_CRxProgress))
 
@@ -136,6 +150,8 @@ def _load() -> ctypes.CDLL:
             "replay_rx_start": (ctypes.c_int, [run_p]),
             "replay_rx_stop": (ctypes.c_int, [run_p]),
             "replay_rx_wait": (ctypes.c_int, [run_p]),
+            "replay_run_set_ready": (ctypes.c_int, [run_p, ctypes.c_void_p, ctypes.c_void_p]),
+            "replay_rx_set_ready": (ctypes.c_int, [run_p, ctypes.c_void_p, ctypes.c_void_p]),
             "replay_rx_set_progress": (ctypes.c_int, [run_p, ctypes.c_uint64, ctypes.c_void_p,
                                                       ctypes.c_void_p]),
             "replay_rx_exit_status": (ctypes.c_int, [run_p]),
@@ -229,7 +245,8 @@ class Replay:
         self._lib.replay_run_stats(self._run, ctypes.byref(c), ctypes.sizeof(c))
         return _from_c(c, self._lib.replay_run_stats_json(self._run), self._lib.replay_run_summary(self._run))
 
-    def run(self, progress: Optional[Callable[[Stats], Any]] = None, interval: float = 0.1) -> Stats:
+    def run(self, progress: Optional[Callable[[Stats], Any]] = None, interval: float = 0.1,
+            ready: Optional[Callable[[], Any]] = None) -> Stats:
         """Send, on this thread, until the run ends (or :meth:`stop`); the statistics.
 
         With ``progress``, it is called on this thread with a :class:`Stats`
@@ -237,8 +254,26 @@ class Replay:
         on (between packets; with ``threads`` > 1 the threads' sum, each
         thread's counts at most 10 ms old); a true return stops
         the run, and an exception it raises stops it and is raised here.
+        With ``ready``, it is called once on this thread when set-up is over
+        (every socket open, no packet sent: where replay(1) drops its
+        capabilities); a true return (or an exception) ends the run unsent.
         Raises :class:`ReplayError` when replay(1) would have exited non-zero
         (its ``stats`` are the account so far)."""
+        if ready is None:
+            return self._run_progress(progress, interval)
+        raised: list = []
+        rcb = _ready_cb(ready, raised)
+        if self._lib.replay_run_set_ready(self._run, ctypes.cast(rcb, ctypes.c_void_p), None) == -errno.EBUSY:
+            raise ReplayError(errno.EBUSY, "this replay is already running")
+        try:
+            stats = self._run_progress(progress, interval)
+        finally:
+            self._lib.replay_run_set_ready(self._run, None, None)
+        if raised:
+            raise raised[0]
+        return stats
+
+    def _run_progress(self, progress: Optional[Callable[[Stats], Any]], interval: float) -> Stats:
         if progress is None:
             return self._exec()
         interval_ns = int(interval * 1e9)
@@ -365,6 +400,7 @@ class Receiver:
         self.table = ""
         self.exit_status = -1
         self._cb: Any = None
+        self._ready_cb: Any = None
         self._raised: list = []
 
     def __del__(self) -> None:
@@ -374,18 +410,25 @@ class Receiver:
             self._rx = None
 
     def start(self, progress: Optional[Callable[[RxProgress], Any]] = None,
-              interval: float = 0.1) -> "Receiver":
+              interval: float = 0.1, ready: Optional[Callable[[], Any]] = None) -> "Receiver":
         """Open the capture and receive in the background; raises :class:`ReplayError` on a set-up failure.
 
         With ``progress``, it is called on the receiver's thread with an
         :class:`RxProgress` at most once every ``interval`` seconds while it
         captures, then once with ``done`` True when the capture has ended; a
         true return ends the capture (the report follows), and an exception
-        it raises ends it and is raised by :meth:`stop` or :meth:`wait`."""
+        it raises ends it and is raised by :meth:`stop` or :meth:`wait`.
+        With ``ready``, it is called once on the receiver's thread when the
+        capture is open and nothing read yet, before this returns (a program
+        may drop its capabilities there); a true return ends the capture."""
         interval_ns = int(interval * 1e9)
         if progress is not None and interval_ns <= 0:
             raise ValueError("interval must be positive")
         self._raised = []
+        rcb = None if ready is None else _ready_cb(ready, self._raised)
+        if self._lib.replay_rx_set_ready(self._rx, rcb and ctypes.cast(rcb, ctypes.c_void_p), None) == -errno.EBUSY:
+            raise ReplayError(errno.EBUSY, "this receiver is already running")
+        self._ready_cb = rcb
         if progress is None:
             cb, rc = None, self._lib.replay_rx_set_progress(self._rx, 0, None, None)
         else:
@@ -414,10 +457,11 @@ class Receiver:
 
     def _forget(self) -> None:
         self._lib.replay_rx_set_progress(self._rx, 0, None, None)
-        self._cb = None
+        self._lib.replay_rx_set_ready(self._rx, None, None)
+        self._cb = self._ready_cb = None
 
     def _end(self, rc: int) -> dict:
-        if self._cb is not None:
+        if self._cb is not None or self._ready_cb is not None:
             self._forget()
         if rc < 0:
             raise ReplayError(-rc, self._lib.replay_rx_error(self._rx).decode(errors="replace"))

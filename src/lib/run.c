@@ -42,6 +42,9 @@ struct replay_run {
 	int (*progress_fn)(void *user, const struct replay_stats *st);
 	void *progress_user;
 	uint64_t progress_ns;
+	/* replay_run_set_ready() */
+	int (*ready_fn)(void *user);
+	void *ready_user;
 };
 
 /* The engine's modules keep some state of the process's (the log, the live source's file name): one run at a time. */
@@ -292,6 +295,14 @@ static void run_progress(void *ctx, const struct progress_in *in)
 		r->stop = SIGINT;
 }
 
+/* hooks.ready: set-up is over; the caller's function, whose non-zero return stops the run unsent. */
+static int run_ready(void *ctx)
+{
+	struct replay_run *r = ctx;
+
+	return r->ready_fn(r->ready_user);
+}
+
 /* Under run_mu: the parsed options, run with the summary and the log kept here. */
 static int exec_locked(struct replay_run *r)
 {
@@ -301,7 +312,8 @@ static int exec_locked(struct replay_run *r)
 	FILE *summary = open_memstream(&sbuf, &slen);
 	struct replay_hooks hooks = { .summary = summary, .done = run_done, .ctx = r,
 				      .progress = r->progress_fn ? run_progress : NULL,
-				      .progress_ns = r->progress_ns };
+				      .progress_ns = r->progress_ns,
+				      .ready = r->ready_fn ? run_ready : NULL };
 	int status;
 
 	if (!summary) {
@@ -371,6 +383,17 @@ int replay_run_set_progress(struct replay_run *run, uint64_t interval_ns,
 	run->progress_fn = fn;
 	run->progress_user = fn ? user : NULL;
 	run->progress_ns = fn ? interval_ns : 0;
+	return 0;
+}
+
+int replay_run_set_ready(struct replay_run *run, int (*fn)(void *user), void *user)
+{
+	if (!run)
+		return -EINVAL;
+	if (atomic_load(&run->running))
+		return -EBUSY;
+	run->ready_fn = fn;
+	run->ready_user = fn ? user : NULL;
 	return 0;
 }
 

@@ -33,6 +33,9 @@ struct replay_rx {
 	void *progress_user;
 	uint64_t progress_ns;
 	struct replay_rx_progress last; /* the last call's counts */
+	/* replay_rx_set_ready() */
+	int (*ready_fn)(void *user);
+	void *ready_user;
 };
 
 static void free_argv(struct replay_rx *x)
@@ -103,6 +106,9 @@ static void on_ready(void *ctx)
 {
 	struct replay_rx *x = ctx;
 
+	/* The capture is open, nothing read yet: the caller may drop its rights here. */
+	if (x->ready_fn && x->ready_fn(x->ready_user))
+		x->stop = SIGINT;
 	pthread_mutex_lock(&x->mu);
 	x->ready = true;
 	pthread_cond_broadcast(&x->cv);
@@ -228,6 +234,17 @@ int replay_rx_set_progress(struct replay_rx *x, uint64_t interval_ns,
 	x->progress_fn = fn;
 	x->progress_user = fn ? user : NULL;
 	x->progress_ns = fn ? interval_ns : 0;
+	return 0;
+}
+
+int replay_rx_set_ready(struct replay_rx *x, int (*fn)(void *user), void *user)
+{
+	if (!x)
+		return -EINVAL;
+	if (x->started)
+		return -EBUSY;
+	x->ready_fn = fn;
+	x->ready_user = fn ? user : NULL;
 	return 0;
 }
 

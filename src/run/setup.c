@@ -627,6 +627,11 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 		log_err("cannot drop capabilities: %s", strerror(errno));
 		goto fail;
 	}
+	/* The same moment for the library's caller: it may drop its own. */
+	if (hooks->ready && !r->stopped && hooks->ready(hooks->ctx)) {
+		*r->stop = SIGINT;
+		r->stopped = true;
+	}
 	if (start(r, hooks) < 0)
 		goto fail;
 	return 0;

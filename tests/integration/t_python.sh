@@ -8,7 +8,8 @@
 # iteration and by a callback whose return (or exception) stops the run; a
 # receiver's progress during a live capture (one ring and two), growing, its
 # last count the report's, and its callback ending the capture; a replay's
-# progress with --threads 2 over a two-queue link, the sum of the threads.
+# progress with --threads 2 over a two-queue link, the sum of the threads;
+# the set-up-done callbacks, before the first packet, on the run's thread.
 # LIBREPLAY and PYTHONPATH name the library and the package of the build.
 . "$(dirname "$0")/lib.sh"
 : "${LIBREPLAY:?}" "${PYTHON_SRC:?}" "${EXAMPLES:?}"
@@ -242,7 +243,41 @@ PY
 	grep -q "1 passed" "$WORK/out" || die "not one passed: $(cat "$WORK/out")"
 }
 
+test_ready() {
+	cat >"$WORK/test_ready.py" <<'PY'
+import os
+import threading
+from replay import Receiver, Replay
+
+TRACES = os.environ["TRACES"]
+DNS = os.path.join(TRACES, "dns.pcap")  # 8 packets
+
+def test_ready_before_the_first_packet(veth_pair):
+    seen = []
+    with veth_pair.in_b():
+        rx = Receiver(veth_pair.if_b, timeout=20, idle=0.5)
+        rx.start(ready=lambda: seen.append(("rx", threading.get_ident())))
+    # Called once on the receiver's thread, before start() returned.
+    assert len(seen) == 1 and seen[0][0] == "rx" and seen[0][1] != threading.get_ident()
+    with veth_pair.in_a():
+        stats = Replay(DNS, interface=veth_pair.if_a, pps=100).run(
+            ready=lambda: seen.append(("tx", threading.get_ident(), veth_pair.received())))
+    report = rx.wait()
+    # On the run's thread, with nothing sent yet.
+    assert seen[1:] == [("tx", threading.get_ident(), 0)]
+    assert stats.packets_sent == 8 == report["received"] == veth_pair.received()
+
+def test_ready_true_ends_unsent(veth_pair):
+    with veth_pair.in_a():
+        stats = Replay(DNS, interface=veth_pair.if_a, pps=100).run(ready=lambda: True)
+    assert stats.stopped and stats.packets_sent == 0 and veth_pair.received() == 0
+PY
+	(cd "$WORK" && pytest3 -p no:cacheprovider -p replay.pytest_plugin -rA "$WORK/test_ready.py") \
+		>"$WORK/out" 2>&1 || die "ready callbacks failed: $(cat "$WORK/out")"
+	grep -q "2 passed" "$WORK/out" || die "not two passed: $(cat "$WORK/out")"
+}
+
 require_root
 WORK=$(mktemp -d /tmp/replay-it.XXXXXX)
 trap teardown EXIT
-run_tests test_example test_failing_test_tears_down test_stop_and_errors test_progress test_rx_progress test_threads_progress
+run_tests test_example test_failing_test_tears_down test_stop_and_errors test_progress test_rx_progress test_threads_progress test_ready

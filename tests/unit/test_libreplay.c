@@ -452,6 +452,104 @@ static void receiver(void **state)
 	free(err);
 }
 
+struct ready_calls {
+	int n, ret, busy_rc, progress_before;
+	pthread_t thread;
+	struct replay_run *run;
+	uint64_t progress_calls;
+};
+
+static int on_ready(void *user)
+{
+	struct ready_calls *c = user;
+
+	c->n++;
+	c->thread = pthread_self();
+	c->progress_before = (int)c->progress_calls;
+	if (c->run)
+		c->busy_rc = replay_run_set_ready(c->run, NULL, NULL);
+	return c->ret;
+}
+
+static int count_progress(void *user, const struct replay_stats *st)
+{
+	struct ready_calls *c = user;
+
+	(void)st;
+	c->progress_calls++;
+	return 0;
+}
+
+/*
+ * Set-up done: one call on the run's thread before any packet (before any
+ * progress call); a non-zero return ends the run unsent; misuse refused.
+ */
+static void run_ready(void **state)
+{
+	char *out = tmp_out();
+	const char *argv[] = { "replay", "--pps", "1000", "-w", out, trace("dns.pcap") };
+	struct ready_calls c = { 0 };
+	struct replay_run *run;
+	struct replay_stats st;
+
+	(void)state;
+	assert_int_equal(replay_run_set_ready(NULL, on_ready, &c), -EINVAL);
+	assert_int_equal(replay_run_new_argv(&run, 6, argv, NULL), 0);
+	assert_int_equal(replay_run_set_ready(run, on_ready, &c), 0);
+	assert_int_equal(replay_run_set_progress(run, 1, count_progress, &c), 0);
+	c.run = run;
+	c.busy_rc = 1;
+	assert_int_equal(replay_run_exec(run), 0);
+	assert_int_equal(replay_run_stats(run, &st, sizeof(st)), 0);
+	assert_int_equal(c.n, 1);
+	assert_true(pthread_equal(c.thread, pthread_self()));
+	assert_int_equal(c.busy_rc, -EBUSY);
+	assert_int_equal(c.progress_before, 0);
+	assert_true(c.progress_calls >= 2);
+	assert_int_equal(st.packets_sent, 8);
+	assert_int_equal(st.stopped, 0);
+	unlink(out);
+	/* A non-zero return: nothing sent, the run stopped, no error. */
+	c = (struct ready_calls){ .ret = 1 };
+	assert_int_equal(replay_run_exec(run), 0);
+	assert_int_equal(replay_run_stats(run, &st, sizeof(st)), 0);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(st.packets_sent, 0);
+	assert_int_equal(st.stopped, 1);
+	unlink(out);
+	/* No function: no call.  Refused for its options: no call. */
+	assert_int_equal(replay_run_set_ready(run, NULL, &c), 0);
+	c = (struct ready_calls){ 0 };
+	assert_int_equal(replay_run_exec(run), 0);
+	assert_int_equal(c.n, 0);
+	unlink(out);
+	assert_int_equal(replay_run_set_ready(run, on_ready, &c), 0);
+	assert_int_equal(replay_run_set_topspeed(run), 0);
+	assert_int_equal(replay_run_exec(run), -EINVAL);
+	assert_int_equal(c.n, 0);
+	replay_run_free(run);
+	free(out);
+}
+
+/* The receiver's: not with -r (no capture to open); misuse refused. */
+static void rx_ready(void **state)
+{
+	const char *argv[] = { "replay-rx", "-q", "-r", trace("dns.pcap") };
+	struct ready_calls c = { 0 };
+	struct replay_rx *rx;
+
+	(void)state;
+	assert_int_equal(replay_rx_set_ready(NULL, on_ready, &c), -EINVAL);
+	assert_int_equal(replay_rx_new_argv(&rx, 4, argv, NULL), 0);
+	assert_int_equal(replay_rx_set_ready(rx, on_ready, &c), 0);
+	assert_int_equal(replay_rx_start(rx), 0);
+	assert_int_equal(replay_rx_set_ready(rx, NULL, NULL), -EBUSY);
+	assert_int_equal(replay_rx_wait(rx), 0);
+	assert_int_equal(c.n, 0);
+	assert_int_equal(replay_rx_set_ready(rx, NULL, NULL), 0);
+	replay_rx_free(rx);
+}
+
 struct rx_calls {
 	int n, ends, ret;
 	uint64_t frames, bytes;
@@ -536,6 +634,8 @@ int main(void)
 		cmocka_unit_test(progress_misuse),
 		cmocka_unit_test(receiver),
 		cmocka_unit_test(rx_progress),
+		cmocka_unit_test(run_ready),
+		cmocka_unit_test(rx_ready),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
