@@ -21,7 +21,8 @@
 #include "replay/impair.h"
 
 /* One direction's account.  received + copies = forwarded + dropped_impair + dropped_limit +
- * dropped_edit + failed (what is held at the end is failed). */
+ * dropped_edit + dropped_own_mac + dropped_learned + dropped_martian + failed (what is held at the
+ * end is failed). */
 struct bridge_dir_stats {
 	uint64_t received; /* frames captured on the input port */
 	uint64_t
@@ -40,6 +41,9 @@ struct bridge_dir_stats {
 	uint64_t edit_failed;  /* of failed: an edit failed (the first reason said) */
 	uint64_t kernel_dropped; /* the input ring was full: dropped by the kernel before capture */
 	uint64_t late;		 /* held frames sent more than 1 ms after their deadline */
+	uint64_t dropped_own_mac; /* --mac: sent from one of the two ports' MACs */
+	uint64_t dropped_learned; /* --mac: from a source MAC first seen on the other port */
+	uint64_t dropped_martian; /* --no-martians: IPv4 to 0/8, 127/8 or 255/8 */
 	uint32_t held_peak;	 /* the most frames held at once */
 };
 
@@ -49,7 +53,10 @@ struct bridge;
  * bridge_open() - the ports @if1, @if2 (captured, promiscuous), a sender on
  * each (@cfg->method), each direction's edit chain, model and delay queue,
  * allocated and touched now.  With @cfg->unidir only @if1 is captured and
- * only @if2 sent on.  0, or -errno with one line in @err.
+ * only @if2 sent on.  With --poll hybrid (or auto) the calling thread's
+ * timer slack is set to 1 ns and its timer's lateness measured (about
+ * 60 ms): bridge_run() must run in the same thread.  0, or -errno with one
+ * line in @err.
  */
 int bridge_open(struct bridge **bp, const struct bridge_cfg *cfg, const char *if1, const char *if2,
 		char *err, size_t errlen);

@@ -21,6 +21,21 @@ enum bridge_target { BRIDGE_BOTH, BRIDGE_ONLY_AB, BRIDGE_ONLY_BA, BRIDGE_TARGETS
 
 #define BRIDGE_CLAUSES_MAX 64
 
+/* How the bridge waits for a frame or a held frame's deadline (--poll). */
+enum bridge_poll {
+	BRIDGE_POLL_AUTO,   /* hybrid */
+	BRIDGE_POLL_SLEEP,  /* ppoll() to the deadline: least CPU, wakes the timer's lateness late */
+	BRIDGE_POLL_HYBRID, /* ppoll() to a measured margin before the deadline, then spin */
+	BRIDGE_POLL_BUSY,   /* never sleep: spin on the rings and the clock, a whole core */
+};
+extern const struct opt_enum bridge_poll_choices[];
+
+/* --mac: the two ports' MACs (tcpbridge's -M, given twice or as MAC,MAC), IF1's first. */
+struct bridge_macs {
+	uint8_t mac[2][6];
+	unsigned n; /* given so far: 0 or 2 once parsed */
+};
+
 /* The impairment options as given, in order: each a netem clause ("loss 5%") and where it applies.
  */
 struct bridge_clauses {
@@ -44,6 +59,9 @@ struct bridge_cfg {
 	uint32_t limit;		/* --impair-limit: frames held per direction; 0 = the model's */
 	int method;		/* --method: enum tx_method */
 	uint32_t buffer_kib;	/* --buffer-size: each port's capture ring, KiB; 0 = default */
+	int poll;		/* --poll, --busy-poll: enum bridge_poll */
+	struct bridge_macs macs; /* --mac: frames from either MAC are not forwarded */
+	bool no_martians;	/* --no-martians: IPv4 to 0/8, 127/8, 255/8 is not forwarded */
 	double duration_s;	/* --duration: stop after SECONDS; 0 = never */
 	const char *stats_json; /* --stats-json FILE ('-' = stdout) */
 	bool quiet;

@@ -8,11 +8,16 @@
  * on one port is edited, then impaired by its direction's model --
  * dropped, sent at once, or held until its arrival plus its delay -- and
  * leaves by the other port; one clock (CLOCK_MONOTONIC, the capture's
- * stamps on it) for both.  The thread
- * sleeps in ppoll() until a frame arrives or the earliest held frame is
- * due.  Every frame ends in one count (struct bridge_dir_stats).  Nothing
- * is allocated after bridge_open(); the only lines written while running
- * are the first of each kind of failure.
+ * stamps on it) for both.  How the thread waits is --poll's: it sleeps in
+ * ppoll() until a frame arrives or a margin before the earliest held
+ * frame's deadline, and spins on the rings and the clock through the
+ * margin (hybrid, the margin measured at open by the scheduler's waiter,
+ * src/sched/wait.c); or sleeps to the deadline itself (sleep); or never
+ * sleeps (busy).  Every frame due at a turn, and every frame a turn read,
+ * leaves in one batch per port (the method's flush: one sendmmsg() or one
+ * kick).  Every frame ends in one count (struct bridge_dir_stats).
+ * Nothing is allocated after bridge_open(); the only lines written while
+ * running are the first of each kind of failure.
  */
 #include <errno.h>
 #include <poll.h>
@@ -21,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/prctl.h>
 
 #include "replay/bridge.h"
 #include "replay/compiler.h"
@@ -29,11 +35,17 @@
 #include "replay/log.h"
 #include "replay/slots.h"
 #include "replay/tx.h"
+#include "../sched/wait.h"
 
 #define BRIDGE_READ_BATCH 256u /* frames taken from a ring at once */
 #define BRIDGE_LATE_NS                                                                             \
 	1000000ull /* a held frame sent later than this after its deadline is late                 \
 		    */
+/* While spinning, SIGINT and SIGTERM are let in this often (ppoll() with no wait delivers none). */
+#define BRIDGE_SIGNAL_NS 1000000ull
+/* Source MACs learned with --mac (tcpbridge's tree): a table this big, probed this far. */
+#define BRIDGE_LEARN_SLOTS 4096u
+#define BRIDGE_LEARN_PROBE 16u
 #define BRIDGE_L2_BYTES                                                                            \
 	(14 + 2 * 4 + 64) /* slot room beyond the MTU: Ethernet, two tags, margin                  \
 			   */
@@ -68,8 +80,22 @@ struct side {
 	struct bridge_dir_stats st;
 };
 
+/* A source MAC and the port it was first seen on (0: IF1, 1: IF2). */
+struct learned {
+	uint8_t mac[6];
+	uint8_t port;
+	uint8_t used;
+};
+
 struct bridge {
 	struct live_port *port[2];
+	int poll;	       /* enum bridge_poll; auto made hybrid */
+	uint64_t margin_ns;    /* hybrid: spin this long before a deadline, ns */
+	uint64_t sleep_min_ns; /* hybrid: no sleep shorter than this, ns */
+	bool macs;	       /* --mac given: own MACs dropped, source MACs learned */
+	uint8_t mac[2][6];
+	bool no_martians;
+	struct learned *learn; /* BRIDGE_LEARN_SLOTS, with --mac */
 	struct tx *tx[2];
 	struct side side[BRIDGE_DIRS];
 	uint64_t duration_ns;
@@ -312,6 +338,73 @@ static int edit_frame(struct side *s, const uint8_t **data, uint32_t *len)
 	return 0;
 }
 
+/*
+ * Has the source MAC @src been seen first on the other port than @port?
+ * tcpbridge's rule: never send a frame back towards where its sender lives.
+ * The first port a MAC is seen on is kept; a full table learns no more.
+ */
+static bool learned_elsewhere(struct bridge *b, const uint8_t *src, int port)
+{
+	uint32_t h = 2166136261u;
+
+	for (int i = 0; i < 6; i++)
+		h = (h ^ src[i]) * 16777619u;
+	for (unsigned k = 0; k < BRIDGE_LEARN_PROBE; k++) {
+		struct learned *l = &b->learn[(h + k) % BRIDGE_LEARN_SLOTS];
+
+		if (!l->used) {
+			memcpy(l->mac, src, 6);
+			l->port = (uint8_t)port;
+			l->used = 1;
+			return false;
+		}
+		if (!memcmp(l->mac, src, 6))
+			return l->port != port;
+	}
+	return false;
+}
+
+/* An IPv4 packet (after up to two VLAN tags) to 0/8, 127/8 or 255/8? */
+static bool martian(const uint8_t *f, uint32_t len)
+{
+	uint32_t l2 = 14;
+
+	for (int tags = 0; tags < 2 && len >= l2 + 4; tags++) {
+		unsigned type = (unsigned)f[l2 - 2] << 8 | f[l2 - 1];
+
+		if (type != 0x8100 && type != 0x88a8 && type != 0x9100)
+			break;
+		l2 += 4;
+	}
+	if (len < l2 + 20 || ((unsigned)f[l2 - 2] << 8 | f[l2 - 1]) != 0x0800 ||
+	    f[l2] >> 4 != 4)
+		return false;
+	return f[l2 + 16] == 0 || f[l2 + 16] == 127 || f[l2 + 16] == 255;
+}
+
+/* --mac and --no-martians: should the frame not be forwarded (counted)? */
+static bool screened(struct side *s, const uint8_t *data, uint32_t len)
+{
+	struct bridge *b = s->b;
+	int port = s == &b->side[BRIDGE_AB] ? 0 : 1;
+
+	if (b->macs && len >= 14) {
+		if (!memcmp(data + 6, b->mac[0], 6) || !memcmp(data + 6, b->mac[1], 6)) {
+			s->st.dropped_own_mac++;
+			return true;
+		}
+		if (learned_elsewhere(b, data + 6, port)) {
+			s->st.dropped_learned++;
+			return true;
+		}
+	}
+	if (b->no_martians && martian(data, len)) {
+		s->st.dropped_martian++;
+		return true;
+	}
+	return false;
+}
+
 /* live_port_fn: one frame from the ring, on its way to the other port. */
 static void on_frame(void *arg, uint64_t mono_ns, const uint8_t *data, uint32_t caplen,
 		     uint32_t len)
@@ -319,6 +412,8 @@ static void on_frame(void *arg, uint64_t mono_ns, const uint8_t *data, uint32_t 
 	struct side *s = arg;
 
 	s->st.received++;
+	if ((s->b->macs || s->b->no_martians) && screened(s, data, caplen))
+		return;
 	if (caplen < len) {
 		s->st.too_long++;
 		fail(s, &s->said_cut,
@@ -384,7 +479,7 @@ static int read_port(struct side *s)
 
 int bridge_run(struct bridge *b, const volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
-	uint64_t end = b->duration_ns ? now_ns() + b->duration_ns : 0;
+	uint64_t end = b->duration_ns ? now_ns() + b->duration_ns : 0, sig_at = 0;
 	sigset_t block, orig;
 	int rc = 0;
 
@@ -399,8 +494,8 @@ int bridge_run(struct bridge *b, const volatile sig_atomic_t *stop, char *err, s
 		struct pollfd pfd[2] = {
 		    {.fd = b->port[0] ? live_port_fd(b->port[0]) : -1, .events = POLLIN},
 		    {.fd = b->port[1] ? live_port_fd(b->port[1]) : -1, .events = POLLIN}};
-		uint64_t now = now_ns(), next = end ? end : UINT64_MAX;
-		struct timespec ts, *tp = NULL;
+		uint64_t now = now_ns(), next = end ? end : UINT64_MAX, wait;
+		struct timespec ts = {0}, *tp = NULL;
 
 		if (end && now >= end)
 			break;
@@ -413,9 +508,21 @@ int bridge_run(struct bridge *b, const volatile sig_atomic_t *stop, char *err, s
 			if (top)
 				next = MIN(next, top->deadline_ns);
 		}
-		if (next != UINT64_MAX) {
-			uint64_t wait = next > now ? next - now : 0;
-
+		wait = next == UINT64_MAX ? UINT64_MAX : next > now ? next - now : 0;
+		if (b->poll == BRIDGE_POLL_BUSY ||
+		    (b->poll == BRIDGE_POLL_HYBRID && wait <= b->margin_ns + b->sleep_min_ns)) {
+			/* Spin: look at the rings without waiting, and let a stop in now and then. */
+			tp = &ts;
+			if (now - sig_at >= BRIDGE_SIGNAL_NS) {
+				sigprocmask(SIG_SETMASK, &orig, NULL);
+				sigprocmask(SIG_BLOCK, &block, NULL);
+				sig_at = now;
+				if (*stop)
+					break;
+			}
+		} else if (wait != UINT64_MAX) {
+			if (b->poll == BRIDGE_POLL_HYBRID)
+				wait -= b->margin_ns;
 			ts.tv_sec = (time_t)(wait / 1000000000ull);
 			ts.tv_nsec = (long)(wait % 1000000000ull);
 			tp = &ts;
@@ -521,6 +628,23 @@ static int open_side(struct bridge *b, const struct bridge_cfg *cfg, enum bridge
 	return 0;
 }
 
+/*
+ * The hybrid's margin: how late this machine's timer wakes a sleep, measured
+ * as the scheduler measures it (about 60 ms).  Timer slack is first cut to
+ * 1 ns, so that ppoll() is not rounded up by the default 50 us.
+ */
+static void calibrate(struct bridge *b)
+{
+	struct waiter_cfg wc = {.timer = SCHED_TIMER_HYBRID};
+	struct waiter w;
+
+	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	waiter_init(&w, &wc, clock_monotonic());
+	(void)waiter_calibrate(&w);
+	b->margin_ns = w.margin_ns;
+	b->sleep_min_ns = w.sleep_min_ns;
+}
+
 int bridge_open(struct bridge **bp, const struct bridge_cfg *cfg, const char *if1, const char *if2,
 		char *err, size_t errlen)
 {
@@ -534,6 +658,18 @@ int bridge_open(struct bridge **bp, const struct bridge_cfg *cfg, const char *if
 		return -ENOMEM;
 	}
 	b->duration_ns = (uint64_t)(cfg->duration_s * 1e9);
+	b->poll = cfg->poll == BRIDGE_POLL_AUTO ? BRIDGE_POLL_HYBRID : cfg->poll;
+	b->no_martians = cfg->no_martians;
+	if (cfg->macs.n == 2) {
+		b->macs = true;
+		memcpy(b->mac, cfg->macs.mac, sizeof(b->mac));
+		b->learn = calloc(BRIDGE_LEARN_SLOTS, sizeof(*b->learn));
+		if (!b->learn) {
+			snprintf(err, errlen, "out of memory");
+			rc = -ENOMEM;
+			goto fail;
+		}
+	}
 	for (int i = 0; i < 2; i++) {
 		struct tx_cfg tc = {.ifname = ifs[i]};
 
@@ -566,6 +702,8 @@ int bridge_open(struct bridge **bp, const struct bridge_cfg *cfg, const char *if
 		if (rc < 0)
 			goto fail;
 	}
+	if (b->poll == BRIDGE_POLL_HYBRID)
+		calibrate(b);
 	*bp = b;
 	return 0;
 fail:
@@ -619,5 +757,6 @@ void bridge_close(struct bridge *b)
 		tx_close(b->tx[i]);
 		live_port_close(b->port[i]);
 	}
+	free(b->learn);
 	free(b);
 }

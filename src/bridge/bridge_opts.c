@@ -29,6 +29,7 @@
 #define COUNT(f, ...)	   OPT_COUNT(struct bridge_cfg, f, __VA_ARGS__)
 #define DOUBLE(f, ...)	   OPT_DOUBLE(struct bridge_cfg, f, __VA_ARGS__)
 #define ENUM(f, c, ...)	   OPT_ENUM(struct bridge_cfg, f, c, __VA_ARGS__)
+#define SET(f, ...)	   OPT_SET(struct bridge_cfg, f, __VA_ARGS__)
 #define FUNC(f, T, p, ...) OPT_FUNC(struct bridge_cfg, f, T, p, __VA_ARGS__)
 #define RULES		   OPT_RULES
 #define NEEDS		   OPT_NEEDS
@@ -115,6 +116,56 @@ int bridge_dir_stat(const struct bridge_clauses *cl, enum bridge_dir d, struct i
 	return 0;
 }
 
+const struct opt_enum bridge_poll_choices[] = {
+    {"auto", BRIDGE_POLL_AUTO},	    {"sleep", BRIDGE_POLL_SLEEP},
+    {"hybrid", BRIDGE_POLL_HYBRID}, {"busy", BRIDGE_POLL_BUSY},
+    {NULL, 0},
+};
+
+/* One MAC, six hexadecimal pairs joined by ':'; 0 or -EINVAL. */
+static int mac_parse(const char *s, size_t n, uint8_t mac[6])
+{
+	if (n != 17)
+		return -EINVAL;
+	for (int i = 0; i < 6; i++) {
+		unsigned v = 0;
+
+		for (int k = 0; k < 2; k++) {
+			char c = s[i * 3 + k];
+			unsigned x = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
+				     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+				     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+							    : 16u;
+
+			if (x > 15)
+				return -EINVAL;
+			v = v << 4 | x;
+		}
+		if (i < 5 && s[i * 3 + 2] != ':')
+			return -EINVAL;
+		mac[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
+/* --mac MAC (twice: IF1's, then IF2's) or --mac MAC,MAC: tcpbridge's -M. */
+static int parse_macs(void *f, const char *arg, char *err, size_t len)
+{
+	struct bridge_macs *m = f;
+	const char *comma = strchr(arg, ',');
+	size_t n1 = comma ? (size_t)(comma - arg) : strlen(arg);
+	unsigned want = comma ? 2 : 1;
+
+	if (m->n + want > 2)
+		return opts_fail(err, len, "'%s': two MACs in all, IF1's and IF2's", arg);
+	if (mac_parse(arg, n1, m->mac[m->n]) < 0 ||
+	    (comma && mac_parse(comma + 1, strlen(comma + 1), m->mac[m->n + 1]) < 0))
+		return opts_fail(err, len, "'%s': not a MAC (six hexadecimal pairs, 00:11:22:33:44:55)%s",
+				 arg, comma ? " or a pair MAC,MAC" : "");
+	m->n += want;
+	return 0;
+}
+
 enum bridge_group { GRP_IMPAIR, GRP_EDIT, GRP_PORTS, GRP_OUTPUT, GRP_MISC, GRP_MAX };
 
 static const char *const group_title[GRP_MAX] = {
@@ -179,6 +230,18 @@ static const struct opt_def fixed[] = {
 	 .help = "forward IF1 -> IF2 only; nothing is captured on IF2 (tcpbridge's)"),
     ENUM(method, tx_method_choices, .name = "method", .metavar = "NAME", .group = GRP_PORTS,
 	 .help = "send with this transmit method (default packet)"),
+    ENUM(poll, bridge_poll_choices, .name = "poll", .metavar = "MODE", .group = GRP_PORTS,
+	 .help = "wait by sleep, hybrid (sleep, then spin to each deadline) or busy (spin, never "
+		 "sleep: a whole core); auto = hybrid"),
+    SET(poll, .val = BRIDGE_POLL_BUSY, .name = "busy-poll", .group = GRP_PORTS,
+	.agree = "--busy-poll is --poll busy",
+	.help = "as --poll busy: spin on the rings and the clock, never sleep (a whole core)"),
+    FUNC(macs, struct bridge_macs, parse_macs, .name = "mac", .key = 'M', .metavar = "MAC[,MAC]",
+	 .group = GRP_PORTS,
+	 .help = "IF1's and IF2's MACs (twice, or a pair): frames from either are not forwarded "
+		 "(tcpbridge's)"),
+    FLAG(no_martians, .name = "no-martians", .group = GRP_PORTS,
+	 .help = "do not forward IPv4 to 0/8, 127/8 or 255/8 (tcpreplay's old check)"),
     UINT(buffer_kib, .name = "buffer-size", .key = 'B', .min = 1, .max = 1u << 21, .metavar = "KIB",
 	 .group = GRP_PORTS, .help = "each port's capture ring, KiB (default 65536)"),
     DOUBLE(duration_s, .name = "duration", .dmax = BRIDGE_SECONDS_MAX, .metavar = "SECONDS",
@@ -374,6 +437,10 @@ static int check(const struct bridge_cfg *c, int argc, char **argv, int first, c
 		    err, len,
 		    "--method %s: a bridge sends on an interface with a named method (%s)",
 		    c->method == TX_METHOD_FILE ? "file" : "auto", tx_methods());
+	if (c->macs.n == 1)
+		return opts_fail(err, len,
+				 "--mac: give both ports' MACs, IF1's and IF2's (--mac twice, or "
+				 "--mac MAC,MAC)");
 	for (int d = 0; d < BRIDGE_DIRS; d++) {
 		struct impair_stat_cfg st;
 		bool given = false;

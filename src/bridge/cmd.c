@@ -48,6 +48,12 @@ static void print_summary(const struct bridge *b, int ndirs, FILE *f)
 			bridge_name(b, (enum bridge_dir)d), ULL(st->copies), ULL(st->too_long),
 			ULL(st->held_at_stop), ULL(st->late), st->held_peak,
 			ULL(st->kernel_dropped));
+		if (st->dropped_own_mac + st->dropped_learned + st->dropped_martian)
+			fprintf(f,
+				"%s: %llu from the ports' own MACs, %llu from a MAC of the other "
+				"side, %llu martians, not forwarded\n",
+				bridge_name(b, (enum bridge_dir)d), ULL(st->dropped_own_mac),
+				ULL(st->dropped_learned), ULL(st->dropped_martian));
 		if (bridge_edits(b, (enum bridge_dir)d))
 			fprintf(f, "%s: %llu edited, %llu dropped by the edits, %llu failed in an edit\n",
 				bridge_name(b, (enum bridge_dir)d), ULL(st->edited),
@@ -81,6 +87,9 @@ static void dir_json(struct json *w, const struct bridge *b, const char *const i
 	json_uint(w, "edited", st->edited);
 	json_uint(w, "dropped_edit", st->dropped_edit);
 	json_uint(w, "edit_failed", st->edit_failed);
+	json_uint(w, "dropped_own_mac", st->dropped_own_mac);
+	json_uint(w, "dropped_learned", st->dropped_learned);
+	json_uint(w, "dropped_martian", st->dropped_martian);
 	if (im)
 		impair_stats_json(w, "impairment", im);
 	json_end(w);

@@ -76,7 +76,8 @@ accounts() {
 import json, sys
 for d in json.load(open(sys.argv[1]))["directions"]:
     lhs = d["received"] + d["copies"]
-    rhs = d["forwarded"] + d["dropped_impair"] + d["dropped_limit"] + d["dropped_edit"] + d["failed"]
+    rhs = (d["forwarded"] + d["dropped_impair"] + d["dropped_limit"] + d["dropped_edit"] + d["failed"]
+           + d["dropped_own_mac"] + d["dropped_learned"] + d["dropped_martian"])
     if lhs != rhs:
         sys.exit("%s: received %d + copies %d != %d: %r" % (d["direction"], d["received"], d["copies"], rhs, d))
 PY

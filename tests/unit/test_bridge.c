@@ -302,6 +302,55 @@ static void test_edit_rows_are_replays(void **state)
 	assert_int_equal(forms % 3, 0);
 }
 
+/* --poll and --busy-poll; --mac twice or as a pair, IF1's first; --no-martians. */
+static void test_poll_mac(void **state)
+{
+	static const uint8_t m1[6] = {0x02, 0, 0, 0, 0, 0xa1}, m2[6] = {0x02, 0, 0, 0, 0, 0xb2};
+	struct bridge_cfg cfg;
+	char err[400];
+	int first;
+
+	(void)state;
+	assert_int_equal(BRIDGE("a", "b"), 0);
+	assert_int_equal(cfg.poll, BRIDGE_POLL_AUTO);
+	assert_int_equal(cfg.macs.n, 0);
+	assert_false(cfg.no_martians);
+	assert_int_equal(BRIDGE("--poll", "sleep", "a", "b"), 0);
+	assert_int_equal(cfg.poll, BRIDGE_POLL_SLEEP);
+	assert_int_equal(BRIDGE("--poll", "hybrid", "a", "b"), 0);
+	assert_int_equal(cfg.poll, BRIDGE_POLL_HYBRID);
+	assert_int_equal(BRIDGE("--busy-poll", "a", "b"), 0);
+	assert_int_equal(cfg.poll, BRIDGE_POLL_BUSY);
+	assert_int_equal(BRIDGE("--busy-poll", "--poll", "busy", "a", "b"), 0);
+	assert_int_equal(cfg.poll, BRIDGE_POLL_BUSY);
+	assert_int_equal(BRIDGE("--busy-poll", "--poll", "sleep", "a", "b"), -EINVAL);
+	assert_int_equal(BRIDGE("--poll", "spin", "a", "b"), -EINVAL);
+
+	assert_int_equal(BRIDGE("--mac", "02:00:00:00:00:a1", "-M", "02:00:00:00:00:B2", "a", "b"), 0);
+	assert_int_equal(cfg.macs.n, 2);
+	assert_memory_equal(cfg.macs.mac[0], m1, 6);
+	assert_memory_equal(cfg.macs.mac[1], m2, 6);
+	assert_int_equal(BRIDGE("--mac", "02:00:00:00:00:a1,02:00:00:00:00:b2", "a", "b"), 0);
+	assert_int_equal(cfg.macs.n, 2);
+	assert_memory_equal(cfg.macs.mac[0], m1, 6);
+	assert_memory_equal(cfg.macs.mac[1], m2, 6);
+	assert_int_equal(BRIDGE("--mac", "02:00:00:00:00:a1", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "both ports' MACs"));
+	assert_int_equal(BRIDGE("--mac", "02:00:00:00:00:a1,02:00:00:00:00:b2", "--mac",
+				"02:00:00:00:00:c3", "a", "b"),
+			 -EINVAL);
+	assert_non_null(strstr(err, "two MACs in all"));
+	assert_int_equal(BRIDGE("--mac", "02:00:00:00:00", "-M", "02:00:00:00:00:b2", "a", "b"),
+			 -EINVAL);
+	assert_int_equal(BRIDGE("--mac", "02:00:00:00:00:a1x", "-M", "02:00:00:00:00:b2", "a", "b"),
+			 -EINVAL);
+	assert_int_equal(BRIDGE("--mac", "02-00-00-00-00-a1,02:00:00:00:00:b2", "a", "b"), -EINVAL);
+	assert_int_equal(BRIDGE("--mac", "02:00:00:00:00:g1,02:00:00:00:00:b2", "a", "b"), -EINVAL);
+	assert_int_equal(BRIDGE("--mac", "02:00:00:00:00:a1,", "a", "b"), -EINVAL);
+	assert_int_equal(BRIDGE("--no-martians", "a", "b"), 0);
+	assert_true(cfg.no_martians);
+}
+
 static void test_frame_fits(void **state)
 {
 	uint8_t f[1600] = {0};
@@ -394,6 +443,7 @@ int main(void)
 	    cmocka_unit_test(test_edit_checks), cmocka_unit_test(test_unidir),
 	    cmocka_unit_test(test_edit_rows_are_replays),
 	    cmocka_unit_test(test_frame_fits), cmocka_unit_test(test_documented),
+	    cmocka_unit_test(test_poll_mac),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
