@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "replay/bridge_opts.h"
+#include "replay/hist.h"
 #include "replay/impair.h"
 
 /* One direction's account.  received + copies = forwarded + dropped_impair + dropped_limit +
@@ -45,6 +46,9 @@ struct bridge_dir_stats {
 	uint64_t dropped_learned; /* --mac: from a source MAC first seen on the other port */
 	uint64_t dropped_martian; /* --no-martians: IPv4 to 0/8, 127/8 or 255/8 */
 	uint32_t held_peak;	 /* the most frames held at once */
+	/* Held frames: how long after its deadline the turn that sent each began, ns (the applied
+	 * delay's error on the bridge's side, before the kernel's). */
+	struct hist send_error;
 };
 
 struct bridge;
@@ -83,6 +87,9 @@ bool bridge_frame_fits(const uint8_t *f, uint32_t len, unsigned mtu);
 /* bridge_name() - direction @d's ports, "IF1 -> IF2". */
 const char *bridge_name(const struct bridge *b, enum bridge_dir d);
 const struct bridge_dir_stats *bridge_stats(const struct bridge *b, enum bridge_dir d);
+/* bridge_poll_margin() - how the bridge waits (enum bridge_poll, auto resolved) and, hybrid, its
+ * spin margin, ns. */
+int bridge_poll_mode(const struct bridge *b, uint64_t *margin_ns);
 /* bridge_edits() - does direction @d edit its frames? */
 bool bridge_edits(const struct bridge *b, enum bridge_dir d);
 /* bridge_impair_stats() - direction @d's model's counts, NULL when it impairs nothing. */

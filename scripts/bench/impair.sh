@@ -51,13 +51,17 @@
 # one-way delay within the reference's of D (not D + 1 ms).
 #
 #   sudo [RATES="10000 80000 90000 top"] [DELAYS="1 10"] [SECS=10] [MODES="forward bridge replay"] \
-#        [SIZE=64] [LIMIT=1000] [REPS=1] scripts/bench/impair.sh
+#        [SIZE=64] [LIMIT=1000] [REPS=1] [BRIDGE_POLL=auto] scripts/bench/impair.sh
 #
 # LIMIT is the emulator's --impair-limit, frames (default 1000, netem's
 # limit): at 90k pps x 10 ms about 900 frames are held on average, so a
 # burst from the generator overflows 1000; LIMIT=4000 measures that case
 # with the queue above the offered load.  Every case with an emulator gets
 # it (the reference without one has no queue); each line shows it.
+#
+# BRIDGE_POLL is the bridge's --poll (auto, sleep, hybrid, busy; MODES=bridge
+# only): busy spins a whole core for the least latency, sleep is the old
+# ppoll() to each deadline.  Each bridge line shows it.
 #
 # The sender (replay mode) runs on CPU $SENDER_CPU (default 0) and the receiver on
 # $RX_CPU (default 1), as in timing.sh: the far side never competes with it.
@@ -74,6 +78,11 @@ SECS=${SECS:-10}
 MODES=${MODES:-forward replay}
 SIZE=${SIZE:-64}
 LIMIT=${LIMIT:-1000}
+BRIDGE_POLL=${BRIDGE_POLL:-auto}
+case $BRIDGE_POLL in
+auto | sleep | hybrid | busy) ;;
+*) echo "impair: BRIDGE_POLL=$BRIDGE_POLL: not auto, sleep, hybrid or busy" >&2; exit 2 ;;
+esac
 REPS=${REPS:-1} # the whole matrix this many times, interleaved; then each case's median (min..max)
 SENDER_CPU=${SENDER_CPU:-0} # replay mode: the sender on one CPU, the receiver on the other (as timing.sh)
 RX_CPU=${RX_CPU:-1}
@@ -148,7 +157,7 @@ one() {
 	if [ "$mode" = forward ] || [ "$mode" = bridge ]; then
 		if [ "$mode" = bridge ]; then
 			ip netns exec "$NS_A" build/replay bridge "$IF_F" "$IF_A" --stats-json "$js" \
-				--duration $((SECS + 30)) "${emuargs[@]}" >"$WORK/emu.out" 2>"$WORK/emu.err" &
+				--poll "$BRIDGE_POLL" --duration $((SECS + 30)) "${emuargs[@]}" >"$WORK/emu.out" 2>"$WORK/emu.err" &
 		else
 			ip netns exec "$NS_A" build/replay --source-interface "$IF_F" -i "$IF_A" --stats-json "$js" \
 				--duration $((SECS + 30)) "${emuargs[@]}" >"$WORK/emu.out" 2>"$WORK/emu.err" &
@@ -188,7 +197,7 @@ one() {
 	# The live source's kernel drops (its "live" object; none in replay mode).
 	kd=$(grep -o '"kernel_dropped":[0-9]*' "$js" 2>/dev/null | cut -d: -f2 | head -n1 || true)
 	printf '%-7s %-5s %-6s %-4s limit %-6s sent %-8s recv %-8s loss %-9s queue-drop %-6s kernel-drop %-6s ' \
-		"$mode" "$rate" "$emu" "${d}ms" "$([ "$emu" = none ] && echo - || echo "$LIMIT")" "$n" "$recv" \
+		"$([ "$mode" = bridge ] && echo "bridge:$BRIDGE_POLL" || echo "$mode")" "$rate" "$emu" "${d}ms" "$([ "$emu" = none ] && echo - || echo "$LIMIT")" "$n" "$recv" \
 		"$(awk -v l="${lost:-0}" -v n="$n" 'BEGIN { printf "%.2e", n ? l / n : 0 }')" "${qd:-0}" "${kd:--}"
 	printf 'owd ms: AVG %s STD %s MIN %s MAX %s p99 %s p99.9 %s  ' \
 		"$(awk -v v="$(jget "$rx" latency_mean_ns || echo 0)" 'BEGIN { printf "%.3f", v / 1e6 }')" \

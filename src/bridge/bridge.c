@@ -448,6 +448,7 @@ static void send_due(struct side *s, uint64_t now)
 		struct held *h = top->data;
 		struct dq_entry e;
 
+		hist_add(&s->st.send_error, now - top->deadline_ns);
 		if (now > top->deadline_ns + BRIDGE_LATE_NS) {
 			s->st.late++;
 			impair_count_late(s->im);
@@ -692,6 +693,7 @@ int bridge_open(struct bridge **bp, const struct bridge_cfg *cfg, const char *if
 		struct side *s = &b->side[d];
 
 		s->b = b;
+		hist_init(&s->st.send_error);
 		s->in = b->port[d];
 		s->out = b->tx[!d];
 		s->out_mtu = bridge_port_mtu(b, !d);
@@ -726,6 +728,12 @@ unsigned bridge_port_mtu(const struct bridge *b, int port)
 bool bridge_edits(const struct bridge *b, enum bridge_dir d)
 {
 	return b->side[d].ed != NULL;
+}
+
+int bridge_poll_mode(const struct bridge *b, uint64_t *margin_ns)
+{
+	*margin_ns = b->poll == BRIDGE_POLL_HYBRID ? b->margin_ns : 0;
+	return b->poll;
 }
 
 const struct bridge_dir_stats *bridge_stats(const struct bridge *b, enum bridge_dir d)

@@ -48,6 +48,15 @@ static void print_summary(const struct bridge *b, int ndirs, FILE *f)
 			bridge_name(b, (enum bridge_dir)d), ULL(st->copies), ULL(st->too_long),
 			ULL(st->held_at_stop), ULL(st->late), st->held_peak,
 			ULL(st->kernel_dropped));
+		if (st->send_error.count)
+			fprintf(f,
+				"%s: held frames sent after their deadline by p50 %.1f us, p99 %.1f us, "
+				"p99.9 %.1f us, max %.1f us\n",
+				bridge_name(b, (enum bridge_dir)d),
+				(double)hist_pct(&st->send_error, 0.5) / 1e3,
+				(double)hist_pct(&st->send_error, 0.99) / 1e3,
+				(double)hist_pct(&st->send_error, 0.999) / 1e3,
+				(double)st->send_error.max / 1e3);
 		if (st->dropped_own_mac + st->dropped_learned + st->dropped_martian)
 			fprintf(f,
 				"%s: %llu from the ports' own MACs, %llu from a MAC of the other "
@@ -90,6 +99,15 @@ static void dir_json(struct json *w, const struct bridge *b, const char *const i
 	json_uint(w, "dropped_own_mac", st->dropped_own_mac);
 	json_uint(w, "dropped_learned", st->dropped_learned);
 	json_uint(w, "dropped_martian", st->dropped_martian);
+	json_object(w, "send_error_ns");
+	json_uint(w, "count", st->send_error.count);
+	json_uint(w, "p50", hist_pct(&st->send_error, 0.5));
+	json_uint(w, "p90", hist_pct(&st->send_error, 0.9));
+	json_uint(w, "p99", hist_pct(&st->send_error, 0.99));
+	json_uint(w, "p999", hist_pct(&st->send_error, 0.999));
+	json_uint(w, "max", st->send_error.max);
+	json_double(w, "mean", hist_mean(&st->send_error), 1);
+	json_end(w);
 	if (im)
 		impair_stats_json(w, "impairment", im);
 	json_end(w);
@@ -102,7 +120,8 @@ static int write_json(const char *path, const struct bridge *b, const char *cons
 	char err[512];
 	FILE *f = outfile_fopen(&of, path, err, sizeof(err));
 	struct json w;
-	int rc;
+	uint64_t margin;
+	int rc, poll;
 
 	if (!f) {
 		log_err("--stats-json: %s", err);
@@ -116,6 +135,9 @@ static int write_json(const char *path, const struct bridge *b, const char *cons
 	json_end(&w);
 	json_str(&w, "stopped_by", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : NULL);
 	json_bool(&w, "unidir", ndirs == 1);
+	poll = bridge_poll_mode(b, &margin);
+	json_str(&w, "poll", opt_enum_name(bridge_poll_choices, poll));
+	json_uint(&w, "spin_margin_ns", margin);
 	json_array(&w, "directions");
 	for (int d = 0; d < ndirs; d++)
 		dir_json(&w, b, ifs, d);

@@ -302,6 +302,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		__builtin_trap();
 	/* Accepted (and not for --help or --version alone): each direction forwarded has edits, those
 	 * for both with its own in their place, that pass replay's checks. */
+	/* Accepted: both ports' MACs or none, and a wait the bridge knows. */
+	if (rc == 0 && !bc->help && !bc->version &&
+	    ((bc->macs.n != 0 && bc->macs.n != 2) ||
+	     !strcmp(opt_enum_name(bridge_poll_choices, bc->poll), "?")))
+		__builtin_trap();
 	if (rc == 0 && (bc->help || bc->version))
 		rc = 1;
 	for (int d = 0; rc == 0 && d < (bc->unidir ? 1 : BRIDGE_DIRS); d++) {

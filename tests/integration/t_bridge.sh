@@ -9,7 +9,9 @@
 # one line; a frame the output port's MTU cannot carry fails, said once;
 # with --enet-dmac-ab and --ttl-ba each far side gets exactly its
 # direction's edits, as replay -w makes them; with --unidir only A's trace
-# crosses; and the refusals.  Each direction's counts are checked in
+# crosses; --mac keeps back frames from the ports' MACs and from a MAC
+# learned on the other side; --no-martians IPv4 to 0/8, 127/8, 255/8; each
+# --poll mode forwards held frames and stops at SIGINT; and the refusals.  Each direction's counts are checked in
 # --stats-json.
 . "$(dirname "$0")/lib.sh"
 : "${PCAPDIFF:?}" "${GENTRACE:?}"
@@ -322,6 +324,85 @@ PY
 	info "--unidir: 200 frames A -> B, none B -> A"
 }
 
+# --mac (tcpbridge's): frames from either port's MAC are not forwarded, and a source MAC learned
+# on IF1 is not forwarded from IF2; a MAC of B's own crosses.  Each counted in its direction.
+test_mac() {
+	"$REPLAY" -q -w "$WORK/own.pcap" --enet-smac 02:00:00:00:0b:02 "$WORK/t.pcap" || die "mac: replay -w failed"
+	"$REPLAY" -q -w "$WORK/fromb.pcap" --enet-smac 02:00:00:00:00:0b "$WORK/t.pcap" || die "mac: replay -w failed"
+	br_start mac --mac 02:00:00:00:0a:01 -M 02:00:00:00:0b:02
+	tcpdump_start "$WORK/atob.pcap" 2048
+	in_a "$REPLAY" -q -i "$IF_A" "$WORK/own.pcap" || die "the replay from A failed"
+	in_a "$REPLAY" -q -i "$IF_A" "$WORK/t.pcap" || die "the replay from A failed"
+	tcpdump_stop
+	td_start "$NS_A" "$IF_A" "$WORK/btoa.pcap"
+	in_b "$REPLAY" -q -i "$IF_B" "$WORK/t.pcap" || die "the replay from B failed"
+	in_b "$REPLAY" -q -i "$IF_B" "$WORK/fromb.pcap" || die "the replay from B failed"
+	td_stop
+	br_stop mac 130
+	"$PCAPDIFF" "$WORK/t.pcap" "$WORK/atob.pcap" >"$WORK/diff" ||
+		die "mac: A -> B is not the trace alone: $(cat "$WORK/diff")"
+	"$PCAPDIFF" "$WORK/fromb.pcap" "$WORK/btoa.pcap" >"$WORK/diff" ||
+		die "mac: B -> A is not B's own MAC's trace alone: $(cat "$WORK/diff")"
+	[ "$(dir mac ab received)" -eq 400 ] && [ "$(dir mac ab dropped_own_mac)" -eq 200 ] &&
+		[ "$(dir mac ab forwarded)" -eq 200 ] && [ "$(dir mac ab dropped_learned)" -eq 0 ] ||
+		die "mac: ab counts wrong: $(cat "$WORK/mac.json")"
+	[ "$(dir mac ba received)" -eq 400 ] && [ "$(dir mac ba dropped_learned)" -eq 200 ] &&
+		[ "$(dir mac ba forwarded)" -eq 200 ] && [ "$(dir mac ba dropped_own_mac)" -eq 0 ] ||
+		die "mac: ba counts wrong: $(cat "$WORK/mac.json")"
+	grep -q "^$IF_M2 -> $IF_M1: 0 from the ports' own MACs, 200 from a MAC of the other side, 0 martians, not forwarded$" \
+		"$WORK/mac.out" || die "mac: no (or a wrong) summary line: $(cat "$WORK/mac.out")"
+	accounts mac
+	info "--mac: 200 from a port's MAC and 200 from a MAC learned on the other side kept back"
+}
+
+# --no-martians: IPv4 to 127/8 (A -> B), 0/8 and 255/8 (B -> A) is not forwarded; the rest is.
+test_martians() {
+	local d
+	"$REPLAY" -q -w "$WORK/m127.pcap" --dstipmap 0.0.0.0/0:127.1.2.3/32 "$WORK/t.pcap" || die "martians: replay -w failed"
+	"$REPLAY" -q -w "$WORK/m0.pcap" --dstipmap 0.0.0.0/0:0.1.2.3/32 "$WORK/t.pcap" || die "martians: replay -w failed"
+	"$REPLAY" -q -w "$WORK/m255.pcap" --dstipmap 0.0.0.0/0:255.1.2.3/32 "$WORK/t.pcap" || die "martians: replay -w failed"
+	br_start martians --no-martians
+	tcpdump_start "$WORK/atob.pcap" 2048
+	in_a "$REPLAY" -q -i "$IF_A" "$WORK/m127.pcap" || die "the replay from A failed"
+	in_a "$REPLAY" -q -i "$IF_A" "$WORK/t.pcap" || die "the replay from A failed"
+	tcpdump_stop
+	td_start "$NS_A" "$IF_A" "$WORK/btoa.pcap"
+	in_b "$REPLAY" -q -i "$IF_B" "$WORK/m0.pcap" || die "the replay from B failed"
+	in_b "$REPLAY" -q -i "$IF_B" "$WORK/m255.pcap" || die "the replay from B failed"
+	in_b "$REPLAY" -q -i "$IF_B" "$WORK/t.pcap" || die "the replay from B failed"
+	td_stop
+	br_stop martians 130
+	"$PCAPDIFF" "$WORK/t.pcap" "$WORK/atob.pcap" >"$WORK/diff" || die "martians: A -> B: $(cat "$WORK/diff")"
+	"$PCAPDIFF" "$WORK/t.pcap" "$WORK/btoa.pcap" >"$WORK/diff" || die "martians: B -> A: $(cat "$WORK/diff")"
+	[ "$(dir martians ab dropped_martian)" -eq 200 ] && [ "$(dir martians ab forwarded)" -eq 200 ] &&
+		[ "$(dir martians ba dropped_martian)" -eq 400 ] && [ "$(dir martians ba forwarded)" -eq 200 ] ||
+		die "martians: counts wrong: $(cat "$WORK/martians.json")"
+	accounts martians
+	info "--no-martians: 600 martians kept back, 200 frames each way forwarded"
+}
+
+# Each wait: every frame crosses, held ones after their delay, and a SIGINT stops a spinning bridge.
+test_poll() {
+	local mode
+	for mode in "--poll sleep" "--poll hybrid" "--busy-poll"; do
+		# shellcheck disable=SC2086 # the mode is two words or one
+		br_start poll $mode --delay 5ms
+		tcpdump_start "$WORK/atob.pcap" 2048
+		in_a "$REPLAY" -q -i "$IF_A" "$WORK/t.pcap" || die "the replay from A failed"
+		sleep 0.2
+		tcpdump_stop
+		br_stop poll 130
+		"$PCAPDIFF" "$WORK/t.pcap" "$WORK/atob.pcap" >"$WORK/diff" || die "$mode: A -> B differs: $(cat "$WORK/diff")"
+		[ "$(dir poll ab forwarded)" -eq 200 ] && [ "$(dir poll ab held_peak)" -ge 1 ] &&
+			[ "$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["directions"][0]["send_error_ns"]["count"])' \
+				"$WORK/poll.json")" -eq 200 ] || die "$mode: ab counts wrong: $(cat "$WORK/poll.json")"
+		grep -q "^$IF_M1 -> $IF_M2: held frames sent after their deadline by p50 " "$WORK/poll.out" ||
+			die "$mode: no line of the held frames' send error: $(cat "$WORK/poll.out")"
+		accounts poll
+		info "$mode: 200 frames held 5 ms and forwarded: $(grep -o 'p50 .*' "$WORK/poll.out")"
+	done
+}
+
 test_refusals() {
 	expect_fail 2 "IF1 and IF2 are both" ip netns exec "$NS_M" "$REPLAY" bridge "$IF_M1" "$IF_M1"
 	expect_fail 2 "give two interfaces" ip netns exec "$NS_M" "$REPLAY" bridge "$IF_M1"
@@ -330,7 +411,8 @@ test_refusals() {
 	expect_fail 2 "without -ab" ip netns exec "$NS_M" "$REPLAY" bridge \
 		--enet-dmac-ab 02:00:00:00:00:01,02:00:00:00:00:02 "$IF_M1" "$IF_M2"
 	expect_fail 1 "nosuchif" ip netns exec "$NS_M" "$REPLAY" bridge "$IF_M1" nosuchif
+	expect_fail 2 "both ports' MACs" ip netns exec "$NS_M" "$REPLAY" bridge --mac 02:00:00:00:00:01 "$IF_M1" "$IF_M2"
 }
 
 run_tests test_traces test_echo test_loss_one_way test_sigint_held test_mtu test_edits test_unidir \
-	test_refusals
+	test_mac test_martians test_poll test_refusals
