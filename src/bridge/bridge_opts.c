@@ -229,7 +229,7 @@ static const struct opt_def fixed[] = {
     FLAG(unidir, .name = "unidir", .group = GRP_PORTS,
 	 .help = "forward IF1 -> IF2 only; nothing is captured on IF2 (tcpbridge's)"),
     ENUM(method, tx_method_choices, .name = "method", .metavar = "NAME", .group = GRP_PORTS,
-	 .help = "send with this transmit method (default packet)"),
+	 .help = "send with this transmit method (default mmsg)"),
     ENUM(poll, bridge_poll_choices, .name = "poll", .metavar = "MODE", .group = GRP_PORTS,
 	 .help = "wait by sleep, hybrid (sleep, then spin to each deadline) or busy (spin, never "
 		 "sleep: a whole core); auto = hybrid"),
@@ -284,7 +284,7 @@ static char form_name[EDIT_ROWS][2][64], form_help[EDIT_ROWS][2][96];
 static pthread_once_t built = PTHREAD_ONCE_INIT;
 
 static const struct bridge_cfg defaults = {
-    .method = TX_METHOD_PACKET,
+    .method = TX_METHOD_MMSG,
     .edit = {EDIT_CFG_DEFAULTS, EDIT_CFG_DEFAULTS, EDIT_CFG_DEFAULTS},
 };
 

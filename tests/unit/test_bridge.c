@@ -54,7 +54,7 @@ static void test_operands(void **state)
 	(void)state;
 	assert_int_equal(BRIDGE("veth0", "veth1"), 0);
 	assert_int_equal(first, 1);
-	assert_int_equal(cfg.method, TX_METHOD_PACKET);
+	assert_int_equal(cfg.method, TX_METHOD_MMSG);
 	assert_int_equal(cfg.impair.n, 0);
 	assert_int_equal(BRIDGE("veth0"), -EINVAL);
 	assert_non_null(strstr(err, "give two interfaces"));
