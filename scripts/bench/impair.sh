@@ -51,7 +51,7 @@
 # one-way delay within the reference's of D (not D + 1 ms).
 #
 #   sudo [RATES="10000 80000 90000 top"] [DELAYS="1 10"] [SECS=10] [MODES="forward bridge replay"] \
-#        [SIZE=64] [LIMIT=1000] [REPS=1] [BRIDGE_POLL=auto] scripts/bench/impair.sh
+#        [SIZE=64] [LIMIT=1000] [REPS=1] [BRIDGE_POLL=auto] [BRIDGE_BUFFER=KIB] scripts/bench/impair.sh
 #
 # LIMIT is the emulator's --impair-limit, frames (default 1000, netem's
 # limit): at 90k pps x 10 ms about 900 frames are held on average, so a
