@@ -13,7 +13,7 @@
 #   REPLAY=/path/to/build/replay (default build/replay)
 #
 # Tools: default (replay -t), K (replay -t -K --method xdp), xdp (replay -t
-# --method xdp), oldK / oldxdp (the same with $OLD), t46 (tcpreplay 4.6 -t -K
+# --method xdp), olddefault / oldK / oldxdp (the same with $OLD), t46 (tcpreplay 4.6 -t -K
 # --xdp --xdp-batch-size 64; $TCPREPLAY46, else $ANCHOR_BIN/tcpreplay; neither
 # set, skipped with a note), t46s (the same without -K).  LOOP passes over
 # the trace per run (replay --loop / tcpreplay --loop).
@@ -55,6 +55,7 @@ cmd_for() {
 	default) echo "$REPLAY -t $l -i $IA $tr" ;;
 	K) echo "$REPLAY -t -K $l --method xdp -i $IA $tr" ;;
 	xdp) echo "$REPLAY -t $l --method xdp -i $IA $tr" ;;
+	olddefault) echo "${OLD:?OLD=build/replay of the other build} -t $l -i $IA $tr" ;;
 	oldK) echo "${OLD:?OLD=build/replay of the other build} -t -K $l --method xdp -i $IA $tr" ;;
 	oldxdp) echo "${OLD:?OLD=build/replay of the other build} -t $l --method xdp -i $IA $tr" ;;
 	t46) echo "$T46 -q -t -K $l --xdp --xdp-batch-size 64 -i $IA $tr" ;;
