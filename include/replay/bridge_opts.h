@@ -49,6 +49,15 @@ struct bridge_clauses {
 	unsigned n;
 };
 
+/*
+ * Each port's capture ring by default, KiB: libpcap's own default (so
+ * tcpbridge's).  A larger ring spreads the frames over more pages than the
+ * TLB holds; on a paravirtualised machine 64 MiB made the unimpaired
+ * one-way delay through the bridge 60 times as long (BENCHMARKS.md, "The
+ * bridge at the thesis's rates").
+ */
+#define BRIDGE_BUFFER_KIB_DEFAULT 2048u
+
 struct bridge_cfg {
 	struct bridge_clauses impair; /* --loss, --delay, ... and their -ab/-ba forms */
 	/* The edit options (replay's rows, tcprewrite's names) by enum bridge_target: NAME's, NAME-ab's,
@@ -58,7 +67,7 @@ struct bridge_cfg {
 	uint64_t seed;		/* --impair-seed: the models' draws (ab's; ba's is seed + 1) */
 	uint32_t limit;		/* --impair-limit: frames held per direction; 0 = the model's */
 	int method;		/* --method: enum tx_method */
-	uint32_t buffer_kib;	/* --buffer-size: each port's capture ring, KiB; 0 = default */
+	uint32_t buffer_kib;	/* --buffer-size: each port's capture ring, KiB */
 	int poll;		/* --poll, --busy-poll: enum bridge_poll */
 	struct bridge_macs macs; /* --mac: frames from either MAC are not forwarded */
 	bool no_martians;	/* --no-martians: IPv4 to 0/8, 127/8, 255/8 is not forwarded */

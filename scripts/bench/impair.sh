@@ -62,10 +62,10 @@
 # BRIDGE_POLL is the bridge's --poll (auto, sleep, hybrid, busy; MODES=bridge
 # only): busy spins a whole core for the least latency, sleep is the old
 # ppoll() to each deadline.  Each bridge line shows it.  BRIDGE_BUFFER is
-# the bridge's capture ring per port, KiB (-B; default the bridge's 65536):
-# on a paravirtualised 2-core VM a 2048 KiB ring forwarded 20 times the
-# frames of the default at 90k pps (with the default, 78 % of the bridge's
-# time was libpcap's one store handing each ring frame back to the kernel).
+# the bridge's capture ring per port, KiB (-B; default the bridge's 2048):
+# on a paravirtualised 2-core VM a 65536 KiB ring forwarded a twentieth of
+# the frames of a 2048 KiB one at 90k pps (78 % of the bridge's time was
+# libpcap's one store handing each ring frame back to the kernel).
 #
 # The sender (replay mode) runs on CPU $SENDER_CPU (default 0) and the receiver on
 # $RX_CPU (default 1), as in timing.sh: the far side never competes with it.

@@ -243,7 +243,8 @@ static const struct opt_def fixed[] = {
     FLAG(no_martians, .name = "no-martians", .group = GRP_PORTS,
 	 .help = "do not forward IPv4 to 0/8, 127/8 or 255/8 (tcpreplay's old check)"),
     UINT(buffer_kib, .name = "buffer-size", .key = 'B', .min = 1, .max = 1u << 21, .metavar = "KIB",
-	 .group = GRP_PORTS, .help = "each port's capture ring, KiB (default 65536)"),
+	 .group = GRP_PORTS, .show_dflt = true, .dflt = BRIDGE_BUFFER_KIB_DEFAULT,
+	 .help = "each port's capture ring, KiB"),
     DOUBLE(duration_s, .name = "duration", .dmax = BRIDGE_SECONDS_MAX, .metavar = "SECONDS",
 	   .group = GRP_PORTS, .help = "stop after SECONDS"),
     STR(stats_json, .name = "stats-json", .metavar = "FILE", .group = GRP_OUTPUT,
@@ -285,6 +286,7 @@ static pthread_once_t built = PTHREAD_ONCE_INIT;
 
 static const struct bridge_cfg defaults = {
     .method = TX_METHOD_MMSG,
+    .buffer_kib = BRIDGE_BUFFER_KIB_DEFAULT,
     .edit = {EDIT_CFG_DEFAULTS, EDIT_CFG_DEFAULTS, EDIT_CFG_DEFAULTS},
 };
 
