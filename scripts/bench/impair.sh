@@ -199,9 +199,8 @@ one() {
 	local recv lost qd kd
 	recv=$(jget "$rx" received || echo 0)
 	lost=$(jget "$rx" lost || echo "?")
-	qd=$(jget "$js" packets_impair_queue_dropped || echo 0)
-	# The bridge's: its first direction's (the generator's traffic goes one way).
-	[ -n "$qd" ] || qd=$(jget "$js" dropped_limit || echo 0)
+	# The bridge's is its first direction's dropped_limit (the generator's traffic goes one way).
+	qd=$(jget "$js" packets_impair_queue_dropped || jget "$js" dropped_limit || echo 0)
 	# The live source's kernel drops (its "live" object; none in replay mode).
 	kd=$(grep -o '"kernel_dropped":[0-9]*' "$js" 2>/dev/null | cut -d: -f2 | head -n1 || true)
 	printf '%-7s %-5s %-6s %-4s limit %-6s sent %-8s recv %-8s loss %-9s queue-drop %-6s kernel-drop %-6s ' \
