@@ -181,6 +181,15 @@ void sched_init(struct sched *s, const struct sched_cfg *cfg, struct clock *clk)
  */
 int sched_calibrate(struct sched *s);
 
+/*
+ * sched_wake_margin() - the hybrid waiter's margin on @clk, measured as
+ * sched_calibrate() measures it (about 60 ms): how long before a deadline
+ * a sleep must end so that the spin catches the deadline, in *@margin_ns,
+ * and the shortest sleep worth taking, in *@sleep_min_ns.  For a loop that
+ * waits on its own (the bridge's ppoll()).  0 or -EINTR.
+ */
+int sched_wake_margin(struct clock *clk, uint64_t *margin_ns, uint64_t *sleep_min_ns);
+
 /* sched_start() - the first packet of the run is due now; returns now, ns. */
 uint64_t sched_start(struct sched *s);
 

@@ -29,13 +29,14 @@
 #include <sys/prctl.h>
 
 #include "replay/bridge.h"
+#include "replay/clock.h"
 #include "replay/compiler.h"
 #include "replay/dqueue.h"
 #include "replay/port.h"
 #include "replay/log.h"
+#include "replay/sched.h"
 #include "replay/slots.h"
 #include "replay/tx.h"
-#include "../sched/wait.h"
 
 #define BRIDGE_READ_BATCH 256u /* frames taken from a ring at once */
 #define BRIDGE_LATE_NS                                                                             \
@@ -636,14 +637,8 @@ static int open_side(struct bridge *b, const struct bridge_cfg *cfg, enum bridge
  */
 static void calibrate(struct bridge *b)
 {
-	struct waiter_cfg wc = {.timer = SCHED_TIMER_HYBRID};
-	struct waiter w;
-
 	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	waiter_init(&w, &wc, clock_monotonic());
-	(void)waiter_calibrate(&w);
-	b->margin_ns = w.margin_ns;
-	b->sleep_min_ns = w.sleep_min_ns;
+	(void)sched_wake_margin(clock_monotonic(), &b->margin_ns, &b->sleep_min_ns);
 }
 
 int bridge_open(struct bridge **bp, const struct bridge_cfg *cfg, const char *if1, const char *if2,

@@ -188,6 +188,19 @@ void sched_init(struct sched *s, const struct sched_cfg *cfg, struct clock *clk)
 		s->mode = SCHED_MODE_TOPSPEED;
 }
 
+int sched_wake_margin(struct clock *clk, uint64_t *margin_ns, uint64_t *sleep_min_ns)
+{
+	struct waiter_cfg wc = {.timer = SCHED_TIMER_HYBRID};
+	struct waiter w;
+	int rc;
+
+	waiter_init(&w, &wc, clk);
+	rc = waiter_calibrate(&w);
+	*margin_ns = w.margin_ns;
+	*sleep_min_ns = w.sleep_min_ns;
+	return rc;
+}
+
 int sched_calibrate(struct sched *s)
 {
 	return waiter_calibrate(&s->waiter);
