@@ -361,6 +361,8 @@ static inline __attribute__((always_inline)) enum step burst_views(struct replay
 {
 	struct source_file *f = &r->src.files[r->src.f];
 	uint64_t bytes = 0, end = r->plan.duration_ns ? r->st.start_ns + r->plan.duration_ns : UINT64_MAX;
+	uint64_t prev = r->src.prev_ts;
+	const bool sides = r->route.sides1, shard = r->th.n > 1;
 	enum step step = STEP_NEXT;
 	unsigned i, k = 0;
 
@@ -368,13 +370,18 @@ static inline __attribute__((always_inline)) enum step burst_views(struct replay
 		struct pkt *p = &v[i];
 
 		bytes += p->caplen;
-		note_ts(r, t, p);
+		/* note_ts(), its last timestamp kept in a register. */
+		if (unlikely(p->ts_ns > prev + TS_JUMP_NS || p->ts_ns < prev)) {
+			r->src.prev_ts = prev;
+			source_ts_step(r, t, p);
+		}
+		prev = p->ts_ns;
 		/* As source_next(): routed first, every packet, in every thread. */
-		if (unlikely(r->route.sides1) && !route(r, p)) {
+		if (unlikely(sides) && !route(r, p)) {
 			burst_drop(r, l, t, p, true);
 			continue;
 		}
-		if (unlikely(r->th.n > 1) && !in_shard(r, p))
+		if (unlikely(shard) && !in_shard(r, p))
 			continue;
 		if (unlikely(p->linktype != LINKTYPE_ETHERNET)) {
 			burst_drop(r, l, t, p, false);
@@ -393,6 +400,7 @@ static inline __attribute__((always_inline)) enum step burst_views(struct replay
 			v[k] = *p;
 		k++;
 	}
+	r->src.prev_ts = prev;
 	if (unlikely(i < n)) {
 		/* The packet the run ends at was read; those after it go back. */
 		r->src.ahead_i -= n - i - 1;
