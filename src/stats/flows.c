@@ -144,6 +144,23 @@ static inline __attribute__((always_inline)) int flow_key(const uint8_t *d, uint
 	uint32_t o;
 	uint8_t proto;
 
+	/*
+	 * The common frame first: untagged IPv4 without options carrying UDP,
+	 * or TCP with its 20 bytes, captured -- the key the walk below finds,
+	 * without it.
+	 */
+	if (likely(len >= ETH_HDR_BYTES + 20 + 8) && get_be16(d + 12) == 0x0800 && d[14] == 0x45 &&
+	    (d[23] == 17 || (d[23] == 6 && len >= ETH_HDR_BYTES + 20 + 20))) {
+		uint32_t pw;
+
+		k->w[0] = addr4_word(d + 26);
+		k->w[1] = 0;
+		k->w[2] = addr4_word(d + 30);
+		k->w[3] = 0;
+		memcpy(&pw, d + 34, 4);
+		k->w[4] = (uint64_t)d[23] << 32 | pw;
+		return KEY_IP4;
+	}
 	if (len <= 18)
 		return FLOW_INVALID;
 	pkt_layers(d, len, &l);
