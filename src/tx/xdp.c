@@ -266,13 +266,22 @@ static inline bool in_place(const struct xdp_state *s, const struct pkt *v)
 static void reap(struct xdp_state *s)
 {
 	uint32_t idx, n = xsk_ring_cons__peek(&s->comp, COMP_DESCS, &idx);
+	uint64_t *const freel = s->free;
+	unsigned nfree = s->nfree;
 
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t a = *xsk_ring_cons__comp_addr(&s->comp, idx + i);
+	/* With nothing sent in place every frame back is a staging frame: no test. */
+	if (s->ip_lo == s->ip_hi) {
+		for (uint32_t i = 0; i < n; i++)
+			freel[nfree++] = *xsk_ring_cons__comp_addr(&s->comp, idx + i);
+	} else {
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t a = *xsk_ring_cons__comp_addr(&s->comp, idx + i);
 
-		if (is_stage(s, a))
-			s->free[s->nfree++] = a;
+			if (is_stage(s, a))
+				freel[nfree++] = a;
+		}
 	}
+	s->nfree = nfree;
 	if (n) {
 		xsk_ring_cons__release(&s->comp, n);
 		s->completed += n;
@@ -313,6 +322,12 @@ static int xdp_send(struct tx *tx, const struct pkt *v, unsigned n)
 	uint32_t idx = 0;
 	int rc = -EAGAIN;
 
+	/* Locals: a store into a frame or descriptor could be one into *s, as far as the compiler knows. */
+	const bool inplace = s->ip_lo != s->ip_hi;
+	uint64_t *const freel = s->free;
+	uint8_t *const ubase = s->ubase;
+	unsigned nfree = s->nfree;
+
 	/* The run's TX ring slots reserved at once; full only of descriptors given up on a dead interface. */
 	k = MIN(k, xsk_prod_nb_free(&s->tx, k));
 	if (!k || xsk_ring_prod__reserve(&s->tx, k, &idx) != k)
@@ -331,20 +346,23 @@ static int xdp_send(struct tx *tx, const struct pkt *v, unsigned n)
 			if (rc < 0)
 				break;
 		}
-		if (in_place(s, p)) {
+		if (unlikely(inplace) && in_place(s, p)) {
 			addr = (uint64_t)((uintptr_t)p->data - (uintptr_t)s->ubase);
 			/* Copy mode: the kernel copies it at the kick; fetched now, through our 2 MiB pages. */
 			for (uint32_t o = 0; !s->zerocopy && o < len; o += 64)
 				__builtin_prefetch(p->data + o);
 		} else {
-			if (unlikely(!s->nfree))
+			if (unlikely(!nfree)) {
+				s->nfree = nfree;
 				reap(s);
-			if (unlikely(!s->nfree)) {
+				nfree = s->nfree;
+			}
+			if (unlikely(!nfree)) {
 				rc = -EAGAIN; /* every frame is with the kernel */
 				break;
 			}
-			addr = s->free[--s->nfree];
-			stage_copy(s->ubase + addr, p->data, len);
+			addr = freel[--nfree];
+			stage_copy(ubase + addr, p->data, len);
 		}
 		d = xsk_ring_prod__tx_desc(&s->tx, idx + i);
 		d->addr = addr;
@@ -353,6 +371,7 @@ static int xdp_send(struct tx *tx, const struct pkt *v, unsigned n)
 	}
 	/* The slots reserved and not filled go back (not published: only our cached index moved). */
 	s->tx.cached_prod -= k - i;
+	s->nfree = nfree;
 	s->sn += i;
 	return i ? (int)i : rc;
 }
