@@ -413,23 +413,36 @@ static inline __attribute__((always_inline)) enum step burst_views(struct replay
 	return step;
 }
 
+/* The most packets a burst reads one at a time before it stages them: the default batch. */
+#define BURST_MAX TX_BATCH_DEFAULT
+/* ...and their bytes: below what the reader promises its views outlive, whatever the frames. */
+#define BURST_BYTES (TRACE_VIEW_KEEP_BYTES - TRACE_RECORD_MAX_BYTES)
+
 /*
  * burst() - the source's next packets, as many as the lane's FIFO has room
- * for, without passing --limit: each read run of views (source_views(),
- * in place in the read-ahead) counted and routed (burst_views()), its flow
+ * for, without passing --limit, in runs of views (source_views(), in place
+ * in the read-ahead), each counted and routed (burst_views()), its flow
  * statistics counted in one call and staged together (stage_burst()):
- * what lane_send() does for each packet, done once for them.  Views are
- * staged before the next are read, so a file's end (which may end a pass)
- * comes after its packets are staged.  A signal and --limit are looked at
- * after each run of views, as lane_send() ends the run.  Returns the
- * send's step; *@src is the source's (STEP_NEXT: read on), *@mark the run
- * clock of the last packet (0: none).
+ * what lane_send() does for each packet, done once for them.  A run is
+ * staged before the next is read, so a file's end (which may end a pass)
+ * comes after its packets are staged.  A file read a record at a time
+ * (not a plain mapped pcap) gives a run of one: the rest of the burst is
+ * then read through source_next(), each packet copied out, up to
+ * BURST_MAX (their views under BURST_BYTES), the file's end held until
+ * they are staged (STEP_EDGE).  A signal and --limit are looked at after
+ * each run, as lane_send() ends the run.  Returns the send's step; *@src
+ * is the source's (STEP_NEXT: read on), *@mark the run clock of the last
+ * packet (0: none).
  */
 static enum step burst(struct replay *r, enum step *src, uint64_t *mark)
 {
 	struct lane *l = &r->out.lane[0];
+	const struct trace *acc_t = NULL;
+	struct pkt acc[BURST_MAX];
 	enum step step = STEP_NEXT;
-	unsigned room;
+	unsigned room, na = 0;
+	uint64_t abytes = 0;
+	bool ends = false;
 
 	*src = STEP_NEXT;
 	*mark = 0;
@@ -444,24 +457,55 @@ static enum step burst(struct replay *r, enum step *src, uint64_t *mark)
 		/* --limit: no more than it leaves (each packet read counts, but a filtered one). */
 		if (unlikely(r->plan.limit))
 			max = (unsigned)MIN((uint64_t)max, r->plan.limit - (LANES_SUM(r, read) - LANES_SUM(r, filtered)));
-		*src = source_views(r, &v, &n, &t, max);
+		*src = source_views(r, &v, &n, &t, max, false);
 		if (unlikely(*src != STEP_NEXT))
 			break;
 		*src = burst_views(r, l, t, v, n, &k);
+		room -= k;
+		if (unlikely(n == 1 && k == 1 && r->src.ahead_i == r->src.ahead_n && *src == STEP_NEXT)) {
+			/* Read a record at a time: the rest of the burst so too, each copied out as it comes. */
+			acc[na++] = v[0];
+			acc_t = t;
+			abytes = v[0].caplen;
+			ends = *r->stop || limit_reached(r);
+			while (likely(!ends) && room && na < BURST_MAX && abytes < BURST_BYTES) {
+				const struct trace *tq;
+				struct lane *lq;
+				uint64_t deadline;
+
+				r->src.hold_end = true;
+				*src = source_next_in(r, &acc[na], &tq, &lq, &deadline, true);
+				if (unlikely(*src != STEP_NEXT))
+					break;
+				abytes += acc[na++].caplen;
+				room--;
+				ends = *r->stop || limit_reached(r);
+			}
+			r->src.hold_end = false;
+			if (*src == STEP_EDGE)
+				*src = STEP_NEXT;
+			break;
+		}
 		if (k) {
 			*mark = v[k - 1].sched_ns;
 			/* The flow statistics in one call, in order, before they are staged (as source_next()). */
 			if (r->flows)
 				flow_classify_pkts(r->flows, v, k, &r->st.flows);
 			step = stage_burst(r, l, t, v, k);
-			room -= k;
 		}
-		if (unlikely(*r->stop || limit_reached(r))) {
-			if (step == STEP_NEXT)
-				step = flush_all(r);
-			return step == STEP_NEXT ? STEP_STOP : step;
-		}
-	} while (likely(step == STEP_NEXT && *src == STEP_NEXT) && room);
+		ends = *r->stop || limit_reached(r);
+	} while (likely(!ends && step == STEP_NEXT && *src == STEP_NEXT) && room);
+	if (na) {
+		*mark = acc[na - 1].sched_ns;
+		if (r->flows)
+			flow_classify_pkts(r->flows, acc, na, &r->st.flows);
+		step = stage_burst(r, l, acc_t, acc, na);
+	}
+	/* A signal may also have come during the kick of a full batch. */
+	if (step == STEP_NEXT && (ends || *r->stop)) {
+		step = flush_all(r);
+		return step == STEP_NEXT ? STEP_STOP : step;
+	}
 	/* SIGUSR1: what is staged goes now, then nothing until the next one (suspend.c). */
 	if (step == STEP_NEXT && unlikely(run_suspended(r))) {
 		step = flush_all(r);

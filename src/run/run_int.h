@@ -50,6 +50,7 @@ enum step {
 	STEP_AGAIN, /* the source's input has no whole record yet: wait for it (source_fd()) */
 	STEP_STOP,  /* a signal (*stop), or, without one, the source is done: its end, --limit, --duration */
 	STEP_ERROR, /* the run cannot go on (a read error, the interface gone); logged */
+	STEP_EDGE,  /* a burst's (loop.c): a file ended while packets read from it wait to be staged */
 };
 
 /* What became of a packet read: each ends in exactly one, counted by account(). */
@@ -157,6 +158,7 @@ struct source {
 	const struct trace *waiting; /* STEP_AGAIN: the input whose next record has not all arrived */
 	uint64_t prev_ts;            /* the last record's timestamp, for the jump warning */
 	bool jump_warned, back_warned; /* one warning of each a run */
+	bool hold_end;               /* a burst holds views into the file: its end waits (STEP_EDGE) */
 	bool batch;                  /* read traces[f] in batches (the burst path): ahead holds the rest */
 	unsigned ahead_i, ahead_n;   /* ahead[ahead_i, ahead_n): read from traces[f], not yet taken */
 	struct pkt ahead[SOURCE_AHEAD];

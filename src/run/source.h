@@ -11,7 +11,8 @@
  * schedule starts a segment.  STEP_AGAIN when an input (a pipe) has no
  * whole record yet: nothing was consumed, source_fd() is what to wait on.
  * STEP_STOP at the end of the last pass (or a signal during a read),
- * STEP_ERROR on a read error (logged).  With src.batch (the burst path,
+ * STEP_ERROR on a read error (logged); STEP_EDGE, with src.hold_end, at
+ * a file's end, not taken yet (loop.c's burst).  With src.batch (the burst path,
  * source_views()) a file is read ahead up to SOURCE_AHEAD records at a
  * time (trace_next_batch()), handed out in place; source_unread() puts
  * back what was not taken.  Callers: src/run/loop.c.
@@ -94,6 +95,12 @@ static inline __attribute__((always_inline)) enum step source_read(struct replay
 			note_ts(r, t, p);
 			return STEP_NEXT;
 		}
+		/*
+		 * A burst's views into this file are not staged yet: its end (which
+		 * lets the file go, and may end a pass) is found again after them.
+		 */
+		if (unlikely(s->hold_end) && rc == 0)
+			return STEP_EDGE;
 		step = source_file_end(r, t, rc);
 		if (step != STEP_NEXT)
 			return step;
@@ -104,12 +111,14 @@ static inline __attribute__((always_inline)) enum step source_read(struct replay
  * source_views() - the burst path's read (src.batch, one file at a time):
  * the next views of the file being read, in place in its read-ahead, at
  * most @max of them: *@vp, *@np (at least 1) and their file *@tp, taken
- * (src.ahead_i is past them; put one back by lowering it).  They stay
- * valid until the next call.  The other steps as source_read()'s; the
- * caller counts the records per file.
+ * (src.ahead_i is past them; put one back by lowering it).  The views
+ * live as trace_next()'s, their struct pkt until the next call.  With
+ * @hold (views taken before still wait to be staged) a file's end is
+ * STEP_EDGE, not taken.  The other steps as source_read()'s; the caller
+ * counts the records per file.
  */
 static inline __attribute__((always_inline)) enum step
-source_views(struct replay *r, struct pkt **vp, unsigned *np, struct trace **tp, unsigned max)
+source_views(struct replay *r, struct pkt **vp, unsigned *np, struct trace **tp, unsigned max, bool hold)
 {
 	struct source *s = &r->src;
 
@@ -140,6 +149,9 @@ source_views(struct replay *r, struct pkt **vp, unsigned *np, struct trace **tp,
 			continue;
 		}
 		s->ahead_i = s->ahead_n = 0;
+		/* Views taken from this file wait to be staged: its end is found again after them. */
+		if (hold && rc == 0)
+			return STEP_EDGE;
 		step = source_file_end(r, t, rc);
 		if (step != STEP_NEXT)
 			return step;
