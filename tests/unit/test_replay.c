@@ -740,6 +740,26 @@ static void test_topspeed_burst_edges(void **state)
 	check_invariant(json);
 	assert_int_equal(jget(json, "packets_read"), 8);
 	assert_int_equal(jget(json, "packets_sent"), 8);
+	/*
+	 * A pcapng (read a record at a time: gathered one by one) with a
+	 * packet that fails among them, then the pcap (in runs): every pass
+	 * whole, and --limit counts the failed one, across the files.
+	 */
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8 }, "-t", "--loop", "2", ng_path,
+			       NULL),
+			 1);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_read"), 2 * (3 + NPKT));
+	assert_int_equal(jget(json, "packets_sent"), 2 * (2 + NPKT));
+	assert_int_equal(jget(json, "packets_failed"), 2);
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8 }, "-t", "--loop", "2", "-L", "6",
+			       ng_path, NULL),
+			 1);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_read"), 6);
+	assert_int_equal(jget(json, "packets_sent"), 5);
+	assert_int_equal(jget(json, "packets_failed"), 1);
+	assert_int_equal(jget(json, "bytes_sent"), 2 * 34 + 60 + 61 + 62);
 }
 
 /*
