@@ -363,6 +363,11 @@ static inline __attribute__((always_inline)) enum step burst_views(struct replay
 	uint64_t bytes = 0, end = r->plan.duration_ns ? r->st.start_ns + r->plan.duration_ns : UINT64_MAX;
 	uint64_t prev = r->src.prev_ts;
 	const bool sides = r->route.sides1, shard = r->th.n > 1;
+	/* The burst path runs at top speed (burst_fits()): the top-speed stamp, kept here over the run. */
+	const unsigned every = r->sched.top_every;
+	unsigned left = r->sched.top_left;
+	uint64_t now = r->sched.top_now_ns;
+	bool fresh = true;
 	enum step step = STEP_NEXT;
 	unsigned i, k = 0;
 
@@ -387,19 +392,33 @@ static inline __attribute__((always_inline)) enum step burst_views(struct replay
 			burst_drop(r, l, t, p, false);
 			continue;
 		}
-		(void)sched_deadline(&r->sched, p);
-		if (unlikely(p->sched_ns > SCHED_NS_MAX)) {
-			step = beyond_clock(t, p);
-			break;
+		/* sched_deadline() at top speed, its stamp and count in registers. */
+		if (likely(left)) {
+			left--;
+		} else {
+			now = sched_now(&r->sched);
+			left = every > 1 ? every - 1 : 0;
+			fresh = true;
 		}
-		if (unlikely(p->sched_ns >= end)) {
-			step = STEP_STOP;
-			break;
+		p->sched_ns = now;
+		/* A stamp is checked once: the first of the run, and each new reading. */
+		if (unlikely(fresh)) {
+			fresh = false;
+			if (unlikely(now > SCHED_NS_MAX)) {
+				step = beyond_clock(t, p);
+				break;
+			}
+			if (unlikely(now >= end)) {
+				step = STEP_STOP;
+				break;
+			}
 		}
 		if (unlikely(k != i))
 			v[k] = *p;
 		k++;
 	}
+	r->sched.top_left = left;
+	r->sched.top_now_ns = now;
 	r->src.prev_ts = prev;
 	if (unlikely(i < n)) {
 		/* The packet the run ends at was read; those after it go back. */
