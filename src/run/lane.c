@@ -248,19 +248,23 @@ enum step stage_burst(struct replay *r, struct lane *l, const struct trace *t, c
 
 		if (likely(rc > 0)) {
 			/* The FIFO's entries for the @rc taken (deadline and id stay 0: untimed, no send log). */
-			unsigned k = (unsigned)rc, j = l->qhead + l->qn;
+			unsigned k = (unsigned)rc, j = l->qhead + l->qn, left = k;
 
 			if (j >= l->qcap)
 				j -= l->qcap;
-			for (unsigned e = 0; e < k; e++, i++) {
+			/* In at most two runs: up to the ring's end, then from its start. */
+			while (left) {
+				unsigned run = MIN(left, l->qcap - j);
 				struct staged *q = &l->q[j];
 
-				q->t = t;
-				q->recno = v[i].recno;
-				q->off = v[i].off;
-				q->caplen = v[i].caplen;
-				if (unlikely(++j == l->qcap))
-					j = 0;
+				for (unsigned e = 0; e < run; e++, q++, i++) {
+					q->t = t;
+					q->recno = v[i].recno;
+					q->off = v[i].off;
+					q->caplen = v[i].caplen;
+				}
+				left -= run;
+				j = 0;
 			}
 			l->qn += k;
 			continue;

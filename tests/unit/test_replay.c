@@ -664,6 +664,35 @@ static void test_topspeed_batches(void **state)
 	assert_true(m.sends < 10 * NPKT / 2);
 }
 
+/*
+ * At top speed, a method full at the 3rd packet kicks the two staged: the
+ * FIFO's head moves off its start, and the next run's entries wrap round
+ * its end.  Then a kick takes 3 of the 8 and fails the next (the 6th, the
+ * second pass's 60 bytes): every packet is still counted once, with its
+ * own bytes.
+ */
+static void test_topspeed_fifo_wraps(void **state)
+{
+	char json[2048];
+
+	(void)state;
+	will_return(mock_send, 1);
+	will_return(mock_send, 1);
+	will_return(mock_send, -ENOBUFS);
+	will_return_always(mock_send, 1);
+	will_return(mock_flush, ALL);
+	will_return(mock_flush, 3);
+	will_return(mock_flush, -EMSGSIZE);
+	will_return_always(mock_flush, ALL);
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8 }, "-t", "--loop", "4", NULL), 1);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_read"), 4 * NPKT);
+	assert_int_equal(jget(json, "packets_sent"), 4 * NPKT - 1);
+	assert_int_equal(jget(json, "packets_failed"), 1);
+	assert_int_equal(jget(json, "bytes_sent"), 4 * (60 + 61 + 62 + 63 + 64) - 60);
+	assert_int_equal(m.flushes, 5);
+}
+
 /* At top speed too, --limit and a signal end the run where they did a packet at a time. */
 static void test_topspeed_burst_ends(void **state)
 {
@@ -1492,6 +1521,7 @@ int main(void)
 		cmocka_unit_test(test_bad_prep_sends_nothing),
 		cmocka_unit_test(test_topspeed_batches),
 		cmocka_unit_test(test_topspeed_burst_ends),
+		cmocka_unit_test(test_topspeed_fifo_wraps),
 		cmocka_unit_test(test_topspeed_burst_edges),
 		cmocka_unit_test(test_passes_span_batches),
 		cmocka_unit_test(test_partial_flush_keeps_order),
