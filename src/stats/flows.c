@@ -142,8 +142,10 @@ static inline __attribute__((always_inline)) bool key_fast(const uint8_t *d, uin
 {
 	uint32_t pw;
 
-	if (!(likely(len >= ETH_HDR_BYTES + 20 + 8) && get_be16(d + 12) == 0x0800 && d[14] == 0x45 &&
-	      (d[23] == 17 || (d[23] == 6 && len >= ETH_HDR_BYTES + 20 + 20))))
+	if (unlikely(len < ETH_HDR_BYTES + 20 + 8))
+		return false;
+	/* The EtherType (IPv4) and the version and header length (4, 5 words) in one compare. */
+	if (get_be32(d + 12) >> 8 != 0x080045 || !(d[23] == 17 || (d[23] == 6 && len >= ETH_HDR_BYTES + 20 + 20)))
 		return false;
 	k->w[0] = addr4_word(d + 26);
 	k->w[1] = 0;
