@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <linux/if_xdp.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,6 +315,11 @@ static void mtu_check(struct tx *tx, struct xdp_state *s)
 		tx->mtu = mtu; /* only ever lowered, as netdev_send_err() does */
 }
 
+_Static_assert(offsetof(struct xdp_desc, options) == offsetof(struct xdp_desc, len) + 4 &&
+		       sizeof(((struct xdp_desc *)0)->len) == 4 && sizeof(((struct xdp_desc *)0)->options) == 4 &&
+		       __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "xdp_send() stores a descriptor's len and options as one little-endian word");
+
 static int xdp_send(struct tx *tx, const struct pkt *v, unsigned n)
 {
 	struct xdp_state *s = tx->priv;
@@ -336,7 +342,7 @@ static int xdp_send(struct tx *tx, const struct pkt *v, unsigned n)
 		const struct pkt *p = &v[i];
 		uint32_t len = p->caplen;
 		struct xdp_desc *d;
-		uint64_t addr;
+		uint64_t addr, lo;
 
 		if (unlikely(len < ETH_HDR_BYTES || len > max)) {
 			rc = netdev_frame_check(tx, p);
@@ -366,8 +372,9 @@ static int xdp_send(struct tx *tx, const struct pkt *v, unsigned n)
 		}
 		d = xsk_ring_prod__tx_desc(&s->tx, idx + i);
 		d->addr = addr;
-		d->len = len;
-		d->options = 0;
+		/* The length and no options: one store. */
+		lo = len;
+		memcpy(&d->len, &lo, sizeof(lo));
 	}
 	/* The slots reserved and not filled go back (not published: only our cached index moved). */
 	s->tx.cached_prod -= k - i;
