@@ -190,6 +190,8 @@ batch_loop(struct trace *t, const struct pcap_state *s, struct pkt *v, unsigned 
 	/* A record starts below both the source's next step (ra_next) and where its header would not fit. */
 	const uint8_t *const stop = base + MIN(MIN(t->ra_next, t->size), t->size >= hdr ? t->size - hdr + 1 : 0);
 	const uint8_t *h = base + t->pos;
+	/* A record's header and data end by end: its data by data_end, a header back. */
+	const uint8_t *const data_end = end - (t->size >= hdr ? hdr : 0);
 	/* Past either, pcap_next() warns or fails. */
 	const uint32_t snap = MIN(s->snaplen ? s->snaplen : UINT32_MAX, TRACE_RECORD_MAX_BYTES);
 	const uint64_t frac_ns = s->frac_ns, base_off = t->base_off;
@@ -203,7 +205,7 @@ batch_loop(struct trace *t, const struct pcap_state *s, struct pkt *v, unsigned 
 		uint32_t wirelen = trace_rd32(h + 12, swapped);
 		uint64_t tail;
 
-		if (caplen > MIN(snap, wirelen) || frac >= frac_max || caplen > (size_t)(end - h) - hdr)
+		if (caplen > MIN(snap, wirelen) || frac >= frac_max || caplen > (size_t)(data_end - h))
 			break;
 		p->data = h + hdr;
 		p->caplen = caplen;
