@@ -91,6 +91,15 @@ enum flow_kind flow_classify(struct flow_table *ft, const uint8_t *data, uint32_
 void flow_classify_pkts(struct flow_table *ft, const struct pkt *v, unsigned n, struct flow_counts *c);
 
 /*
+ * flow_key_paths_agree() - whether the fixed-offset key of the common frame
+ * (untagged IPv4 without options, UDP or TCP) is, for the Ethernet frame
+ * @data of @caplen bytes, the key and kind the full header walk gives; true
+ * when the frame is not such a frame.  For the fuzz target: the two must
+ * never differ.
+ */
+bool flow_key_paths_agree(const uint8_t *data, uint32_t caplen);
+
+/*
  * flow_counts_add() - another table's counts @c added into @into (--threads:
  * a flow lives in one thread, so the sums are the whole run's).
  */

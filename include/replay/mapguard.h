@@ -30,7 +30,7 @@ struct mapguard {
 	const void *base;            /* the watched mapping */
 	size_t bytes;                /* its length */
 	volatile sig_atomic_t fault; /* a read of it faulted (the handler sets it; so may its owner) */
-	size_t off;                  /* the first fault's page, bytes from base */
+	size_t off;                  /* the lowest faulting page (the zeros start there), bytes from base */
 	int *io_err;                 /* not NULL: the handler also sets *io_err to -EIO */
 	struct mapguard *next;       /* the handler's list */
 };

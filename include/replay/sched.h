@@ -168,7 +168,7 @@ struct sched {
 	enum wait_cause stall_cause;   /* the cause of the current run of late packets */
 	/* TOPSPEED: p->sched_ns is one clock reading shared by this many packets (sched_top_clock_every()) */
 	unsigned top_every;            /* packets per clock reading; 0 or 1 = a reading per packet */
-	unsigned top_left;             /* packets still to stamp with top_now_ns */
+	unsigned top_left;             /* packets still to stamp with top_now_ns (the burst path steps it too) */
 	uint64_t top_now_ns;           /* the last reading, ns */
 };
 

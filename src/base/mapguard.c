@@ -36,7 +36,8 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 		if (mmap((void *)pg, hi - pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
 			 0) == MAP_FAILED)
 			break;
-		if (!g->fault)
+		/* Reads may fault out of order: the zeros start at the lowest. */
+		if (!g->fault || pg - lo < g->off)
 			g->off = pg - lo;
 		g->fault = 1;
 		if (g->io_err)

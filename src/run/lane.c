@@ -72,11 +72,21 @@ static void settle_sent(struct replay *r, struct lane *l, unsigned k)
 	if (likely(!r->plan.timed && !r->out.slog && !sr->set)) {
 		/* Top speed, nothing measured per packet: account()'s FATE_SENT for @k at once. */
 		uint64_t bytes = 0;
+		unsigned h = l->qhead;
 
-		for (unsigned i = 0; i < k; i++) {
-			bytes += l->q[l->qhead].caplen;
-			unstage(l);
+		/* Their bytes, in at most two runs of the FIFO (before and after its wrap). */
+		for (unsigned left = k; left;) {
+			unsigned run = MIN(left, l->qcap - h);
+
+			for (unsigned i = 0; i < run; i++)
+				bytes += l->q[h + i].caplen;
+			h += run;
+			if (h == l->qcap)
+				h = 0;
+			left -= run;
 		}
+		l->qhead = h;
+		l->qn -= k;
 		count_sent(l, k, bytes);
 		return;
 	}
@@ -227,8 +237,8 @@ enum step stage_refused(struct replay *r, struct lane *l, const struct trace *t,
 	}
 }
 
-enum step stage_burst(struct replay *r, struct lane *l, const struct trace *const *tv,
-		      const struct pkt *v, unsigned n)
+enum step stage_burst(struct replay *r, struct lane *l, const struct trace *t, const struct pkt *v,
+		      unsigned n)
 {
 	enum step step = STEP_NEXT;
 	unsigned i = 0;
@@ -237,24 +247,35 @@ enum step stage_burst(struct replay *r, struct lane *l, const struct trace *cons
 		int rc = tx_send(l->tx, v + i, n - i);
 
 		if (likely(rc > 0)) {
-			/* The FIFO's entries for the @rc taken, written in place. */
-			for (unsigned k = i + (unsigned)rc; i < k; i++) {
-				unsigned j = l->qhead + l->qn;
+			/* The FIFO's entries for the @rc taken (deadline and id stay 0: untimed, no send log). */
+			unsigned k = (unsigned)rc, j = l->qhead + l->qn, left = k;
 
-				l->q[j < l->qcap ? j : j - l->qcap] =
-					(struct staged){ .t = tv[i], .recno = v[i].recno, .off = v[i].off,
-							 .caplen = v[i].caplen };
-				l->qn++;
+			if (j >= l->qcap)
+				j -= l->qcap;
+			/* In at most two runs: up to the ring's end, then from its start. */
+			while (left) {
+				unsigned run = MIN(left, l->qcap - j);
+				struct staged *q = &l->q[j];
+
+				for (unsigned e = 0; e < run; e++, q++, i++) {
+					q->t = t;
+					q->recno = v[i].recno;
+					q->off = v[i].off;
+					q->caplen = v[i].caplen;
+				}
+				left -= run;
+				j = 0;
 			}
+			l->qn += k;
 			continue;
 		}
-		step = stage_refused(r, l, tv[i], &v[i], 0, rc);
+		step = stage_refused(r, l, t, &v[i], 0, rc);
 		i++;
 		if (step != STEP_NEXT)
 			break;
 	}
 	if (i < n) {
-		struct staged e = { .t = tv[i], .recno = v[i].recno, .off = v[i].off };
+		struct staged e = { .t = t, .recno = v[i].recno, .off = v[i].off };
 
 		log_failure(r, FATE_FAILED, &e, n - i,
 			    n - i > 1 ? "the run stopped before them" : "not sent: the run stopped before it");

@@ -188,13 +188,13 @@ static inline enum step stage_whole(struct replay *r, struct lane *l, const stru
 
 /*
  * stage_burst() - top speed, one lane, nothing per packet but the counts
- * (loop.c's burst): the @n packets @v, read from traces @tv and counted
+ * (loop.c's burst): the @n packets @v, read from trace @t and counted
  * read, staged in lane @l, whose FIFO has room for them all, with one
  * tx_send() for as many as the method takes at once; one it refuses goes
  * through stage_refused(), as stage_whole()'s.  A full batch is kicked.
  * When the run ends among them, those not staged fail, in one line.
  */
-enum step stage_burst(struct replay *r, struct lane *l, const struct trace *const *tv,
+enum step stage_burst(struct replay *r, struct lane *l, const struct trace *t,
 		      const struct pkt *v, unsigned n);
 
 /*

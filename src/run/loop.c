@@ -319,11 +319,6 @@ static bool wait_input(struct replay *r, int fd, uint64_t until_ns)
 	return timed_out;
 }
 
-/* The most packets a burst reads before it stages them: the default batch (a 4 KiB array of views). */
-#define BURST_MAX TX_BATCH_DEFAULT
-/* ...and the bytes: below what the reader promises its views outlive, whatever the frames. */
-#define BURST_BYTES (TRACE_VIEW_KEEP_BYTES - TRACE_RECORD_MAX_BYTES)
-
 /*
  * Does the run take the burst path (run_burst())?  At top speed, with one
  * lane and nothing done per packet but reading, routing and counting: no
@@ -338,50 +333,193 @@ static bool burst_fits(const struct replay *r)
 	       r->src.width == 1;
 }
 
+/* A packet of a burst that is not sent: @p of @t failed (its reason said) or was filtered. */
+static __attribute__((noinline)) void burst_drop(struct replay *r, struct lane *l, const struct trace *t,
+						 const struct pkt *p, bool filtered)
+{
+	l->st.read++;
+	if (filtered)
+		account(r, l, FATE_FILTERED, NULL, NULL);
+	else
+		account(r, l, FATE_FAILED, NULL, trace_strerror(t));
+	(void)p;
+}
+
+/*
+ * burst_views() - what source_next() does for each packet, for the @n
+ * views at @v (read from @t, in place in the source's read-ahead): counted
+ * read (the file's records, the lane's read), routed, given their deadline.
+ * Those that go no further -- another thread's, filtered, failed -- are
+ * accounted and left out: the rest are packed to the front of @v, their
+ * count in *@kept.  STEP_NEXT, or the run ends at one (its deadline past
+ * the clock's range or --duration's end): what follows it goes back to
+ * the read-ahead, unread.
+ */
+static inline __attribute__((always_inline)) enum step burst_views(struct replay *r, struct lane *l,
+								   const struct trace *t, struct pkt *v,
+								   unsigned n, unsigned *kept)
+{
+	struct source_file *f = &r->src.files[r->src.f];
+	uint64_t bytes = 0, end = r->plan.duration_ns ? r->st.start_ns + r->plan.duration_ns : UINT64_MAX;
+	uint64_t prev = r->src.prev_ts;
+	const bool sides = r->route.sides1, shard = r->th.n > 1;
+	/* The burst path runs at top speed (burst_fits()): the top-speed stamp, kept here over the run. */
+	const unsigned every = r->sched.top_every;
+	unsigned left = r->sched.top_left;
+	uint64_t now = r->sched.top_now_ns;
+	bool fresh = true;
+	enum step step = STEP_NEXT;
+	unsigned i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		struct pkt *p = &v[i];
+
+		bytes += p->caplen;
+		/* note_ts(), its last timestamp kept in a register. */
+		if (unlikely(p->ts_ns > prev + TS_JUMP_NS || p->ts_ns < prev)) {
+			r->src.prev_ts = prev;
+			source_ts_step(r, t, p);
+		}
+		prev = p->ts_ns;
+		/* As source_next(): routed first, every packet, in every thread. */
+		if (unlikely(sides) && !route(r, p)) {
+			burst_drop(r, l, t, p, true);
+			continue;
+		}
+		if (unlikely(shard) && !in_shard(r, p))
+			continue;
+		if (unlikely(p->linktype != LINKTYPE_ETHERNET)) {
+			burst_drop(r, l, t, p, false);
+			continue;
+		}
+		/* sched_deadline() at top speed, its stamp and count in registers. */
+		if (likely(left)) {
+			left--;
+		} else {
+			now = sched_now(&r->sched);
+			left = every > 1 ? every - 1 : 0;
+			fresh = true;
+		}
+		p->sched_ns = now;
+		/* A stamp is checked once: the first of the run, and each new reading. */
+		if (unlikely(fresh)) {
+			fresh = false;
+			if (unlikely(now > SCHED_NS_MAX)) {
+				step = beyond_clock(t, p);
+				break;
+			}
+			if (unlikely(now >= end)) {
+				step = STEP_STOP;
+				break;
+			}
+		}
+		if (unlikely(k != i))
+			v[k] = *p;
+		k++;
+	}
+	r->sched.top_left = left;
+	r->sched.top_now_ns = now;
+	r->src.prev_ts = prev;
+	if (unlikely(i < n)) {
+		/* The packet the run ends at was read; those after it go back. */
+		r->src.ahead_i -= n - i - 1;
+		n = i + 1;
+	}
+	f->records += n;
+	f->bytes += bytes;
+	l->st.read += k;
+	*kept = k;
+	return step;
+}
+
+/* The most packets a burst reads one at a time before it stages them: the default batch. */
+#define BURST_MAX TX_BATCH_DEFAULT
+/* ...and their bytes: below what the reader promises its views outlive, whatever the frames. */
+#define BURST_BYTES (TRACE_VIEW_KEEP_BYTES - TRACE_RECORD_MAX_BYTES)
+
 /*
  * burst() - the source's next packets, as many as the lane's FIFO has room
- * for (at most BURST_MAX, their views under BURST_BYTES), each read,
- * routed and counted by source_next(), then staged together
- * (stage_burst()): what lane_send() does for each packet, done once for
- * them.  A burst ends at a file's end (a pass's packets are staged before
- * the pass ends and its file is let go), when the input has no whole
- * record, and where lane_send() ends the run: a signal, --limit.  Returns
- * the send's step; *@src is the source's (STEP_NEXT: read on), *@mark the
- * run clock of the last packet (0: none).
+ * for, without passing --limit, in runs of views (source_views(), in place
+ * in the read-ahead), each counted and routed (burst_views()), its flow
+ * statistics counted in one call and staged together (stage_burst()):
+ * what lane_send() does for each packet, done once for them.  A run is
+ * staged before the next is read, so a file's end (which may end a pass)
+ * comes after its packets are staged.  A file read a record at a time
+ * (not a plain mapped pcap) gives a run of one: the rest of the burst is
+ * then read through source_next(), each packet copied out, up to
+ * BURST_MAX (their views under BURST_BYTES), the file's end held until
+ * they are staged (STEP_EDGE).  A signal and --limit are looked at after
+ * each run, as lane_send() ends the run.  Returns the send's step; *@src
+ * is the source's (STEP_NEXT: read on), *@mark the run clock of the last
+ * packet (0: none).
  */
 static enum step burst(struct replay *r, enum step *src, uint64_t *mark)
 {
-	struct lane *l = &r->out.lane[0], *lp;
-	const struct trace *tv[BURST_MAX];
-	struct pkt v[BURST_MAX];
-	uint64_t deadline, bytes = 0;
-	unsigned n = 0, room;
+	struct lane *l = &r->out.lane[0];
+	const struct trace *acc_t = NULL;
+	struct pkt acc[BURST_MAX];
+	enum step step = STEP_NEXT;
+	unsigned room, na = 0;
+	uint64_t abytes = 0;
 	bool ends = false;
-	enum step step;
 
 	*src = STEP_NEXT;
 	*mark = 0;
 	if (unlikely(l->qn >= l->qcap) && (step = flush_lane(r, l)) != STEP_NEXT)
 		return step;
-	room = MIN(l->qcap - l->qn, BURST_MAX);
+	room = l->qcap - l->qn;
 	do {
-		/* Views into the file are held from the first: its end waits for them to be staged. */
-		r->src.hold_end = n > 0;
-		*src = source_next_in(r, &v[n], &tv[n], &lp, &deadline, true);
+		struct trace *t;
+		struct pkt *v;
+		unsigned n, k, max = room;
+
+		/* --limit: no more than it leaves (each packet read counts, but a filtered one). */
+		if (unlikely(r->plan.limit))
+			max = (unsigned)MIN((uint64_t)max, r->plan.limit - (LANES_SUM(r, read) - LANES_SUM(r, filtered)));
+		*src = source_views(r, &v, &n, &t, max, false);
 		if (unlikely(*src != STEP_NEXT))
 			break;
-		bytes += v[n++].caplen;
+		*src = burst_views(r, l, t, v, n, &k);
+		room -= k;
+		if (unlikely(n == 1 && k == 1 && r->src.ahead_i == r->src.ahead_n && *src == STEP_NEXT)) {
+			/* Read a record at a time: the rest of the burst so too, each copied out as it comes. */
+			acc[na++] = v[0];
+			acc_t = t;
+			abytes = v[0].caplen;
+			ends = *r->stop || limit_reached(r);
+			while (likely(!ends) && room && na < BURST_MAX && abytes < BURST_BYTES) {
+				const struct trace *tq;
+				struct lane *lq;
+				uint64_t deadline;
+
+				r->src.hold_end = true;
+				*src = source_next_in(r, &acc[na], &tq, &lq, &deadline, true);
+				if (unlikely(*src != STEP_NEXT))
+					break;
+				abytes += acc[na++].caplen;
+				room--;
+				ends = *r->stop || limit_reached(r);
+			}
+			r->src.hold_end = false;
+			if (*src == STEP_EDGE)
+				*src = STEP_NEXT;
+			break;
+		}
+		if (k) {
+			*mark = v[k - 1].sched_ns;
+			/* The flow statistics in one call, in order, before they are staged (as source_next()). */
+			if (r->flows)
+				flow_classify_pkts(r->flows, v, k, &r->st.flows);
+			step = stage_burst(r, l, t, v, k);
+		}
 		ends = *r->stop || limit_reached(r);
-	} while (likely(!ends) && n < room && bytes < BURST_BYTES);
-	r->src.hold_end = false;
-	if (*src == STEP_EDGE)
-		*src = STEP_NEXT;
-	if (n)
-		*mark = v[n - 1].sched_ns;
-	/* The burst's flow statistics in one call, in order, before it is staged (as source_next()). */
-	if (r->flows && n)
-		flow_classify_pkts(r->flows, v, n, &r->st.flows);
-	step = stage_burst(r, l, tv, v, n);
+	} while (likely(!ends && step == STEP_NEXT && *src == STEP_NEXT) && room);
+	if (na) {
+		*mark = acc[na - 1].sched_ns;
+		if (r->flows)
+			flow_classify_pkts(r->flows, acc, na, &r->st.flows);
+		step = stage_burst(r, l, acc_t, acc, na);
+	}
 	/* A signal may also have come during the kick of a full batch. */
 	if (step == STEP_NEXT && (ends || *r->stop)) {
 		step = flush_all(r);

@@ -12,10 +12,10 @@
  * whole record yet: nothing was consumed, source_fd() is what to wait on.
  * STEP_STOP at the end of the last pass (or a signal during a read),
  * STEP_ERROR on a read error (logged); STEP_EDGE, with src.hold_end, at
- * a file's end, not taken yet (loop.c's burst).  With src.batch (the
- * burst path) a file is read ahead up to SOURCE_AHEAD records at a time
- * (trace_next_batch()), taken one by one; source_unread() puts back what
- * was not taken.  Callers: src/run/loop.c.
+ * a file's end, not taken yet (loop.c's burst).  With src.batch (the burst path,
+ * source_views()) a file is read ahead up to SOURCE_AHEAD records at a
+ * time (trace_next_batch()), handed out in place; source_unread() puts
+ * back what was not taken.  Callers: src/run/loop.c.
  */
 #ifndef REPLAY_RUN_SOURCE_H
 #define REPLAY_RUN_SOURCE_H
@@ -87,21 +87,7 @@ static inline __attribute__((always_inline)) enum step source_read(struct replay
 				return step;
 		}
 		t = s->traces[s->f];
-		if (likely(s->ahead_i < s->ahead_n)) {
-			*p = s->ahead[s->ahead_i++];
-			rc = 1;
-		} else if (s->batch) {
-			rc = trace_next_batch(t, s->ahead, SOURCE_AHEAD);
-			if (rc > 1) {
-				s->ahead_n = (unsigned)rc;
-				s->ahead_i = 1;
-				rc = 1;
-			}
-			if (rc == 1)
-				*p = s->ahead[0];
-		} else {
-			rc = trace_next(t, p);
-		}
+		rc = trace_next(t, p);
 		if (likely(rc == 1)) {
 			*tp = t;
 			s->files[s->f].records++;
@@ -114,6 +100,57 @@ static inline __attribute__((always_inline)) enum step source_read(struct replay
 		 * lets the file go, and may end a pass) is found again after them.
 		 */
 		if (unlikely(s->hold_end) && rc == 0)
+			return STEP_EDGE;
+		step = source_file_end(r, t, rc);
+		if (step != STEP_NEXT)
+			return step;
+	}
+}
+
+/*
+ * source_views() - the burst path's read (src.batch, one file at a time):
+ * the next views of the file being read, in place in its read-ahead, at
+ * most @max of them: *@vp, *@np (at least 1) and their file *@tp, taken
+ * (src.ahead_i is past them; put one back by lowering it).  The views
+ * live as trace_next()'s, their struct pkt until the next call.  With
+ * @hold (views taken before still wait to be staged) a file's end is
+ * STEP_EDGE, not taken.  The other steps as source_read()'s; the caller
+ * counts the records per file.
+ */
+static inline __attribute__((always_inline)) enum step
+source_views(struct replay *r, struct pkt **vp, unsigned *np, struct trace **tp, unsigned max, bool hold)
+{
+	struct source *s = &r->src;
+
+	for (;;) {
+		struct trace *t;
+		enum step step;
+		int rc;
+
+		if (unlikely(!s->in_file)) {
+			step = source_segment(r);
+			if (step != STEP_NEXT)
+				return step;
+		}
+		t = s->traces[s->f];
+		if (likely(s->ahead_i < s->ahead_n)) {
+			unsigned k = MIN(max, s->ahead_n - s->ahead_i);
+
+			*vp = &s->ahead[s->ahead_i];
+			*np = k;
+			*tp = t;
+			s->ahead_i += k;
+			return STEP_NEXT;
+		}
+		rc = trace_next_batch(t, s->ahead, SOURCE_AHEAD);
+		if (likely(rc > 0)) {
+			s->ahead_i = 0;
+			s->ahead_n = (unsigned)rc;
+			continue;
+		}
+		s->ahead_i = s->ahead_n = 0;
+		/* Views taken from this file wait to be staged: its end is found again after them. */
+		if (hold && rc == 0)
 			return STEP_EDGE;
 		step = source_file_end(r, t, rc);
 		if (step != STEP_NEXT)

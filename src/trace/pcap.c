@@ -10,6 +10,7 @@
  * bytes (ifindex, protocol, pkt_type), which we skip.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,14 +178,20 @@ static int pcap_next(struct trace *t, struct pkt *p)
  * trace_pcap_batch()'s loop, for one byte order (@swapped a constant: each
  * field one load, no test).  Everything it reads of @t and @s is a local
  * first: a store into @v could be a store into either, as far as the
- * compiler knows, and would reload them every record.
+ * compiler knows, and would reload them every record.  Each record's last
+ * byte is touched in the loop, the fault mark looked at once after it
+ * (batch_cut()).
  */
 static inline __attribute__((always_inline)) unsigned
 batch_loop(struct trace *t, const struct pcap_state *s, struct pkt *v, unsigned max, bool swapped)
 {
 	const uint8_t *const base = t->base, *const end = base + t->size;
-	const uint8_t *const stop = base + MIN(t->ra_next, t->size), *h = base + t->pos;
 	const uint32_t hdr = s->rec_hdr, frac_max = s->frac_max;
+	/* A record starts below both the source's next step (ra_next) and where its header would not fit. */
+	const uint8_t *const stop = base + MIN(MIN(t->ra_next, t->size), t->size >= hdr ? t->size - hdr + 1 : 0);
+	const uint8_t *h = base + t->pos;
+	/* A record's header and data end by end: its data by data_end, a header back. */
+	const uint8_t *const data_end = end - (t->size >= hdr ? hdr : 0);
 	/* Past either, pcap_next() warns or fails. */
 	const uint32_t snap = MIN(s->snaplen ? s->snaplen : UINT32_MAX, TRACE_RECORD_MAX_BYTES);
 	const uint64_t frac_ns = s->frac_ns, base_off = t->base_off;
@@ -193,28 +200,24 @@ batch_loop(struct trace *t, const struct pcap_state *s, struct pkt *v, unsigned 
 	size_t pf = t->pf_next;
 	struct pkt *p = v, *const last = v + max;
 
-	for (; p < last && h < stop && (size_t)(end - h) >= hdr; p++) {
+	for (; p < last && h < stop; p++) {
 		uint32_t frac = trace_rd32(h + 4, swapped), caplen = trace_rd32(h + 8, swapped);
 		uint32_t wirelen = trace_rd32(h + 12, swapped);
+		uint64_t tail;
 
-		if (caplen > MIN(snap, wirelen) || frac >= frac_max || caplen > (size_t)(end - h) - hdr)
+		if (caplen > MIN(snap, wirelen) || frac >= frac_max || caplen > (size_t)(data_end - h))
 			break;
 		p->data = h + hdr;
 		p->caplen = caplen;
 		p->wirelen = wirelen;
 		p->ts_ns = (uint64_t)trace_rd32(h, swapped) * NSEC_PER_SEC + frac * frac_ns;
 		p->sched_ns = 0;
-		p->ifidx = 0;
-		p->linktype = linktype;
-		p->flags = caplen < wirelen ? PKT_F_TRUNCATED : 0;
+		/* ifidx 0, the link type and the flags: one store. */
+		tail = (uint64_t)linktype << 32 | (uint64_t)(caplen < wirelen ? PKT_F_TRUNCATED : 0) << 48;
+		memcpy(&p->ifidx, &tail, sizeof(tail));
 		p->recno = ++recno;
 		p->off = base_off + (uint64_t)(h - base);
 		(void)*(const volatile uint8_t *)(p->data + caplen - 1);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (unlikely(t->io_err)) {
-			recno--;
-			break;
-		}
 		h += hdr + (size_t)caplen;
 		/* The lines ahead, as trace_next() asks for them after each record. */
 		pf = trace_prefetch(base, (size_t)(end - base), (size_t)(h - base), pf);
@@ -223,6 +226,30 @@ batch_loop(struct trace *t, const struct pcap_state *s, struct pkt *v, unsigned 
 	t->pf_next = pf;
 	t->recno = recno;
 	return (unsigned)(p - v);
+}
+
+/*
+ * The @n records trace_pcap_batch() read into @v, less those a fault
+ * touched: a read of the mapping faulted (t->io_err) while they were read,
+ * and the zeros start at the guard's page.  The records wholly below it are
+ * the file's bytes and stay read; the cursor goes back to the first other,
+ * left unread as trace_next() leaves a record whose read faulted.  The count
+ * kept.
+ */
+static __attribute__((noinline, cold)) unsigned batch_cut(struct trace *t, const struct pkt *v, unsigned n)
+{
+	const uint8_t *zeros = t->base; /* not the mapping's fault: none kept */
+	unsigned k = 0;
+
+	if (t->bus.fault && t->bus.base == t->base)
+		zeros = (const uint8_t *)t->bus.base + t->bus.off;
+	while (k < n && v[k].data + v[k].caplen <= zeros)
+		k++;
+	if (k < n) {
+		t->pos = (size_t)(v[k].off - t->base_off);
+		t->recno = v[k].recno - 1;
+	}
+	return k;
 }
 
 /*
@@ -241,7 +268,13 @@ unsigned trace_pcap_batch(struct trace *t, struct pkt *v, unsigned max)
 
 	if (s->fcs_bytes || (s->linktype != LINKTYPE_ETHERNET && !t->cfg.keep_linktype))
 		return 0;
-	return s->swapped ? batch_loop(t, s, v, max, true) : batch_loop(t, s, v, max, false);
+	unsigned n = s->swapped ? batch_loop(t, s, v, max, true) : batch_loop(t, s, v, max, false);
+
+	/* The fault handler's mark, read after the loop's touches. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (unlikely(t->io_err))
+		n = batch_cut(t, v, n);
+	return n;
 }
 
 static void pcap_close(struct trace *t)

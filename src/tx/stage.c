@@ -55,15 +55,31 @@ void stage_free(struct stage *s)
 
 int stage_frames(struct tx *tx, struct stage *s, const struct pkt *v, unsigned n)
 {
-	for (unsigned i = 0; i < n; i++) {
-		int rc = netdev_frame_check(tx, &v[i]);
+	const uint32_t max = tx->mtu + ETH_HDR_BYTES;
+	unsigned k = MIN(n, s->slots - s->n), slot, i;
+	uint8_t *o;
+	int rc = -EAGAIN;
 
-		if (rc == 0)
-			rc = stage_push(s, v[i].data, v[i].caplen);
-		if (rc < 0)
-			return i ? (int)i : rc;
+	/* The run's slots in a row from the first free one, wrapped once: no index per frame. */
+	slot = stage_slot(s, s->n);
+	o = s->buf + (size_t)slot * s->slot_bytes;
+	for (i = 0; i < k; i++) {
+		uint32_t len = v[i].caplen;
+
+		/* netdev_frame_check(), its common case hoisted. */
+		if (unlikely(len < ETH_HDR_BYTES || len > max) && (rc = netdev_frame_check_slow(tx, &v[i])) < 0)
+			break;
+		stage_copy(o, v[i].data, len);
+		s->len[slot] = len;
+		if (unlikely(++slot == s->slots)) {
+			slot = 0;
+			o = s->buf;
+		} else {
+			o += s->slot_bytes;
+		}
 	}
-	return (int)n;
+	s->n += i;
+	return i ? (int)i : rc;
 }
 
 /* One frame behind its vnet header into the next slot (the stage has room). */

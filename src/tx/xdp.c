@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <linux/if_xdp.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,13 +267,22 @@ static inline bool in_place(const struct xdp_state *s, const struct pkt *v)
 static void reap(struct xdp_state *s)
 {
 	uint32_t idx, n = xsk_ring_cons__peek(&s->comp, COMP_DESCS, &idx);
+	uint64_t *const freel = s->free;
+	unsigned nfree = s->nfree;
 
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t a = *xsk_ring_cons__comp_addr(&s->comp, idx + i);
+	/* With nothing sent in place every frame back is a staging frame: no test. */
+	if (s->ip_lo == s->ip_hi) {
+		for (uint32_t i = 0; i < n; i++)
+			freel[nfree++] = *xsk_ring_cons__comp_addr(&s->comp, idx + i);
+	} else {
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t a = *xsk_ring_cons__comp_addr(&s->comp, idx + i);
 
-		if (is_stage(s, a))
-			s->free[s->nfree++] = a;
+			if (is_stage(s, a))
+				freel[nfree++] = a;
+		}
 	}
+	s->nfree = nfree;
 	if (n) {
 		xsk_ring_cons__release(&s->comp, n);
 		s->completed += n;
@@ -305,49 +315,72 @@ static void mtu_check(struct tx *tx, struct xdp_state *s)
 		tx->mtu = mtu; /* only ever lowered, as netdev_send_err() does */
 }
 
+_Static_assert(offsetof(struct xdp_desc, options) == offsetof(struct xdp_desc, len) + 4 &&
+		       sizeof(((struct xdp_desc *)0)->len) == 4 && sizeof(((struct xdp_desc *)0)->options) == 4 &&
+		       __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "xdp_send() stores a descriptor's len and options as one little-endian word");
+
 static int xdp_send(struct tx *tx, const struct pkt *v, unsigned n)
 {
 	struct xdp_state *s = tx->priv;
-	unsigned i;
+	const uint32_t max = MIN(tx->mtu + ETH_HDR_BYTES, (uint32_t)FRAME_BYTES);
+	unsigned k = MIN(n, s->scap - s->sn), i;
+	uint32_t idx = 0;
+	int rc = -EAGAIN;
 
-	for (i = 0; i < n; i++) {
-		int rc = netdev_frame_check(tx, &v[i]);
+	/* Locals: a store into a frame or descriptor could be one into *s, as far as the compiler knows. */
+	const bool inplace = s->ip_lo != s->ip_hi;
+	uint64_t *const freel = s->free;
+	uint8_t *const ubase = s->ubase;
+	unsigned nfree = s->nfree;
+
+	/* The run's TX ring slots reserved at once; full only of descriptors given up on a dead interface. */
+	k = MIN(k, xsk_prod_nb_free(&s->tx, k));
+	if (!k || xsk_ring_prod__reserve(&s->tx, k, &idx) != k)
+		return -EAGAIN;
+	for (i = 0; i < k; i++) {
+		const struct pkt *p = &v[i];
+		uint32_t len = p->caplen;
 		struct xdp_desc *d;
-		uint64_t addr;
-		uint32_t idx = 0;
-		bool inplace;
+		uint64_t addr, lo;
 
-		if (rc == 0 && v[i].caplen > FRAME_BYTES)
-			rc = tx_err(tx, -EMSGSIZE, "frame of %u bytes does not fit an AF_XDP frame (%u bytes)",
-				    v[i].caplen, FRAME_BYTES);
-		if (rc == 0 && s->sn == s->scap)
-			rc = -EAGAIN;
-		inplace = rc == 0 && in_place(s, &v[i]);
-		if (rc == 0 && !inplace && !s->nfree)
-			reap(s);
-		if (rc == 0 && !inplace && !s->nfree)
-			rc = -EAGAIN; /* every frame is with the kernel */
-		/* Full only of descriptors given up on a dead interface (TX_DESCS > TX_BATCH_MAX). */
-		if (rc == 0 && xsk_ring_prod__reserve(&s->tx, 1, &idx) != 1)
-			rc = -EAGAIN;
-		if (rc < 0)
-			return i ? (int)i : rc;
-		if (inplace) {
-			addr = (uint64_t)((uintptr_t)v[i].data - (uintptr_t)s->ubase);
-			/* Copy mode: the kernel copies it at the kick; fetched now, through our 2 MiB pages. */
-			for (uint32_t o = 0; !s->zerocopy && o < v[i].caplen; o += 64)
-				__builtin_prefetch(v[i].data + o);
-		} else {
-			addr = s->free[--s->nfree];
-			memcpy(s->ubase + addr, v[i].data, v[i].caplen);
+		if (unlikely(len < ETH_HDR_BYTES || len > max)) {
+			rc = netdev_frame_check(tx, p);
+			if (rc == 0 && len > FRAME_BYTES)
+				rc = tx_err(tx, -EMSGSIZE, "frame of %u bytes does not fit an AF_XDP frame (%u bytes)",
+					    len, FRAME_BYTES);
+			if (rc < 0)
+				break;
 		}
-		d = xsk_ring_prod__tx_desc(&s->tx, idx);
+		if (unlikely(inplace) && in_place(s, p)) {
+			addr = (uint64_t)((uintptr_t)p->data - (uintptr_t)s->ubase);
+			/* Copy mode: the kernel copies it at the kick; fetched now, through our 2 MiB pages. */
+			for (uint32_t o = 0; !s->zerocopy && o < len; o += 64)
+				__builtin_prefetch(p->data + o);
+		} else {
+			if (unlikely(!nfree)) {
+				s->nfree = nfree;
+				reap(s);
+				nfree = s->nfree;
+			}
+			if (unlikely(!nfree)) {
+				rc = -EAGAIN; /* every frame is with the kernel */
+				break;
+			}
+			addr = freel[--nfree];
+			stage_copy(ubase + addr, p->data, len);
+		}
+		d = xsk_ring_prod__tx_desc(&s->tx, idx + i);
 		d->addr = addr;
-		d->len = v[i].caplen;
-		d->options = 0;
-		s->sn++;
+		/* The length and no options: one store. */
+		lo = len;
+		memcpy(&d->len, &lo, sizeof(lo));
 	}
-	return (int)n;
+	/* The slots reserved and not filled go back (not published: only our cached index moved). */
+	s->tx.cached_prod -= k - i;
+	s->nfree = nfree;
+	s->sn += i;
+	return i ? (int)i : rc;
 }
 
 /* Publish the staged descriptors: from here on they are the kernel's. */

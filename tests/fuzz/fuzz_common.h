@@ -5,7 +5,7 @@
  * size the input picks) and check that the same packets, errors and
  * warnings come out; again from memory in batches (trace_next_batch(), a
  * batch size the input picks, some of each batch put back with
- * trace_unread()), which must give the per-packet reader's packets, errors
+ * trace_unread()), which must give the per-packet reader's packets (every field), errors
  * and warnings; then drain it once more as recorded, after a rewind.
  * Any difference aborts, which libFuzzer reports like a crash; over-reads
  * are ASan's to catch.
@@ -105,6 +105,8 @@ static inline void fuzz_drain(const uint8_t *data, size_t size, const struct tra
 			r->hash = fuzz_hash(r->hash, &p.off, sizeof(p.off));
 			r->hash = fuzz_hash(r->hash, &p.recno, sizeof(p.recno));
 			r->hash = fuzz_hash(r->hash, &p.flags, sizeof(p.flags));
+			r->hash = fuzz_hash(r->hash, &p.ifidx, sizeof(p.ifidx));
+			r->hash = fuzz_hash(r->hash, &p.sched_ns, sizeof(p.sched_ns));
 			r->hash = fuzz_hash(r->hash, p.data, p.caplen);
 		}
 		if (r->end_rc > 0 || (r->end_rc < 0 && !strstr(trace_strerror(t), "fuzz: ")))

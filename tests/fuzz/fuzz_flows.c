@@ -6,7 +6,9 @@
  * frame is copied to a buffer of exactly its length, so a read past it is
  * caught (ASan); the counts must add up to the frames given.  A second
  * table takes the same frames in bursts of up to 8 (flow_classify_pkts())
- * and must count them exactly as the first, one at a time.
+ * and must count them exactly as the first, one at a time.  Each frame's
+ * fixed-offset key (the common untagged IPv4 frame's) must be the one the
+ * full header walk finds (flow_key_paths_agree()).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -50,6 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!frame)
 			break;
 		memcpy(frame, data, len);
+		if (!flow_key_paths_agree(frame, (uint32_t)len))
+			__builtin_trap();
 		k = flow_classify(ft, frame, (uint32_t)len, secs * 1000000000ull, &c);
 		burst[nb++] = (struct pkt){ .data = frame, .caplen = (uint32_t)len,
 					    .ts_ns = secs * 1000000000ull };

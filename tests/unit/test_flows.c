@@ -171,6 +171,50 @@ static void test_sequence(void **state)
 	flow_table_free(NULL);
 }
 
+/*
+ * The common frame (untagged IPv4 without options, UDP or TCP captured) is
+ * keyed without the header walk: the same keys as the walk's, and its
+ * edges -- a TCP header one byte short, IP options -- still the walk's.
+ */
+static void test_plain_ip4_keys(void **state)
+{
+	struct flow_table *ft = flow_table_new(100, 0);
+	struct flow_counts c = { .enabled = true };
+	struct frame f, o;
+
+	(void)state;
+	assert_non_null(ft);
+	ip4(&f, eth(&f, 0x0800, 0), 6, 10, 11, 1000, 80, 20);
+	assert_int_equal(f.len, 54);
+	assert_int_equal(add(ft, &c, f, 0), FLOW_NEW);
+	/* The same TCP key behind a VLAN tag and behind 4 bytes of IP options: the walk's path. */
+	ip4(&o, eth(&o, 0x0800, 1), 6, 10, 11, 1000, 80, 20);
+	assert_int_equal(add(ft, &c, o, 0), FLOW_EXISTING);
+	memmove(f.b + 38, f.b + 34, 20);
+	f.b[14] = 0x46;
+	memcpy(f.b + 34, "\x01\x01\x01\x00", 4); /* NOP NOP NOP EOL */
+	f.len += 4;
+	assert_int_equal(add(ft, &c, f, 0), FLOW_EXISTING);
+	/* A TCP header cut short by a byte is not a flow; a UDP one of 8 bytes is. */
+	ip4(&f, eth(&f, 0x0800, 0), 6, 10, 12, 1000, 80, 20);
+	f.len = 53;
+	assert_int_equal(add(ft, &c, f, 0), FLOW_INVALID);
+	ip4(&f, eth(&f, 0x0800, 0), 17, 10, 12, 1000, 80, 8);
+	assert_int_equal(f.len, 42);
+	assert_int_equal(add(ft, &c, f, 0), FLOW_NEW);
+	f.len = 41;
+	assert_int_equal(add(ft, &c, f, 0), FLOW_INVALID);
+	/* Another protocol has no ports: the walk's key, ports 0. */
+	ip4(&f, eth(&f, 0x0800, 0), 47, 10, 12, 1000, 80, 8);
+	assert_int_equal(add(ft, &c, f, 0), FLOW_NEW);
+	f.b[34] = 9;
+	assert_int_equal(add(ft, &c, f, 0), FLOW_EXISTING);
+	assert_int_equal(c.flows, 3);
+	assert_int_equal(c.flow_packets, 6);
+	assert_int_equal(c.invalid, 2);
+	flow_table_free(ft);
+}
+
 /* --flow-expiry: whole seconds of trace time, "more than S after the last packet", as tcpreplay. */
 static void test_expiry(void **state)
 {
@@ -394,6 +438,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sequence),
+		cmocka_unit_test(test_plain_ip4_keys),
 		cmocka_unit_test(test_expiry),
 		cmocka_unit_test(test_trains),
 		cmocka_unit_test(test_pkts),

@@ -55,6 +55,7 @@ static struct {
 	uint32_t q_len[QMAX];
 	unsigned q_head;
 	unsigned stop_after; /* raise the stop flag after this many sent (0 = never) */
+	unsigned stop_in_send; /* raise it as the send() staging this many in all takes the last (0 = never) */
 	bool stop_in_wait;   /* raise the stop flag when the loop waits */
 	uint64_t wait_ns;    /* a back-pressure wait takes this long on the fake clock */
 	int pending;         /* the script's answer about the view a send() stopped at */
@@ -109,6 +110,8 @@ static int mock_send(struct tx *tx, const struct pkt *v, unsigned n)
 		m.q_sched[(m.q_head + m.staged) % QMAX] = v[i].sched_ns;
 		m.q_len[(m.q_head + m.staged) % QMAX] = v[i].caplen;
 		m.staged++;
+		if (m.stop_in_send && m.sent + m.staged == m.stop_in_send)
+			stop = 2; /* SIGINT, among the views of one send() */
 	}
 	return (int)i;
 }
@@ -277,6 +280,7 @@ static int teardown(void **state)
 struct knobs {
 	uint64_t oversleep_ns; /* the fake clock wakes this late */
 	unsigned stop_after;   /* a "signal" arrives after this many sends */
+	unsigned stop_in_send; /* ...or as this many in all are staged */
 	unsigned batch;        /* the mock's batch; 0 = 64 */
 	bool stop_in_wait;     /* a "signal" arrives while waiting out back-pressure */
 	uint64_t wait_ns;      /* each back-pressure wait takes this long */
@@ -305,6 +309,7 @@ static int run_k(char *json, size_t len, struct knobs k, ...)
 	argv[argc++] = (char *)(trace_arg ? trace_arg : trace_path);
 	memset(&m, 0, sizeof(m));
 	m.stop_after = k.stop_after;
+	m.stop_in_send = k.stop_in_send;
 	m.batch = k.batch ? k.batch : 64;
 	m.stop_in_wait = k.stop_in_wait;
 	m.wait_ns = k.wait_ns;
@@ -659,6 +664,35 @@ static void test_topspeed_batches(void **state)
 	assert_true(m.sends < 10 * NPKT / 2);
 }
 
+/*
+ * At top speed, a method full at the 3rd packet kicks the two staged: the
+ * FIFO's head moves off its start, and the next run's entries wrap round
+ * its end.  Then a kick takes 3 of the 8 and fails the next (the 6th, the
+ * second pass's 60 bytes): every packet is still counted once, with its
+ * own bytes.
+ */
+static void test_topspeed_fifo_wraps(void **state)
+{
+	char json[2048];
+
+	(void)state;
+	will_return(mock_send, 1);
+	will_return(mock_send, 1);
+	will_return(mock_send, -ENOBUFS);
+	will_return_always(mock_send, 1);
+	will_return(mock_flush, ALL);
+	will_return(mock_flush, 3);
+	will_return(mock_flush, -EMSGSIZE);
+	will_return_always(mock_flush, ALL);
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8 }, "-t", "--loop", "4", NULL), 1);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_read"), 4 * NPKT);
+	assert_int_equal(jget(json, "packets_sent"), 4 * NPKT - 1);
+	assert_int_equal(jget(json, "packets_failed"), 1);
+	assert_int_equal(jget(json, "bytes_sent"), 4 * (60 + 61 + 62 + 63 + 64) - 60);
+	assert_int_equal(m.flushes, 5);
+}
+
 /* At top speed too, --limit and a signal end the run where they did a packet at a time. */
 static void test_topspeed_burst_ends(void **state)
 {
@@ -684,6 +718,77 @@ static void test_topspeed_burst_ends(void **state)
 			 130);
 	check_invariant(json);
 	assert_int_equal(jget(json, "packets_sent"), 8);
+}
+
+/*
+ * The burst path's edges: --limit is never passed, also where it falls on
+ * a full batch or a file's end; a signal among a run of views ends the run
+ * after that run is staged and kicked, every packet read accounted.
+ */
+static void test_topspeed_burst_edges(void **state)
+{
+	char json[2048];
+
+	(void)state;
+	will_return_always(mock_send, 1);
+	will_return_always(mock_flush, ALL);
+	/* A full batch of 8 over two files of 5: one kick of exactly 8. */
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8 }, "-t", "--loop", "3", "-L",
+			       "8", NULL),
+			 0);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_read"), 8);
+	assert_int_equal(jget(json, "packets_sent"), 8);
+	assert_int_equal(m.flushes, 1);
+	assert_int_equal(m.sizes[0], 8);
+	/* A file's end. */
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8 }, "-t", "--loop", "3", "-L",
+			       "5", NULL),
+			 0);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_read"), 5);
+	assert_int_equal(jget(json, "packets_sent"), 5);
+	/* A limit past the packets there are. */
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8 }, "-t", "--loop", "3", "-L",
+			       "16", NULL),
+			 0);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_sent"), 3 * NPKT);
+	/* A signal as the 2nd of a file's 5 is staged: those 5 go, nothing after. */
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8, .stop_in_send = 2 }, "-t",
+			       "--loop", "3", NULL),
+			 130);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_read"), NPKT);
+	assert_int_equal(jget(json, "packets_sent"), NPKT);
+	assert_int_equal(m.sends, 1);
+	/* In the second run of views (a batch's room of 3 after a file of 5): that run goes, then the end. */
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8, .stop_in_send = 7 }, "-t",
+			       "--loop", "3", NULL),
+			 130);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_read"), 8);
+	assert_int_equal(jget(json, "packets_sent"), 8);
+	/*
+	 * A pcapng (read a record at a time: gathered one by one) with a
+	 * packet that fails among them, then the pcap (in runs): every pass
+	 * whole, and --limit counts the failed one, across the files.
+	 */
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8 }, "-t", "--loop", "2", ng_path,
+			       NULL),
+			 1);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_read"), 2 * (3 + NPKT));
+	assert_int_equal(jget(json, "packets_sent"), 2 * (2 + NPKT));
+	assert_int_equal(jget(json, "packets_failed"), 2);
+	assert_int_equal(run_k(json, sizeof(json), (struct knobs){ .batch = 8 }, "-t", "--loop", "2", "-L", "6",
+			       ng_path, NULL),
+			 1);
+	check_invariant(json);
+	assert_int_equal(jget(json, "packets_read"), 6);
+	assert_int_equal(jget(json, "packets_sent"), 5);
+	assert_int_equal(jget(json, "packets_failed"), 1);
+	assert_int_equal(jget(json, "bytes_sent"), 2 * 34 + 60 + 61 + 62);
 }
 
 /*
@@ -1416,6 +1521,8 @@ int main(void)
 		cmocka_unit_test(test_bad_prep_sends_nothing),
 		cmocka_unit_test(test_topspeed_batches),
 		cmocka_unit_test(test_topspeed_burst_ends),
+		cmocka_unit_test(test_topspeed_fifo_wraps),
+		cmocka_unit_test(test_topspeed_burst_edges),
 		cmocka_unit_test(test_passes_span_batches),
 		cmocka_unit_test(test_partial_flush_keeps_order),
 		cmocka_unit_test(test_failure_mid_batch),

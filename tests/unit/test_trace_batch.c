@@ -276,6 +276,68 @@ static void test_unread(void **state)
 	tb_free(&b);
 }
 
+/*
+ * A mapped trace truncated while it is read: with no read-ahead steps (so
+ * only the fault handler stops the reader), the batches hand out the
+ * records trace_next() hands out, each one the file's bytes where the file
+ * still holds it, and fail as it fails.  Cut at a page boundary and within
+ * a page, read a record at a time and in batches of 7 and 32.
+ */
+static void test_truncated_under_mapping(void **state)
+{
+	static const unsigned maxes[] = { 0, 7, 32 };
+	struct trace_cfg cfg = { .readahead = TRACE_RA_NONE };
+	char path[] = "/tmp/test_trace_batch.XXXXXX";
+	struct tracebuf b = { 0 };
+	int fd;
+
+	(void)state;
+	tb_pcap_header(&b, 0xa1b2c3d4u, 65535, LINKTYPE_ETHERNET);
+	for (unsigned i = 0; i < 4000; i++)
+		tb_pcap_record(&b, SEC0 + i, 0, 1000, 1000, NULL); /* 4 MB */
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	for (int cut = 0; cut < 2; cut++) {
+		off_t to = cut ? (off_t)b.len / 2 + 100 : (off_t)(b.len / 2) & ~(off_t)4095;
+		uint64_t n[3] = { 0 };
+
+		for (unsigned m = 0; m < 3; m++) {
+			struct pkt v[32];
+			struct trace *t;
+			int rc;
+
+			assert_int_equal(pwrite(fd, b.data, b.len, 0), (ssize_t)b.len);
+			assert_int_equal(trace_open(&t, path, &cfg), 0);
+			/* Read a quarter in first: those pages are mapped already. */
+			while (n[m] < 1000 && (rc = maxes[m] ? trace_next_batch(t, v, 1) : trace_next(t, v)) == 1)
+				n[m]++;
+			assert_int_equal(n[m], 1000);
+			assert_int_equal(ftruncate(fd, to), 0);
+			while ((rc = maxes[m] ? trace_next_batch(t, v, maxes[m]) : trace_next(t, v)) > 0) {
+				for (int i = 0; i < rc; i++) {
+					/* Beyond the new end only the rest of its page can be read (as zeros). */
+					assert_true(v[i].off + 16 + v[i].caplen <= ((uint64_t)to + 4095) / 4096 * 4096);
+					if (v[i].off + 16 + v[i].caplen <= (uint64_t)to)
+						assert_memory_equal(v[i].data, b.data + v[i].off + 16, v[i].caplen);
+					assert_int_equal(v[i].recno, n[m] + 1);
+					n[m]++;
+				}
+			}
+			assert_int_equal(rc, -EIO);
+			assert_non_null(strstr(trace_strerror(t), "shrank"));
+			assert_int_equal(maxes[m] ? trace_next_batch(t, v, maxes[m]) : trace_next(t, v), -EIO);
+			trace_close(t);
+		}
+		/* Every record wholly within the new end was read, and the same ones each way. */
+		assert_true(n[0] >= ((uint64_t)to - 24) / 1016);
+		assert_int_equal(n[1], n[0]);
+		assert_int_equal(n[2], n[0]);
+	}
+	close(fd);
+	unlink(path);
+	tb_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_other_inputs),
 		cmocka_unit_test(test_mapped_file),
 		cmocka_unit_test(test_unread),
+		cmocka_unit_test(test_truncated_under_mapping),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
