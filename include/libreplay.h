@@ -29,6 +29,15 @@ extern "C" {
 /* The library's version ("0.1.0"), the program's. */
 const char *replay_version(void);
 
+/* Where a program would have printed a line (replay_run_set_lines(), replay_rx_set_lines()). */
+enum replay_stream {
+	REPLAY_STREAM_STDOUT = 1,
+	REPLAY_STREAM_STDERR = 2,
+};
+
+/* One line as the program prints it, without its newline. */
+typedef void (*replay_line_fn)(void *user, enum replay_stream stream, const char *line);
+
 /* One replay: options, then a blocking run, then its account. */
 struct replay_run;
 
@@ -106,6 +115,20 @@ int replay_run_set_progress(struct replay_run *run, uint64_t interval_ns,
 int replay_run_set_ready(struct replay_run *run, int (*fn)(void *user), void *user);
 
 /*
+ * replay_run_set_lines() - during each replay_run_exec(), hand @fn(@user,
+ * stream, line) each line replay(1) would print of its own -- the --stats
+ * N lines (tcpreplay's form), the summary at the end -- as it is ended,
+ * with the stream it would have gone to (the summary goes to stderr when
+ * stdout carries data: --stats-json -, -w -, --send-log -), on the thread
+ * running it (with --threads, thread 0).  The status line replay(1) draws
+ * on a terminal is not a line and is not given.  Log lines go to
+ * replay_set_log()'s function, not here.  replay_run_summary() still has
+ * the summary.  @fn NULL: none (the default; the library prints nothing).
+ * -EBUSY while it runs.
+ */
+int replay_run_set_lines(struct replay_run *run, replay_line_fn fn, void *user);
+
+/*
  * replay_run_exec() - run it, on the calling thread, until it ends: every
  * packet sent, replay_run_stop(), or an error.  0 when replay(1) would have
  * exited 0 or the run was stopped; -EINVAL for bad options; -EIO when the
@@ -117,8 +140,9 @@ int replay_run_exec(struct replay_run *run);
 
 /*
  * replay_run_stop() - end the run after the packet being sent (a wait for
- * the next packet's time runs out first).  Async-signal-safe and
- * thread-safe; before replay_run_exec() it makes that send nothing.
+ * the next packet's time runs out first).  Async-signal-safe (it only
+ * stores to the handle) and thread-safe; before replay_run_exec() it makes
+ * that send nothing.  The run's interrupt: a signal handler may call it.
  */
 int replay_run_stop(struct replay_run *run);
 
@@ -178,6 +202,34 @@ int replay_rx_stop(struct replay_rx *rx);
 
 /* replay_rx_wait() - as replay_rx_stop(), for a capture that ends itself (-c, --timeout, --idle, -r). */
 int replay_rx_wait(struct replay_rx *rx);
+
+/*
+ * replay_rx_interrupt() - end the capture as signal @signo (SIGINT,
+ * SIGTERM; 0 is SIGINT) would end replay-rx(1)'s, and return at once: the
+ * capture stops within 100 ms, the analysis and the report follow, and
+ * replay_rx_wait() collects them.  During set-up (inside
+ * replay_rx_start()) it ends the capture before it begins, with no report
+ * and exit status 128 + @signo, as the program's.  Called before
+ * replay_rx_start(), it applies to the next capture.  Async-signal-safe:
+ * it only stores to the handle, so a signal handler may call it; this and
+ * replay_run_stop() are the library's only async-signal-safe calls.
+ * -EINVAL for a NULL handle or a @signo out of range.
+ */
+int replay_rx_interrupt(struct replay_rx *rx, int signo);
+
+/*
+ * replay_rx_set_lines() - during each capture, hand @fn(@user, stream,
+ * line) each line replay-rx(1) would print of its own, as it is ended,
+ * with the stream it would have gone to: the "listening on" line (stderr,
+ * once the capture is open), then the report table (stdout; stderr when
+ * stdout carries data; none with -q) and with --json - the JSON report
+ * (stdout).  On the receiver's thread, never concurrently with itself.
+ * Log lines go to replay_set_log()'s function, not here.  -w - still
+ * writes its pcap stream to the process's stdout: it is data asked for by
+ * that name, not a line.  @fn NULL: none (the default; the library prints
+ * nothing).  Set before replay_rx_start(): -EBUSY while it runs.
+ */
+int replay_rx_set_lines(struct replay_rx *rx, replay_line_fn fn, void *user);
 
 /* A receiver's counts while it captures (replay_rx_set_progress()). */
 struct replay_rx_progress {

@@ -88,6 +88,7 @@ struct replay_hooks {
 	const struct tx_ops *tx_ops; /* used instead of the method the options name */
 	struct clock *clock;         /* used instead of the monotonic (or virtual) clock */
 	FILE *summary;               /* the summary and progress lines, instead of stdout (or stderr) */
+	FILE *out, *err;             /* with summary: those lines instead into the one stdout or stderr would have been */
 	/* After the report, before the run is taken down: the account, as the summary and --stats-json had it. */
 	void (*done)(void *ctx, const struct stats *st, int status);
 	/*

@@ -45,6 +45,9 @@ struct replay_run {
 	/* replay_run_set_ready() */
 	int (*ready_fn)(void *user);
 	void *ready_user;
+	/* replay_run_set_lines() */
+	replay_line_fn lines_fn;
+	void *lines_user;
 };
 
 /* The engine's modules keep some state of the process's (the log, the live source's file name): one run at a time. */
@@ -314,9 +317,22 @@ static int exec_locked(struct replay_run *r)
 				      .progress = r->progress_fn ? run_progress : NULL,
 				      .progress_ns = r->progress_ns,
 				      .ready = r->ready_fn ? run_ready : NULL };
+	FILE *out = NULL, *err = NULL;
 	int status;
 
-	if (!summary) {
+	/* The lines to the caller's function, each also kept for replay_run_summary(). */
+	if (summary && r->lines_fn) {
+		hooks.out = out = lib_lines_open(r->lines_fn, r->lines_user, REPLAY_STREAM_STDOUT, summary);
+		hooks.err = err = lib_lines_open(r->lines_fn, r->lines_user, REPLAY_STREAM_STDERR, summary);
+	}
+	if (!summary || (r->lines_fn && (!out || !err))) {
+		if (out)
+			fclose(out);
+		if (err)
+			fclose(err);
+		if (summary)
+			fclose(summary);
+		free(sbuf);
 		snprintf(r->err, sizeof(r->err), "out of memory");
 		return -ENOMEM;
 	}
@@ -327,6 +343,10 @@ static int exec_locked(struct replay_run *r)
 	threads_auto_apply(&o);
 	status = replay_main_hooked(&o, &r->stop, &hooks);
 	lib_log_end();
+	if (out)
+		fclose(out);
+	if (err)
+		fclose(err);
 	fclose(summary);
 	r->summary = sbuf;
 	if (!r->have_stats)
@@ -394,6 +414,17 @@ int replay_run_set_ready(struct replay_run *run, int (*fn)(void *user), void *us
 		return -EBUSY;
 	run->ready_fn = fn;
 	run->ready_user = fn ? user : NULL;
+	return 0;
+}
+
+int replay_run_set_lines(struct replay_run *run, replay_line_fn fn, void *user)
+{
+	if (!run)
+		return -EINVAL;
+	if (atomic_load(&run->running))
+		return -EBUSY;
+	run->lines_fn = fn;
+	run->lines_user = fn ? user : NULL;
 	return 0;
 }
 

@@ -603,7 +603,10 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 		goto fail;
 	plan(r);
 	if (hooks->summary) {
-		r->rep.summary = hooks->summary;
+		if (hooks->out && hooks->err)
+			r->rep.summary = r->rep.summary == stderr ? hooks->err : hooks->out;
+		else
+			r->rep.summary = hooks->summary;
 		if (r->plan.progress == PROGRESS_LINE) /* the terminal test was of stdout's */
 			r->plan.progress = PROGRESS_OFF;
 	}

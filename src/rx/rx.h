@@ -115,7 +115,14 @@ struct rx_hooks {
 	FILE *report;          /* the report table goes here (even with -q), instead of stdout */
 	FILE *json;            /* the JSON report too (as --json writes it) */
 	bool keep_caps;        /* leave the process's capabilities alone */
-	/* The capture is open and about to read, instead of the "listening on" line. */
+	/*
+	 * The program's stdout and stderr for its own lines (the "listening
+	 * on" line, the report table as -q chooses, --json -'s report), or
+	 * NULL: with hooks, none of those lines (the report and json members
+	 * above still get theirs).
+	 */
+	FILE *out, *err;
+	/* The capture is open and about to read (after the "listening on" line). */
 	void (*ready)(void *ctx);
 	void *ctx;
 	/*

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -622,6 +623,172 @@ static void rx_progress(void **state)
 	replay_rx_free(rx);
 }
 
+/* What a line callback was handed: each stream's lines, newlines put back. */
+struct lines_got {
+	char out[8192], err[8192];
+	size_t nout, nerr;
+	int calls;
+	bool same_thread;
+	pthread_t thread;
+	struct replay_rx *rx;
+	int busy_rc;
+};
+
+static void on_line(void *user, enum replay_stream stream, const char *line)
+{
+	struct lines_got *g = user;
+	char *buf = stream == REPLAY_STREAM_STDOUT ? g->out : g->err;
+	size_t *n = stream == REPLAY_STREAM_STDOUT ? &g->nout : &g->nerr;
+
+	assert_true(stream == REPLAY_STREAM_STDOUT || stream == REPLAY_STREAM_STDERR);
+	assert_null(strchr(line, '\n'));
+	*n += (size_t)snprintf(buf + *n, 8192 - *n, "%s\n", line);
+	assert_true(*n < 8192);
+	if (!pthread_equal(pthread_self(), g->thread))
+		g->same_thread = false;
+	if (g->rx)
+		g->busy_rc = replay_rx_set_lines(g->rx, NULL, NULL);
+	g->calls++;
+}
+
+/* A run's --stats 0 lines and summary, on the running thread, as the summary the handle keeps. */
+static struct lines_got run_got;
+static int run_lines_rc;
+static char *run_lines_summary;
+
+static void run_lines_body(void)
+{
+	char *out = tmp_out();
+	const char *argv[] = { "replay", "--topspeed", "--loop", "2", "--stats", "0", "-w", out,
+			       trace("dns.pcap") };
+	struct replay_run *run;
+
+	run_got = (struct lines_got){ .same_thread = true, .thread = pthread_self() };
+	assert_int_equal(replay_run_new_argv(&run, 9, argv, NULL), 0);
+	assert_int_equal(replay_run_set_lines(run, on_line, &run_got), 0);
+	run_lines_rc = replay_run_exec(run);
+	run_lines_summary = strdup(replay_run_summary(run) ? replay_run_summary(run) : "");
+	/* Unset: the next run hands over nothing. */
+	assert_int_equal(replay_run_set_lines(run, NULL, &run_got), 0);
+	run_got.calls = 0;
+	assert_int_equal(replay_run_exec(run), 0);
+	assert_int_equal(run_got.calls, 0);
+	replay_run_free(run);
+	unlink(out);
+	free(out);
+}
+
+static void run_lines(void **state)
+{
+	char printed[4096];
+
+	(void)state;
+	assert_int_equal(replay_run_set_lines(NULL, on_line, NULL), -EINVAL);
+	assert_int_equal(captured(run_lines_body, printed, sizeof(printed)), 0);
+	assert_int_equal(run_lines_rc, 0);
+	assert_true(run_got.same_thread);
+	assert_int_equal(run_got.nerr, 0);
+	/* A --stats 0 line per pass, then the summary: every byte the handle's summary has. */
+	assert_non_null(strstr(run_got.out, "Actual: "));
+	assert_string_equal(run_got.out, run_lines_summary);
+	free(run_lines_summary);
+}
+
+/* The receiver's report table and --json -'s report as lines, where replay-rx prints them. */
+static struct lines_got rx_got;
+static int rx_lines_rc, rx_lines_busy;
+static char *rx_lines_report, *rx_lines_json;
+
+static void rx_lines_body(void)
+{
+	const char *argv[] = { "replay-rx", "-r", trace("dns.pcap"), "--json", "-" };
+	struct replay_rx *rx;
+
+	rx_got = (struct lines_got){ .same_thread = true };
+	assert_int_equal(replay_rx_new_argv(&rx, 5, argv, NULL), 0);
+	assert_int_equal(replay_rx_set_lines(rx, on_line, &rx_got), 0);
+	rx_got.rx = rx;
+	rx_got.busy_rc = 0;
+	rx_lines_rc = replay_rx_start(rx);
+	if (rx_lines_rc == 0) {
+		rx_lines_busy = replay_rx_set_lines(rx, NULL, NULL);
+		rx_lines_rc = replay_rx_wait(rx);
+	}
+	rx_lines_report = strdup(replay_rx_report(rx) ? replay_rx_report(rx) : "");
+	rx_lines_json = strdup(replay_rx_report_json(rx) ? replay_rx_report_json(rx) : "");
+	replay_rx_free(rx);
+}
+
+static void rx_lines(void **state)
+{
+	char printed[4096];
+	const char *quiet[] = { "replay-rx", "-q", "-r", trace("dns.pcap") };
+	struct replay_rx *rx;
+
+	(void)state;
+	assert_int_equal(replay_rx_set_lines(NULL, on_line, NULL), -EINVAL);
+	assert_int_equal(captured(rx_lines_body, printed, sizeof(printed)), 0);
+	assert_int_equal(rx_lines_rc, 0);
+	assert_int_equal(rx_lines_busy, -EBUSY);
+	assert_int_equal(rx_got.busy_rc, -EBUSY); /* also from inside a call */
+	/* stdout carries the JSON: the table goes to stderr, as replay-rx's does. */
+	assert_non_null(strstr(rx_got.out, "\"received\":8,"));
+	assert_string_equal(rx_got.out, rx_lines_json);
+	assert_true(rx_got.nerr > 0);
+	assert_string_equal(rx_got.err, rx_lines_report);
+	free(rx_lines_report);
+	free(rx_lines_json);
+	/* -q: no table, no line. */
+	rx_got = (struct lines_got){ .same_thread = true };
+	assert_int_equal(replay_rx_new_argv(&rx, 4, quiet, NULL), 0);
+	assert_int_equal(replay_rx_set_lines(rx, on_line, &rx_got), 0);
+	assert_int_equal(replay_rx_start(rx), 0);
+	assert_int_equal(replay_rx_wait(rx), 0);
+	assert_int_equal(rx_got.calls, 0);
+	assert_non_null(replay_rx_report(rx));
+	replay_rx_free(rx);
+}
+
+/* replay_rx_interrupt() from a signal handler, before the capture: it ends in set-up, 128 + the signal. */
+static struct replay_rx *sig_rx;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	replay_rx_interrupt(sig_rx, SIGTERM);
+}
+
+static void rx_interrupt(void **state)
+{
+	const char *argv[] = { "replay-rx", "-q", "-r", trace("dns.pcap") };
+	struct sigaction sa, old;
+
+	(void)state;
+	assert_int_equal(replay_rx_interrupt(NULL, SIGINT), -EINVAL);
+	assert_int_equal(replay_rx_new_argv(&sig_rx, 4, argv, NULL), 0);
+	assert_int_equal(replay_rx_interrupt(sig_rx, -1), -EINVAL);
+	assert_int_equal(replay_rx_interrupt(sig_rx, 128), -EINVAL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	assert_int_equal(raise(SIGUSR1), 0);
+	assert_int_equal(sigaction(SIGUSR1, &old, NULL), 0);
+	assert_int_equal(replay_rx_start(sig_rx), -EIO);
+	assert_int_equal(replay_rx_exit_status(sig_rx), 128 + SIGTERM);
+	assert_null(replay_rx_report(sig_rx));
+	/* It applied to that capture only. */
+	assert_int_equal(replay_rx_start(sig_rx), 0);
+	assert_int_equal(replay_rx_wait(sig_rx), 0);
+	assert_int_equal(replay_rx_exit_status(sig_rx), 0);
+	/* replay_rx_stop() with nothing running leaves no interrupt behind. */
+	assert_int_equal(replay_rx_stop(sig_rx), 0);
+	assert_int_equal(replay_rx_start(sig_rx), 0);
+	assert_int_equal(replay_rx_wait(sig_rx), 0);
+	assert_int_equal(replay_rx_exit_status(sig_rx), 0);
+	replay_rx_free(sig_rx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -636,6 +803,9 @@ int main(void)
 		cmocka_unit_test(rx_progress),
 		cmocka_unit_test(run_ready),
 		cmocka_unit_test(rx_ready),
+		cmocka_unit_test(run_lines),
+		cmocka_unit_test(rx_lines),
+		cmocka_unit_test(rx_interrupt),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
