@@ -277,7 +277,81 @@ PY
 	grep -q "2 passed" "$WORK/out" || die "not two passed: $(cat "$WORK/out")"
 }
 
+test_output() {
+	cat >"$WORK/test_output.py" <<'PY'
+import json
+import os
+import re
+import subprocess
+import threading
+from replay import Receiver, Replay
+
+TRACES = os.environ["TRACES"]
+DNS = os.path.join(TRACES, "dns.pcap")  # 8 packets
+REPLAY, REPLAY_RX = os.environ["REPLAY"], os.environ["REPLAY_RX"]
+
+def shape(lines):
+    # Times and rates differ from run to run; the text, the order and the stream may not.
+    return [(s, re.sub(r"[+-]?\d+(\.\d+)?", "N", l)) for s, l in lines]
+
+def printed(out, err):
+    return [("stdout", l) for l in out.splitlines()] + [("stderr", l) for l in err.splitlines()]
+
+def test_replay_lines_are_the_programs(veth_pair):
+    got, threads = [], set()
+    def out(stream, line):
+        got.append((stream, line))
+        threads.add(threading.get_ident())
+    with veth_pair.in_a():
+        stats = Replay(DNS, interface=veth_pair.if_a, pps=1000, loop=2, stats=0).run(output=out)
+    cli = subprocess.run(["ip", "netns", "exec", veth_pair.ns_a, REPLAY, "-i", veth_pair.if_a,
+                          "--pps", "1000", "--loop", "2", "--stats", "0", DNS],
+                         capture_output=True, text=True, check=True)
+    assert stats.packets_sent == 16 and threads == {threading.get_ident()}
+    # A --stats 0 line pair per pass, then the summary: as replay prints them, where it prints them.
+    assert shape(got) == shape(printed(cli.stdout, cli.stderr))
+    def counts(lines):
+        return [re.sub(r" in .*", "", l) for l in lines if l.startswith(("Actual:", "Packets:"))]
+    assert counts(l for _, l in got) == counts(cli.stdout.splitlines())
+    assert counts(l for _, l in got)[-1] == "Packets: read 16, sent 16, filtered 0, failed 0, retried 0"
+    # What the handle keeps is what was handed over.
+    assert "\n".join(l for _, l in got) + "\n" == stats.summary
+
+def rx_cli(pair, args):
+    p = subprocess.Popen(["ip", "netns", "exec", pair.ns_b, REPLAY_RX, "-i", pair.if_b] + args,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = p.stderr.readline()  # the "listening on" line: the capture is open
+    assert first.startswith("replay-rx: listening on "), first
+    with pair.in_a():
+        Replay(DNS, interface=pair.if_a, pps=1000).run()
+    out, err = p.communicate(timeout=30)
+    return p.returncode, printed(out, first + err)
+
+def test_receiver_lines_are_the_programs(veth_pair):
+    got = []
+    with veth_pair.in_b():
+        rx = Receiver(veth_pair.if_b, count=8, timeout=20, reference=DNS, json="-")
+        rx.start(output=lambda s, l: got.append((s, l)))
+    # The "listening on" line comes as the capture opens.
+    assert got and got[0][1].startswith("replay-rx: listening on ")
+    with veth_pair.in_a():
+        Replay(DNS, interface=veth_pair.if_a, pps=1000).run()
+    report = rx.wait()
+    status, cli = rx_cli(veth_pair, ["-c", "8", "--timeout", "20", "--reference", DNS, "--json", "-"])
+    assert report["received"] == 8 and rx.exit_status == status == 0
+    assert got[0] == cli[0]
+    # --json -: the JSON on stdout, the table on stderr, as the program's (each stream in order).
+    for stream in ("stdout", "stderr"):
+        assert shape(x for x in got if x[0] == stream) == shape(x for x in cli if x[0] == stream)
+    assert json.loads("\n".join(l for s, l in got if s == "stdout")) == report
+    assert "\n".join(l for s, l in got[1:] if s == "stderr") + "\n" == rx.table
+PY
+	(cd "$WORK" && pytest3 -p no:cacheprovider -p replay.pytest_plugin -rA "$WORK/test_output.py") \
+		>"$WORK/out" 2>&1 || die "output lines failed: $(cat "$WORK/out")"
+	grep -q "2 passed" "$WORK/out" || die "not two passed: $(cat "$WORK/out")"
+}
+
 require_root
 WORK=$(mktemp -d /tmp/replay-it.XXXXXX)
 trap teardown EXIT
-run_tests test_example test_failing_test_tears_down test_stop_and_errors test_progress test_rx_progress test_threads_progress test_ready
+run_tests test_example test_failing_test_tears_down test_stop_and_errors test_progress test_rx_progress test_threads_progress test_ready test_output
