@@ -678,6 +678,23 @@ static void run_lines_body(void)
 	free(out);
 }
 
+/* With --stats-json - stdout carries the JSON: the summary is handed over as stderr's. */
+static void run_lines_json_body(void)
+{
+	char *out = tmp_out();
+	const char *argv[] = { "replay", "--topspeed", "--stats-json", "-", "-w", out, trace("dns.pcap") };
+	struct replay_run *run;
+
+	run_got = (struct lines_got){ .same_thread = true, .thread = pthread_self() };
+	assert_int_equal(replay_run_new_argv(&run, 7, argv, NULL), 0);
+	assert_int_equal(replay_run_set_lines(run, on_line, &run_got), 0);
+	run_lines_rc = replay_run_exec(run);
+	run_lines_summary = strdup(replay_run_summary(run) ? replay_run_summary(run) : "");
+	replay_run_free(run);
+	unlink(out);
+	free(out);
+}
+
 static void run_lines(void **state)
 {
 	char printed[4096];
@@ -691,6 +708,15 @@ static void run_lines(void **state)
 	/* A --stats 0 line per pass, then the summary: every byte the handle's summary has. */
 	assert_non_null(strstr(run_got.out, "Actual: "));
 	assert_string_equal(run_got.out, run_lines_summary);
+	free(run_lines_summary);
+	/* Only the JSON reached the process's stdout, as asked for by "-". */
+	assert_true(captured(run_lines_json_body, printed, sizeof(printed)) > 0);
+	assert_int_equal(run_lines_rc, 0);
+	assert_int_equal(printed[0], '{');
+	assert_null(strstr(printed, "Actual: "));
+	assert_int_equal(run_got.nout, 0);
+	assert_non_null(strstr(run_got.err, "Actual: "));
+	assert_string_equal(run_got.err, run_lines_summary);
 	free(run_lines_summary);
 }
 
