@@ -262,10 +262,10 @@ int replay_rx_set_progress(struct replay_rx *rx, uint64_t interval_ns,
 /*
  * replay_rx_set_ready() - during each capture, call @fn(@user) once on the
  * receiver's thread when the capture is open (the socket bound, its
- * filter and ring in place; outputs open) and no frame read yet, before
- * replay_rx_start() returns.  A non-zero return ends the capture there as
- * replay_rx_stop() would (the report follows).  Not called with -r or when
- * set-up failed.  @fn NULL: none.  -EBUSY while it runs.
+ * filter and ring in place, or -r's file open; outputs open) and no frame
+ * read yet, before replay_rx_start() returns.  A non-zero return ends the
+ * capture there as replay_rx_stop() would (the report follows).  Not
+ * called when set-up failed.  @fn NULL: none.  -EBUSY while it runs.
  */
 int replay_rx_set_ready(struct replay_rx *rx, int (*fn)(void *user), void *user);
 

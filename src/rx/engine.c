@@ -371,8 +371,8 @@ static int receive(struct rx *x)
 	int rc;
 
 	if (!x->cap && !x->fan)
-		return rx_offline_run(o->read_path, &x->filter, &x->sink, x->stop, x->err,
-				      sizeof(x->err));
+		return rx_offline_run(o->read_path, &x->filter, &x->sink, x->stop, x->hooks->ready,
+				      x->hooks->ctx, x->err, sizeof(x->err));
 	sn0 = softnet_drops();
 	/* Scripts wait for this line (as for tcpdump's) before they start sending. */
 	if (!x->hooks->ready || x->hooks->err) {

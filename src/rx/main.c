@@ -147,8 +147,7 @@ int main(int argc, char **argv)
 	}
 	replay_set_log(print_log, NULL, (int)level_of(&o));
 	replay_rx_set_lines(the_rx, print_line, NULL);
-	if (o.intf)
-		replay_rx_set_ready(the_rx, drop_caps, &o);
+	replay_rx_set_ready(the_rx, drop_caps, &o);
 	/* From here a signal ends the capture, not the report (prologue() set the rest). */
 	main_thread = pthread_self();
 	memset(&sa, 0, sizeof(sa));

@@ -122,7 +122,7 @@ struct rx_hooks {
 	 * above still get theirs).
 	 */
 	FILE *out, *err;
-	/* The capture is open and about to read (after the "listening on" line). */
+	/* The capture (or -r's file) is open and about to read (after the "listening on" line). */
 	void (*ready)(void *ctx);
 	void *ctx;
 	/*
@@ -429,10 +429,12 @@ int rx_recs_merge(struct rx_recs *out, struct rx_recs *in, uint32_t n, size_t ma
 /*
  * rx_offline_run() - every frame of capture file @path that @filter passes,
  * to @sink, with the file's timestamps; VLAN tags are in the frames already.
- * 0, or -errno with @err.
+ * @ready(@ctx), if not NULL, once the file is open and before its first
+ * record is read, as a capture's.  0, or -errno with @err.
  */
 int rx_offline_run(const char *path, const struct rx_filter *filter, struct rx_sink *sink,
-		   volatile sig_atomic_t *sig, char *err, size_t errlen);
+		   volatile sig_atomic_t *sig, void (*ready)(void *ctx), void *ctx, char *err,
+		   size_t errlen);
 
 /* ---- flow.c: flows ---- */
 

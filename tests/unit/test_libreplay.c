@@ -532,7 +532,11 @@ static void run_ready(void **state)
 	free(out);
 }
 
-/* The receiver's: not with -r (no capture to open); misuse refused. */
+/*
+ * The receiver's, with -r too: once its file is open, before
+ * replay_rx_start() returns; a non-zero return ends it before the first
+ * frame, and the report follows (nothing received); misuse refused.
+ */
 static void rx_ready(void **state)
 {
 	const char *argv[] = { "replay-rx", "-q", "-r", trace("dns.pcap") };
@@ -544,9 +548,16 @@ static void rx_ready(void **state)
 	assert_int_equal(replay_rx_new_argv(&rx, 4, argv, NULL), 0);
 	assert_int_equal(replay_rx_set_ready(rx, on_ready, &c), 0);
 	assert_int_equal(replay_rx_start(rx), 0);
+	assert_int_equal(c.n, 1);
 	assert_int_equal(replay_rx_set_ready(rx, NULL, NULL), -EBUSY);
 	assert_int_equal(replay_rx_wait(rx), 0);
-	assert_int_equal(c.n, 0);
+	assert_int_equal(c.n, 1);
+	assert_non_null(strstr(replay_rx_report_json(rx), "\"received\":8,"));
+	c = (struct ready_calls){ .ret = 1 };
+	assert_int_equal(replay_rx_start(rx), 0);
+	assert_int_equal(replay_rx_wait(rx), 0);
+	assert_int_equal(c.n, 1);
+	assert_non_null(strstr(replay_rx_report_json(rx), "\"received\":0,"));
 	assert_int_equal(replay_rx_set_ready(rx, NULL, NULL), 0);
 	replay_rx_free(rx);
 }
