@@ -33,6 +33,13 @@ const char *replay_version(void);
 enum replay_stream {
 	REPLAY_STREAM_STDOUT = 1,
 	REPLAY_STREAM_STDERR = 2,
+	/*
+	 * replay(1)'s status line: each replaces the one before (a terminal
+	 * program draws it over it with \r), an empty one erases it before the
+	 * summary.  Given whenever the options allow it; a program not on a
+	 * terminal ignores it, as replay(1) draws none there.
+	 */
+	REPLAY_STREAM_STATUS = 3,
 };
 
 /* One line as the program prints it, without its newline. */
@@ -117,11 +124,13 @@ int replay_run_set_ready(struct replay_run *run, int (*fn)(void *user), void *us
 /*
  * replay_run_set_lines() - during each replay_run_exec(), hand @fn(@user,
  * stream, line) each line replay(1) would print of its own -- the --stats
- * N lines (tcpreplay's form), the summary at the end -- as it is ended,
- * with the stream it would have gone to (the summary goes to stderr when
- * stdout carries data: --stats-json -, -w -, --send-log -), on the thread
- * running it (with --threads, thread 0).  The status line replay(1) draws
- * on a terminal is not a line and is not given.  Log lines go to
+ * N lines (tcpreplay's form), the summary at the end, --oneatatime's
+ * prompt (a line of its own), --source-interface's "listening on" line --
+ * as it is ended, with the stream it would have gone to (the summary goes
+ * to stderr when stdout carries data: --stats-json -, -w -, --send-log -),
+ * and the status line as REPLAY_STREAM_STATUS's (not with -q,
+ * --no-progress, --stats, -w, -v, --threads above 1), on the thread
+ * running it (with --threads, thread 0).  Log lines go to
  * replay_set_log()'s function, not here.  replay_run_summary() still has
  * the summary.  @fn NULL: none (the default; the library prints nothing).
  * -EBUSY while it runs.
@@ -140,11 +149,34 @@ int replay_run_exec(struct replay_run *run);
 
 /*
  * replay_run_stop() - end the run after the packet being sent (a wait for
- * the next packet's time runs out first).  Async-signal-safe (it only
+ * the next packet's time runs out first; one for a live input's next
+ * packet ends within 100 ms).  Async-signal-safe (it only
  * stores to the handle) and thread-safe; before replay_run_exec() it makes
  * that send nothing.  The run's interrupt: a signal handler may call it.
  */
 int replay_run_stop(struct replay_run *run);
+
+/*
+ * replay_run_pause_toggle() - suspend the run, or resume it if suspended,
+ * as replay(1)'s SIGUSR1: what is staged is sent, then nothing until the
+ * next call (it resumes within 10 ms); the schedule then goes on later
+ * by the time suspended (the summary says how often and how long).  Async-signal-safe (one atomic
+ * add to the handle) and thread-safe.  Before replay_run_exec() the run
+ * starts suspended; each replay_run_exec() leaves the handle resumed.
+ */
+int replay_run_pause_toggle(struct replay_run *run);
+
+/*
+ * replay_run_set_caps() - @manage 1: each later replay_run_exec() does
+ * with the capabilities what replay(1) does: before opening anything,
+ * refuse a run whose options need one the calling thread lacks (naming it
+ * and the setcap(8) command; -EIO) and make those granted effective; once
+ * set-up is over, just before the ready callback, drop them all but what
+ * the end needs (replay(1)'s rule).  Capabilities are per thread: the
+ * calling thread's change, for good.  0 (the default): the library never
+ * touches them.  -EBUSY while it runs.
+ */
+int replay_run_set_caps(struct replay_run *run, int manage);
 
 /*
  * replay_run_stats() - the last run's account into *@st; @size is
@@ -211,8 +243,9 @@ int replay_rx_wait(struct replay_rx *rx);
  * replay_rx_start()) it ends the capture before it begins, with no report
  * and exit status 128 + @signo, as the program's.  Called before
  * replay_rx_start(), it applies to the next capture.  Async-signal-safe:
- * it only stores to the handle, so a signal handler may call it; this and
- * replay_run_stop() are the library's only async-signal-safe calls.
+ * it only stores to the handle, so a signal handler may call it; this,
+ * replay_run_stop() and replay_run_pause_toggle() are the library's only
+ * async-signal-safe calls.
  * -EINVAL for a NULL handle or a @signo out of range.
  */
 int replay_rx_interrupt(struct replay_rx *rx, int signo);

@@ -88,9 +88,9 @@ def _ready_cb(ready: Callable[[], Any], raised: list) -> Any:
 
 
 # int (*fn)(void *user, const struct replay_rx_progress *p): the receiver's progress callback.
-# replay_line_fn: (user, stream, line); stream 1 stdout, 2 stderr.
+# replay_line_fn: (user, stream, line); stream 1 stdout, 2 stderr, 3 replay's status line.
 _LineFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
-_STREAMS = {1: "stdout", 2: "stderr"}
+_STREAMS = {1: "stdout", 2: "stderr", 3: "status"}
 
 
 def _line_cb(output: Callable[[str, str], Any], raised: list) -> Any:
@@ -155,6 +155,7 @@ def _load() -> ctypes.CDLL:
             "replay_run_set_progress": (ctypes.c_int, [run_p, ctypes.c_uint64, ctypes.c_void_p,
                                                        ctypes.c_void_p]),
             "replay_run_stop": (ctypes.c_int, [run_p]),
+            "replay_run_pause_toggle": (ctypes.c_int, [run_p]),
             "replay_run_stats": (ctypes.c_int, [run_p, ctypes.POINTER(_CStats), ctypes.c_size_t]),
             "replay_run_stats_json": (ctypes.c_char_p, [run_p]),
             "replay_run_summary": (ctypes.c_char_p, [run_p]),
@@ -282,7 +283,9 @@ class Replay:
         With ``output``, it is called on this thread as ``output(stream,
         line)`` with each line replay(1) would print of its own (the
         ``stats`` lines, the summary), ``stream`` "stdout" or "stderr" as
-        replay(1) would have chosen, ``line`` without its newline; an
+        replay(1) would have chosen, or "status" for the status line it
+        draws on a terminal (each replaces the last; "" erases it),
+        ``line`` without its newline; an
         exception it raises is raised here once the run has ended."""
         if output is None:
             return self._run_ready(progress, interval, ready)
@@ -406,6 +409,10 @@ class Replay:
             if self._thread is not None and self._thread.is_alive():
                 self._lib.replay_run_stop(self._run)
                 self._thread.join()
+
+    def pause_toggle(self) -> None:
+        """Suspend the run, or resume it if suspended, as replay(1)'s SIGUSR1."""
+        self._lib.replay_run_pause_toggle(self._run)
 
     def stop(self, timeout: Optional[float] = None) -> Stats:
         """End the run after the packet being sent; its statistics (``stopped`` True)."""

@@ -48,6 +48,8 @@ struct replay_run {
 	/* replay_run_set_lines() */
 	replay_line_fn lines_fn;
 	void *lines_user;
+	volatile sig_atomic_t suspend; /* replay_run_pause_toggle()'s count: odd, suspended */
+	bool caps;                     /* replay_run_set_caps() */
 };
 
 /* The engine's modules keep some state of the process's (the log, the live source's file name): one run at a time. */
@@ -316,20 +318,24 @@ static int exec_locked(struct replay_run *r)
 	struct replay_hooks hooks = { .summary = summary, .done = run_done, .ctx = r,
 				      .progress = r->progress_fn ? run_progress : NULL,
 				      .progress_ns = r->progress_ns,
-				      .ready = r->ready_fn ? run_ready : NULL };
-	FILE *out = NULL, *err = NULL;
+				      .ready = r->ready_fn ? run_ready : NULL,
+				      .suspend = &r->suspend, .caps = r->caps };
+	FILE *out = NULL, *err = NULL, *status_f = NULL;
 	int status;
 
-	/* The lines to the caller's function, each also kept for replay_run_summary(). */
+	/* The lines to the caller's function, each also kept for replay_run_summary() (the status line not). */
 	if (summary && r->lines_fn) {
 		hooks.out = out = lib_lines_open(r->lines_fn, r->lines_user, REPLAY_STREAM_STDOUT, summary);
 		hooks.err = err = lib_lines_open(r->lines_fn, r->lines_user, REPLAY_STREAM_STDERR, summary);
+		hooks.status = status_f = lib_lines_open(r->lines_fn, r->lines_user, REPLAY_STREAM_STATUS, NULL);
 	}
-	if (!summary || (r->lines_fn && (!out || !err))) {
+	if (!summary || (r->lines_fn && (!out || !err || !status_f))) {
 		if (out)
 			fclose(out);
 		if (err)
 			fclose(err);
+		if (status_f)
+			fclose(status_f);
 		if (summary)
 			fclose(summary);
 		free(sbuf);
@@ -347,7 +353,10 @@ static int exec_locked(struct replay_run *r)
 		fclose(out);
 	if (err)
 		fclose(err);
+	if (status_f)
+		fclose(status_f);
 	fclose(summary);
+	__atomic_store_n(&r->suspend, 0, __ATOMIC_RELAXED); /* the next run starts resumed */
 	r->summary = sbuf;
 	if (!r->have_stats)
 		r->st = (struct replay_stats){ .exit_status = status };
@@ -425,6 +434,25 @@ int replay_run_set_lines(struct replay_run *run, replay_line_fn fn, void *user)
 		return -EBUSY;
 	run->lines_fn = fn;
 	run->lines_user = fn ? user : NULL;
+	return 0;
+}
+
+int replay_run_pause_toggle(struct replay_run *run)
+{
+	if (!run)
+		return -EINVAL;
+	/* One lock-free add: async-signal-safe, and no toggle lost to another thread's. */
+	__atomic_fetch_add(&run->suspend, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int replay_run_set_caps(struct replay_run *run, int manage)
+{
+	if (!run)
+		return -EINVAL;
+	if (atomic_load(&run->running))
+		return -EBUSY;
+	run->caps = manage != 0;
 	return 0;
 }
 

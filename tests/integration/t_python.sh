@@ -284,6 +284,7 @@ import os
 import re
 import subprocess
 import threading
+import time
 from replay import Receiver, Replay
 
 TRACES = os.environ["TRACES"]
@@ -354,10 +355,28 @@ def test_receiver_lines_are_the_programs(veth_pair):
     assert json.loads("\n".join(l for s, l in got if s == "stdout")) == report
     assert sorted(report) == sorted(cli_doc) and report["received"] == cli_doc["received"]
     assert "\n".join(l for s, l in got[1:] if s == "stderr") + "\n" == rx.table
+
+def test_status_line_and_forwarding_line(veth_pair):
+    got = []
+    with veth_pair.in_a():
+        stats = Replay(DNS, interface=veth_pair.if_a, pps=6).run(output=lambda s, l: got.append((s, l)))
+    # About 1.2 s: a status line every 0.5 s, then an empty one, before the summary; not in it.
+    status = [i for i, (s, _) in enumerate(got) if s == "status"]
+    assert stats.packets_sent == 8 and len(status) >= 2 and got[status[-1]][1] == ""
+    assert all(got[i][1] for i in status[:-1]) and status == list(range(len(status)))
+    assert "\n".join(l for s, l in got if s != "status") + "\n" == stats.summary
+    # --source-interface's line, as the program's, once it listens.
+    got = []
+    with veth_pair.in_a():
+        fwd = Replay([], source_interface="lo", interface=veth_pair.if_a)
+        fwd.start(output=lambda s, l: got.append((s, l)))
+        time.sleep(0.5)
+        fwd.stop(timeout=10)
+    assert got[0] == ("stderr", "replay: listening on lo, forwarding to " + veth_pair.if_a)
 PY
 	(cd "$WORK" && pytest3 -p no:cacheprovider -p replay.pytest_plugin -rA "$WORK/test_output.py") \
 		>"$WORK/out" 2>&1 || die "output lines failed: $(cat "$WORK/out")"
-	grep -q "2 passed" "$WORK/out" || die "not two passed: $(cat "$WORK/out")"
+	grep -q "3 passed" "$WORK/out" || die "not three passed: $(cat "$WORK/out")"
 }
 
 require_root
