@@ -157,6 +157,15 @@ int replay_run_exec(struct replay_run *run);
 int replay_run_stop(struct replay_run *run);
 
 /*
+ * replay_run_interrupt() - replay_run_stop() as signal @signo (SIGINT,
+ * SIGTERM; 0 is SIGINT) would stop replay(1): the account's exit_status
+ * is then 128 + @signo, as the program's.  Async-signal-safe and
+ * thread-safe, as replay_run_stop(); -EINVAL for a NULL handle or a
+ * @signo out of range.
+ */
+int replay_run_interrupt(struct replay_run *run, int signo);
+
+/*
  * replay_run_pause_toggle() - suspend the run, or resume it if suspended,
  * as replay(1)'s SIGUSR1: what is staged is sent, then nothing until the
  * next call (it resumes within 10 ms); the schedule then goes on later
@@ -244,8 +253,8 @@ int replay_rx_wait(struct replay_rx *rx);
  * and exit status 128 + @signo, as the program's.  Called before
  * replay_rx_start(), it applies to the next capture.  Async-signal-safe:
  * it only stores to the handle, so a signal handler may call it; this,
- * replay_run_stop() and replay_run_pause_toggle() are the library's only
- * async-signal-safe calls.
+ * replay_run_stop(), replay_run_interrupt() and replay_run_pause_toggle()
+ * are the library's only async-signal-safe calls.
  * -EINVAL for a NULL handle or a @signo out of range.
  */
 int replay_rx_interrupt(struct replay_rx *rx, int signo);

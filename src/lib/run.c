@@ -458,9 +458,14 @@ int replay_run_set_caps(struct replay_run *run, int manage)
 
 int replay_run_stop(struct replay_run *run)
 {
-	if (!run)
+	return replay_run_interrupt(run, SIGINT);
+}
+
+int replay_run_interrupt(struct replay_run *run, int signo)
+{
+	if (!run || signo < 0 || signo >= 128)
 		return -EINVAL;
-	run->stop = SIGINT;
+	run->stop = signo ? signo : SIGINT;
 	return 0;
 }
 

@@ -870,6 +870,53 @@ static void run_ask(void **state)
 	assert_non_null(strstr(second + 6, "send? \nActual: 8 packets"));
 }
 
+/* replay_run_interrupt() from a signal handler during a run: stopped, exit status 128 + the signal. */
+static struct replay_run *intr_run;
+
+static void on_usr2_term(int sig)
+{
+	(void)sig;
+	replay_run_interrupt(intr_run, SIGTERM);
+}
+
+static void *interrupter(void *arg)
+{
+	(void)arg;
+	nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
+	kill(getpid(), SIGUSR2);
+	return NULL;
+}
+
+static void run_interrupt(void **state)
+{
+	char *out = tmp_out();
+	const char *argv[] = { "replay", "--loop", "0", "--limit", "20000000", "-w", out, trace("dns.pcap") };
+	struct sigaction sa, old;
+	struct replay_stats st;
+	pthread_t th;
+
+	(void)state;
+	assert_int_equal(replay_run_interrupt(NULL, SIGTERM), -EINVAL);
+	assert_int_equal(replay_run_new_argv(&intr_run, 8, argv, NULL), 0);
+	assert_int_equal(replay_run_interrupt(intr_run, -1), -EINVAL);
+	assert_int_equal(replay_run_interrupt(intr_run, 128), -EINVAL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr2_term;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGUSR2, &sa, &old), 0);
+	assert_int_equal(pthread_create(&th, NULL, interrupter, NULL), 0);
+	assert_int_equal(replay_run_exec(intr_run), 0);
+	pthread_join(th, NULL);
+	assert_int_equal(sigaction(SIGUSR2, &old, NULL), 0);
+	assert_int_equal(replay_run_stats(intr_run, &st, sizeof(st)), 0);
+	assert_int_equal(st.stopped, 1);
+	assert_int_equal(st.exit_status, 128 + SIGTERM);
+	assert_true(st.packets_sent > 0 && st.packets_sent < 20000000);
+	replay_run_free(intr_run);
+	unlink(out);
+	free(out);
+}
+
 /*
  * The status line as REPLAY_STREAM_STATUS lines (a run on lo: a dry run
  * draws none), each whole, then an empty one before the summary; nothing
@@ -1123,6 +1170,7 @@ int main(void)
 		cmocka_unit_test(rx_lines),
 		cmocka_unit_test(rx_interrupt),
 		cmocka_unit_test(run_ask),
+		cmocka_unit_test(run_interrupt),
 		cmocka_unit_test(run_status),
 		cmocka_unit_test(run_pause),
 		cmocka_unit_test(run_caps),
