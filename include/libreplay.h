@@ -194,6 +194,13 @@ int replay_run_set_caps(struct replay_run *run, int manage);
  */
 int replay_run_stats(const struct replay_run *run, struct replay_stats *st, size_t size);
 
+/*
+ * replay_run_exit_status() - replay(1)'s exit status for the last run (0
+ * done, 1 failed, 2 bad options, 128 + the signal when interrupted...),
+ * whatever ended it, set-up included; -1 before a run.
+ */
+int replay_run_exit_status(const struct replay_run *run);
+
 /* replay_run_stats_json() - the last run's --stats-json document, or NULL before a run; the handle owns it. */
 const char *replay_run_stats_json(const struct replay_run *run);
 

@@ -50,6 +50,7 @@ struct replay_run {
 	void *lines_user;
 	volatile sig_atomic_t suspend; /* replay_run_pause_toggle()'s count: odd, suspended */
 	bool caps;                     /* replay_run_set_caps() */
+	int status;                    /* replay_run_exit_status(): -1 before a run */
 };
 
 /* The engine's modules keep some state of the process's (the log, the live source's file name): one run at a time. */
@@ -96,6 +97,7 @@ int replay_run_new(struct replay_run **run)
 	*run = NULL;
 	if (!r)
 		return -ENOMEM;
+	r->status = -1;
 	if (push(&r->args, &r->nargs, &r->cap, "replay") < 0) {
 		free(r);
 		return -ENOMEM;
@@ -389,10 +391,13 @@ int replay_run_exec(struct replay_run *r)
 	if (!r->parsed)
 		rc = parse(r);
 	began = rc == 0;
-	if (rc == 0 && r->stop) /* stopped before it began: nothing is opened or sent */
+	if (rc == 0 && r->stop) { /* stopped before it began: nothing is opened or sent */
 		r->st.stopped = 1;
-	else if (rc == 0)
+		r->st.exit_status = 128 + r->stop;
+	} else if (rc == 0) {
 		rc = exec_locked(r);
+	}
+	r->status = rc == -EINVAL && !began ? EXIT_USAGE : r->st.exit_status;
 	r->stop = 0;
 	pthread_mutex_unlock(&run_mu);
 	/* The end's call, with what replay_run_stats() gives; unlocked: it may run another handle. */
@@ -435,6 +440,11 @@ int replay_run_set_lines(struct replay_run *run, replay_line_fn fn, void *user)
 	run->lines_fn = fn;
 	run->lines_user = fn ? user : NULL;
 	return 0;
+}
+
+int replay_run_exit_status(const struct replay_run *run)
+{
+	return run ? run->status : -1;
 }
 
 int replay_run_pause_toggle(struct replay_run *run)

@@ -374,6 +374,8 @@ static void bad_option(void)
 		bad_rc = -1000; /* no handle after a refusal */
 }
 
+static int missing_status_before, missing_status;
+
 static void missing_file(void)
 {
 	struct replay_run *run;
@@ -381,7 +383,9 @@ static void missing_file(void)
 	replay_run_new(&run);
 	replay_run_add_file(run, "/nonexistent/no.pcap");
 	replay_run_set_output_file(run, "/tmp/libreplay-never-written.pcap");
+	missing_status_before = replay_run_exit_status(run);
 	missing_rc = replay_run_exec(run);
+	missing_status = replay_run_exit_status(run);
 	snprintf(missing_err, sizeof(missing_err), "%s", replay_run_error(run));
 	replay_run_free(run);
 }
@@ -399,6 +403,10 @@ static void refused_silently(void **state)
 	assert_int_equal(captured(missing_file, out, sizeof(out)), 0);
 	assert_true(missing_rc == -EINVAL || missing_rc == -EIO);
 	assert_non_null(strstr(missing_err, "/nonexistent/no.pcap"));
+	/* Its set-up failed: replay's exit status all the same (-1 before the run). */
+	assert_int_equal(missing_status_before, -1);
+	assert_int_equal(missing_status, 1);
+	assert_int_equal(replay_run_exit_status(NULL), -1);
 	/* The program's own commands are not runs. */
 	{
 		const char *argv[] = { "replay", "--version" };
@@ -911,6 +919,7 @@ static void run_interrupt(void **state)
 	assert_int_equal(replay_run_stats(intr_run, &st, sizeof(st)), 0);
 	assert_int_equal(st.stopped, 1);
 	assert_int_equal(st.exit_status, 128 + SIGTERM);
+	assert_int_equal(replay_run_exit_status(intr_run), 128 + SIGTERM);
 	assert_true(st.packets_sent > 0 && st.packets_sent < 20000000);
 	replay_run_free(intr_run);
 	unlink(out);
