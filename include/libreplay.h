@@ -29,6 +29,22 @@ extern "C" {
 /* The library's version ("0.1.0"), the program's. */
 const char *replay_version(void);
 
+/* Where a program would have printed a line (replay_run_set_lines(), replay_rx_set_lines()). */
+enum replay_stream {
+	REPLAY_STREAM_STDOUT = 1,
+	REPLAY_STREAM_STDERR = 2,
+	/*
+	 * replay(1)'s status line: each replaces the one before (a terminal
+	 * program draws it over it with \r), an empty one erases it before the
+	 * summary.  Given whenever the options allow it; a program not on a
+	 * terminal ignores it, as replay(1) draws none there.
+	 */
+	REPLAY_STREAM_STATUS = 3,
+};
+
+/* One line as the program prints it, without its newline. */
+typedef void (*replay_line_fn)(void *user, enum replay_stream stream, const char *line);
+
 /* One replay: options, then a blocking run, then its account. */
 struct replay_run;
 
@@ -106,6 +122,22 @@ int replay_run_set_progress(struct replay_run *run, uint64_t interval_ns,
 int replay_run_set_ready(struct replay_run *run, int (*fn)(void *user), void *user);
 
 /*
+ * replay_run_set_lines() - during each replay_run_exec(), hand @fn(@user,
+ * stream, line) each line replay(1) would print of its own -- the --stats
+ * N lines (tcpreplay's form), the summary at the end, --oneatatime's
+ * prompt (a line of its own), --source-interface's "listening on" line --
+ * as it is ended, with the stream it would have gone to (the summary goes
+ * to stderr when stdout carries data: --stats-json -, -w -, --send-log -),
+ * and the status line as REPLAY_STREAM_STATUS's (not with -q,
+ * --no-progress, --stats, -w, -v, --threads above 1), on the thread
+ * running it (with --threads, thread 0).  Log lines go to
+ * replay_set_log()'s function, not here.  replay_run_summary() still has
+ * the summary.  @fn NULL: none (the default; the library prints nothing).
+ * -EBUSY while it runs.
+ */
+int replay_run_set_lines(struct replay_run *run, replay_line_fn fn, void *user);
+
+/*
  * replay_run_exec() - run it, on the calling thread, until it ends: every
  * packet sent, replay_run_stop(), or an error.  0 when replay(1) would have
  * exited 0 or the run was stopped; -EINVAL for bad options; -EIO when the
@@ -117,10 +149,43 @@ int replay_run_exec(struct replay_run *run);
 
 /*
  * replay_run_stop() - end the run after the packet being sent (a wait for
- * the next packet's time runs out first).  Async-signal-safe and
- * thread-safe; before replay_run_exec() it makes that send nothing.
+ * the next packet's time runs out first; one for a live input's next
+ * packet ends within 100 ms).  Async-signal-safe (it only
+ * stores to the handle) and thread-safe; before replay_run_exec() it makes
+ * that send nothing.  The run's interrupt: a signal handler may call it.
  */
 int replay_run_stop(struct replay_run *run);
+
+/*
+ * replay_run_interrupt() - replay_run_stop() as signal @signo (SIGINT,
+ * SIGTERM; 0 is SIGINT) would stop replay(1): the account's exit_status
+ * is then 128 + @signo, as the program's.  Async-signal-safe and
+ * thread-safe, as replay_run_stop(); -EINVAL for a NULL handle or a
+ * @signo out of range.
+ */
+int replay_run_interrupt(struct replay_run *run, int signo);
+
+/*
+ * replay_run_pause_toggle() - suspend the run, or resume it if suspended,
+ * as replay(1)'s SIGUSR1: what is staged is sent, then nothing until the
+ * next call (it resumes within 10 ms); the schedule then goes on later
+ * by the time suspended (the summary says how often and how long).  Async-signal-safe (one atomic
+ * add to the handle) and thread-safe.  Before replay_run_exec() the run
+ * starts suspended; each replay_run_exec() leaves the handle resumed.
+ */
+int replay_run_pause_toggle(struct replay_run *run);
+
+/*
+ * replay_run_set_caps() - @manage 1: each later replay_run_exec() does
+ * with the capabilities what replay(1) does: before opening anything,
+ * refuse a run whose options need one the calling thread lacks (naming it
+ * and the setcap(8) command; -EIO) and make those granted effective; once
+ * set-up is over, just before the ready callback, drop them all but what
+ * the end needs (replay(1)'s rule).  Capabilities are per thread: the
+ * calling thread's change, for good.  0 (the default): the library never
+ * touches them.  -EBUSY while it runs.
+ */
+int replay_run_set_caps(struct replay_run *run, int manage);
 
 /*
  * replay_run_stats() - the last run's account into *@st; @size is
@@ -128,6 +193,13 @@ int replay_run_stop(struct replay_run *run);
  * the end).  -ENODATA before a run.
  */
 int replay_run_stats(const struct replay_run *run, struct replay_stats *st, size_t size);
+
+/*
+ * replay_run_exit_status() - replay(1)'s exit status for the last run (0
+ * done, 1 failed, 2 bad options, 128 + the signal when interrupted...),
+ * whatever ended it, set-up included; -1 before a run.
+ */
+int replay_run_exit_status(const struct replay_run *run);
 
 /* replay_run_stats_json() - the last run's --stats-json document, or NULL before a run; the handle owns it. */
 const char *replay_run_stats_json(const struct replay_run *run);
@@ -179,6 +251,35 @@ int replay_rx_stop(struct replay_rx *rx);
 /* replay_rx_wait() - as replay_rx_stop(), for a capture that ends itself (-c, --timeout, --idle, -r). */
 int replay_rx_wait(struct replay_rx *rx);
 
+/*
+ * replay_rx_interrupt() - end the capture as signal @signo (SIGINT,
+ * SIGTERM; 0 is SIGINT) would end replay-rx(1)'s, and return at once: the
+ * capture stops within 100 ms, the analysis and the report follow, and
+ * replay_rx_wait() collects them.  During set-up (inside
+ * replay_rx_start()) it ends the capture before it begins, with no report
+ * and exit status 128 + @signo, as the program's.  Called before
+ * replay_rx_start(), it applies to the next capture.  Async-signal-safe:
+ * it only stores to the handle, so a signal handler may call it; this,
+ * replay_run_stop(), replay_run_interrupt() and replay_run_pause_toggle()
+ * are the library's only async-signal-safe calls.
+ * -EINVAL for a NULL handle or a @signo out of range.
+ */
+int replay_rx_interrupt(struct replay_rx *rx, int signo);
+
+/*
+ * replay_rx_set_lines() - during each capture, hand @fn(@user, stream,
+ * line) each line replay-rx(1) would print of its own, as it is ended,
+ * with the stream it would have gone to: the "listening on" line (stderr,
+ * once the capture is open), then the report table (stdout; stderr when
+ * stdout carries data; none with -q) and with --json - the JSON report
+ * (stdout).  On the receiver's thread, never concurrently with itself.
+ * Log lines go to replay_set_log()'s function, not here.  -w - still
+ * writes its pcap stream to the process's stdout: it is data asked for by
+ * that name, not a line.  @fn NULL: none (the default; the library prints
+ * nothing).  Set before replay_rx_start(): -EBUSY while it runs.
+ */
+int replay_rx_set_lines(struct replay_rx *rx, replay_line_fn fn, void *user);
+
 /* A receiver's counts while it captures (replay_rx_set_progress()). */
 struct replay_rx_progress {
 	uint64_t frames;     /* frames captured so far (those the filter let through) */
@@ -210,10 +311,10 @@ int replay_rx_set_progress(struct replay_rx *rx, uint64_t interval_ns,
 /*
  * replay_rx_set_ready() - during each capture, call @fn(@user) once on the
  * receiver's thread when the capture is open (the socket bound, its
- * filter and ring in place; outputs open) and no frame read yet, before
- * replay_rx_start() returns.  A non-zero return ends the capture there as
- * replay_rx_stop() would (the report follows).  Not called with -r or when
- * set-up failed.  @fn NULL: none.  -EBUSY while it runs.
+ * filter and ring in place, or -r's file open; outputs open) and no frame
+ * read yet, before replay_rx_start() returns.  A non-zero return ends the
+ * capture there as replay_rx_stop() would (the report follows).  Not
+ * called when set-up failed.  @fn NULL: none.  -EBUSY while it runs.
  */
 int replay_rx_set_ready(struct replay_rx *rx, int (*fn)(void *user), void *user);
 

@@ -41,6 +41,7 @@ struct progress {
 	uint64_t next_ns;     /* the earlier of print_ns and hook_next_ns: progress_due()'s */
 	uint64_t print_ns;    /* run clock of the next output; UINT64_MAX = none by time */
 	size_t width;         /* PROGRESS_LINE: characters of the line now shown */
+	bool lines;           /* PROGRESS_LINE as whole lines, "" erasing it (set after progress_init()) */
 	FILE *f;
 	/* progress_set_hook()'s function, every hook_ns from hook_next_ns; NULL = none. */
 	void (*hook)(void *ctx, const struct progress_in *in);

@@ -82,12 +82,16 @@ struct progress_in;
 /*
  * What tests and the shared library substitute: a mock method, a fake
  * clock, where the summary goes, a look at the account.  NULL members mean
- * the real ones.  A run with hooks never touches the capabilities.
+ * the real ones.  A run with hooks touches the capabilities only with caps.
  */
 struct replay_hooks {
 	const struct tx_ops *tx_ops; /* used instead of the method the options name */
 	struct clock *clock;         /* used instead of the monotonic (or virtual) clock */
 	FILE *summary;               /* the summary and progress lines, instead of stdout (or stderr) */
+	FILE *out, *err;             /* with summary: those lines instead into the one stdout or stderr would have been */
+	FILE *status;                /* with out and err: the status line, each a whole line, "" erasing it */
+	volatile sig_atomic_t *suspend; /* as replay_main_suspendable()'s, or NULL */
+	bool caps;                   /* check and drop the capabilities as replay(1) does */
 	/* After the report, before the run is taken down: the account, as the summary and --stats-json had it. */
 	void (*done)(void *ctx, const struct stats *st, int status);
 	/*

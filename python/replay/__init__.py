@@ -88,6 +88,22 @@ def _ready_cb(ready: Callable[[], Any], raised: list) -> Any:
 
 
 # int (*fn)(void *user, const struct replay_rx_progress *p): the receiver's progress callback.
+# replay_line_fn: (user, stream, line); stream 1 stdout, 2 stderr, 3 replay's status line.
+_LineFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
+_STREAMS = {1: "stdout", 2: "stderr", 3: "status"}
+
+
+def _line_cb(output: Callable[[str, str], Any], raised: list) -> Any:
+    def call(_user: Any, stream: int, line: bytes) -> None:
+        if raised:
+            return
+        try:
+            output(_STREAMS.get(stream, "stdout"), line.decode(errors="replace"))
+        except BaseException as e:  # a callback of C's cannot raise: raise it after
+            raised.append(e)
+    return _LineFn(call)
+
+
 _RxProgressFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(_CRxProgress))
 
 
@@ -139,6 +155,7 @@ def _load() -> ctypes.CDLL:
             "replay_run_set_progress": (ctypes.c_int, [run_p, ctypes.c_uint64, ctypes.c_void_p,
                                                        ctypes.c_void_p]),
             "replay_run_stop": (ctypes.c_int, [run_p]),
+            "replay_run_pause_toggle": (ctypes.c_int, [run_p]),
             "replay_run_stats": (ctypes.c_int, [run_p, ctypes.POINTER(_CStats), ctypes.c_size_t]),
             "replay_run_stats_json": (ctypes.c_char_p, [run_p]),
             "replay_run_summary": (ctypes.c_char_p, [run_p]),
@@ -151,6 +168,9 @@ def _load() -> ctypes.CDLL:
             "replay_rx_stop": (ctypes.c_int, [run_p]),
             "replay_rx_wait": (ctypes.c_int, [run_p]),
             "replay_run_set_ready": (ctypes.c_int, [run_p, ctypes.c_void_p, ctypes.c_void_p]),
+            "replay_run_set_lines": (ctypes.c_int, [run_p, ctypes.c_void_p, ctypes.c_void_p]),
+            "replay_rx_set_lines": (ctypes.c_int, [run_p, ctypes.c_void_p, ctypes.c_void_p]),
+            "replay_rx_interrupt": (ctypes.c_int, [run_p, ctypes.c_int]),
             "replay_rx_set_ready": (ctypes.c_int, [run_p, ctypes.c_void_p, ctypes.c_void_p]),
             "replay_rx_set_progress": (ctypes.c_int, [run_p, ctypes.c_uint64, ctypes.c_void_p,
                                                       ctypes.c_void_p]),
@@ -246,7 +266,8 @@ class Replay:
         return _from_c(c, self._lib.replay_run_stats_json(self._run), self._lib.replay_run_summary(self._run))
 
     def run(self, progress: Optional[Callable[[Stats], Any]] = None, interval: float = 0.1,
-            ready: Optional[Callable[[], Any]] = None) -> Stats:
+            ready: Optional[Callable[[], Any]] = None,
+            output: Optional[Callable[[str, str], Any]] = None) -> Stats:
         """Send, on this thread, until the run ends (or :meth:`stop`); the statistics.
 
         With ``progress``, it is called on this thread with a :class:`Stats`
@@ -258,7 +279,30 @@ class Replay:
         (every socket open, no packet sent: where replay(1) drops its
         capabilities); a true return (or an exception) ends the run unsent.
         Raises :class:`ReplayError` when replay(1) would have exited non-zero
-        (its ``stats`` are the account so far)."""
+        (its ``stats`` are the account so far).
+        With ``output``, it is called on this thread as ``output(stream,
+        line)`` with each line replay(1) would print of its own (the
+        ``stats`` lines, the summary), ``stream`` "stdout" or "stderr" as
+        replay(1) would have chosen, or "status" for the status line it
+        draws on a terminal (each replaces the last; "" erases it),
+        ``line`` without its newline; an
+        exception it raises is raised here once the run has ended."""
+        if output is None:
+            return self._run_ready(progress, interval, ready)
+        raised: list = []
+        lcb = _line_cb(output, raised)
+        if self._lib.replay_run_set_lines(self._run, ctypes.cast(lcb, ctypes.c_void_p), None) == -errno.EBUSY:
+            raise ReplayError(errno.EBUSY, "this replay is already running")
+        try:
+            stats = self._run_ready(progress, interval, ready)
+        finally:
+            self._lib.replay_run_set_lines(self._run, None, None)
+        if raised:
+            raise raised[0]
+        return stats
+
+    def _run_ready(self, progress: Optional[Callable[[Stats], Any]], interval: float,
+                   ready: Optional[Callable[[], Any]]) -> Stats:
         if ready is None:
             return self._run_progress(progress, interval)
         raised: list = []
@@ -314,15 +358,16 @@ class Replay:
         return self._stats()
 
     def start(self, progress: Optional[Callable[[Stats], Any]] = None, interval: float = 0.1,
-              _ended: Optional[Callable[[], None]] = None) -> "Replay":
-        """Run in a background thread (``progress`` as :meth:`run`'s, called on it); :meth:`wait` or :meth:`stop` end it."""
+              _ended: Optional[Callable[[], None]] = None,
+              output: Optional[Callable[[str, str], Any]] = None) -> "Replay":
+        """Run in a background thread (``progress`` and ``output`` as :meth:`run`'s, called on it); :meth:`wait` or :meth:`stop` end it."""
         if self._thread is not None and self._thread.is_alive():
             raise ReplayError(errno.EBUSY, "this replay is already running")
         self._result, self._error = None, None
 
         def body() -> None:
             try:
-                self._result = self.run(progress, interval)
+                self._result = self.run(progress, interval, output=output)
             except BaseException as e:
                 self._error = e
             finally:
@@ -365,6 +410,10 @@ class Replay:
                 self._lib.replay_run_stop(self._run)
                 self._thread.join()
 
+    def pause_toggle(self) -> None:
+        """Suspend the run, or resume it if suspended, as replay(1)'s SIGUSR1."""
+        self._lib.replay_run_pause_toggle(self._run)
+
     def stop(self, timeout: Optional[float] = None) -> Stats:
         """End the run after the packet being sent; its statistics (``stopped`` True)."""
         if self._thread is not None and self._thread.is_alive():
@@ -401,6 +450,7 @@ class Receiver:
         self.exit_status = -1
         self._cb: Any = None
         self._ready_cb: Any = None
+        self._line_cb: Any = None
         self._raised: list = []
 
     def __del__(self) -> None:
@@ -410,7 +460,8 @@ class Receiver:
             self._rx = None
 
     def start(self, progress: Optional[Callable[[RxProgress], Any]] = None,
-              interval: float = 0.1, ready: Optional[Callable[[], Any]] = None) -> "Receiver":
+              interval: float = 0.1, ready: Optional[Callable[[], Any]] = None,
+              output: Optional[Callable[[str, str], Any]] = None) -> "Receiver":
         """Open the capture and receive in the background; raises :class:`ReplayError` on a set-up failure.
 
         With ``progress``, it is called on the receiver's thread with an
@@ -420,7 +471,12 @@ class Receiver:
         it raises ends it and is raised by :meth:`stop` or :meth:`wait`.
         With ``ready``, it is called once on the receiver's thread when the
         capture is open and nothing read yet, before this returns (a program
-        may drop its capabilities there); a true return ends the capture."""
+        may drop its capabilities there); a true return ends the capture.
+        With ``output``, it is called on the receiver's thread as
+        ``output(stream, line)`` with each line replay-rx(1) would print of
+        its own (the "listening on" line, the report table as ``quiet``
+        chooses, ``json="-"``'s report), ``stream`` "stdout" or "stderr";
+        an exception it raises is raised by :meth:`stop` or :meth:`wait`."""
         interval_ns = int(interval * 1e9)
         if progress is not None and interval_ns <= 0:
             raise ValueError("interval must be positive")
@@ -429,6 +485,9 @@ class Receiver:
         if self._lib.replay_rx_set_ready(self._rx, rcb and ctypes.cast(rcb, ctypes.c_void_p), None) == -errno.EBUSY:
             raise ReplayError(errno.EBUSY, "this receiver is already running")
         self._ready_cb = rcb
+        lcb = None if output is None else _line_cb(output, self._raised)
+        self._lib.replay_rx_set_lines(self._rx, lcb and ctypes.cast(lcb, ctypes.c_void_p), None)
+        self._line_cb = lcb
         if progress is None:
             cb, rc = None, self._lib.replay_rx_set_progress(self._rx, 0, None, None)
         else:
@@ -458,10 +517,11 @@ class Receiver:
     def _forget(self) -> None:
         self._lib.replay_rx_set_progress(self._rx, 0, None, None)
         self._lib.replay_rx_set_ready(self._rx, None, None)
-        self._cb = self._ready_cb = None
+        self._lib.replay_rx_set_lines(self._rx, None, None)
+        self._cb = self._ready_cb = self._line_cb = None
 
     def _end(self, rc: int) -> dict:
-        if self._cb is not None or self._ready_cb is not None:
+        if self._cb is not None or self._ready_cb is not None or self._line_cb is not None:
             self._forget()
         if rc < 0:
             raise ReplayError(-rc, self._lib.replay_rx_error(self._rx).decode(errors="replace"))

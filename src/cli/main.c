@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* argv -> options -> replay_main(); the only caller of exit codes. */
+/*
+ * replay: argv -> the prologue (--help, --version, a bad option, the
+ * commands that are not runs, the log level) -> a run through libreplay's
+ * interface (include/libreplay.h), its lines printed as they come; the
+ * only caller of exit codes.  --oneatatime, whose prompt stays on its
+ * line, runs directly (replay_main_suspendable()).
+ */
 #include <errno.h>
 #include <net/if.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "libreplay.h"
 #include "replay/run.h"
 #include "replay/log.h"
 #include "replay/outfile.h"
@@ -18,6 +26,7 @@
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t suspend_signal; /* SIGUSR1s caught: odd, the run is suspended */
+static struct replay_run *the_run;
 
 /* --listnics: the interfaces replay could send on, one a line (index and name). */
 static int list_nics(void)
@@ -78,6 +87,14 @@ static int subcommand(int argc, char **argv)
 	return -1;
 }
 
+static enum log_level level_of(const struct opts *o)
+{
+	return o->quiet || (o->no_warnings && !o->debug) ? LOG_LVL_ERR
+	       : o->debug >= 2 ? LOG_LVL_DEBUG
+	       : o->debug ? LOG_LVL_INFO
+			  : LOG_LVL_WARN;
+}
+
 static int parse(void *opts, struct prologue_flags *fl, int argc, char **argv, char *err,
 		 size_t errlen)
 {
@@ -88,10 +105,7 @@ static int parse(void *opts, struct prologue_flags *fl, int argc, char **argv, c
 		return rc;
 	fl->help = o->help;
 	fl->version = o->version;
-	fl->level = o->quiet || (o->no_warnings && !o->debug) ? LOG_LVL_ERR
-		    : o->debug >= 2 ? LOG_LVL_DEBUG
-		    : o->debug ? LOG_LVL_INFO
-			       : LOG_LVL_WARN;
+	fl->level = level_of(o);
 	return 0;
 }
 
@@ -122,11 +136,110 @@ static int commands(void *opts)
 	}
 	if (o->info)
 		return replay_info(o);
-	for (unsigned i = 0; i < o->nwarn && !o->no_warnings; i++)
-		log_warn("%s", o->warn[i]);
+	/* A run's are logged by replay_run_exec(). */
+	if (o->prep_cmd || o->run.oneatatime)
+		for (unsigned i = 0; i < o->nwarn && !o->no_warnings; i++)
+			log_warn("%s", o->warn[i]);
 	if (o->prep_cmd)
 		return prep_main(o);
 	return -1;
+}
+
+/* The engine's log, as log_msg() prints it. */
+static void print_log(void *ctx, int level, const char *line)
+{
+	static const char *const tag[LOG_LVL_MAX] = { [LOG_LVL_WARN] = "warning: ",
+						      [LOG_LVL_DEBUG] = "debug: " };
+
+	(void)ctx;
+	fprintf(stderr, "replay: %s%s\n", level >= 0 && level < LOG_LVL_MAX && tag[level] ? tag[level] : "",
+		line);
+}
+
+/* Where the summary goes: stderr when stdout carries data (setup.c's plan()). */
+static FILE *summary_stream(const struct opts *o)
+{
+	bool data = (o->stats_json && !strcmp(o->stats_json, "-")) ||
+		    (o->tx.path && !strcmp(o->tx.path, "-")) || (o->send_log && !strcmp(o->send_log, "-"));
+
+	return data ? stderr : stdout;
+}
+
+struct printer {
+	FILE *status;  /* where the status line is drawn (a terminal), or NULL */
+	size_t width;  /* characters of the status line shown */
+};
+
+/* The program's own lines, where it prints them; the status line redrawn in place on a terminal. */
+static void print_line(void *user, enum replay_stream stream, const char *line)
+{
+	struct printer *p = user;
+	size_t n = strlen(line);
+	FILE *f = stream == REPLAY_STREAM_STDERR ? stderr : stdout;
+
+	if (stream == REPLAY_STREAM_STATUS) {
+		if (!p->status)
+			return;
+		/* As progress.c draws it: blank out what a longer line left; "" erases it. */
+		if (!*line)
+			fprintf(p->status, "\r%*s\r", (int)p->width, "");
+		else
+			fprintf(p->status, "\r%s%*s", line, p->width > n ? (int)(p->width - n) : 0, "");
+		p->width = *line ? n : 0;
+		fflush(p->status);
+		return;
+	}
+	fprintf(f, "%s\n", line);
+	fflush(f);
+}
+
+static void on_stop(int sig)
+{
+	replay_run_interrupt(the_run, sig);
+}
+
+static void on_suspend(int sig)
+{
+	(void)sig;
+	replay_run_pause_toggle(the_run);
+}
+
+/* The run through the interface: 0.. its exit status. */
+static int run(const struct opts *o, int argc, char **argv)
+{
+	struct printer pr = { 0 };
+	struct sigaction sa;
+	char *err = NULL;
+	int status;
+
+	if (replay_run_new_argv(&the_run, argc, (const char *const *)argv, &err) < 0) {
+		fprintf(stderr, "replay: %s\n", err ? err : "out of memory");
+		return EXIT_USAGE;
+	}
+	replay_set_log(print_log, NULL, (int)level_of(o));
+	pr.status = isatty(fileno(summary_stream(o))) ? summary_stream(o) : NULL;
+	replay_run_set_lines(the_run, print_line, &pr);
+	replay_run_set_caps(the_run, 1);
+	/* From here a signal goes to the run (prologue() set the rest). */
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_suspend;
+	sigaction(SIGUSR1, &sa, NULL);
+	if (stop_signal)
+		replay_run_interrupt(the_run, stop_signal);
+	replay_run_exec(the_run);
+	status = replay_run_exit_status(the_run);
+	if (status < 0) {
+		fprintf(stderr, "replay: %s\n", replay_run_error(the_run));
+		status = EXIT_FAIL;
+	}
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	replay_run_free(the_run);
+	return status;
 }
 
 int main(int argc, char **argv)
@@ -144,6 +257,8 @@ int main(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
+	if (!o.run.oneatatime)
+		return run(&o, argc, argv);
 	/* No --threads given: at top speed one per TX queue and CPU, where nothing is lost by it. */
 	threads_auto_apply(&o);
 	prologue_catch_suspend(&suspend_signal);

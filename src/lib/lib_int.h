@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <stdio.h>
+
+#include "libreplay.h"
 #include "replay/log.h"
 
 #include <pthread.h>
@@ -22,5 +25,12 @@ extern pthread_mutex_t lib_parse_mu;
  */
 void lib_log_begin(char *err, size_t len, bool others);
 void lib_log_end(void);
+
+/*
+ * lib_lines_open() - a stream whose every line (without its newline) goes
+ * to @fn as @stream's, when it is ended (at the latest when closed); also
+ * copied to @tee if not NULL.  NULL when memory ran out.
+ */
+FILE *lib_lines_open(replay_line_fn fn, void *user, enum replay_stream stream, FILE *tee);
 
 #endif

@@ -45,6 +45,12 @@ struct replay_run {
 	/* replay_run_set_ready() */
 	int (*ready_fn)(void *user);
 	void *ready_user;
+	/* replay_run_set_lines() */
+	replay_line_fn lines_fn;
+	void *lines_user;
+	volatile sig_atomic_t suspend; /* replay_run_pause_toggle()'s count: odd, suspended */
+	bool caps;                     /* replay_run_set_caps() */
+	int status;                    /* replay_run_exit_status(): -1 before a run */
 };
 
 /* The engine's modules keep some state of the process's (the log, the live source's file name): one run at a time. */
@@ -91,6 +97,7 @@ int replay_run_new(struct replay_run **run)
 	*run = NULL;
 	if (!r)
 		return -ENOMEM;
+	r->status = -1;
 	if (push(&r->args, &r->nargs, &r->cap, "replay") < 0) {
 		free(r);
 		return -ENOMEM;
@@ -313,10 +320,27 @@ static int exec_locked(struct replay_run *r)
 	struct replay_hooks hooks = { .summary = summary, .done = run_done, .ctx = r,
 				      .progress = r->progress_fn ? run_progress : NULL,
 				      .progress_ns = r->progress_ns,
-				      .ready = r->ready_fn ? run_ready : NULL };
+				      .ready = r->ready_fn ? run_ready : NULL,
+				      .suspend = &r->suspend, .caps = r->caps };
+	FILE *out = NULL, *err = NULL, *status_f = NULL;
 	int status;
 
-	if (!summary) {
+	/* The lines to the caller's function, each also kept for replay_run_summary() (the status line not). */
+	if (summary && r->lines_fn) {
+		hooks.out = out = lib_lines_open(r->lines_fn, r->lines_user, REPLAY_STREAM_STDOUT, summary);
+		hooks.err = err = lib_lines_open(r->lines_fn, r->lines_user, REPLAY_STREAM_STDERR, summary);
+		hooks.status = status_f = lib_lines_open(r->lines_fn, r->lines_user, REPLAY_STREAM_STATUS, NULL);
+	}
+	if (!summary || (r->lines_fn && (!out || !err || !status_f))) {
+		if (out)
+			fclose(out);
+		if (err)
+			fclose(err);
+		if (status_f)
+			fclose(status_f);
+		if (summary)
+			fclose(summary);
+		free(sbuf);
 		snprintf(r->err, sizeof(r->err), "out of memory");
 		return -ENOMEM;
 	}
@@ -327,7 +351,14 @@ static int exec_locked(struct replay_run *r)
 	threads_auto_apply(&o);
 	status = replay_main_hooked(&o, &r->stop, &hooks);
 	lib_log_end();
+	if (out)
+		fclose(out);
+	if (err)
+		fclose(err);
+	if (status_f)
+		fclose(status_f);
 	fclose(summary);
+	__atomic_store_n(&r->suspend, 0, __ATOMIC_RELAXED); /* the next run starts resumed */
 	r->summary = sbuf;
 	if (!r->have_stats)
 		r->st = (struct replay_stats){ .exit_status = status };
@@ -360,10 +391,13 @@ int replay_run_exec(struct replay_run *r)
 	if (!r->parsed)
 		rc = parse(r);
 	began = rc == 0;
-	if (rc == 0 && r->stop) /* stopped before it began: nothing is opened or sent */
+	if (rc == 0 && r->stop) { /* stopped before it began: nothing is opened or sent */
 		r->st.stopped = 1;
-	else if (rc == 0)
+		r->st.exit_status = 128 + r->stop;
+	} else if (rc == 0) {
 		rc = exec_locked(r);
+	}
+	r->status = rc == -EINVAL && !began ? EXIT_USAGE : r->st.exit_status;
 	r->stop = 0;
 	pthread_mutex_unlock(&run_mu);
 	/* The end's call, with what replay_run_stats() gives; unlocked: it may run another handle. */
@@ -397,11 +431,51 @@ int replay_run_set_ready(struct replay_run *run, int (*fn)(void *user), void *us
 	return 0;
 }
 
-int replay_run_stop(struct replay_run *run)
+int replay_run_set_lines(struct replay_run *run, replay_line_fn fn, void *user)
 {
 	if (!run)
 		return -EINVAL;
-	run->stop = SIGINT;
+	if (atomic_load(&run->running))
+		return -EBUSY;
+	run->lines_fn = fn;
+	run->lines_user = fn ? user : NULL;
+	return 0;
+}
+
+int replay_run_exit_status(const struct replay_run *run)
+{
+	return run ? run->status : -1;
+}
+
+int replay_run_pause_toggle(struct replay_run *run)
+{
+	if (!run)
+		return -EINVAL;
+	/* One lock-free add: async-signal-safe, and no toggle lost to another thread's. */
+	__atomic_fetch_add(&run->suspend, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int replay_run_set_caps(struct replay_run *run, int manage)
+{
+	if (!run)
+		return -EINVAL;
+	if (atomic_load(&run->running))
+		return -EBUSY;
+	run->caps = manage != 0;
+	return 0;
+}
+
+int replay_run_stop(struct replay_run *run)
+{
+	return replay_run_interrupt(run, SIGINT);
+}
+
+int replay_run_interrupt(struct replay_run *run, int signo)
+{
+	if (!run || signo < 0 || signo >= 128)
+		return -EINVAL;
+	run->stop = signo ? signo : SIGINT;
 	return 0;
 }
 

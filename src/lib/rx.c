@@ -20,7 +20,7 @@ struct replay_rx {
 	char **argv;                 /* owned copies: the parsed options point into them */
 	int argc;
 	struct rx_opts o;
-	volatile sig_atomic_t stop;
+	volatile sig_atomic_t stop;  /* the signal ending the capture: replay_rx_interrupt() */
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -36,6 +36,9 @@ struct replay_rx {
 	/* replay_rx_set_ready() */
 	int (*ready_fn)(void *user);
 	void *ready_user;
+	/* replay_rx_set_lines() */
+	replay_line_fn lines_fn;
+	void *lines_user;
 };
 
 static void free_argv(struct replay_rx *x)
@@ -133,14 +136,21 @@ static void *rx_thread(void *arg)
 	char *jbuf = NULL, *rbuf = NULL;
 	size_t jlen = 0, rlen = 0;
 	FILE *json = open_memstream(&jbuf, &jlen), *report = open_memstream(&rbuf, &rlen);
+	FILE *out = NULL, *err = NULL;
+	bool lines_ok = true;
 	struct rx_hooks hooks = { .report = report, .json = json, .keep_caps = true,
 				  .ready = on_ready, .ctx = x,
 				  .progress = x->progress_fn ? on_progress : NULL,
 				  .progress_ns = x->progress_ns };
 	int status = RX_EXIT_FAIL;
 
+	if (x->lines_fn) {
+		hooks.out = out = lib_lines_open(x->lines_fn, x->lines_user, REPLAY_STREAM_STDOUT, NULL);
+		hooks.err = err = lib_lines_open(x->lines_fn, x->lines_user, REPLAY_STREAM_STDERR, NULL);
+		lines_ok = out && err;
+	}
 	lib_log_begin(x->err, sizeof(x->err), false);
-	if (json && report)
+	if (json && report && lines_ok)
 		status = rx_engine_run(&x->o, &x->stop, &hooks);
 	else
 		snprintf(x->err, sizeof(x->err), "out of memory");
@@ -148,15 +158,21 @@ static void *rx_thread(void *arg)
 	if (x->progress_fn && x->ready && !x->last.done)
 		on_progress(x, x->last.frames, x->last.bytes, x->last.elapsed_ns, true);
 	lib_log_end();
+	if (out)
+		fclose(out);
+	if (err)
+		fclose(err);
 	if (json)
 		fclose(json);
 	if (report)
 		fclose(report);
 	pthread_mutex_lock(&x->mu);
 	x->json = jbuf && jlen ? jbuf : NULL;
-	x->report = rbuf;
+	x->report = rbuf && rlen ? rbuf : NULL; /* NULL, as documented, when there is no report */
 	if (!x->json)
 		free(jbuf);
+	if (!x->report)
+		free(rbuf);
 	x->status = status;
 	x->done = true;
 	pthread_cond_broadcast(&x->cv);
@@ -176,15 +192,15 @@ int replay_rx_start(struct replay_rx *x)
 	free(x->report);
 	x->json = x->report = NULL;
 	*x->err = '\0';
-	x->stop = 0;
 	x->ready = x->done = false;
 	x->last = (struct replay_rx_progress){ 0 };
+	x->started = true; /* before the thread: a setter called from its callbacks sees it */
 	rc = pthread_create(&x->th, NULL, rx_thread, x);
 	if (rc) {
+		x->started = false;
 		snprintf(x->err, sizeof(x->err), "cannot start the receiver's thread: %s", strerror(rc));
 		return -rc;
 	}
-	x->started = true;
 	pthread_mutex_lock(&x->mu);
 	while (!x->ready && !x->done)
 		pthread_cond_wait(&x->cv, &x->mu);
@@ -193,6 +209,7 @@ int replay_rx_start(struct replay_rx *x)
 	if (rc < 0) {
 		pthread_join(x->th, NULL);
 		x->started = false;
+		x->stop = 0;
 	}
 	return rc;
 }
@@ -204,6 +221,7 @@ static int join(struct replay_rx *x)
 		return x->done ? 0 : -EINVAL;
 	pthread_join(x->th, NULL);
 	x->started = false;
+	x->stop = 0; /* an interrupt applies to one capture */
 	if (x->status == RX_EXIT_OK || x->status == RX_EXIT_MISMATCH)
 		return 0;
 	if (!*x->err)
@@ -220,8 +238,28 @@ int replay_rx_stop(struct replay_rx *x)
 {
 	if (!x)
 		return -EINVAL;
-	x->stop = SIGINT;
+	if (x->started)
+		replay_rx_interrupt(x, SIGINT);
 	return join(x);
+}
+
+int replay_rx_interrupt(struct replay_rx *x, int signo)
+{
+	if (!x || signo < 0 || signo >= 128)
+		return -EINVAL;
+	x->stop = signo ? signo : SIGINT;
+	return 0;
+}
+
+int replay_rx_set_lines(struct replay_rx *x, replay_line_fn fn, void *user)
+{
+	if (!x)
+		return -EINVAL;
+	if (x->started)
+		return -EBUSY;
+	x->lines_fn = fn;
+	x->lines_user = fn ? user : NULL;
+	return 0;
 }
 
 int replay_rx_set_progress(struct replay_rx *x, uint64_t interval_ns,

@@ -241,13 +241,15 @@ static __attribute__((noinline)) enum step ask_user(struct replay *r, const stru
 
 	if (step != STEP_NEXT)
 		return step;
-	fprintf(r->rep.summary, "**** Next packet #%llu out %s.  How many packets do you wish to send? ",
-		(unsigned long long)p->recno, r->plan.out_name);
+	/* On a line stream (the library's) the prompt is a line of its own. */
+	fprintf(r->rep.summary, "**** Next packet #%llu out %s.  How many packets do you wish to send? %s",
+		(unsigned long long)p->recno, r->plan.out_name, r->rep.lines ? "\n" : "");
 	fflush(r->rep.summary);
 	if (!fgets(line, sizeof(line), stdin)) {
 		if (*r->stop)
 			return STEP_STOP;
-		fputc('\n', r->rep.summary);
+		if (!r->rep.lines)
+			fputc('\n', r->rep.summary);
 		log_err("--oneatatime: standard input ended before %s record %llu", trace_name(t),
 			(unsigned long long)p->recno);
 		return STEP_ERROR;
@@ -282,6 +284,9 @@ send_source(struct replay *r, struct pkt *p, const struct trace *t, struct lane 
 	return step;
 }
 
+/* How often a wait for input looks at a stop that no signal brings (the library's). */
+#define STOP_POLL_NS 100000000ULL
+
 /*
  * wait_input() - the one place the loop waits: the source's input @fd has
  * no whole record and what was staged has been kicked.  Until the input
@@ -302,15 +307,29 @@ static bool wait_input(struct replay *r, int fd, uint64_t until_ns)
 	sigaddset(&block, SIGTERM);
 	if (sigprocmask(SIG_BLOCK, &block, &old) < 0)
 		return false;
-	if (!*r->stop) {
-		if (until_ns) {
-			uint64_t now = sched_now(&r->sched), d = until_ns > now ? until_ns - now : 0;
+	while (!*r->stop) {
+		/* No signal ends the wait for a stop of the library's: it looks every STOP_POLL_NS. */
+		uint64_t d = r->poll_flags ? STOP_POLL_NS : UINT64_MAX;
+		bool capped = r->poll_flags;
+		int n;
 
+		tsp = NULL;
+		if (until_ns) {
+			uint64_t now = sched_now(&r->sched), left = until_ns > now ? until_ns - now : 0;
+
+			capped = capped && left > d;
+			d = left < d ? left : d;
+		}
+		if (d != UINT64_MAX) {
 			ts = (struct timespec){ .tv_sec = (time_t)(d / NSEC_PER_SEC),
 						.tv_nsec = (long)(d % NSEC_PER_SEC) };
 			tsp = &ts;
 		}
-		timed_out = ppoll(&pfd, 1, tsp, &old) == 0;
+		n = ppoll(&pfd, 1, tsp, &old);
+		if (n == 0 && capped)
+			continue;
+		timed_out = n == 0;
+		break;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	/* A packet found late after a wait for its input is the input's. */

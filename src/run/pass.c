@@ -104,7 +104,11 @@ static void pass_begin(struct replay *r, uint64_t now)
 
 void pass_start(struct replay *r)
 {
-	progress_init(&r->pass.progress, r->plan.progress, r->plan.stats_s, r->rep.summary, r->st.start_ns);
+	bool as_lines = r->plan.progress == PROGRESS_LINE && r->rep.status;
+
+	progress_init(&r->pass.progress, r->plan.progress, r->plan.stats_s,
+		      as_lines ? r->rep.status : r->rep.summary, r->st.start_ns);
+	r->pass.progress.lines = as_lines;
 	progress_set_hook(&r->pass.progress, r->pass.hook_ns, r->pass.hook, r->pass.hook_ctx,
 			  r->st.start_ns);
 	/* A snapshot of the counters at each pass's end, for --stats-json to write. */

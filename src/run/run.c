@@ -40,5 +40,5 @@ int replay_main_suspendable(const struct opts *o, volatile sig_atomic_t *stop,
 int replay_main_hooked(const struct opts *o, volatile sig_atomic_t *stop,
 		       const struct replay_hooks *hooks)
 {
-	return run_main(o, stop, NULL, hooks);
+	return run_main(o, stop, hooks ? hooks->suspend : NULL, hooks);
 }

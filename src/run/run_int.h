@@ -80,6 +80,7 @@ struct run_plan {
 	uint64_t late_threshold_ns;  /* a held frame sent later than this after its deadline is late */
 	uint64_t speed_num, speed_den; /* --speed, for the timestamp jump's warning */
 	enum progress_mode progress; /* the status line, --stats lines, or nothing */
+	bool line_ok;                /* the options allow the status line (a terminal aside) */
 	uint64_t stats_s;            /* --stats N: every N s; 0: per loop pass */
 	const char *out_name;        /* the interface or file packets go to: --oneatatime's question */
 };
@@ -217,6 +218,9 @@ struct impairing {
 /* The reports (report.c). */
 struct reports {
 	FILE *summary;               /* where the summary (and progress) goes */
+	FILE *err;                   /* where the program's own stderr lines go; NULL: nowhere */
+	FILE *status;                /* the status line as whole lines (the library's), or NULL */
+	bool lines;                  /* summary hands over whole lines: a prompt ends its line */
 	FILE *json;                  /* --stats-json output, opened before sending */
 	struct outfile json_out;     /* its file, committed after writing */
 	struct live_stats live_st;   /* the live source's counts, once it has ended */
@@ -247,6 +251,7 @@ struct replay {
 	const struct opts *o;        /* the options: set-up and reports only, never the loop */
 	volatile sig_atomic_t *stop;
 	volatile sig_atomic_t *suspend; /* SIGUSR1s caught, odd = suspended (suspend.c); NULL: never */
+	bool poll_flags;             /* stop and suspend are set without a signal (the library's): waits look */
 	bool stopped;                /* a signal came while an input was opened: nothing is sent */
 	struct run_plan plan;
 	struct source src;

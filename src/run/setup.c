@@ -400,11 +400,13 @@ static void plan(struct replay *r)
 		.stats_s = o->run.stats_s,
 		.out_name = o->tx.ifname ? o->tx.ifname : o->tx.path,
 	};
+	pl->line_ok = r->th.n <= 1 && o->run.stats_s == OPT_AUTO && !o->quiet && !o->run.no_progress &&
+		      !o->tx.path && !o->decode;
 	if (r->th.n > 1)
 		pl->progress = PROGRESS_OFF;
 	else if (o->run.stats_s != OPT_AUTO)
 		pl->progress = PROGRESS_STATS;
-	else if (!o->quiet && !o->run.no_progress && !o->tx.path && !o->decode && isatty(fileno(r->rep.summary)))
+	else if (pl->line_ok && isatty(fileno(r->rep.summary)))
 		pl->progress = PROGRESS_LINE;
 	else
 		pl->progress = PROGRESS_OFF;
@@ -570,8 +572,8 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 		volatile sig_atomic_t *suspend, const struct replay_hooks *hooks)
 {
 	const struct replay_hooks none = { 0 };
-	/* The real program, not a test's hooks: capabilities are checked and dropped. */
-	bool real = !hooks;
+	/* The real program, or hooks asking for it: capabilities are checked and dropped. */
+	bool real = !hooks || hooks->caps;
 	struct sched_cfg scfg = o->sched;
 	int rc;
 
@@ -580,6 +582,9 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 	scfg.stop = stop;
 	if (!hooks)
 		hooks = &none;
+	r->poll_flags = hooks->suspend != NULL;
+	/* The program's own stderr lines: its stderr, the library's caller's, or (hooks without) nowhere. */
+	r->rep.err = !hooks->summary ? stderr : hooks->out && hooks->err ? hooks->err : NULL;
 	if (real) {
 		char err[1024];
 
@@ -603,9 +608,15 @@ int replay_open(struct replay *r, const struct opts *o, volatile sig_atomic_t *s
 		goto fail;
 	plan(r);
 	if (hooks->summary) {
-		r->rep.summary = hooks->summary;
-		if (r->plan.progress == PROGRESS_LINE) /* the terminal test was of stdout's */
-			r->plan.progress = PROGRESS_OFF;
+		r->rep.lines = hooks->out && hooks->err;
+		if (r->rep.lines)
+			r->rep.summary = r->rep.summary == stderr ? hooks->err : hooks->out;
+		else
+			r->rep.summary = hooks->summary;
+		/* The terminal test was of stdout's: the status line only as lines, whenever allowed. */
+		r->rep.status = r->rep.lines ? hooks->status : NULL;
+		if (r->plan.progress == PROGRESS_LINE || r->plan.progress == PROGRESS_OFF)
+			r->plan.progress = r->rep.status && r->plan.line_ok ? PROGRESS_LINE : PROGRESS_OFF;
 	}
 	open_clock(r, &scfg, hooks);
 	if (hooks->progress && hooks->progress_ns) {
@@ -645,7 +656,8 @@ int replay_open_worker(struct replay *w, const struct replay *main, unsigned idx
 {
 	const struct opts *o = main->o;
 
-	*w = (struct replay){ .o = o, .stop = main->stop, .suspend = main->suspend, .rep.json_out = OUTFILE_INIT,
+	*w = (struct replay){ .o = o, .stop = main->stop, .suspend = main->suspend,
+			      .poll_flags = main->poll_flags, .rep.json_out = OUTFILE_INIT,
 			      .th = { .idx = idx, .n = main->th.n,
 				      .method_name = { tx_name(main->out.lane[0].tx),
 						       main->out.n > 1 ? tx_name(main->out.lane[1].tx) : NULL } },

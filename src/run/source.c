@@ -331,8 +331,11 @@ int source_start_live(struct replay *r)
 		return -1;
 	}
 	/* As tcpdump and replay-rx say it: from here on, what arrives is forwarded. */
-	if (!r->o->quiet)
-		fprintf(stderr, "replay: listening on %s, forwarding to %s\n", r->o->source_if, r->o->tx.ifname);
+	if (!r->o->quiet && r->rep.err) {
+		fprintf(r->rep.err, "replay: listening on %s, forwarding to %s\n", r->o->source_if,
+			r->o->tx.ifname);
+		fflush(r->rep.err);
+	}
 	return 0;
 }
 

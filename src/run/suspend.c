@@ -19,7 +19,8 @@
 
 /*
  * --threads: the signals come to thread 0 (threads.c); a sender thread
- * looks at the count this often while suspended, sleeping in between.
+ * looks at the count this often while suspended, sleeping in between, as
+ * every thread does when the count is the library's (no signal comes).
  */
 #define SUSPEND_POLL_NS 10000000L
 
@@ -37,7 +38,7 @@ uint64_t run_suspend(struct replay *r)
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	t0 = sched_now(&r->sched);
 	while (run_suspended(r) && !*r->stop)
-		(void)ppoll(NULL, 0, r->th.idx ? &poll_ts : NULL, &old);
+		(void)ppoll(NULL, 0, r->th.idx || r->poll_flags ? &poll_ts : NULL, &old);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	paused = sched_now(&r->sched) - t0;
 	sched_suspended(&r->sched, paused);

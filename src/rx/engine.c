@@ -48,6 +48,9 @@ static uint64_t mono_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/* The program's: every line printed. */
+static const struct rx_hooks no_hooks;
+
 struct rx {
 	const struct rx_opts *o;
 	volatile sig_atomic_t *stop; /* set by a signal (or the library's stop): the capture ends */
@@ -67,6 +70,7 @@ struct rx {
 	struct rx_result res;
 	struct rx_source src;
 	FILE *json;
+	bool json_hooked; /* --json - into hooks->out: not the outfile's */
 	bool usage; /* the error is a bad option: exit 2 */
 	struct outfile json_out;
 	int plot_fd;        /* --plot: the directory, opened once in prepare(); -1 */
@@ -171,7 +175,10 @@ static int open_outputs(struct rx *x)
 	const struct rx_opts *o = x->o;
 	int rc;
 
-	if (o->json) {
+	if (o->json && x->hooks->out && !strcmp(o->json, "-")) {
+		x->json = x->hooks->out;
+		x->json_hooked = true;
+	} else if (o->json) {
 		x->json = outfile_fopen(&x->json_out, o->json, x->err, sizeof(x->err));
 		if (!x->json) {
 			rc = -errno;
@@ -364,22 +371,24 @@ static int receive(struct rx *x)
 	int rc;
 
 	if (!x->cap && !x->fan)
-		return rx_offline_run(o->read_path, &x->filter, &x->sink, x->stop, x->err,
-				      sizeof(x->err));
+		return rx_offline_run(o->read_path, &x->filter, &x->sink, x->stop, x->hooks->ready,
+				      x->hooks->ctx, x->err, sizeof(x->err));
 	sn0 = softnet_drops();
 	/* Scripts wait for this line (as for tcpdump's) before they start sending. */
-	if (x->hooks->ready) {
-		x->hooks->ready(x->hooks->ctx);
-	} else {
-		fprintf(stderr, "replay-rx: listening on %s: snap length %u, ring %u x %u KiB, %u ms%s%.0u%s%s%s\n",
+	if (!x->hooks->ready || x->hooks->err) {
+		FILE *err = x->hooks->err ? x->hooks->err : stderr;
+
+		fprintf(err, "replay-rx: listening on %s: snap length %u, ring %u x %u KiB, %u ms%s%.0u%s%s%s\n",
 			o->intf, (unsigned)o->snaplen,
 			(unsigned)x->blocks, (unsigned)(x->block_bytes >> 10),
 			(unsigned)(o->block_ms ? o->block_ms : RX_BLOCK_MS_DEFAULT),
 			o->fanout ? ", fanout: rings " : "", (unsigned)o->fanout,
 			x->src.filter ? ", filter '" : "", x->src.filter ? x->src.filter : "",
 			x->src.filter ? "'" : "");
-		fflush(stderr);
+		fflush(err);
 	}
+	if (x->hooks->ready)
+		x->hooks->ready(x->hooks->ctx);
 	if (x->fan) {
 		rc = rx_fanout_run(x->fan, &x->sink, &stop, x->stop, x->err, sizeof(x->err));
 		x->src.k = rx_fanout_stats(x->fan, x->ring_k, x->ring_frames);
@@ -432,13 +441,16 @@ static int write_impairment(struct rx *x)
 static int report(struct rx *x)
 {
 	const struct rx_opts *o = x->o;
-	bool to_stdout_taken = (x->json == stdout) || (o->write_path && !strcmp(o->write_path, "-"));
+	bool to_stdout_taken = (x->json == stdout) || x->json_hooked ||
+			       (o->write_path && !strcmp(o->write_path, "-"));
+	FILE *out = x->hooks->out, *err = x->hooks->err;
 	int rc;
 
 	if (x->hooks->report)
 		rx_report_print(&x->res, &x->src, x->hooks->report);
-	else if (!o->quiet)
-		rx_report_print(&x->res, &x->src, to_stdout_taken ? stderr : stdout);
+	if (!o->quiet && (x->hooks == &no_hooks || out))
+		rx_report_print(&x->res, &x->src,
+				to_stdout_taken ? (err ? err : stderr) : (out ? out : stdout));
 	if (x->hooks->json && (rc = rx_report_json(&x->res, &x->src, x->hooks->json)) < 0) {
 		snprintf(x->err, sizeof(x->err), "cannot write the report: %s", strerror(-rc));
 		return rc;
@@ -448,7 +460,12 @@ static int report(struct rx *x)
 			 strerror(-rc));
 		return rc;
 	}
-	if (x->json && (rc = outfile_fcommit(&x->json_out, x->json, x->err, sizeof(x->err))) < 0)
+	if (x->json_hooked && fflush(x->json) != 0) {
+		snprintf(x->err, sizeof(x->err), "cannot write the report: %s", strerror(errno));
+		return -EIO;
+	}
+	if (x->json && !x->json_hooked &&
+	    (rc = outfile_fcommit(&x->json_out, x->json, x->err, sizeof(x->err))) < 0)
 		return rc;
 	if (o->write_impairment && (rc = write_impairment(x)) < 0)
 		return rc;
@@ -473,7 +490,7 @@ static void cleanup(struct rx *x)
 	free(x->ref_filter);
 	rx_ref_free(&x->ref);
 	sendlog_free(&x->log);
-	if (x->json)
+	if (x->json && !x->json_hooked)
 		outfile_fclose(&x->json_out, x->json);
 	if (x->plot_fd >= 0)
 		close(x->plot_fd);
@@ -481,8 +498,7 @@ static void cleanup(struct rx *x)
 
 int rx_engine_run(const struct rx_opts *o, volatile sig_atomic_t *stop, const struct rx_hooks *hooks)
 {
-	static const struct rx_hooks none = { 0 };
-	struct rx x = { .o = o, .stop = stop, .hooks = hooks ? hooks : &none, .json_out = OUTFILE_INIT,
+	struct rx x = { .o = o, .stop = stop, .hooks = hooks ? hooks : &no_hooks, .json_out = OUTFILE_INIT,
 			.plot_fd = -1 };
 	int status = RX_EXIT_FAIL, rc;
 	uint64_t cap_start;

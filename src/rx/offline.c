@@ -14,7 +14,8 @@
 #include "rx.h"
 
 int rx_offline_run(const char *path, const struct rx_filter *filter, struct rx_sink *sink,
-		   volatile sig_atomic_t *sig, char *err, size_t errlen)
+		   volatile sig_atomic_t *sig, void (*ready)(void *ctx), void *ctx, char *err,
+		   size_t errlen)
 {
 	struct trace *t;
 	struct pkt p;
@@ -30,6 +31,8 @@ int rx_offline_run(const char *path, const struct rx_filter *filter, struct rx_s
 		rc = -ENOTSUP;
 		goto out;
 	}
+	if (ready)
+		ready(ctx);
 	while (!*sig && (rc = trace_next(t, &p)) == 1) {
 		if (p.linktype != LINKTYPE_ETHERNET) {
 			/* The reader could not make an Ethernet frame of it; it says why. */

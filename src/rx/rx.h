@@ -115,7 +115,14 @@ struct rx_hooks {
 	FILE *report;          /* the report table goes here (even with -q), instead of stdout */
 	FILE *json;            /* the JSON report too (as --json writes it) */
 	bool keep_caps;        /* leave the process's capabilities alone */
-	/* The capture is open and about to read, instead of the "listening on" line. */
+	/*
+	 * The program's stdout and stderr for its own lines (the "listening
+	 * on" line, the report table as -q chooses, --json -'s report), or
+	 * NULL: with hooks, none of those lines (the report and json members
+	 * above still get theirs).
+	 */
+	FILE *out, *err;
+	/* The capture (or -r's file) is open and about to read (after the "listening on" line). */
 	void (*ready)(void *ctx);
 	void *ctx;
 	/*
@@ -422,10 +429,12 @@ int rx_recs_merge(struct rx_recs *out, struct rx_recs *in, uint32_t n, size_t ma
 /*
  * rx_offline_run() - every frame of capture file @path that @filter passes,
  * to @sink, with the file's timestamps; VLAN tags are in the frames already.
- * 0, or -errno with @err.
+ * @ready(@ctx), if not NULL, once the file is open and before its first
+ * record is read, as a capture's.  0, or -errno with @err.
  */
 int rx_offline_run(const char *path, const struct rx_filter *filter, struct rx_sink *sink,
-		   volatile sig_atomic_t *sig, char *err, size_t errlen);
+		   volatile sig_atomic_t *sig, void (*ready)(void *ctx), void *ctx, char *err,
+		   size_t errlen);
 
 /* ---- flow.c: flows ---- */
 

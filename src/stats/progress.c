@@ -152,8 +152,11 @@ void progress_print(struct progress *p, uint64_t now_ns, const struct progress_i
 		return;
 	}
 	n = progress_format_line(line, sizeof(line), in);
-	/* Rewrite in place; blank out what a longer earlier line left. */
-	fprintf(p->f, "\r%s%*s", line, p->width > n ? (int)(p->width - n) : 0, "");
+	/* Rewrite in place; blank out what a longer earlier line left.  As lines: the reader does. */
+	if (p->lines)
+		fprintf(p->f, "%s\n", line);
+	else
+		fprintf(p->f, "\r%s%*s", line, p->width > n ? (int)(p->width - n) : 0, "");
 	p->width = n;
 	fflush(p->f);
 }
@@ -181,7 +184,10 @@ void progress_pass_end(struct progress *p, uint64_t now_ns, const struct progres
 void progress_finish(struct progress *p)
 {
 	if (p->mode == PROGRESS_LINE && p->width) {
-		fprintf(p->f, "\r%*s\r", (int)p->width, "");
+		if (p->lines)
+			fputc('\n', p->f);
+		else
+			fprintf(p->f, "\r%*s\r", (int)p->width, "");
 		fflush(p->f);
 		p->width = 0;
 	}

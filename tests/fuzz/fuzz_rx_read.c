@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sink.seq = data[0] & 0x40;
 	if (!(path = fuzz_rx_file(&fd, data + 1, size - 1)))
 		return 0;
-	rc = rx_offline_run(path, filter, &sink, &no_signal, err, sizeof(err));
+	rc = rx_offline_run(path, filter, &sink, &no_signal, NULL, NULL, err, sizeof(err));
 	if (rc < 0) {
 		if (!err[0] || (sink.err && sink.err != rc))
 			abort();

@@ -277,7 +277,109 @@ PY
 	grep -q "2 passed" "$WORK/out" || die "not two passed: $(cat "$WORK/out")"
 }
 
+test_output() {
+	cat >"$WORK/test_output.py" <<'PY'
+import json
+import os
+import re
+import subprocess
+import threading
+import time
+from replay import Receiver, Replay
+
+TRACES = os.environ["TRACES"]
+DNS = os.path.join(TRACES, "dns.pcap")  # 8 packets
+REPLAY, REPLAY_RX = os.environ["REPLAY"], os.environ["REPLAY_RX"]
+
+def shape(lines):
+    # Times, rates and what is said of lateness differ from run to run; which lines, in what
+    # order and on which stream may not: each line by its label, numbers masked.
+    return [(s, re.sub(r"\d+(\.\d+)?", "N", re.split(r"\s{2,}|:", l.strip())[0])) for s, l in lines]
+
+def exact(lines, starts):
+    # The lines that count what arrived, up to where they give a time.
+    return [re.sub(r" in [0-9.]+ s(econds)?$", "", l) for _, l in lines if l.startswith(starts)]
+
+def printed(out, err):
+    return [("stdout", l) for l in out.splitlines()] + [("stderr", l) for l in err.splitlines()]
+
+def test_replay_lines_are_the_programs(veth_pair):
+    got, threads = [], set()
+    def out(stream, line):
+        got.append((stream, line))
+        threads.add(threading.get_ident())
+    with veth_pair.in_a():
+        stats = Replay(DNS, interface=veth_pair.if_a, pps=1000, loop=2, stats=0).run(output=out)
+    cli = subprocess.run(["ip", "netns", "exec", veth_pair.ns_a, REPLAY, "-i", veth_pair.if_a,
+                          "--pps", "1000", "--loop", "2", "--stats", "0", DNS],
+                         capture_output=True, text=True, check=True)
+    assert stats.packets_sent == 16 and threads == {threading.get_ident()}
+    # A --stats 0 line pair per pass, then the summary: as replay prints them, where it prints them.
+    assert shape(got) == shape(printed(cli.stdout, cli.stderr))
+    counts = exact(got, ("Actual:", "Packets:"))
+    assert counts == exact(printed(cli.stdout, cli.stderr), ("Actual:", "Packets:"))
+    assert len(counts) == 4 and counts[-1] == "Packets: read 16, sent 16, filtered 0, failed 0, retried 0"
+    # What the handle keeps is what was handed over.
+    assert "\n".join(l for _, l in got) + "\n" == stats.summary
+
+def rx_cli(pair, args):
+    p = subprocess.Popen(["ip", "netns", "exec", pair.ns_b, REPLAY_RX, "-i", pair.if_b] + args,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = p.stderr.readline()  # the "listening on" line: the capture is open
+    assert first.startswith("replay-rx: listening on "), first
+    with pair.in_a():
+        Replay(DNS, interface=pair.if_a, pps=1000).run()
+    out, err = p.communicate(timeout=30)
+    return p.returncode, printed(out, first + err)
+
+def test_receiver_lines_are_the_programs(veth_pair):
+    got = []
+    with veth_pair.in_b():
+        rx = Receiver(veth_pair.if_b, count=8, timeout=20, reference=DNS, json="-")
+        rx.start(output=lambda s, l: got.append((s, l)))
+    # The "listening on" line comes as the capture opens.
+    assert got and got[0][1].startswith("replay-rx: listening on ")
+    with veth_pair.in_a():
+        Replay(DNS, interface=veth_pair.if_a, pps=1000).run()
+    report = rx.wait()
+    status, cli = rx_cli(veth_pair, ["-c", "8", "--timeout", "20", "--reference", DNS, "--json", "-"])
+    assert report["received"] == 8 and rx.exit_status == status == 0
+    assert got[0] == next(x for x in cli if x[0] == "stderr")
+    # --json -: the JSON on stdout, the table on stderr, as the program's (each stream in order).
+    for stream in ("stdout", "stderr"):
+        assert shape(x for x in got if x[0] == stream) == shape(x for x in cli if x[0] == stream)
+    counts = exact(got, ("Received:", "Reference:", "  matched", "Verdict:"))
+    assert counts == exact(cli, ("Received:", "Reference:", "  matched", "Verdict:"))
+    assert len(counts) == 4 and counts[0].startswith("Received: 8 frames (")
+    cli_doc = json.loads("\n".join(l for s, l in cli if s == "stdout"))
+    assert json.loads("\n".join(l for s, l in got if s == "stdout")) == report
+    assert sorted(report) == sorted(cli_doc) and report["received"] == cli_doc["received"]
+    assert "\n".join(l for s, l in got[1:] if s == "stderr") + "\n" == rx.table
+
+def test_status_line_and_forwarding_line(veth_pair):
+    got = []
+    with veth_pair.in_a():
+        stats = Replay(DNS, interface=veth_pair.if_a, pps=6).run(output=lambda s, l: got.append((s, l)))
+    # About 1.2 s: a status line every 0.5 s, then an empty one, before the summary; not in it.
+    status = [i for i, (s, _) in enumerate(got) if s == "status"]
+    assert stats.packets_sent == 8 and len(status) >= 2 and got[status[-1]][1] == ""
+    assert all(got[i][1] for i in status[:-1]) and status == list(range(len(status)))
+    assert "\n".join(l for s, l in got if s != "status") + "\n" == stats.summary
+    # --source-interface's line, as the program's, once it listens.
+    got = []
+    with veth_pair.in_a():
+        fwd = Replay([], source_interface="lo", interface=veth_pair.if_a)
+        fwd.start(output=lambda s, l: got.append((s, l)))
+        time.sleep(0.5)
+        fwd.stop(timeout=10)
+    assert got[0] == ("stderr", "replay: listening on lo, forwarding to " + veth_pair.if_a)
+PY
+	(cd "$WORK" && pytest3 -p no:cacheprovider -p replay.pytest_plugin -rA "$WORK/test_output.py") \
+		>"$WORK/out" 2>&1 || die "output lines failed: $(cat "$WORK/out")"
+	grep -q "3 passed" "$WORK/out" || die "not three passed: $(cat "$WORK/out")"
+}
+
 require_root
 WORK=$(mktemp -d /tmp/replay-it.XXXXXX)
 trap teardown EXIT
-run_tests test_example test_failing_test_tears_down test_stop_and_errors test_progress test_rx_progress test_threads_progress test_ready
+run_tests test_example test_failing_test_tears_down test_stop_and_errors test_progress test_rx_progress test_threads_progress test_ready test_output

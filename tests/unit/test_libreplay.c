@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -373,6 +374,8 @@ static void bad_option(void)
 		bad_rc = -1000; /* no handle after a refusal */
 }
 
+static int missing_status_before, missing_status;
+
 static void missing_file(void)
 {
 	struct replay_run *run;
@@ -380,7 +383,9 @@ static void missing_file(void)
 	replay_run_new(&run);
 	replay_run_add_file(run, "/nonexistent/no.pcap");
 	replay_run_set_output_file(run, "/tmp/libreplay-never-written.pcap");
+	missing_status_before = replay_run_exit_status(run);
 	missing_rc = replay_run_exec(run);
+	missing_status = replay_run_exit_status(run);
 	snprintf(missing_err, sizeof(missing_err), "%s", replay_run_error(run));
 	replay_run_free(run);
 }
@@ -398,6 +403,10 @@ static void refused_silently(void **state)
 	assert_int_equal(captured(missing_file, out, sizeof(out)), 0);
 	assert_true(missing_rc == -EINVAL || missing_rc == -EIO);
 	assert_non_null(strstr(missing_err, "/nonexistent/no.pcap"));
+	/* Its set-up failed: replay's exit status all the same (-1 before the run). */
+	assert_int_equal(missing_status_before, -1);
+	assert_int_equal(missing_status, 1);
+	assert_int_equal(replay_run_exit_status(NULL), -1);
 	/* The program's own commands are not runs. */
 	{
 		const char *argv[] = { "replay", "--version" };
@@ -531,7 +540,11 @@ static void run_ready(void **state)
 	free(out);
 }
 
-/* The receiver's: not with -r (no capture to open); misuse refused. */
+/*
+ * The receiver's, with -r too: once its file is open, before
+ * replay_rx_start() returns; a non-zero return ends it before the first
+ * frame, and the report follows (nothing received); misuse refused.
+ */
 static void rx_ready(void **state)
 {
 	const char *argv[] = { "replay-rx", "-q", "-r", trace("dns.pcap") };
@@ -543,9 +556,16 @@ static void rx_ready(void **state)
 	assert_int_equal(replay_rx_new_argv(&rx, 4, argv, NULL), 0);
 	assert_int_equal(replay_rx_set_ready(rx, on_ready, &c), 0);
 	assert_int_equal(replay_rx_start(rx), 0);
+	assert_int_equal(c.n, 1);
 	assert_int_equal(replay_rx_set_ready(rx, NULL, NULL), -EBUSY);
 	assert_int_equal(replay_rx_wait(rx), 0);
-	assert_int_equal(c.n, 0);
+	assert_int_equal(c.n, 1);
+	assert_non_null(strstr(replay_rx_report_json(rx), "\"received\":8,"));
+	c = (struct ready_calls){ .ret = 1 };
+	assert_int_equal(replay_rx_start(rx), 0);
+	assert_int_equal(replay_rx_wait(rx), 0);
+	assert_int_equal(c.n, 1);
+	assert_non_null(strstr(replay_rx_report_json(rx), "\"received\":0,"));
 	assert_int_equal(replay_rx_set_ready(rx, NULL, NULL), 0);
 	replay_rx_free(rx);
 }
@@ -622,6 +642,525 @@ static void rx_progress(void **state)
 	replay_rx_free(rx);
 }
 
+/* What a line callback was handed: each stream's lines, newlines put back. */
+struct lines_got {
+	char out[8192], err[8192];
+	size_t nout, nerr;
+	int calls;
+	bool same_thread;
+	pthread_t thread;
+	struct replay_rx *rx;
+	int busy_rc;
+};
+
+static void on_line(void *user, enum replay_stream stream, const char *line)
+{
+	struct lines_got *g = user;
+	char *buf = stream == REPLAY_STREAM_STDOUT ? g->out : g->err;
+	size_t *n = stream == REPLAY_STREAM_STDOUT ? &g->nout : &g->nerr;
+
+	assert_true(stream == REPLAY_STREAM_STDOUT || stream == REPLAY_STREAM_STDERR);
+	assert_null(strchr(line, '\n'));
+	*n += (size_t)snprintf(buf + *n, 8192 - *n, "%s\n", line);
+	assert_true(*n < 8192);
+	if (!pthread_equal(pthread_self(), g->thread))
+		g->same_thread = false;
+	if (g->rx)
+		g->busy_rc = replay_rx_set_lines(g->rx, NULL, NULL);
+	g->calls++;
+}
+
+/* A run's --stats 0 lines and summary, on the running thread, as the summary the handle keeps. */
+static struct lines_got run_got;
+static int run_lines_rc;
+static char *run_lines_summary;
+
+static void run_lines_body(void)
+{
+	char *out = tmp_out();
+	const char *argv[] = { "replay", "--topspeed", "--loop", "2", "--stats", "0", "-w", out,
+			       trace("dns.pcap") };
+	struct replay_run *run;
+
+	run_got = (struct lines_got){ .same_thread = true, .thread = pthread_self() };
+	assert_int_equal(replay_run_new_argv(&run, 9, argv, NULL), 0);
+	assert_int_equal(replay_run_set_lines(run, on_line, &run_got), 0);
+	run_lines_rc = replay_run_exec(run);
+	run_lines_summary = strdup(replay_run_summary(run) ? replay_run_summary(run) : "");
+	/* Unset: the next run hands over nothing. */
+	assert_int_equal(replay_run_set_lines(run, NULL, &run_got), 0);
+	run_got.calls = 0;
+	assert_int_equal(replay_run_exec(run), 0);
+	assert_int_equal(run_got.calls, 0);
+	replay_run_free(run);
+	unlink(out);
+	free(out);
+}
+
+/* With --stats-json - stdout carries the JSON: the summary is handed over as stderr's. */
+static void run_lines_json_body(void)
+{
+	char *out = tmp_out();
+	const char *argv[] = { "replay", "--topspeed", "--stats-json", "-", "-w", out, trace("dns.pcap") };
+	struct replay_run *run;
+
+	run_got = (struct lines_got){ .same_thread = true, .thread = pthread_self() };
+	assert_int_equal(replay_run_new_argv(&run, 7, argv, NULL), 0);
+	assert_int_equal(replay_run_set_lines(run, on_line, &run_got), 0);
+	run_lines_rc = replay_run_exec(run);
+	run_lines_summary = strdup(replay_run_summary(run) ? replay_run_summary(run) : "");
+	replay_run_free(run);
+	unlink(out);
+	free(out);
+}
+
+static void run_lines(void **state)
+{
+	char printed[4096];
+
+	(void)state;
+	assert_int_equal(replay_run_set_lines(NULL, on_line, NULL), -EINVAL);
+	assert_int_equal(captured(run_lines_body, printed, sizeof(printed)), 0);
+	assert_int_equal(run_lines_rc, 0);
+	assert_true(run_got.same_thread);
+	assert_int_equal(run_got.nerr, 0);
+	/* A --stats 0 line per pass, then the summary: every byte the handle's summary has. */
+	assert_non_null(strstr(run_got.out, "Actual: "));
+	assert_string_equal(run_got.out, run_lines_summary);
+	free(run_lines_summary);
+	/* Only the JSON reached the process's stdout, as asked for by "-". */
+	assert_true(captured(run_lines_json_body, printed, sizeof(printed)) > 0);
+	assert_int_equal(run_lines_rc, 0);
+	assert_int_equal(printed[0], '{');
+	assert_null(strstr(printed, "Actual: "));
+	assert_int_equal(run_got.nout, 0);
+	assert_non_null(strstr(run_got.err, "Actual: "));
+	assert_string_equal(run_got.err, run_lines_summary);
+	free(run_lines_summary);
+}
+
+/* The receiver's report table and --json -'s report as lines, where replay-rx prints them. */
+static struct lines_got rx_got;
+static int rx_lines_rc, rx_lines_busy;
+static char *rx_lines_report, *rx_lines_json;
+
+static void rx_lines_body(void)
+{
+	const char *argv[] = { "replay-rx", "-r", trace("dns.pcap"), "--json", "-" };
+	struct replay_rx *rx;
+
+	rx_got = (struct lines_got){ .same_thread = true };
+	assert_int_equal(replay_rx_new_argv(&rx, 5, argv, NULL), 0);
+	assert_int_equal(replay_rx_set_lines(rx, on_line, &rx_got), 0);
+	rx_got.rx = rx;
+	rx_got.busy_rc = 0;
+	rx_lines_rc = replay_rx_start(rx);
+	if (rx_lines_rc == 0) {
+		rx_lines_busy = replay_rx_set_lines(rx, NULL, NULL);
+		rx_lines_rc = replay_rx_wait(rx);
+	}
+	rx_lines_report = strdup(replay_rx_report(rx) ? replay_rx_report(rx) : "");
+	rx_lines_json = strdup(replay_rx_report_json(rx) ? replay_rx_report_json(rx) : "");
+	replay_rx_free(rx);
+}
+
+static void rx_lines(void **state)
+{
+	char printed[4096];
+	const char *quiet[] = { "replay-rx", "-q", "-r", trace("dns.pcap") };
+	struct replay_rx *rx;
+
+	(void)state;
+	assert_int_equal(replay_rx_set_lines(NULL, on_line, NULL), -EINVAL);
+	assert_int_equal(captured(rx_lines_body, printed, sizeof(printed)), 0);
+	assert_int_equal(rx_lines_rc, 0);
+	assert_int_equal(rx_lines_busy, -EBUSY);
+	assert_int_equal(rx_got.busy_rc, -EBUSY); /* also from inside a call */
+	/* stdout carries the JSON: the table goes to stderr, as replay-rx's does. */
+	assert_non_null(strstr(rx_got.out, "\"received\":8,"));
+	assert_string_equal(rx_got.out, rx_lines_json);
+	assert_true(rx_got.nerr > 0);
+	assert_string_equal(rx_got.err, rx_lines_report);
+	free(rx_lines_report);
+	free(rx_lines_json);
+	/* -q: no table, no line. */
+	rx_got = (struct lines_got){ .same_thread = true };
+	assert_int_equal(replay_rx_new_argv(&rx, 4, quiet, NULL), 0);
+	assert_int_equal(replay_rx_set_lines(rx, on_line, &rx_got), 0);
+	assert_int_equal(replay_rx_start(rx), 0);
+	assert_int_equal(replay_rx_wait(rx), 0);
+	assert_int_equal(rx_got.calls, 0);
+	assert_non_null(replay_rx_report(rx));
+	replay_rx_free(rx);
+}
+
+/* replay_rx_interrupt() from a signal handler, before the capture: it ends in set-up, 128 + the signal. */
+static struct replay_rx *sig_rx;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	replay_rx_interrupt(sig_rx, SIGTERM);
+}
+
+static void rx_interrupt(void **state)
+{
+	const char *argv[] = { "replay-rx", "-q", "-r", trace("dns.pcap") };
+	struct sigaction sa, old;
+
+	(void)state;
+	assert_int_equal(replay_rx_interrupt(NULL, SIGINT), -EINVAL);
+	assert_int_equal(replay_rx_new_argv(&sig_rx, 4, argv, NULL), 0);
+	assert_int_equal(replay_rx_interrupt(sig_rx, -1), -EINVAL);
+	assert_int_equal(replay_rx_interrupt(sig_rx, 128), -EINVAL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	assert_int_equal(raise(SIGUSR1), 0);
+	assert_int_equal(sigaction(SIGUSR1, &old, NULL), 0);
+	assert_int_equal(replay_rx_start(sig_rx), -EIO);
+	assert_int_equal(replay_rx_exit_status(sig_rx), 128 + SIGTERM);
+	assert_null(replay_rx_report(sig_rx));
+	/* It applied to that capture only. */
+	assert_int_equal(replay_rx_start(sig_rx), 0);
+	assert_int_equal(replay_rx_wait(sig_rx), 0);
+	assert_int_equal(replay_rx_exit_status(sig_rx), 0);
+	/* replay_rx_stop() with nothing running leaves no interrupt behind. */
+	assert_int_equal(replay_rx_stop(sig_rx), 0);
+	assert_int_equal(replay_rx_start(sig_rx), 0);
+	assert_int_equal(replay_rx_wait(sig_rx), 0);
+	assert_int_equal(replay_rx_exit_status(sig_rx), 0);
+	replay_rx_free(sig_rx);
+}
+
+/* --oneatatime's prompt, without a newline of its own, is a line of its own; the answers from stdin. */
+static struct lines_got ask_got;
+static int ask_rc;
+
+static void run_ask_body(void)
+{
+	char *out = tmp_out();
+	const char *argv[] = { "replay", "--oneatatime", "-w", out, trace("dns.pcap") };
+	struct replay_run *run;
+	int p[2], saved0 = dup(0);
+
+	assert_int_equal(pipe(p), 0);
+	/* One packet, then the other seven. */
+	assert_int_equal(write(p[1], "\n7\n", 3), 3);
+	close(p[1]);
+	dup2(p[0], 0);
+	close(p[0]);
+	ask_got = (struct lines_got){ .same_thread = true, .thread = pthread_self() };
+	assert_int_equal(replay_run_new_argv(&run, 5, argv, NULL), 0);
+	assert_int_equal(replay_run_set_lines(run, on_line, &ask_got), 0);
+	ask_rc = replay_run_exec(run);
+	replay_run_free(run);
+	dup2(saved0, 0);
+	close(saved0);
+	clearerr(stdin);
+	unlink(out);
+	free(out);
+}
+
+static void run_ask(void **state)
+{
+	char printed[4096];
+	const char *second;
+
+	(void)state;
+	assert_int_equal(captured(run_ask_body, printed, sizeof(printed)), 0);
+	assert_int_equal(ask_rc, 0);
+	/* Two prompts, each a whole line, the summary on lines after them. */
+	assert_true(strncmp(ask_got.out, "**** Next packet #1 out ", 24) == 0);
+	second = strstr(ask_got.out, "send? \n**** Next packet #2 out ");
+	assert_non_null(second);
+	assert_non_null(strstr(second + 6, "send? \nActual: 8 packets"));
+}
+
+/* replay_run_interrupt() from a signal handler during a run: stopped, exit status 128 + the signal. */
+static struct replay_run *intr_run;
+
+static void on_usr2_term(int sig)
+{
+	(void)sig;
+	replay_run_interrupt(intr_run, SIGTERM);
+}
+
+static void *interrupter(void *arg)
+{
+	(void)arg;
+	nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
+	kill(getpid(), SIGUSR2);
+	return NULL;
+}
+
+static void run_interrupt(void **state)
+{
+	char *out = tmp_out();
+	const char *argv[] = { "replay", "--loop", "0", "--limit", "20000000", "-w", out, trace("dns.pcap") };
+	struct sigaction sa, old;
+	struct replay_stats st;
+	pthread_t th;
+
+	(void)state;
+	assert_int_equal(replay_run_interrupt(NULL, SIGTERM), -EINVAL);
+	assert_int_equal(replay_run_new_argv(&intr_run, 8, argv, NULL), 0);
+	assert_int_equal(replay_run_interrupt(intr_run, -1), -EINVAL);
+	assert_int_equal(replay_run_interrupt(intr_run, 128), -EINVAL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr2_term;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGUSR2, &sa, &old), 0);
+	assert_int_equal(pthread_create(&th, NULL, interrupter, NULL), 0);
+	assert_int_equal(replay_run_exec(intr_run), 0);
+	pthread_join(th, NULL);
+	assert_int_equal(sigaction(SIGUSR2, &old, NULL), 0);
+	assert_int_equal(replay_run_stats(intr_run, &st, sizeof(st)), 0);
+	assert_int_equal(st.stopped, 1);
+	assert_int_equal(st.exit_status, 128 + SIGTERM);
+	assert_int_equal(replay_run_exit_status(intr_run), 128 + SIGTERM);
+	assert_true(st.packets_sent > 0 && st.packets_sent < 20000000);
+	replay_run_free(intr_run);
+	unlink(out);
+	free(out);
+}
+
+/*
+ * The status line as REPLAY_STREAM_STATUS lines (a run on lo: a dry run
+ * draws none), each whole, then an empty one before the summary; nothing
+ * printed.  Needs cap_net_raw: skipped without it.
+ */
+struct status_got {
+	int status, blanks, after_blank, other;
+	bool cr, status_after_summary;
+	char out[8192];
+	size_t nout;
+};
+
+static void on_status_line(void *user, enum replay_stream stream, const char *line)
+{
+	struct status_got *g = user;
+
+	if (strchr(line, '\r'))
+		g->cr = true;
+	if (stream == REPLAY_STREAM_STATUS) {
+		if (*line)
+			g->status++;
+		else
+			g->blanks++;
+		if (*line && g->nout)
+			g->status_after_summary = true;
+		return;
+	}
+	if (stream != REPLAY_STREAM_STDOUT) {
+		g->other++;
+		return;
+	}
+	if (g->blanks)
+		g->after_blank++;
+	g->nout += (size_t)snprintf(g->out + g->nout, sizeof(g->out) - g->nout, "%s\n", line);
+	assert_true(g->nout < sizeof(g->out));
+}
+
+static struct status_got status_got;
+static int status_rc;
+static char *status_summary;
+
+static void run_status_body(void)
+{
+	const char *argv[] = { "replay", "-i", "lo", "--pps", "6", trace("dns.pcap") };
+	struct replay_run *run;
+
+	status_got = (struct status_got){ 0 };
+	assert_int_equal(replay_run_new_argv(&run, 6, argv, NULL), 0);
+	assert_int_equal(replay_run_set_lines(run, on_status_line, &status_got), 0);
+	status_rc = replay_run_exec(run);
+	status_summary = strdup(replay_run_summary(run) ? replay_run_summary(run) : "");
+	replay_run_free(run);
+}
+
+static void run_status(void **state)
+{
+	char printed[4096];
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(captured(run_status_body, printed, sizeof(printed)), 0);
+	assert_int_equal(status_rc, 0);
+	/* 8 packets at 6 pps: about 1.2 s, a status line every 0.5 s. */
+	assert_true(status_got.status >= 1);
+	assert_int_equal(status_got.blanks, 1);
+	assert_false(status_got.cr);
+	assert_false(status_got.status_after_summary);
+	assert_int_equal(status_got.other, 0);
+	assert_true(status_got.after_blank > 0);
+	/* The summary is the handle's, the status line not part of it. */
+	assert_string_equal(status_got.out, status_summary);
+	free(status_summary);
+}
+
+/*
+ * replay_run_pause_toggle(): from a signal handler before the run (it
+ * starts suspended), then from another thread (it resumes); every packet
+ * sent, the summary saying so; the next run starts resumed.
+ */
+static struct replay_run *pause_run;
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	replay_run_pause_toggle(pause_run);
+}
+
+static void *resumer(void *arg)
+{
+	(void)arg;
+	nanosleep(&(struct timespec){ .tv_nsec = 300000000 }, NULL);
+	replay_run_pause_toggle(pause_run);
+	return NULL;
+}
+
+static double mono_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void run_pause(void **state)
+{
+	char *out = tmp_out();
+	const char *argv[] = { "replay", "--topspeed", "-w", out, trace("dns.pcap") };
+	struct sigaction sa, old;
+	uint64_t pkts, bytes;
+	pthread_t th;
+	double t0, t1;
+
+	(void)state;
+	assert_int_equal(replay_run_pause_toggle(NULL), -EINVAL);
+	assert_int_equal(replay_run_new_argv(&pause_run, 5, argv, NULL), 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr2;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGUSR2, &sa, &old), 0);
+	assert_int_equal(raise(SIGUSR2), 0);
+	assert_int_equal(sigaction(SIGUSR2, &old, NULL), 0);
+	assert_int_equal(pthread_create(&th, NULL, resumer, NULL), 0);
+	t0 = mono_s();
+	assert_int_equal(replay_run_exec(pause_run), 0);
+	t1 = mono_s();
+	pthread_join(th, NULL);
+	assert_true(t1 - t0 >= 0.25);
+	assert_non_null(strstr(replay_run_summary(pause_run), "Suspended: 1 time by SIGUSR1"));
+	pcap_count(out, &pkts, &bytes);
+	assert_int_equal(pkts, 8);
+	/* Resumed for the next run: no suspension. */
+	unlink(out);
+	assert_int_equal(replay_run_exec(pause_run), 0);
+	assert_null(strstr(replay_run_summary(pause_run), "Suspended"));
+	pcap_count(out, &pkts, &bytes);
+	assert_int_equal(pkts, 8);
+	replay_run_free(pause_run);
+	unlink(out);
+	free(out);
+}
+
+/*
+ * replay_run_set_caps(): without it the calling thread's capabilities are
+ * left alone; with it, root's are dropped to what the end needs once
+ * set-up is over (-w: cap_dac_override, cap_fowner), and a thread without
+ * cap_net_raw is refused -i naming it.  Each run on a thread of its own:
+ * capabilities are per thread.
+ */
+static uint64_t cap_eff(void)
+{
+	char line[256];
+	unsigned long long v = 0;
+	FILE *f = fopen("/proc/thread-self/status", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+struct caps_case {
+	const char *const *argv;
+	int argc, manage, rc;
+	uint64_t before, after;
+	char err[1024];
+};
+
+static void *caps_thread(void *arg)
+{
+	struct caps_case *c = arg;
+	struct replay_run *run;
+
+	assert_int_equal(replay_run_new_argv(&run, c->argc, c->argv, NULL), 0);
+	assert_int_equal(replay_run_set_caps(run, c->manage), 0);
+	c->before = cap_eff();
+	c->rc = replay_run_exec(run);
+	c->after = cap_eff();
+	snprintf(c->err, sizeof(c->err), "%s", replay_run_error(run));
+	replay_run_free(run);
+	return NULL;
+}
+
+static int caps_busy(void *user)
+{
+	*(int *)user = replay_run_set_caps(pause_run, 1);
+	return 0;
+}
+
+static void run_caps(void **state)
+{
+	char *out = tmp_out();
+	const char *argv[] = { "replay", "--topspeed", "-w", out, trace("dns.pcap") };
+	const char *intf[] = { "replay", "--topspeed", "-i", "lo", trace("dns.pcap") };
+	struct caps_case c = { .argv = argv, .argc = 5 };
+	pthread_t th;
+	int busy = 0;
+
+	(void)state;
+	assert_int_equal(replay_run_set_caps(NULL, 1), -EINVAL);
+	assert_int_equal(replay_run_new_argv(&pause_run, 5, argv, NULL), 0);
+	assert_int_equal(replay_run_set_ready(pause_run, caps_busy, &busy), 0);
+	assert_int_equal(replay_run_exec(pause_run), 0);
+	assert_int_equal(busy, -EBUSY);
+	replay_run_free(pause_run);
+	unlink(out);
+	/* Not asked: left alone. */
+	assert_int_equal(pthread_create(&th, NULL, caps_thread, &c), 0);
+	pthread_join(th, NULL);
+	assert_int_equal(c.rc, 0);
+	assert_true(c.after == c.before);
+	unlink(out);
+	if (geteuid() == 0) {
+		/* Asked, as root: all but cap_dac_override (1) and cap_fowner (3) dropped. */
+		c.manage = 1;
+		assert_int_equal(pthread_create(&th, NULL, caps_thread, &c), 0);
+		pthread_join(th, NULL);
+		assert_int_equal(c.rc, 0);
+		assert_true(c.before & (1ull << 13));
+		assert_true(c.after == (c.before & ((1ull << 1) | (1ull << 3))));
+		assert_true(cap_eff() == c.before); /* this thread's untouched */
+		unlink(out);
+	} else if (!(cap_eff() & (1ull << 13))) {
+		/* Asked, without cap_net_raw: refused, naming it. */
+		c = (struct caps_case){ .argv = intf, .argc = 5, .manage = 1 };
+		assert_int_equal(pthread_create(&th, NULL, caps_thread, &c), 0);
+		pthread_join(th, NULL);
+		assert_int_equal(c.rc, -EIO);
+		assert_non_null(strstr(c.err, "cap_net_raw"));
+	}
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -636,6 +1175,14 @@ int main(void)
 		cmocka_unit_test(rx_progress),
 		cmocka_unit_test(run_ready),
 		cmocka_unit_test(rx_ready),
+		cmocka_unit_test(run_lines),
+		cmocka_unit_test(rx_lines),
+		cmocka_unit_test(rx_interrupt),
+		cmocka_unit_test(run_ask),
+		cmocka_unit_test(run_interrupt),
+		cmocka_unit_test(run_status),
+		cmocka_unit_test(run_pause),
+		cmocka_unit_test(run_caps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
