@@ -108,8 +108,8 @@ find_prog() { # VAR NAME: $VAR from the environment, beside this script, the bui
 REPLAY=$(find_prog REPLAY replay)
 REPLAY_RX=$(find_prog REPLAY_RX replay-rx)
 
-# The delay configured, in ns, from --delay D / --delay-ab D / --impair-stat "delay D"
-# (the first given; tc's units, bare = microseconds); empty when none or unreadable.
+# The delay configured, in ns, from --delay-ab D / --delay D / --impair-stat "delay D"
+# (tc's units, bare = microseconds); empty when none or unreadable.
 delay_ns() { # WORD
 	awk -v w="$1" 'BEGIN {
 		if (!match(w, /^[0-9]+([.][0-9]+)?/)) exit
@@ -119,17 +119,21 @@ delay_ns() { # WORD
 		if (u in m) printf "%.0f", v * m[u]
 	}'
 }
-configured_ns() { # DIRECTION: the delay the impairment asks of it
-	local i a w d=$1 spec
-	for ((i = 0; i < ${#IMPAIR[@]}; i++)); do
-		a=${IMPAIR[i]}
-		case $a in
-		--delay | --delay-"$d") delay_ns "${IMPAIR[i + 1]:-}"; return ;;
-		--impair-stat | --impair-stat-"$d")
-			spec=" ${IMPAIR[i + 1]:-} "
-			[[ $spec =~ [[:space:]]delay[[:space:]]+([^[:space:]]+) ]] && delay_ns "${BASH_REMATCH[1]}"
-			return ;;
-		esac
+configured_ns() { # DIRECTION: the delay the impairment asks of it (its own options before both's)
+	local i a d=$1 spec sfx
+	for sfx in "-$d" ""; do
+		for ((i = 0; i < ${#IMPAIR[@]}; i++)); do
+			a=${IMPAIR[i]}
+			case $a in
+			--delay"$sfx") delay_ns "${IMPAIR[i + 1]:-}"; return ;;
+			--impair-stat"$sfx")
+				spec=" ${IMPAIR[i + 1]:-} "
+				if [[ $spec =~ [[:space:]]delay[[:space:]]+([^[:space:]]+) ]]; then
+					delay_ns "${BASH_REMATCH[1]}"
+					return
+				fi ;;
+			esac
+		done
 	done
 	return 0
 }
@@ -278,6 +282,15 @@ run_case() {
 		wait "${genp[d]}" || rc=$?
 		[ "$rc" = 0 ] || die "the generator ${dirs[d]} failed ($rc): $(head -n1 "$WORK/$tag.${dirs[d]}.gen.err")"
 	done
+	# The far sides stop at --idle after their last frame; one that got none is stopped
+	# once the last frame's delay and a second more are past.
+	local t
+	for ((t = 0; t < wait_ms + 1000; t += 50)); do
+		for d in "${rxp[@]}"; do kill -0 "$d" 2>/dev/null && break; done
+		kill -0 "$d" 2>/dev/null || break
+		sleep 0.05
+	done
+	for d in "${rxp[@]}"; do kill -TERM "$d" 2>/dev/null || true; done
 	for d in "${!dirs[@]}"; do
 		rc=0
 		wait "${rxp[d]}" || rc=$?
@@ -337,7 +350,8 @@ for g in "${GROUPS_[@]}"; do
 			"${cap:--} ${que:--} ${imp:--} $base50 $(jg "$b" latency_p99_ns) $(jg "$b" lost)" \
 			"$(jg "$m" latency_p50_ns) $(jg "$m" latency_p99_ns) $(jg "$m" latency_p999_ns)" \
 			"$(jg "$m" latency_stddev_ns) $(jg "$m" latency_min_ns) $(jg "$m" latency_max_ns)" \
-			"$(jg "$m" latency_mean_ns) ${cfg:--} $(jg "$m" duplicated) $(jg "$m" kernel_drops)" >>"$ROWS"
+			"$(jg "$m" latency_mean_ns) ${cfg:--} $(jg "$m" duplicated) $(jg "$m" kernel_drops)" \
+			"$(jg "$m" latency_count)" >>"$ROWS"
 	done
 done
 
@@ -362,10 +376,10 @@ BEGIN {
 {
 	d = $1; mode = $2; sent = $3; recv = $4; lost = $5; cap = $6; que = $7; imp_ = $8; b50 = $9; b99 = $10
 	blost = $11; p50 = $12; p99 = $13; p999 = $14; sd = $15; mn = $16; mx = $17; mean = $18; cfg = $19
-	dup = $20; kd = $21
+	dup = $20; kd = $21; nlat = $22
 	known = (cap == "-" ? 0 : cap) + (que == "-" ? 0 : que) + (imp_ == "-" ? 0 : imp_)
 	other = (lost == "-" ? 0 : lost) - known
-	if (p50 == "-" || b50 == "-") { p50 = p99 = p999 = mn = mx = mean = b50 = 0; na = 1 } else na = 0
+	if (p50 == "-" || b50 == "-" || nlat == "-" || nlat == 0) { p50 = p99 = p999 = mn = mx = mean = b50 = 0; na = 1 } else na = 0
 	printf "%-4s %-5s %9s %9s %7s | %7s %7s %7s %7s | %8s | %8s %8s %8s %8s %8s %8s | %6s\n", d, mode, sent, recv, \
 		lost, cap, que, imp_, other, ms(na ? "-" : b50), ms(na ? "-" : p50 - b50), ms(na ? "-" : p99 - b50), \
 		ms(na ? "-" : p999 - b50), ms(na ? "-" : sd), ms(na ? "-" : mn - b50), ms(na ? "-" : mx - b50), ms(cfg)
