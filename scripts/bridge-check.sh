@@ -200,7 +200,15 @@ BEGIN {
 AWK
 	fi
 fi
-NFRAMES=$("$REPLAY" -q -w /dev/null --stats-json - "$WORK/t.pcap" | grep -o '"packets_sent":[0-9]*' | head -n1 | cut -d: -f2)
+# B -> A's frames: A -> B's with the MACs of the first frame swapped, so that a bridge
+# that learns which side a MAC is on (tcpbridge) sees each on one side only.
+read -r -a mac <<<"$(od -An -tx1 -j 40 -N 12 "$WORK/t.pcap" | tr -s ' \n' ' ')"
+[ "${#mac[@]}" = 12 ] || die "the trace's first frame is shorter than an Ethernet header"
+dmac=$(IFS=:; echo "${mac[*]:0:6}") smac=$(IFS=:; echo "${mac[*]:6:6}")
+"$REPLAY" -q -w "$WORK/ba.pcap" --enet-dmac "$smac" --enet-smac "$dmac" "$WORK/t.pcap" ||
+	die "cannot write B -> A's frames: see above"
+mv "$WORK/t.pcap" "$WORK/ab.pcap"
+NFRAMES=$("$REPLAY" -q -w /dev/null --stats-json - "$WORK/ab.pcap" | grep -o '"packets_sent":[0-9]*' | head -n1 | cut -d: -f2)
 [ -n "$NFRAMES" ] && [ "$NFRAMES" -gt 0 ] || die "the trace holds no frame replay sends"
 
 for ns in "$NS_A" "$NS_B" "$NS_M"; do
@@ -263,7 +271,7 @@ run_case() {
 	wait_ms=$(($(delay_ms ab) + $(delay_ms ba) + 1000))
 	for d in "${dirs[@]}"; do
 		read -r ns ifn <<<"$(dst_of "$d")"
-		ip netns exec "$ns" "$REPLAY_RX" -i "$ifn" -R "$WORK/t.pcap" --send-log "$WORK/$tag.$d.log" \
+		ip netns exec "$ns" "$REPLAY_RX" -i "$ifn" -R "$WORK/$d.pcap" --send-log "$WORK/$tag.$d.log" \
 			--idle "$((wait_ms / 1000)).$(printf %03d $((wait_ms % 1000)))" --timeout $((SECS * 4 + 60)) \
 			--json "$WORK/$tag.$d.rx.json" >"$WORK/$tag.$d.rx.out" 2>"$WORK/$tag.$d.rx.err" &
 		rxp+=($!)
@@ -273,7 +281,7 @@ run_case() {
 	for d in "${dirs[@]}"; do
 		read -r ns ifn <<<"$(src_of "$d")"
 		ip netns exec "$ns" "$REPLAY" -q -i "$ifn" --pps "$PPS" --send-log "$WORK/$tag.$d.log" \
-			--stats-json "$WORK/$tag.$d.gen.json" "$WORK/t.pcap" >"$WORK/$tag.$d.gen.out" 2>"$WORK/$tag.$d.gen.err" &
+			--stats-json "$WORK/$tag.$d.gen.json" "$WORK/$d.pcap" >"$WORK/$tag.$d.gen.out" 2>"$WORK/$tag.$d.gen.err" &
 		genp+=($!)
 		PIDS+=($!)
 	done
@@ -379,14 +387,15 @@ BEGIN {
 	dup = $20; kd = $21; nlat = $22
 	known = (cap == "-" ? 0 : cap) + (que == "-" ? 0 : que) + (imp_ == "-" ? 0 : imp_)
 	other = (lost == "-" ? 0 : lost) - known
+	base = b50
 	if (p50 == "-" || b50 == "-" || nlat == "-" || nlat == 0) { p50 = p99 = p999 = mn = mx = mean = b50 = 0; na = 1 } else na = 0
 	printf "%-4s %-5s %9s %9s %7s | %7s %7s %7s %7s | %8s | %8s %8s %8s %8s %8s %8s | %6s\n", d, mode, sent, recv, \
-		lost, cap, que, imp_, other, ms(na ? "-" : b50), ms(na ? "-" : p50 - b50), ms(na ? "-" : p99 - b50), \
+		lost, cap, que, imp_, other, ms(base), ms(na ? "-" : p50 - b50), ms(na ? "-" : p99 - b50), \
 		ms(na ? "-" : p999 - b50), ms(na ? "-" : sd), ms(na ? "-" : mn - b50), ms(na ? "-" : mx - b50), ms(cfg)
 	printf "%s{\"direction\":%s,\"mode\":%s,\"sent\":%s,\"received\":%s,\"lost\":%s,\"duplicated\":%s,\"receiver_kernel_drops\":%s,", \
 		(NR > 1 ? "," : ""), jstr(d), jstr(mode), num(sent), num(recv), num(lost), num(dup), num(kd) >json
 	printf "\"loss\":{\"capture\":%s,\"queue\":%s,\"impairment\":%s,\"other\":%d},", num(cap), num(que), num(imp_), other >json
-	printf "\"baseline\":{\"latency_p50_ns\":%s,\"latency_p99_ns\":%s,\"lost\":%s},", num(b50), num(b99), num(blost) >json
+	printf "\"baseline\":{\"latency_p50_ns\":%s,\"latency_p99_ns\":%s,\"lost\":%s},", num(base), num(b99), num(blost) >json
 	printf "\"configured_delay_ns\":%s,\"applied_delay_ns\":", num(cfg) >json
 	if (na) printf "null}" >json
 	else printf "{\"p50\":%d,\"p99\":%d,\"p999\":%d,\"stddev\":%s,\"min\":%d,\"max\":%d,\"mean\":%.1f}}", \
