@@ -350,8 +350,11 @@ for g in "${GROUPS_[@]}"; do
 		base50=$(jget "$b" latency_p50_ns)
 		[ -n "$base50" ] || die "the baseline $d has no latency: no frame arrived through the plain bridge"
 		cfg=$([ -n "$BRIDGE_CMD" ] && echo "" || configured_ns "$d")
-		if [ -n "$BRIDGE_CMD" ]; then cap="" que="" imp=""; else
+		if [ -n "$BRIDGE_CMD" ]; then cap="" que="" imp="" late="- - -"; else
 			cap=$(bget "$bj" "$d" kernel_dropped) que=$(bget "$bj" "$d" dropped_limit) imp=$(bget "$bj" "$d" dropped_impair)
+			# How late the bridge sent held frames (its send_error_ns, the first p50/p99/p999 after
+			# the direction): the share of the applied delay's error that is the bridge's own.
+			late="$(bget "$bj" "$d" p50) $(bget "$bj" "$d" p99) $(bget "$bj" "$d" p999)"
 		fi
 		# One row: the numbers, in order, "-" for none.
 		echo "$d $mode $(jg "$WORK/meas.$mode.$d.gen.json" packets_sent) $(jg "$m" matched) $(jg "$m" lost)" \
@@ -359,7 +362,7 @@ for g in "${GROUPS_[@]}"; do
 			"$(jg "$m" latency_p50_ns) $(jg "$m" latency_p99_ns) $(jg "$m" latency_p999_ns)" \
 			"$(jg "$m" latency_stddev_ns) $(jg "$m" latency_min_ns) $(jg "$m" latency_max_ns)" \
 			"$(jg "$m" latency_mean_ns) ${cfg:--} $(jg "$m" duplicated) $(jg "$m" kernel_drops)" \
-			"$(jg "$m" latency_count)" >>"$ROWS"
+			"$(jg "$m" latency_count) $late" >>"$ROWS"
 	done
 done
 
@@ -384,7 +387,7 @@ BEGIN {
 {
 	d = $1; mode = $2; sent = $3; recv = $4; lost = $5; cap = $6; que = $7; imp_ = $8; b50 = $9; b99 = $10
 	blost = $11; p50 = $12; p99 = $13; p999 = $14; sd = $15; mn = $16; mx = $17; mean = $18; cfg = $19
-	dup = $20; kd = $21; nlat = $22
+	dup = $20; kd = $21; nlat = $22; l50 = $23; l99 = $24; l999 = $25
 	known = (cap == "-" ? 0 : cap) + (que == "-" ? 0 : que) + (imp_ == "-" ? 0 : imp_)
 	other = (lost == "-" ? 0 : lost) - known
 	base = b50
@@ -396,6 +399,9 @@ BEGIN {
 		(NR > 1 ? "," : ""), jstr(d), jstr(mode), num(sent), num(recv), num(lost), num(dup), num(kd) >json
 	printf "\"loss\":{\"capture\":%s,\"queue\":%s,\"impairment\":%s,\"other\":%d},", num(cap), num(que), num(imp_), other >json
 	printf "\"baseline\":{\"latency_p50_ns\":%s,\"latency_p99_ns\":%s,\"lost\":%s},", num(base), num(b99), num(blost) >json
+	printf "\"bridge_late_ns\":" >json
+	if (l99 == "-" || l99 == "") printf "null," >json
+	else printf "{\"p50\":%s,\"p99\":%s,\"p999\":%s},", l50, l99, l999 >json
 	printf "\"configured_delay_ns\":%s,\"applied_delay_ns\":", num(cfg) >json
 	if (na) printf "null}" >json
 	else printf "{\"p50\":%d,\"p99\":%d,\"p999\":%d,\"stddev\":%s,\"min\":%d,\"max\":%d,\"mean\":%.1f}}", \

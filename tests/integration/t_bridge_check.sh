@@ -29,7 +29,8 @@ no_ns_of() {
 	[ -z "$left" ] || die "namespaces left behind by run $1: $left"
 }
 
-test_both_directions_5ms() {
+# both_5ms_checks: the checks of one run (in a subshell: die ends only it).
+both_5ms_checks() {
 	local out="$WORK/both.json" d
 	"$CHECK" --pps 5000 --seconds 2 --both --json "$out" --delay 5ms >"$WORK/both.out" 2>"$WORK/both.err" ||
 		die "bridge-check failed: $(cat "$WORK/both.out" "$WORK/both.err")"
@@ -37,21 +38,35 @@ test_both_directions_5ms() {
 	[ "$(py "$out" "len(r['directions'])")" = 2 ] || die "not two directions: $(cat "$out")"
 	for d in ab ba; do
 		local x="[x for x in r['directions'] if x['direction'] == '$d'][0]"
-		[ "$(py "$out" "$x['mode']")" = both ] || die "$d: not measured with both at once"
-		[ "$(py "$out" "$x['sent']")" = 10000 ] || die "$d: sent $(py "$out" "$x['sent']"), not 10000"
-		[ "$(py "$out" "$x['received']")" = 10000 ] || die "$d: received $(py "$out" "$x['received']") of 10000"
-		[ "$(py "$out" "$x['lost']")" = 0 ] || die "$d: lost $(py "$out" "$x['lost']")"
-		[ "$(py "$out" "$x['configured_delay_ns']")" = 5000000 ] || die "$d: configured delay not read as 5 ms"
-		py "$out" "abs($x['applied_delay_ns']['p50'] - 5000000) <= 1000000" | grep -qx True ||
-			die "$d: applied delay p50 $(py "$out" "$x['applied_delay_ns']['p50']") ns, not 5 ms +- 1 ms"
+		[ "$(py "$out" "${x}['mode']")" = both ] || die "$d: not measured with both at once"
+		[ "$(py "$out" "${x}['sent']")" = 10000 ] || die "$d: sent $(py "$out" "${x}['sent']"), not 10000"
+		[ "$(py "$out" "${x}['received']")" = 10000 ] || die "$d: received $(py "$out" "${x}['received']") of 10000"
+		[ "$(py "$out" "${x}['lost']")" = 0 ] || die "$d: lost $(py "$out" "${x}['lost']")"
+		[ "$(py "$out" "${x}['configured_delay_ns']")" = 5000000 ] || die "$d: configured delay not read as 5 ms"
+		py "$out" "abs(${x}['applied_delay_ns']['p50'] - 5000000) <= 1000000" | grep -qx True ||
+			die "$d: applied delay p50 $(py "$out" "${x}['applied_delay_ns']['p50']") ns, not 5 ms +- 1 ms"
 		# The bridge's counters were read: numbers, not null, and they add up with the rest.
-		py "$out" "sum($x['loss'][k] for k in ('capture', 'queue', 'impairment', 'other')) == $x['lost']" |
+		py "$out" "sum(${x}['loss'][k] for k in ('capture', 'queue', 'impairment', 'other')) == ${x}['lost']" |
 			grep -qx True || die "$d: the loss split does not add up: $(cat "$out")"
-		py "$out" "$x['baseline']['latency_p50_ns'] > 0 and $x['baseline']['lost'] == 0" | grep -qx True ||
+		py "$out" "${x}['baseline']['latency_p50_ns'] > 0 and ${x}['baseline']['lost'] == 0" | grep -qx True ||
 			die "$d: no clean baseline: $(cat "$out")"
+		py "$out" "${x}['bridge_late_ns']['p999'] >= ${x}['bridge_late_ns']['p50'] >= 0" | grep -qx True ||
+			die "$d: the bridge's lateness not read: $(cat "$out")"
 	done
 	grep -qE '^ab +both +10000 +10000 +0 ' "$WORK/both.out" || die "the table lacks the ab row"
 	grep -qE '^ba +both +10000 +10000 +0 ' "$WORK/both.out" || die "the table lacks the ba row"
+}
+
+# As test_throughput_found_within_2pct (t_rfc2544): a stall of the loaded test machine
+# (generator, bridge and receivers share its CPUs) delays frames beyond the bridge's
+# doing, so a miss runs again, up to 3 times; the checks are the same every time.
+test_both_directions_5ms() {
+	local try
+	for try in 1 2 3; do
+		(both_5ms_checks) 2>"$WORK/why" && return 0
+		[ "$try" -lt 3 ] || die "3 tries: $(cat "$WORK/why")"
+		info "$(cat "$WORK/why"): running again (try $((try + 1)) of 3)"
+	done
 }
 
 # The loss split names the impairment: 20 % dropped on ab only, counted there, not as "other".
@@ -59,9 +74,9 @@ test_loss_split() {
 	local out="$WORK/loss.json" x="[x for x in r['directions'] if x['direction'] == 'ab'][0]" rc=0
 	"$CHECK" -q --pps 2000 --seconds 1 --direction ab --json "$out" --loss-ab 20% >"$WORK/loss.out" 2>&1 || rc=$?
 	[ "$rc" = 1 ] || die "a run with loss exited $rc, expected 1: $(cat "$WORK/loss.out")"
-	py "$out" "$x['lost'] > 0 and $x['loss']['impairment'] == $x['lost'] and $x['loss']['other'] == 0" |
+	py "$out" "${x}['lost'] > 0 and ${x}['loss']['impairment'] == ${x}['lost'] and ${x}['loss']['other'] == 0" |
 		grep -qx True || die "the impairment's drops are not the loss: $(cat "$out")"
-	[ "$(py "$out" "$x['received'] + $x['lost']")" = 2000 ] || die "received + lost is not 2000: $(cat "$out")"
+	[ "$(py "$out" "${x}['received'] + ${x}['lost']")" = 2000 ] || die "received + lost is not 2000: $(cat "$out")"
 }
 
 # --bridge-cmd runs the command given in the measured run (a stand-in that forwards
@@ -77,6 +92,7 @@ test_bridge_cmd() {
 	py "$out" "r['directions'][0]['lost'] == 1000 and r['directions'][0]['loss']['queue'] is None" | grep -qx True ||
 		die "the stand-in's row: $(cat "$out")"
 	py "$out" "r['directions'][0]['applied_delay_ns'] is None" | grep -qx True || die "a delay from no frame"
+	py "$out" "r['directions'][0]['bridge_late_ns'] is None" | grep -qx True || die "a lateness tcpbridge does not count"
 }
 
 # Refused before anything is made: one line each, exit 2, no namespace, no --json file.
@@ -119,10 +135,10 @@ test_bridge_refuses() {
 
 # SIGTERM mid-run: the namespaces and the programs started go.
 test_sigterm_cleans_up() {
-	local rc=0 i
+	local rc=0
 	"$CHECK" -q --pps 1000 --seconds 30 --direction ab --delay 1ms >"$WORK/term.out" 2>&1 &
 	CHECK_PID=$!
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		ip netns list | grep -qE "^rbc-m-$CHECK_PID( |$)" && ip netns pids "rbc-m-$CHECK_PID" 2>/dev/null | grep -q . && break
 		sleep 0.1
 	done
