@@ -26,12 +26,15 @@ Usage: bridge-check.sh [OPTIONS] [--] [BRIDGE-IMPAIRMENT...]
 Measure replay bridge between throw-away network namespaces: per direction,
 frames sent and received, the applied delay (arrival - send - the unimpaired
 path's median) and the loss split into capture, queue, impairment and other.
+BRIDGE-IMPAIRMENT: replay bridge's --loss, --delay, --duplicate, --corrupt, --reorder,
+--rate, --impair-* options (and their -ab, -ba forms), anywhere among these; its
+other options after --.  A value of several words is one argument: --delay "10ms 1ms".
 
 Load:
   --pps R                frames per second per direction (default 10000)
   --seconds S            seconds of load per direction (default 5)
   --size BYTES           UDP frame size, 50..1500 (default 64)
-  --trace FILE           replay FILE (Ethernet, one frame per record) instead of a generated trace
+  --trace FILE           replay FILE at --pps instead of a generated trace (--seconds, --size unused)
 Directions (default: A->B, then B->A):
   --direction ab|ba      one direction only
   --both                 both directions at once
@@ -52,6 +55,7 @@ EOF
 die() { echo "bridge-check: $*" >&2; exit 1; }
 bad_usage() { echo "bridge-check: $* (try --help)" >&2; exit 2; }
 
+IMPAIR=()
 PPS=10000 SECS=5 SIZE=64 TRACE="" DIRS="ab ba" BOTH=0 BRIDGE_ARGS="" BRIDGE_CMD="" JSON_OUT="" QUIET=0
 is_uint() { [[ $1 =~ ^[1-9][0-9]{0,8}$ ]]; }
 while [ $# -gt 0 ]; do
@@ -77,15 +81,15 @@ while [ $# -gt 0 ]; do
 		JSON_OUT=$2; shift 2 ;;
 	-q | --quiet) QUIET=1; shift ;;
 	-h | --help) usage; exit 0 ;;
-	--) shift; break ;;
-	-*)
-		# The bridge's own options start the impairment; ours are above.
-		case $1 in --loss* | --delay* | --duplicate* | --corrupt* | --reorder* | --rate* | --impair*) break ;; esac
-		bad_usage "unknown option $1" ;;
-	*) bad_usage "unexpected argument $1: the bridge's interfaces are made here" ;;
+	--) shift; IMPAIR+=("$@"); break ;;
+	# The bridge's impairment options and their values, wherever they stand among ours.
+	--loss* | --delay* | --duplicate* | --corrupt* | --reorder* | --rate* | --impair*) IMPAIR+=("$1"); shift ;;
+	-*) bad_usage "unknown option $1 (the bridge's other options go in --bridge-args, or after --)" ;;
+	*)
+		[ ${#IMPAIR[@]} -gt 0 ] || bad_usage "unexpected argument $1: the bridge's interfaces are made here"
+		IMPAIR+=("$1"); shift ;;
 	esac
 done
-IMPAIR=("$@")
 [ "$BOTH" = 0 ] || [ "$DIRS" = "ab ba" ] || bad_usage "--both and --direction exclude each other"
 [ -z "$BRIDGE_CMD" ] || [ ${#IMPAIR[@]} -eq 0 ] ||
 	bad_usage "--bridge-cmd runs tcpbridge, which impairs nothing: give no bridge impairment"
@@ -125,7 +129,7 @@ configured_ns() { # DIRECTION: the delay the impairment asks of it (its own opti
 		for ((i = 0; i < ${#IMPAIR[@]}; i++)); do
 			a=${IMPAIR[i]}
 			case $a in
-			--delay"$sfx") delay_ns "${IMPAIR[i + 1]:-}"; return ;;
+			--delay"$sfx") a=${IMPAIR[i + 1]:-}; delay_ns "${a%%[[:space:]]*}"; return ;;
 			--impair-stat"$sfx")
 				spec=" ${IMPAIR[i + 1]:-} "
 				if [[ $spec =~ [[:space:]]delay[[:space:]]+([^[:space:]]+) ]]; then
@@ -210,6 +214,8 @@ dmac=$(IFS=:; echo "${mac[*]:0:6}") smac=$(IFS=:; echo "${mac[*]:6:6}")
 mv "$WORK/t.pcap" "$WORK/ab.pcap"
 NFRAMES=$("$REPLAY" -q -w /dev/null --stats-json - "$WORK/ab.pcap" | grep -o '"packets_sent":[0-9]*' | head -n1 | cut -d: -f2)
 [ -n "$NFRAMES" ] && [ "$NFRAMES" -gt 0 ] || die "the trace holds no frame replay sends"
+# A given trace lasts as long as its frames take at R.
+[ -z "$TRACE" ] || SECS=$(((NFRAMES + PPS - 1) / PPS))
 
 for ns in "$NS_A" "$NS_B" "$NS_M"; do
 	ip netns add "$ns"

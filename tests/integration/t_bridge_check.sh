@@ -69,10 +69,11 @@ test_both_directions_5ms() {
 	done
 }
 
-# The loss split names the impairment: 20 % dropped on ab only, counted there, not as "other".
+# The loss split names the impairment: 20 % dropped on ab only, counted there, not as "other"
+# (the check's own options after the bridge's are still its own).
 test_loss_split() {
 	local out="$WORK/loss.json" x="[x for x in r['directions'] if x['direction'] == 'ab'][0]" rc=0
-	"$CHECK" -q --pps 2000 --seconds 1 --direction ab --json "$out" --loss-ab 20% >"$WORK/loss.out" 2>&1 || rc=$?
+	"$CHECK" -q --pps 2000 --seconds 1 --loss-ab 20% --direction ab --json "$out" >"$WORK/loss.out" 2>&1 || rc=$?
 	[ "$rc" = 1 ] || die "a run with loss exited $rc, expected 1: $(cat "$WORK/loss.out")"
 	py "$out" "${x}['lost'] > 0 and ${x}['loss']['impairment'] == ${x}['lost'] and ${x}['loss']['other'] == 0" |
 		grep -qx True || die "the impairment's drops are not the loss: $(cat "$out")"
