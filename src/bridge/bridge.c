@@ -100,7 +100,7 @@ struct bridge {
 	struct tx *tx[2];
 	struct side side[BRIDGE_DIRS];
 	uint64_t duration_ns;
-	uint64_t now_ns; /* the last clock read: frames due by it are sent before more are held */
+	uint64_t now_ns; /* the last clock read */
 	int fatal; /* a send error that ends the run (tx_fatal()), or a capture's -EIO */
 	char err[512];
 };
@@ -239,9 +239,15 @@ static void hold(struct side *s, const uint8_t *data, uint32_t len, uint64_t at_
 	uint8_t *buf;
 	int slot;
 
-	/* Frames of a backlog taken in after a stall may be due already: they make room first. */
-	if (s->nheld >= s->limit)
+	/*
+	 * Full: what is due by a fresh clock read makes room first (a stall may
+	 * have come in the middle of a batch, and a backlog longer than the
+	 * delay is due itself).
+	 */
+	if (s->nheld >= s->limit) {
+		s->b->now_ns = now_ns();
 		send_due(s, s->b->now_ns);
+	}
 	if (s->nheld >= s->limit) {
 		/* No room: netem's "limit", dropped and counted apart from the model's losses. */
 		s->st.dropped_limit++;
