@@ -12,7 +12,8 @@
 # crosses; --mac keeps back frames from the ports' MACs and from a MAC
 # learned on the other side; --no-martians IPv4 to 0/8, 127/8, 255/8; each
 # --poll mode forwards held frames and stops at SIGINT; a bridge stopped
-# twice for 200 ms under a steady flow loses nothing at its queue; and the refusals.  Each direction's counts are checked in
+# twice under a steady flow, shorter and longer than the delay, loses nothing
+# at its queue; and the refusals.  Each direction's counts are checked in
 # --stats-json.
 . "$(dirname "$0")/lib.sh"
 : "${PCAPDIFF:?}" "${GENTRACE:?}"
@@ -404,39 +405,47 @@ test_poll() {
 	done
 }
 
-# A bridge stopped (SIGSTOP) for 200 ms, twice, under a steady 5000 frames/s held 10 ms: the
-# frames that fell due during each stop leave before the backlog is taken in, so a queue of 200
-# (4 times rate x delay; the backlog of a stop is 1000) drops nothing and every frame crosses.
-test_stall() {
-	local n=5000 late
-	"$GENTRACE" udp -o "$WORK/steady.pcap" --count $n --size 64 --gap-us 200 >/dev/null
-	br_start stall --delay-ab 10ms --impair-limit 200
+# stall NAME COUNT GAP_US DELAY LIMIT STOP_S: COUNT frames GAP_US apart from A, held DELAY in a
+# queue of LIMIT, the bridge stopped (SIGSTOP) for STOP_S twice meanwhile.  The frames that fell
+# due during a stop leave before its backlog is taken in: nothing is dropped at the queue, every
+# frame crosses, and the stops happened (frames left late).
+stall() {
+	local name=$1 n=$2 gap=$3 delay=$4 limit=$5 stop=$6 gen late
+	"$GENTRACE" udp -o "$WORK/$name.pcap" --count "$n" --size 64 --gap-us "$gap" >/dev/null
+	br_start "$name" --delay-ab "$delay" --impair-limit "$limit"
 	tcpdump_start "$WORK/atob.pcap" 2048
 	# --late shift: a generator held up by a loaded machine does not catch up in a burst.
-	in_a "$REPLAY" -q -i "$IF_A" --late shift "$WORK/steady.pcap" &
-	local gen=$!
+	in_a "$REPLAY" -q -i "$IF_A" --late shift "$WORK/$name.pcap" &
+	gen=$!
 	sleep 0.2
 	kill -STOP "$BR_PID"
-	sleep 0.2
+	sleep "$stop"
 	kill -CONT "$BR_PID"
 	sleep 0.2
 	kill -STOP "$BR_PID"
-	sleep 0.2
+	sleep "$stop"
 	kill -CONT "$BR_PID"
-	wait "$gen" || die "stall: the replay from A failed"
+	wait "$gen" || die "$name: the replay from A failed"
 	sleep 0.1
 	tcpdump_stop
-	br_stop stall 130
-	late=$(dir stall ab late)
-	# The stops happened: frames due during them left late.
-	[ "$late" -ge 1 ] || die "stall: no frame was sent late: the bridge was not stopped"
-	[ "$(dir stall ab dropped_limit)" -eq 0 ] ||
-		die "stall: $(dir stall ab dropped_limit) frames dropped at the queue (held peak $(dir stall ab held_peak) of 200)"
-	[ "$(dir stall ab received)" -eq $n ] && [ "$(dir stall ab forwarded)" -eq $n ] &&
-		[ "$(dir stall ab kernel_dropped)" -eq 0 ] || die "stall: ab counts wrong: $(cat "$WORK/stall.json")"
-	[ "$(frames "$WORK/atob.pcap")" -eq $n ] || die "stall: $(frames "$WORK/atob.pcap") of $n frames arrived at B"
-	accounts stall
-	info "two 200 ms stops: $n frames forwarded, none dropped at the queue, $late late, held peak $(dir stall ab held_peak)"
+	br_stop "$name" 130
+	late=$(dir "$name" ab late)
+	[ "$late" -ge 1 ] || die "$name: no frame was sent late: the bridge was not stopped"
+	[ "$(dir "$name" ab dropped_limit)" -eq 0 ] ||
+		die "$name: $(dir "$name" ab dropped_limit) frames dropped at the queue (held peak $(dir "$name" ab held_peak) of $limit)"
+	[ "$(dir "$name" ab received)" -eq "$n" ] && [ "$(dir "$name" ab forwarded)" -eq "$n" ] &&
+		[ "$(dir "$name" ab kernel_dropped)" -eq 0 ] || die "$name: ab counts wrong: $(cat "$WORK/$name.json")"
+	[ "$(frames "$WORK/atob.pcap")" -eq "$n" ] || die "$name: $(frames "$WORK/atob.pcap") of $n frames arrived at B"
+	accounts "$name"
+	info "$name: two stops of $stop s, $delay held in $limit: $n frames forwarded, none dropped at the queue, $late late, held peak $(dir "$name" ab held_peak)"
+}
+
+# Two stops, each shorter than the delay and each more than the queue's room above rate x delay
+# (10000 frames/s x 50 ms = 500 held, room 700, a stop's backlog 300); then each longer than the
+# delay (5000 frames/s x 10 ms = 50 held, room 200, a stop's backlog 1000, nearly all due).
+test_stall() {
+	stall stall-short 10000 100 50ms 700 0.03
+	stall stall-long 5000 200 10ms 200 0.2
 }
 
 test_refusals() {
