@@ -15,7 +15,9 @@
  * src/sched/wait.c); or sleeps to the deadline itself (sleep); or never
  * sleeps (busy).  Every frame due at a turn, and every frame a turn read,
  * leaves in one batch per port (the method's flush: one sendmmsg() or one
- * kick).  Every frame ends in one count (struct bridge_dir_stats).
+ * kick); what falls due while a backlog is read leaves before each read
+ * batch, so the queue holds only frames not yet due.  Every frame ends in
+ * one count (struct bridge_dir_stats).
  * Nothing is allocated after bridge_open(); the only lines written while
  * running are the first of each kind of failure.
  */
