@@ -64,9 +64,9 @@ lacks() {
 	hits=$(dpkg-deb -c "${debs[$1]}" | grep -E " \./($2)" || true)
 	[ -z "$hits" ] || die "$1 holds what is not its own: $hits"
 }
-has replay usr/bin/replay usr/bin/replay-rx usr/bin/replay-veth-check \
+has replay usr/bin/replay usr/bin/replay-rx usr/bin/replay-veth-check usr/bin/replay-bridge-check \
 	usr/share/man/man1/replay.1.gz usr/share/man/man1/replay-rx.1.gz \
-	usr/share/man/man1/replay-veth-check.1.gz \
+	usr/share/man/man1/replay-veth-check.1.gz usr/share/man/man1/replay-bridge-check.1.gz \
 	usr/share/bash-completion/completions/replay usr/share/bash-completion/completions/replay-rx \
 	usr/share/zsh/vendor-completions/_replay usr/share/zsh/vendor-completions/_replay-rx \
 	usr/share/doc/replay/README.Debian usr/share/doc/replay/copyright
@@ -105,6 +105,7 @@ run_from() {
 	fi
 	"$bin/replay-rx" -q -r "$out" --reference "$out" || die "$bin/replay-rx: checking the dry run failed"
 	"$bin/replay-veth-check" --help >/dev/null || die "$bin/replay-veth-check --help"
+	"$bin/replay-bridge-check" --help >/dev/null || die "$bin/replay-bridge-check --help"
 	rm -f "$out"
 	echo "check-package: $bin: --version, dry run, replay-rx -r: ok"
 }

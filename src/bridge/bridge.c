@@ -15,7 +15,9 @@
  * src/sched/wait.c); or sleeps to the deadline itself (sleep); or never
  * sleeps (busy).  Every frame due at a turn, and every frame a turn read,
  * leaves in one batch per port (the method's flush: one sendmmsg() or one
- * kick).  Every frame ends in one count (struct bridge_dir_stats).
+ * kick); what falls due while a backlog is read leaves before each read
+ * batch, so the queue holds only frames not yet due.  Every frame ends in
+ * one count (struct bridge_dir_stats).
  * Nothing is allocated after bridge_open(); the only lines written while
  * running are the first of each kind of failure.
  */
@@ -100,6 +102,7 @@ struct bridge {
 	struct tx *tx[2];
 	struct side side[BRIDGE_DIRS];
 	uint64_t duration_ns;
+	uint64_t now_ns; /* the last clock read */
 	int fatal; /* a send error that ends the run (tx_fatal()), or a capture's -EIO */
 	char err[512];
 };
@@ -228,6 +231,8 @@ static void send_frame(struct side *s, const uint8_t *data, uint32_t len)
 	}
 }
 
+static void send_due(struct side *s, uint64_t now);
+
 /* Hold a copy of the frame (corrupted by @a's corruptions if @a) until @deadline_ns. */
 static void hold(struct side *s, const uint8_t *data, uint32_t len, uint64_t at_ns,
 		 uint64_t deadline_ns, const struct impair_action *a)
@@ -236,6 +241,15 @@ static void hold(struct side *s, const uint8_t *data, uint32_t len, uint64_t at_
 	uint8_t *buf;
 	int slot;
 
+	/*
+	 * Full: what is due by a fresh clock read makes room first (a stall may
+	 * have come in the middle of a batch, and a backlog longer than the
+	 * delay is due itself).
+	 */
+	if (s->nheld >= s->limit) {
+		s->b->now_ns = now_ns();
+		send_due(s, s->b->now_ns);
+	}
 	if (s->nheld >= s->limit) {
 		/* No room: netem's "limit", dropped and counted apart from the model's losses. */
 		s->st.dropped_limit++;
@@ -461,11 +475,29 @@ static void send_due(struct side *s, uint64_t now)
 	}
 }
 
-/* Read what waits on @s's input, a batch at a time: -EIO when the capture failed. */
+/* Both directions' held frames due by a fresh clock read, sent and kicked. */
+static void send_all_due(struct bridge *b)
+{
+	b->now_ns = now_ns();
+	for (int d = 0; d < BRIDGE_DIRS; d++) {
+		send_due(&b->side[d], b->now_ns);
+		flush(&b->side[d]);
+	}
+}
+
+/*
+ * Read what waits on @s's input, a batch at a time: -EIO when the capture
+ * failed.  Before each batch what has fallen due (during a stall, or while
+ * the batch before was read) leaves, so that the queue holds only frames
+ * not yet due when a backlog comes in.
+ */
 static int read_port(struct side *s)
 {
 	for (;;) {
-		int n = live_port_read(s->in, BRIDGE_READ_BATCH, on_frame, s);
+		int n;
+
+		send_all_due(s->b);
+		n = live_port_read(s->in, BRIDGE_READ_BATCH, on_frame, s);
 
 		if (n < 0) {
 			snprintf(s->b->err, sizeof(s->b->err), "%s", live_port_strerror(s->in));
@@ -496,7 +528,7 @@ int bridge_run(struct bridge *b, const volatile sig_atomic_t *stop, char *err, s
 		struct pollfd pfd[2] = {
 		    {.fd = b->port[0] ? live_port_fd(b->port[0]) : -1, .events = POLLIN},
 		    {.fd = b->port[1] ? live_port_fd(b->port[1]) : -1, .events = POLLIN}};
-		uint64_t now = now_ns(), next = end ? end : UINT64_MAX, wait;
+		uint64_t now = b->now_ns = now_ns(), next = end ? end : UINT64_MAX, wait;
 		struct timespec ts = {0}, *tp = NULL;
 
 		if (end && now >= end)

@@ -11,7 +11,9 @@
 # direction's edits, as replay -w makes them; with --unidir only A's trace
 # crosses; --mac keeps back frames from the ports' MACs and from a MAC
 # learned on the other side; --no-martians IPv4 to 0/8, 127/8, 255/8; each
-# --poll mode forwards held frames and stops at SIGINT; and the refusals.  Each direction's counts are checked in
+# --poll mode forwards held frames and stops at SIGINT; a bridge stopped
+# twice under a steady flow, shorter and longer than the delay, loses nothing
+# at its queue; and the refusals.  Each direction's counts are checked in
 # --stats-json.
 . "$(dirname "$0")/lib.sh"
 : "${PCAPDIFF:?}" "${GENTRACE:?}"
@@ -403,6 +405,49 @@ test_poll() {
 	done
 }
 
+# stall NAME COUNT GAP_US DELAY LIMIT STOP_S: COUNT frames GAP_US apart from A, held DELAY in a
+# queue of LIMIT, the bridge stopped (SIGSTOP) for STOP_S twice meanwhile.  The frames that fell
+# due during a stop leave before its backlog is taken in: nothing is dropped at the queue, every
+# frame crosses, and the stops happened (frames left late).
+stall() {
+	local name=$1 n=$2 gap=$3 delay=$4 limit=$5 stop=$6 gen late
+	"$GENTRACE" udp -o "$WORK/$name.pcap" --count "$n" --size 64 --gap-us "$gap" >/dev/null
+	br_start "$name" --delay-ab "$delay" --impair-limit "$limit"
+	tcpdump_start "$WORK/atob.pcap" 2048
+	# --late shift: a generator held up by a loaded machine does not catch up in a burst.
+	in_a "$REPLAY" -q -i "$IF_A" --late shift "$WORK/$name.pcap" &
+	gen=$!
+	sleep 0.2
+	kill -STOP "$BR_PID"
+	sleep "$stop"
+	kill -CONT "$BR_PID"
+	sleep 0.2
+	kill -STOP "$BR_PID"
+	sleep "$stop"
+	kill -CONT "$BR_PID"
+	wait "$gen" || die "$name: the replay from A failed"
+	sleep 0.1
+	tcpdump_stop
+	br_stop "$name" 130
+	late=$(dir "$name" ab late)
+	[ "$late" -ge 1 ] || die "$name: no frame was sent late: the bridge was not stopped"
+	[ "$(dir "$name" ab dropped_limit)" -eq 0 ] ||
+		die "$name: $(dir "$name" ab dropped_limit) frames dropped at the queue (held peak $(dir "$name" ab held_peak) of $limit)"
+	[ "$(dir "$name" ab received)" -eq "$n" ] && [ "$(dir "$name" ab forwarded)" -eq "$n" ] &&
+		[ "$(dir "$name" ab kernel_dropped)" -eq 0 ] || die "$name: ab counts wrong: $(cat "$WORK/$name.json")"
+	[ "$(frames "$WORK/atob.pcap")" -eq "$n" ] || die "$name: $(frames "$WORK/atob.pcap") of $n frames arrived at B"
+	accounts "$name"
+	info "$name: two stops of $stop s, $delay held in $limit: $n frames forwarded, none dropped at the queue, $late late, held peak $(dir "$name" ab held_peak)"
+}
+
+# Two stops, each shorter than the delay and each more than the queue's room above rate x delay
+# (10000 frames/s x 50 ms = 500 held, room 700, a stop's backlog 300); then each longer than the
+# delay (5000 frames/s x 10 ms = 50 held, room 200, a stop's backlog 1000, nearly all due).
+test_stall() {
+	stall stall-short 10000 100 50ms 700 0.03
+	stall stall-long 5000 200 10ms 200 0.2
+}
+
 test_refusals() {
 	expect_fail 2 "IF1 and IF2 are both" ip netns exec "$NS_M" "$REPLAY" bridge "$IF_M1" "$IF_M1"
 	expect_fail 2 "give two interfaces" ip netns exec "$NS_M" "$REPLAY" bridge "$IF_M1"
@@ -415,4 +460,4 @@ test_refusals() {
 }
 
 run_tests test_traces test_echo test_loss_one_way test_sigint_held test_mtu test_edits test_unidir \
-	test_mac test_martians test_poll test_refusals
+	test_mac test_martians test_poll test_stall test_refusals
