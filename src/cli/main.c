@@ -218,6 +218,12 @@ static int run(const struct opts *o, int argc, char **argv)
 	}
 	replay_set_log(print_log, NULL, (int)level_of(o));
 	pr.status = isatty(fileno(summary_stream(o))) ? summary_stream(o) : NULL;
+	/* No terminal, no status line: the run then keeps none (its ticks cost a timed run). */
+	if (!pr.status && replay_run_set_option(the_run, "no-progress", NULL) < 0) {
+		fprintf(stderr, "replay: %s\n", replay_run_error(the_run));
+		replay_run_free(the_run);
+		return EXIT_FAIL;
+	}
 	replay_run_set_lines(the_run, print_line, &pr);
 	replay_run_set_caps(the_run, 1);
 	/* From here a signal goes to the run (prologue() set the rest). */
