@@ -39,6 +39,12 @@ Directions (default: A->B, then B->A):
   --direction ab|ba      one direction only
   --both                 both directions at once
 Bridge:
+  --bridge-cpu N|none    the CPU the bridge runs on, the generators and receivers on the others
+                         (default: the last CPU, when there are two or more; none: not pinned)
+  --gen-timer KIND       the generators' replay --timer (default sleep: a spinning generator
+                         per direction would take the bridge's CPU; the applied delay is
+                         measured from each frame's send, so the generators' own timing does
+                         not enter it)
   --bridge-args "ARGS"   replay bridge options for both runs, split at blanks (e.g. "--poll busy -B 4096")
   --bridge-cmd PATH      run tcpbridge at PATH (tcpreplay's) in the measured run instead of
                          replay bridge, with no impairment: its forwarding cost over the baseline
@@ -56,6 +62,8 @@ die() { echo "bridge-check: $*" >&2; exit 1; }
 bad_usage() { echo "bridge-check: $* (try --help)" >&2; exit 2; }
 
 IMPAIR=()
+NCPU=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+BRIDGE_CPU=$([ "$NCPU" -ge 2 ] && echo $((NCPU - 1)) || echo none) GEN_TIMER=sleep
 PPS=10000 SECS=5 SIZE=64 TRACE="" DIRS="ab ba" BOTH=0 BRIDGE_ARGS="" BRIDGE_CMD="" JSON_OUT="" QUIET=0
 is_uint() { [[ $1 =~ ^[1-9][0-9]{0,8}$ ]]; }
 while [ $# -gt 0 ]; do
@@ -70,6 +78,16 @@ while [ $# -gt 0 ]; do
 		TRACE=$(realpath -- "$2"); shift 2 ;;
 	--direction) case ${2:-} in ab | ba) DIRS=$2 ;; *) bad_usage "--direction needs ab or ba" ;; esac; shift 2 ;;
 	--both) BOTH=1; shift ;;
+	--bridge-cpu) case ${2:-} in
+		none) ;;
+		[0-9] | [1-9][0-9] | [1-9][0-9][0-9]) [ "$2" -lt "$NCPU" ] || bad_usage "--bridge-cpu $2: this machine has CPUs 0-$((NCPU - 1))"
+			[ "$NCPU" -ge 2 ] || bad_usage "--bridge-cpu $2: one CPU, nothing to keep apart (use none)" ;;
+		*) bad_usage "--bridge-cpu needs a CPU number or none" ;;
+		esac
+		BRIDGE_CPU=$2; shift 2 ;;
+	--gen-timer) case ${2:-} in hybrid | sleep | spin | nano | select | gtod) ;; *)
+		bad_usage "--gen-timer needs one of replay's --timer kinds: hybrid, sleep, spin, nano, select, gtod" ;; esac
+		GEN_TIMER=$2; shift 2 ;;
 	--bridge-args) [ $# -ge 2 ] || bad_usage "--bridge-args needs its options in one argument"
 		BRIDGE_ARGS=$2; shift 2 ;;
 	--bridge-cmd) [ -n "${2:-}" ] || bad_usage "--bridge-cmd needs the path of tcpbridge"
@@ -96,6 +114,13 @@ done
 [ -z "$BRIDGE_CMD" ] || [ -z "$BRIDGE_ARGS" ] ||
 	bad_usage "--bridge-args are replay bridge's; --bridge-cmd runs tcpbridge with its own"
 read -r -a BARGS <<<"$BRIDGE_ARGS"
+# ON_BRIDGE, ON_REST: the commands' prefixes that put the bridge on its CPU and the rest elsewhere.
+ON_BRIDGE=() ON_REST=()
+if [ "$BRIDGE_CPU" != none ]; then
+	command -v taskset >/dev/null || die "taskset is not installed (util-linux); or give --bridge-cpu none"
+	rest=$(seq 0 $((NCPU - 1)) | grep -vx "$BRIDGE_CPU" | paste -sd, -)
+	ON_BRIDGE=(taskset -c "$BRIDGE_CPU") ON_REST=(taskset -c "$rest")
+fi
 [ "$(id -u)" = 0 ] || die "needs root for network namespaces (try: sudo $0 ...)"
 for tool in ip awk; do command -v $tool >/dev/null || die "$tool is not installed"; done
 
@@ -263,7 +288,7 @@ run_case() {
 	impaired) cmd=("$REPLAY" bridge --stats-json "$WORK/$tag.bridge.json" "${BARGS[@]}" "${IMPAIR[@]}"
 		"$IF_M1" "$IF_M2") ;;
 	esac
-	ip netns exec "$NS_M" "${cmd[@]}" >"$WORK/$tag.bridge.out" 2>"$WORK/$tag.bridge.err" &
+	ip netns exec "$NS_M" "${ON_BRIDGE[@]}" "${cmd[@]}" >"$WORK/$tag.bridge.out" 2>"$WORK/$tag.bridge.err" &
 	bpid=$!
 	PIDS+=("$bpid")
 	if [ "$kind" = anchor ]; then
@@ -277,7 +302,7 @@ run_case() {
 	wait_ms=$(($(delay_ms ab) + $(delay_ms ba) + 1000))
 	for d in "${dirs[@]}"; do
 		read -r ns ifn <<<"$(dst_of "$d")"
-		ip netns exec "$ns" "$REPLAY_RX" -i "$ifn" -R "$WORK/$d.pcap" --send-log "$WORK/$tag.$d.log" \
+		ip netns exec "$ns" "${ON_REST[@]}" "$REPLAY_RX" -i "$ifn" -R "$WORK/$d.pcap" --send-log "$WORK/$tag.$d.log" \
 			--idle "$((wait_ms / 1000)).$(printf %03d $((wait_ms % 1000)))" --timeout $((SECS * 4 + 60)) \
 			--json "$WORK/$tag.$d.rx.json" >"$WORK/$tag.$d.rx.out" 2>"$WORK/$tag.$d.rx.err" &
 		rxp+=($!)
@@ -286,7 +311,7 @@ run_case() {
 	done
 	for d in "${dirs[@]}"; do
 		read -r ns ifn <<<"$(src_of "$d")"
-		ip netns exec "$ns" "$REPLAY" -q -i "$ifn" --pps "$PPS" --send-log "$WORK/$tag.$d.log" \
+		ip netns exec "$ns" "${ON_REST[@]}" "$REPLAY" -q -i "$ifn" --timer "$GEN_TIMER" --pps "$PPS" --send-log "$WORK/$tag.$d.log" \
 			--stats-json "$WORK/$tag.$d.gen.json" "$WORK/$d.pcap" >"$WORK/$tag.$d.gen.out" 2>"$WORK/$tag.$d.gen.err" &
 		genp+=($!)
 		PIDS+=($!)
@@ -375,7 +400,7 @@ done
 # The table, and the JSON, from the rows (fields as echoed above; ns in, ms out).
 bridge_name=$([ -n "$BRIDGE_CMD" ] && echo "tcpbridge" || echo "replay bridge")
 awk -v pps="$PPS" -v secs="$SECS" -v frames="$NFRAMES" -v br="$bridge_name" -v imp="${IMPAIR[*]:-}" -v \
-	bargs="$BRIDGE_ARGS" -v json="$WORK/out.json" -v anchor="$BRIDGE_CMD" '
+	bargs="$BRIDGE_ARGS" -v json="$WORK/out.json" -v anchor="$BRIDGE_CMD" -v bcpu="$BRIDGE_CPU" -v gtimer="$GEN_TIMER" '
 function ms(v) { return v == "-" || v == "" ? "-" : sprintf("%.3f", v / 1e6) }
 function num(v) { return v == "-" || v == "" ? "null" : v }
 function jstr(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); return "\"" s "\"" }
@@ -387,8 +412,8 @@ BEGIN {
 		"min", "max", "config"
 	printf "%-4s %-5s %9s %9s %7s | %31s | %8s | %53s | %6s\n", "", "", "", "", "", "loss (the bridge counts)", \
 		"ms", "applied delay, ms (arrival - send - base p50)", "ms"
-	printf "{\"bridge\":%s,\"anchor\":%s,\"impairment\":%s,\"bridge_args\":%s,\"pps\":%d,\"seconds\":%d,\"frames\":%d,\"directions\":[", \
-		jstr(br), anchor == "" ? "null" : jstr(anchor), jstr(imp), jstr(bargs), pps, secs, frames >json
+	printf "{\"bridge\":%s,\"anchor\":%s,\"impairment\":%s,\"bridge_args\":%s,\"bridge_cpu\":%s,\"generator_timer\":%s,\"pps\":%d,\"seconds\":%d,\"frames\":%d,\"directions\":[", \
+		jstr(br), anchor == "" ? "null" : jstr(anchor), jstr(imp), jstr(bargs), bcpu == "none" ? "null" : bcpu, jstr(gtimer), pps, secs, frames >json
 }
 {
 	d = $1; mode = $2; sent = $3; recv = $4; lost = $5; cap = $6; que = $7; imp_ = $8; b50 = $9; b99 = $10

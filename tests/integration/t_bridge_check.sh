@@ -53,6 +53,12 @@ both_5ms_checks() {
 		py "$out" "${x}['bridge_late_ns']['p999'] >= ${x}['bridge_late_ns']['p50'] >= 0" | grep -qx True ||
 			die "$d: the bridge's lateness not read: $(cat "$out")"
 	done
+	# The bridge on a CPU of its own (the last, with two or more), the generators sleeping.
+	local ncpu want
+	ncpu=$(getconf _NPROCESSORS_ONLN)
+	want=$([ "$ncpu" -ge 2 ] && echo $((ncpu - 1)) || echo None)
+	[ "$(py "$out" "r['bridge_cpu']")" = "$want" ] || die "bridge_cpu $(py "$out" "r['bridge_cpu']"), not $want"
+	[ "$(py "$out" "r['generator_timer']")" = sleep ] || die "generator_timer not sleep: $(cat "$out")"
 	grep -qE '^ab +both +10000 +10000 +0 ' "$WORK/both.out" || die "the table lacks the ab row"
 	grep -qE '^ba +both +10000 +10000 +0 ' "$WORK/both.out" || die "the table lacks the ba row"
 }
@@ -100,7 +106,7 @@ test_bridge_cmd() {
 test_bad_options() {
 	local pid
 	for args in "--pps 0" "--pps x" "--seconds 0" "--size 20" "--direction up" "--both --direction ab" \
-		"--frobnicate" "--bridge-cmd /nonexistent" "--bridge-cmd /bin/true --delay 1ms" "eth0"; do
+		"--frobnicate" "--bridge-cmd /nonexistent" "--bridge-cpu 999" "--bridge-cpu x" "--gen-timer fast" "--bridge-cmd /bin/true --delay 1ms" "eth0"; do
 		# shellcheck disable=SC2086
 		"$CHECK" $args --json "$WORK/bad.json" >"$WORK/bad.out" 2>"$WORK/bad.err" &
 		pid=$!
