@@ -23,7 +23,8 @@
 # defaults of another build, $REPLAY_B: an A/B of two versions; replay-b-rt
 # the same with --rt-priority 50), replay-m-METHOD (the defaults with --method
 # METHOD: which injector keeps the far side's timing best), replay-x (the
-# defaults plus $REPLAY_X_OPTS), tcpreplay
+# defaults plus $REPLAY_X_OPTS), python (the defaults through the Python bindings
+# over $BUILD's libreplay.so: Replay(TRACE, interface=IF, ...).run()), tcpreplay
 # (Debian's 4.4.3), tcpreplay46 (4.6: $TCPREPLAY46, else $ANCHOR_BIN/tcpreplay;
 # skipped with a note when neither is set), and cyclictest (rt-tests; at the dN
 # points only: the machine's floor -- cyclictest -p 50 on the sender's CPU at
@@ -110,6 +111,20 @@ REPLAY=$OUT/bin/replay
 GENTRACE=$OUT/bin/gentrace
 TSTATS=$OUT/bin/timing-stats
 REPLAY_RX=$OUT/bin/replay-rx
+# The python sender: argv PYTHON_DIR IF STATS_JSON TRACE [--NAME VALUE]... as Replay(...).run().
+if echo " $SENDERS ${LOAD_SENDERS:-} " | grep -q ' python '; then
+	command -v python3 >/dev/null || { echo "timing.sh: the python sender needs python3" >&2; exit 1; }
+	[ -f "$BUILD/src/lib/libreplay.so.0" ] || { echo "timing.sh: the python sender needs $BUILD/src/lib/libreplay.so.0" >&2; exit 1; }
+	cp "$BUILD/src/lib/libreplay.so.0" "$OUT/bin/"
+	cat >"$OUT/bin/run.py" <<'PYEOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+import replay
+iface, js, trace, rest = sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+opts = {rest[i].lstrip("-").replace("-", "_"): rest[i + 1] for i in range(0, len(rest), 2)}
+replay.Replay(trace, interface=iface, quiet=True, stats_json=js, **opts).run()
+PYEOF
+fi
 git -C "$ROOT" describe --always --dirty >"$OUT/version" 2>/dev/null || true
 STRESS_PID=""
 stop_stress() {
@@ -242,6 +257,9 @@ measure() {
 		$(replay_opts "$point") "$trace") ;;
 	# The defaults plus $REPLAY_X_OPTS (word-split): any option's effect, e.g. REPLAY_X_OPTS="--late shift".
 	replay-x) cmd=("$REPLAY" -q -i "$IF_A" --stats-json "$js" ${REPLAY_X_OPTS:-} $(replay_opts "$point") "$trace") ;;
+	# The same run through the Python bindings (libreplay.so of $BUILD): the same engine, driven from Python.
+	python) cmd=(env LIBREPLAY="$OUT/bin/libreplay.so.0" python3 "$OUT/bin/run.py" "$ROOT/python" "$IF_A" "$js"
+		"$trace" $(replay_opts "$point")) ;;
 	*) die "unknown sender $sender" ;;
 	esac
 	exec 9>"$LOCK"
