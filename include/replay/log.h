@@ -42,6 +42,14 @@ void log_init(const char *prog, enum log_level max_level);
  */
 void log_set_sink(void (*fn)(void *ctx, enum log_level lvl, const char *line), void *ctx);
 
+/*
+ * log_print_line() - @line as log_msg() prints it with no sink: the program's
+ * name (@ctx, a string, or log_init()'s when NULL), the level's tag, a
+ * newline, to stderr.  Shaped as a sink, for a program that takes its
+ * library's log lines back (replay_set_log(); the library sets its own name).
+ */
+void log_print_line(void *ctx, int level, const char *line);
+
 /* log_msg() - print one line to stderr (or give it to the sink); a trailing newline is added. */
 void log_msg(enum log_level lvl, const char *fmt, ...) PRINTF_LIKE(2, 3);
 

@@ -21,7 +21,7 @@ void log_set_sink(void (*fn)(void *ctx, enum log_level lvl, const char *line), v
 	log_sink_ctx = ctx;
 }
 
-void log_msg(enum log_level lvl, const char *fmt, ...)
+void log_print_line(void *ctx, int level, const char *line)
 {
 	static const char *const tag[LOG_LVL_MAX] = {
 		[LOG_LVL_ERR] = "",
@@ -29,6 +29,13 @@ void log_msg(enum log_level lvl, const char *fmt, ...)
 		[LOG_LVL_INFO] = "",
 		[LOG_LVL_DEBUG] = "debug: ",
 	};
+
+	/* One fprintf per line: lines from concurrent writers never interleave mid-line. */
+	fprintf(stderr, "%s: %s%s\n", ctx ? (const char *)ctx : log_prog, level >= 0 && level < LOG_LVL_MAX ? tag[level] : "", line);
+}
+
+void log_msg(enum log_level lvl, const char *fmt, ...)
+{
 	char line[1024];
 	va_list ap;
 
@@ -41,6 +48,5 @@ void log_msg(enum log_level lvl, const char *fmt, ...)
 		log_sink(log_sink_ctx, lvl, line);
 		return;
 	}
-	/* One fprintf per line: lines from concurrent writers never interleave mid-line. */
-	fprintf(stderr, "%s: %s%s\n", log_prog, tag[lvl], line);
+	log_print_line(NULL, (int)lvl, line);
 }

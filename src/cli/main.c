@@ -145,17 +145,6 @@ static int commands(void *opts)
 	return -1;
 }
 
-/* The engine's log, as log_msg() prints it. */
-static void print_log(void *ctx, int level, const char *line)
-{
-	static const char *const tag[LOG_LVL_MAX] = { [LOG_LVL_WARN] = "warning: ",
-						      [LOG_LVL_DEBUG] = "debug: " };
-
-	(void)ctx;
-	fprintf(stderr, "replay: %s%s\n", level >= 0 && level < LOG_LVL_MAX && tag[level] ? tag[level] : "",
-		line);
-}
-
 /* Where the summary goes: stderr when stdout carries data (setup.c's plan()). */
 static FILE *summary_stream(const struct opts *o)
 {
@@ -216,7 +205,7 @@ static int run(const struct opts *o, int argc, char **argv)
 		fprintf(stderr, "replay: %s\n", err ? err : "out of memory");
 		return EXIT_USAGE;
 	}
-	replay_set_log(print_log, NULL, (int)level_of(o));
+	replay_set_log(log_print_line, "replay", (int)level_of(o));
 	pr.status = isatty(fileno(summary_stream(o))) ? summary_stream(o) : NULL;
 	/* No terminal, no status line: the run then keeps none (its ticks cost a timed run). */
 	if (!pr.status && replay_run_set_option(the_run, "no-progress", NULL) < 0) {

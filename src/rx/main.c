@@ -44,17 +44,6 @@ static int parse(void *opts, struct prologue_flags *fl, int argc, char **argv, c
 	return 0;
 }
 
-/* The engine's log, as log_msg() prints it. */
-static void print_log(void *ctx, int level, const char *line)
-{
-	static const char *const tag[LOG_LVL_MAX] = { [LOG_LVL_WARN] = "warning: ",
-						      [LOG_LVL_DEBUG] = "debug: " };
-
-	(void)ctx;
-	fprintf(stderr, "replay-rx: %s%s\n", level >= 0 && level < LOG_LVL_MAX && tag[level] ? tag[level] : "",
-		line);
-}
-
 /* The program's own lines, where it prints them. */
 static void print_line(void *user, enum replay_stream stream, const char *line)
 {
@@ -145,7 +134,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "replay-rx: %s\n", err ? err : "out of memory");
 		return RX_EXIT_USAGE;
 	}
-	replay_set_log(print_log, NULL, (int)level_of(&o));
+	replay_set_log(log_print_line, "replay-rx", (int)level_of(&o));
 	replay_rx_set_lines(the_rx, print_line, NULL);
 	replay_rx_set_ready(the_rx, drop_caps, &o);
 	/* From here a signal ends the capture, not the report (prologue() set the rest). */
