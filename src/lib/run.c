@@ -310,6 +310,16 @@ static int run_ready(void *ctx)
 	return r->ready_fn(r->ready_user);
 }
 
+/* The run's streams, each that was opened (lines streams hand over a last unended line). */
+static void close_streams(FILE *out, FILE *err, FILE *status, FILE *summary)
+{
+	FILE *f[] = { out, err, status, summary };
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (f[i])
+			fclose(f[i]);
+}
+
 /* Under run_mu: the parsed options, run with the summary and the log kept here. */
 static int exec_locked(struct replay_run *r)
 {
@@ -332,14 +342,7 @@ static int exec_locked(struct replay_run *r)
 		hooks.status = status_f = lib_lines_open(r->lines_fn, r->lines_user, REPLAY_STREAM_STATUS, NULL);
 	}
 	if (!summary || (r->lines_fn && (!out || !err || !status_f))) {
-		if (out)
-			fclose(out);
-		if (err)
-			fclose(err);
-		if (status_f)
-			fclose(status_f);
-		if (summary)
-			fclose(summary);
+		close_streams(out, err, status_f, summary);
 		free(sbuf);
 		snprintf(r->err, sizeof(r->err), "out of memory");
 		return -ENOMEM;
@@ -351,13 +354,7 @@ static int exec_locked(struct replay_run *r)
 	threads_auto_apply(&o);
 	status = replay_main_hooked(&o, &r->stop, &hooks);
 	lib_log_end();
-	if (out)
-		fclose(out);
-	if (err)
-		fclose(err);
-	if (status_f)
-		fclose(status_f);
-	fclose(summary);
+	close_streams(out, err, status_f, summary);
 	__atomic_store_n(&r->suspend, 0, __ATOMIC_RELAXED); /* the next run starts resumed */
 	r->summary = sbuf;
 	if (!r->have_stats)
