@@ -40,6 +40,8 @@ struct bridge_dir_stats {
 	uint64_t edited;       /* frames put through the direction's edits and kept by them */
 	uint64_t dropped_edit; /* dropped by the edits (--skip-soft-errors) */
 	uint64_t edit_failed;  /* of failed: an edit failed (the first reason said) */
+	uint64_t kernel_captured; /* handed to the input ring by the kernel, those it dropped
+				     included: every one of them either dropped or received */
 	uint64_t kernel_dropped; /* the input ring was full: dropped by the kernel before capture */
 	uint64_t late;		 /* held frames sent more than 1 ms after their deadline */
 	uint64_t dropped_own_mac; /* --mac: sent from one of the two ports' MACs */

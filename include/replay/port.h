@@ -34,8 +34,12 @@ const char *live_port_name(const struct live_port *p);
  * without waiting: the count (0: none waiting), or -EIO with live_port_strerror().
  */
 int live_port_read(struct live_port *p, unsigned max, live_port_fn fn, void *arg);
-/* live_port_drops() - frames the kernel dropped for want of room in the ring, and the interface's drops. */
-void live_port_drops(struct live_port *p, uint64_t *kernel, uint64_t *iface);
+/*
+ * live_port_drops() - the frames the kernel handed to the port's ring (those
+ * it dropped included: libpcap's ps_recv), those it dropped for want of room
+ * in the ring, and the interface's drops.
+ */
+void live_port_drops(struct live_port *p, uint64_t *captured, uint64_t *kernel, uint64_t *iface);
 const char *live_port_strerror(const struct live_port *p);
 void live_port_close(struct live_port *p);
 

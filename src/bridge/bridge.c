@@ -579,7 +579,7 @@ int bridge_run(struct bridge *b, const volatile sig_atomic_t *stop, char *err, s
 	for (int d = 0; d < BRIDGE_DIRS; d++) {
 		struct side *s = &b->side[d];
 		struct dq_entry e;
-		uint64_t kd, ifd;
+		uint64_t kc, kd, ifd;
 
 		if (!s->in)
 			continue;
@@ -593,7 +593,8 @@ int bridge_run(struct bridge *b, const volatile sig_atomic_t *stop, char *err, s
 			s->st.held_at_stop++;
 		}
 		(void)tx_drain(s->out);
-		live_port_drops(s->in, &kd, &ifd);
+		live_port_drops(s->in, &kc, &kd, &ifd);
+		s->st.kernel_captured = kc;
 		s->st.kernel_dropped = kd;
 	}
 	if (!rc && b->fatal)

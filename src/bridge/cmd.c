@@ -92,6 +92,7 @@ static void dir_json(struct json *w, const struct bridge *b, const char *const i
 	json_uint(w, "held_at_stop", st->held_at_stop);
 	json_uint(w, "late", st->late);
 	json_uint(w, "held_peak", st->held_peak);
+	json_uint(w, "kernel_captured", st->kernel_captured);
 	json_uint(w, "kernel_dropped", st->kernel_dropped);
 	json_uint(w, "edited", st->edited);
 	json_uint(w, "dropped_edit", st->dropped_edit);

@@ -14,6 +14,7 @@
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/if_packet.h>
 
 #include "replay/port.h"
 #include "replay/compiler.h"
@@ -51,10 +52,12 @@ unsigned live_if_mtu(const char *ifname)
  * Immediate mode makes libpcap use TPACKET_V2: TPACKET_V3 would hold each
  * frame until its block fills or times out, adding up to the block timeout
  * to every frame's delay.  The snapshot length and the ring's size are
- * explained above live_open() (src/live/live.c).  PCAP_D_IN sets
- * PACKET_IGNORE_OUTGOING where the kernel has it (and drops PACKET_OUTGOING
- * frames itself where not): what a forwarder sends out of a port is never
- * captured again.
+ * explained above live_open() (src/live/live.c).  What a forwarder sends out
+ * of a port is never captured again: PACKET_IGNORE_OUTGOING (Linux 4.20)
+ * keeps the kernel from copying it into the ring at all -- libpcap 1.10's
+ * PCAP_D_IN only skips such frames in the ring, where they cost a copy on
+ * the sending CPU and a slot, and count in ps_drop when the ring is full --
+ * and PCAP_D_IN still skips them where the kernel lacks the option.
  */
 pcap_t *live_capture_open(const char *opt, const char *ifname, unsigned buffer_kib,
 			  uint32_t *snaplen, uint64_t *buffer_bytes, char *err, size_t errlen)
@@ -89,6 +92,19 @@ pcap_t *live_capture_open(const char *opt, const char *ifname, unsigned buffer_k
 		snprintf(err, errlen, "%s %s: %s", opt, ifname, pcap_geterr(pc));
 		goto fail;
 	}
+#ifdef PACKET_IGNORE_OUTGOING
+	{
+		int one = 1;
+
+		if (setsockopt(pcap_fileno(pc), SOL_PACKET, PACKET_IGNORE_OUTGOING, &one,
+			       sizeof(one)) < 0 &&
+		    errno != ENOPROTOOPT) {
+			snprintf(err, errlen, "%s %s: cannot ignore outgoing frames: %s", opt,
+				 ifname, strerror(errno));
+			goto fail;
+		}
+	}
+#endif
 	dlt = pcap_datalink(pc);
 	if (dlt != DLT_EN10MB) {
 		snprintf(
@@ -173,12 +189,13 @@ int live_port_read(struct live_port *p, unsigned max, live_port_fn fn, void *arg
 	return n < 0 ? 0 : n;
 }
 
-void live_port_drops(struct live_port *p, uint64_t *kernel, uint64_t *iface)
+void live_port_drops(struct live_port *p, uint64_t *captured, uint64_t *kernel, uint64_t *iface)
 {
 	struct pcap_stat ps = {0};
 
-	*kernel = *iface = 0;
+	*captured = *kernel = *iface = 0;
 	if (pcap_stats(p->pc, &ps) == 0) {
+		*captured = ps.ps_recv;
 		*kernel = ps.ps_drop;
 		*iface = ps.ps_ifdrop;
 	}

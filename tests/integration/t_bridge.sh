@@ -74,7 +74,9 @@ print(d[sys.argv[3]])
 PY
 }
 
-# accounts NAME: in each direction received + copies = forwarded + dropped + failed.
+# accounts NAME: in each direction received + copies = forwarded + dropped + failed, and
+# the kernel handed the input ring only what the bridge received or the ring dropped (nothing
+# the bridge itself sent out of that port).
 accounts() {
 	"$PY" - "$WORK/$1.json" <<'PY' || die "$1: the bridge's accounts do not add up"
 import json, sys
@@ -84,6 +86,9 @@ for d in json.load(open(sys.argv[1]))["directions"]:
            + d["dropped_own_mac"] + d["dropped_learned"] + d["dropped_martian"])
     if lhs != rhs:
         sys.exit("%s: received %d + copies %d != %d: %r" % (d["direction"], d["received"], d["copies"], rhs, d))
+    if d["kernel_captured"] != d["received"] + d["kernel_dropped"]:
+        sys.exit("%s: the kernel captured %d, but %d were received and %d dropped: %r"
+                 % (d["direction"], d["kernel_captured"], d["received"], d["kernel_dropped"], d))
 PY
 }
 
