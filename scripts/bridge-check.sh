@@ -242,6 +242,14 @@ NFRAMES=$("$REPLAY" -q -w /dev/null --stats-json - "$WORK/ab.pcap" | grep -o '"p
 # A given trace lasts as long as its frames take at R.
 [ -z "$TRACE" ] || SECS=$(((NFRAMES + PPS - 1) / PPS))
 
+# Every program of a case lives at most this long, s (the bridge's --duration, the far sides'
+# --timeout): the case's load with room to spare.
+LIFE_S=$((SECS * 4 + 60))
+# Namespaces left by a check killed outright (rbc-{a,b,m}-PID, PID no longer a check): removed.
+for ns in $(ip netns list | awk '{print $1}' | grep -E '^rbc-[abm]-[0-9]+$' || true); do
+	grep -qs bridge-check "/proc/${ns##*-}/cmdline" && continue
+	ip netns del "$ns" 2>/dev/null && say "removed $ns, left by a check that no longer runs"
+done
 for ns in "$NS_A" "$NS_B" "$NS_M"; do
 	ip netns add "$ns"
 	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
@@ -284,9 +292,12 @@ run_case() {
 	local -a cmd
 	case $kind in
 	anchor) cmd=("$BRIDGE_CMD" -i "$IF_M1" -I "$IF_M2") ;;
-	plain) cmd=("$REPLAY" bridge --stats-json "$WORK/$tag.bridge.json" "${BARGS[@]}" "$IF_M1" "$IF_M2") ;;
-	impaired) cmd=("$REPLAY" bridge --stats-json "$WORK/$tag.bridge.json" "${BARGS[@]}" "${IMPAIR[@]}"
+	# --duration: a bridge whose check was killed outright (SIGKILL: no clean-up) still ends,
+	# as the far sides do at --timeout and the generators at their trace's end.
+	plain) cmd=("$REPLAY" bridge --duration "$LIFE_S" --stats-json "$WORK/$tag.bridge.json" "${BARGS[@]}"
 		"$IF_M1" "$IF_M2") ;;
+	impaired) cmd=("$REPLAY" bridge --duration "$LIFE_S" --stats-json "$WORK/$tag.bridge.json" "${BARGS[@]}"
+		"${IMPAIR[@]}" "$IF_M1" "$IF_M2") ;;
 	esac
 	ip netns exec "$NS_M" "${ON_BRIDGE[@]}" "${cmd[@]}" >"$WORK/$tag.bridge.out" 2>"$WORK/$tag.bridge.err" &
 	bpid=$!
@@ -303,7 +314,7 @@ run_case() {
 	for d in "${dirs[@]}"; do
 		read -r ns ifn <<<"$(dst_of "$d")"
 		ip netns exec "$ns" "${ON_REST[@]}" "$REPLAY_RX" -i "$ifn" -R "$WORK/$d.pcap" --send-log "$WORK/$tag.$d.log" \
-			--idle "$((wait_ms / 1000)).$(printf %03d $((wait_ms % 1000)))" --timeout $((SECS * 4 + 60)) \
+			--idle "$((wait_ms / 1000)).$(printf %03d $((wait_ms % 1000)))" --timeout "$LIFE_S" \
 			--json "$WORK/$tag.$d.rx.json" >"$WORK/$tag.$d.rx.out" 2>"$WORK/$tag.$d.rx.err" &
 		rxp+=($!)
 		PIDS+=($!)

@@ -5,8 +5,9 @@
 # direction, the applied delay's median is 5 ms within 1 ms, the loss columns
 # add up to what was lost; the tcpbridge stand-in's row comes from the command
 # given; bad options fail in one line before anything is made; a bridge option
-# the bridge refuses and a SIGTERM mid-run leave no namespace behind; not root,
-# it refuses in one line.
+# the bridge refuses and a SIGTERM mid-run leave no namespace behind; after a
+# SIGKILL the bridge still ends (--duration) and the next run removes the
+# namespaces left; not root, it refuses in one line.
 . "$(dirname "$0")/lib.sh"
 : "${GENTRACE:?}"
 CHECK="$(cd "$(dirname "$0")/../.." && pwd)/scripts/bridge-check.sh"
@@ -158,6 +159,37 @@ test_sigterm_cleans_up() {
 	CHECK_PID=""
 }
 
+# A check killed outright (SIGKILL) cleans up nothing, but what it started ends by itself (the
+# bridge has a --duration), and the next check removes the namespaces it left.
+test_sigkill_leftovers() {
+	local pid ns p
+	"$CHECK" -q --pps 1000 --seconds 30 --direction ab --delay 1ms >"$WORK/kill.out" 2>&1 &
+	CHECK_PID=$!
+	pid=$CHECK_PID
+	for _ in $(seq 100); do
+		ip netns pids "rbc-m-$pid" 2>/dev/null | grep -q . && break
+		sleep 0.1
+	done
+	sleep 1
+	p=$(ip netns pids "rbc-m-$pid" 2>/dev/null | head -n1)
+	[ -n "$p" ] || die "the run started no bridge: $(cat "$WORK/kill.out")"
+	tr '\0' ' ' <"/proc/$p/cmdline" | grep -q -- " bridge --duration [0-9]" ||
+		die "the bridge has no --duration: $(tr '\0' ' ' <"/proc/$p/cmdline")"
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null || true
+	CHECK_PID=""
+	# What the killed check started, ended here (this test started it, by way of the check).
+	for ns in "rbc-a-$pid" "rbc-b-$pid" "rbc-m-$pid"; do
+		for p in $(ip netns pids "$ns" 2>/dev/null); do kill -TERM "$p" 2>/dev/null || true; done
+	done
+	ip netns list | grep -qE "^rbc-m-$pid( |$)" || die "SIGKILL left no namespace: nothing to test"
+	"$CHECK" --pps 1000 --seconds 1 --direction ab >"$WORK/next.out" 2>"$WORK/next.err" ||
+		die "the next check failed: $(cat "$WORK/next.out" "$WORK/next.err")"
+	no_ns_of "$pid"
+	grep -q "^bridge-check: removed rbc-m-$pid, left by a check that no longer runs$" "$WORK/next.err" ||
+		die "the next check did not say what it removed: $(cat "$WORK/next.err")"
+}
+
 test_not_root() {
 	command -v setpriv >/dev/null || die "setpriv is not installed (util-linux)"
 	expect_fail 1 '^bridge-check: needs root' setpriv --reuid=65534 --regid=65534 --clear-groups "$CHECK" --both
@@ -165,4 +197,4 @@ test_not_root() {
 }
 
 run_tests test_bad_options test_not_root test_bridge_refuses test_both_directions_5ms test_loss_split \
-	test_bridge_cmd test_sigterm_cleans_up
+	test_bridge_cmd test_sigterm_cleans_up test_sigkill_leftovers
