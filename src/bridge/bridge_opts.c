@@ -6,7 +6,11 @@
  * IF1 -> IF2 only, --loss-ba to IF2 -> IF1 only.  They are kept as given
  * (struct bridge_clauses) and a direction's model is built from them by
  * bridge_dir_stat(): the clauses for both first, then its own, so that
- * "--delay 10ms --delay-ba 30ms" delays IF2 -> IF1 by 30 ms.  The edit
+ * "--delay 10ms --delay-ba 30ms" delays IF2 -> IF1 by 30 ms.  The
+ * impairment traces (--impair, --impair-ab, --impair-ba) go on replay's
+ * own list with replay's parsers, so that --impair-flow, --impair-repeat
+ * and --impair-default bind as replay's do; bridge_dir_impair() makes a
+ * direction's engine sources from them and its model.  The edit
  * options come in the same three forms, made when the table is first
  * asked for from replay's own rows (src/cli/opts.c): the same parsers,
  * ranges and help, bound to the bridge's three edit configs.
@@ -255,7 +259,7 @@ static int parse_macs(void *f, const char *arg, char *err, size_t len)
 enum bridge_group { GRP_IMPAIR, GRP_EDIT, GRP_PORTS, GRP_OUTPUT, GRP_MISC, GRP_MAX };
 
 static const char *const group_title[GRP_MAX] = {
-	[GRP_IMPAIR] = ("Impairment (netem's; NAME for both directions, NAME-ab for IF1 -> IF2, NAME-ba "
+	[GRP_IMPAIR] = ("Impairment (netem's, and traces; NAME for both directions, NAME-ab for IF1 -> IF2, NAME-ba "
 			"for IF2 -> IF1)"),
 	[GRP_EDIT] = ("Editing (tcprewrite's; NAME for both directions, where a pair MAC,MAC or --pnat "
 		      "twice gives IF1 -> IF2 the first and IF2 -> IF1 the second; NAME-ab, NAME-ba for "
