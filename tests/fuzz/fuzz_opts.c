@@ -4,9 +4,10 @@
  * argument vector after the program name, given to replay's opts_parse(),
  * to replay bridge's bridge_opts_parse() (whose accepted edits must pass
  * the edit checks in each direction, and whose impairment sources are each
- * direction's traces, then its model) and to replay-rx's rx_opts_parse().  Each must accept or refuse with a
- * reason -- never crash, read out of bounds, overflow (UBSan) or exit (the
- * parsers return every error; none calls exit()).  An accepted command line
+ * direction's traces, then its model) and to replay-rx's rx_opts_parse().
+ * Each must accept or refuse with a reason -- never crash, read out of
+ * bounds, overflow (UBSan) or exit (the parsers return every error; none
+ * calls exit()).  An accepted command line
  * must round-trip: saved by --save-opts and read back by --load-opts, it
  * gives the same options, compared field by field (impairment sources and
  * their order too).  The same bytes are also a config file read by

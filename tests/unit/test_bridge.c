@@ -2,9 +2,10 @@
 /*
  * replay bridge's options (replay/bridge.h): every row against its field,
  * the operands and the checks across options; each direction's model,
- * impairment traces and edits built from the options for both and its own; the edit rows made
- * from replay's; --unidir; the MTU rule for a frame leaving by the other
- * port; and every option documented in man/replay.1, README.md and --help.
+ * impairment traces and edits built from the options for both and its
+ * own; the edit rows made from replay's; --unidir; the MTU rule for a
+ * frame leaving by the other port; and every option documented in
+ * man/replay.1, README.md and --help.
  */
 #include <errno.h>
 #include <setjmp.h>
