@@ -196,12 +196,23 @@ int bridge_dir_impair(const struct bridge_cfg *cfg, enum bridge_dir d, struct im
 	return 0;
 }
 
+/* Does @msg name @path as the engine does: at its start or after a blank, a colon after it? */
+static bool names(const char *msg, const char *path)
+{
+	size_t n = strlen(path);
+
+	for (const char *p = msg; n && (p = strstr(p, path)); p++)
+		if ((p == msg || p[-1] == ' ') && p[n] == ':')
+			return true;
+	return false;
+}
+
 const char *bridge_trace_opt(const struct bridge_cfg *cfg, enum bridge_dir d, const char *msg)
 {
 	const struct bridge_traces *tr = &cfg->traces;
 
 	for (unsigned i = 0; i < tr->m.n; i++)
-		if (trace_in(tr, i, d) && strstr(msg, tr->m.src[i].path))
+		if (trace_in(tr, i, d) && names(msg, tr->m.src[i].path))
 			return tr->opt[i];
 	return NULL;
 }

@@ -281,6 +281,15 @@ static void test_dir_impair(void **state)
 	assert_string_equal(bridge_trace_opt(&cfg, BRIDGE_BA, "t2: No such file or directory"),
 			    "--impair-ba");
 	assert_null(bridge_trace_opt(&cfg, BRIDGE_AB, "impairment model 3: out of memory"));
+	assert_string_equal(bridge_trace_opt(&cfg, BRIDGE_AB, "impairment trace t1: filter 'x': bad"),
+			    "--impair-ab");
+	/* A path that is the start of another's names only itself. */
+	assert_int_equal(BRIDGE("--impair", "t", "--impair-ab", "t1", "a", "b"), 0);
+	assert_string_equal(bridge_trace_opt(&cfg, BRIDGE_AB, "t1: line 2, column 7: bad"),
+			    "--impair-ab");
+	assert_string_equal(bridge_trace_opt(&cfg, BRIDGE_AB, "t: No such file or directory"),
+			    "--impair");
+	assert_null(bridge_trace_opt(&cfg, BRIDGE_BA, "t1: line 2, column 7: bad"));
 	/* Nothing given: no source, the direction passes frames untouched. */
 	assert_int_equal(BRIDGE("a", "b"), 0);
 	assert_int_equal(bridge_dir_impair(&cfg, BRIDGE_AB, &st, ic, &n, err, sizeof(err)), 0);
