@@ -4,7 +4,9 @@
  * arrives on one port leaves by the other (with --unidir, IF1's by IF2
  * only), each direction edited by its own edit chain (replay/edit.h) and
  * impaired by its own statistical model (netem's, replay/impair.h), on
- * one clock.  "ab" is IF1 to IF2, "ba" IF2 to IF1.  The options:
+ * one clock.  A direction may be impaired by traces as well (--impair,
+ * --impair-ab, --impair-ba), each read by the direction's own reader,
+ * before its model.  "ab" is IF1 to IF2, "ba" IF2 to IF1.  The options:
  * bridge_opts.h; the forwarding: src/bridge/bridge.c; the command:
  * src/bridge/cmd.c.
  */
@@ -56,9 +58,11 @@ struct bridge_dir_stats {
 struct bridge;
 
 /*
- * bridge_open() - the ports @if1, @if2 (captured, promiscuous), a sender on
- * each (@cfg->method), each direction's edit chain, model and delay queue,
- * allocated and touched now.  With @cfg->unidir only @if1 is captured and
+ * bridge_open() - each direction's impairment traces, read whole first (a
+ * bad one fails before any port opens, naming its option), then
+ * the ports @if1, @if2 (captured, promiscuous), a sender on
+ * each (@cfg->method), each direction's edit chain, impairment and delay
+ * queue, allocated and touched now.  With @cfg->unidir only @if1 is captured and
  * only @if2 sent on.  With --poll hybrid (or auto) the calling thread's
  * timer slack is set to 1 ns and its timer's lateness measured (about
  * 60 ms): bridge_run() must run in the same thread.  0, or -errno with one

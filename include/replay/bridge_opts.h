@@ -14,6 +14,7 @@
 #include "replay/edit.h"
 #include "replay/impair.h"
 #include "replay/optparse.h"
+#include "replay/opts.h"
 
 enum bridge_dir { BRIDGE_AB, BRIDGE_BA, BRIDGE_DIRS };
 /* Where an impairment or edit option applies: both directions, or one. */
@@ -50,6 +51,20 @@ struct bridge_clauses {
 };
 
 /*
+ * The impairment traces as given (--impair, --impair-ab, --impair-ba), in
+ * order, on replay's own list (struct opts_impair: its parsers bind
+ * --impair-flow, --impair-repeat and --impair-default to the trace before
+ * them, or make the last two every trace's when given before any); beside
+ * each, where it applies.  Its netem model is unused: the bridge's is
+ * struct bridge_clauses.
+ */
+struct bridge_traces {
+	struct opts_impair m;
+	uint8_t target[OPTS_IMPAIR_MAX]; /* enum bridge_target of m.src[i] */
+	const char *opt[OPTS_IMPAIR_MAX]; /* "--impair", "--impair-ab" or "--impair-ba" */
+};
+
+/*
  * Each port's capture ring by default, KiB: libpcap's own default (so
  * tcpbridge's).  A larger ring spreads the frames over more pages than the
  * TLB holds; on a paravirtualised machine 64 MiB made the unimpaired
@@ -60,6 +75,7 @@ struct bridge_clauses {
 
 struct bridge_cfg {
 	struct bridge_clauses impair; /* --loss, --delay, ... and their -ab/-ba forms */
+	struct bridge_traces traces;  /* --impair, --impair-ab, --impair-ba and what binds to them */
 	/* The edit options (replay's rows, tcprewrite's names) by enum bridge_target: NAME's, NAME-ab's,
 	 * NAME-ba's. */
 	struct edit_cfg edit[BRIDGE_TARGETS];
@@ -99,6 +115,32 @@ int bridge_opts_parse(struct bridge_cfg *cfg, int argc, char **argv, int *first,
  */
 int bridge_dir_stat(const struct bridge_clauses *cl, enum bridge_dir d, struct impair_stat_cfg *st,
 		    char *err, size_t errlen);
+
+/*
+ * bridge_dir_ntraces() - how many of the traces apply to direction @d
+ * (those given for both and its own).
+ */
+unsigned bridge_dir_ntraces(const struct bridge_cfg *cfg, enum bridge_dir d);
+
+/*
+ * bridge_dir_impair() - the impair_open() sources of direction @d, in
+ * replay's order: each trace for both directions or for @d, in the order
+ * given (each with its filter, repeat count and default action), then the
+ * model bridge_dir_stat() builds into @st, if it impairs anything.  @out
+ * has room for bridge_dir_ntraces() + 1; *@n gets the count (0: the
+ * direction passes frames untouched).  Seeds are @cfg's seed plus @d, so
+ * the directions draw apart.  0, or -EINVAL with "OPTION 'VALUE': why" in
+ * @err.  @cfg as bridge_opts_parse() left it.
+ */
+int bridge_dir_impair(const struct bridge_cfg *cfg, enum bridge_dir d, struct impair_stat_cfg *st,
+		      struct impair_cfg *out, size_t *n, char *err, size_t errlen);
+
+/*
+ * bridge_trace_opt() - the option that gave the trace of direction @d
+ * which the impairment engine's message @msg names ("--impair-ab"), NULL
+ * when it names none.
+ */
+const char *bridge_trace_opt(const struct bridge_cfg *cfg, enum bridge_dir d, const char *msg);
 
 /*
  * bridge_dir_edit() - the edits of direction @d: the options given for

@@ -612,13 +612,45 @@ static const char *method_name(int m)
 	return "packet";
 }
 
-/* Direction @d's model, queue and memory. */
+/*
+ * Direction @d's impairment engine: its traces and model (bridge_dir_impair()),
+ * each trace read whole now, before any port opens.  A direction with none
+ * keeps s->im NULL.
+ */
+static int open_engine(struct bridge *b, const struct bridge_cfg *cfg, enum bridge_dir d,
+		       char *err, size_t errlen)
+{
+	struct side *s = &b->side[d];
+	struct impair_stat_cfg st;
+	struct impair_cfg *ic = calloc(bridge_dir_ntraces(cfg, d) + 1, sizeof(*ic));
+	char why[1024];
+	const char *opt;
+	size_t n;
+	int rc;
+
+	if (!ic) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = bridge_dir_impair(cfg, d, &st, ic, &n, err, errlen);
+	if (rc < 0 || !n)
+		goto out;
+	s->limit = cfg->limit ? cfg->limit : st.limit;
+	rc = impair_open(&s->im, ic, n, why, sizeof(why));
+	if (rc < 0) {
+		opt = bridge_trace_opt(cfg, d, why);
+		snprintf(err, errlen, "%s%s%s", opt ? opt : "", opt ? ": " : "", why);
+	}
+out:
+	free(ic);
+	return rc;
+}
+
+/* Direction @d's edits, and its impairment's queue and memory. */
 static int open_side(struct bridge *b, const struct bridge_cfg *cfg, enum bridge_dir d, char *err,
 		     size_t errlen)
 {
 	struct side *s = &b->side[d];
-	struct impair_stat_cfg st;
-	struct impair_cfg ic = {0};
 	struct edit_cfg ec;
 	unsigned in_mtu = live_port_mtu(s->in);
 	uint32_t slot =
@@ -636,18 +668,8 @@ static int open_side(struct bridge *b, const struct bridge_cfg *cfg, enum bridge
 		}
 	}
 	s->slot_bytes = slot;
-	if (bridge_dir_stat(&cfg->impair, d, &st, err, errlen) < 0)
-		return -EINVAL;
-	if (!impair_stat_active(&st))
+	if (!s->im)
 		return 0;
-	ic.stat = &st;
-	ic.repeat = 1;
-	impair_action_pass(&ic.dflt);
-	ic.seed = cfg->seed + (uint64_t)d; /* the two directions draw apart */
-	rc = impair_open(&s->im, &ic, 1, err, errlen);
-	if (rc)
-		return rc < 0 ? rc : -EINTR;
-	s->limit = cfg->limit ? cfg->limit : st.limit;
 	s->act = malloc(sizeof(*s->act));
 	s->scratch = malloc(slot);
 	if (!s->act || !s->scratch || slots_init(&s->slots, s->limit, slot) < 0 ||
@@ -698,6 +720,12 @@ int bridge_open(struct bridge **bp, const struct bridge_cfg *cfg, const char *if
 			rc = -ENOMEM;
 			goto fail;
 		}
+	}
+	/* The traces first: a bad one is refused before any port opens. */
+	for (int d = 0; d < (cfg->unidir ? 1 : BRIDGE_DIRS); d++) {
+		rc = open_engine(b, cfg, (enum bridge_dir)d, err, errlen);
+		if (rc < 0)
+			goto fail;
 	}
 	for (int i = 0; i < 2; i++) {
 		struct tx_cfg tc = {.ifname = ifs[i]};

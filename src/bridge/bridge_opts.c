@@ -6,7 +6,11 @@
  * IF1 -> IF2 only, --loss-ba to IF2 -> IF1 only.  They are kept as given
  * (struct bridge_clauses) and a direction's model is built from them by
  * bridge_dir_stat(): the clauses for both first, then its own, so that
- * "--delay 10ms --delay-ba 30ms" delays IF2 -> IF1 by 30 ms.  The edit
+ * "--delay 10ms --delay-ba 30ms" delays IF2 -> IF1 by 30 ms.  The
+ * impairment traces (--impair, --impair-ab, --impair-ba) go on replay's
+ * own list with replay's parsers, so that --impair-flow, --impair-repeat
+ * and --impair-default bind as replay's do; bridge_dir_impair() makes a
+ * direction's engine sources from them and its model.  The edit
  * options come in the same three forms, made when the table is first
  * asked for from replay's own rows (src/cli/opts.c): the same parsers,
  * ranges and help, bound to the bridge's three edit configs.
@@ -116,6 +120,103 @@ int bridge_dir_stat(const struct bridge_clauses *cl, enum bridge_dir d, struct i
 	return 0;
 }
 
+/* --impair FILE and its -ab/-ba forms: a trace on replay's list, and where it applies. */
+static int trace(void *f, enum bridge_target t, const char *opt, const char *arg, char *err,
+		 size_t len)
+{
+	struct bridge_traces *tr = f;
+
+	if (opts_impair_add(&tr->m, arg, err, len) < 0)
+		return -EINVAL;
+	tr->target[tr->m.n - 1] = (uint8_t)t;
+	tr->opt[tr->m.n - 1] = opt;
+	return 0;
+}
+
+static int t_both(void *f, const char *arg, char *err, size_t len)
+{
+	return trace(f, BRIDGE_BOTH, "--impair", arg, err, len);
+}
+
+static int t_ab(void *f, const char *arg, char *err, size_t len)
+{
+	return trace(f, BRIDGE_ONLY_AB, "--impair-ab", arg, err, len);
+}
+
+static int t_ba(void *f, const char *arg, char *err, size_t len)
+{
+	return trace(f, BRIDGE_ONLY_BA, "--impair-ba", arg, err, len);
+}
+
+/* Does trace @i apply to direction @d? */
+static bool trace_in(const struct bridge_traces *tr, unsigned i, enum bridge_dir d)
+{
+	return tr->target[i] == BRIDGE_BOTH || tr->target[i] == (d == BRIDGE_AB ? BRIDGE_ONLY_AB
+										   : BRIDGE_ONLY_BA);
+}
+
+unsigned bridge_dir_ntraces(const struct bridge_cfg *cfg, enum bridge_dir d)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < cfg->traces.m.n; i++)
+		n += trace_in(&cfg->traces, i, d);
+	return n;
+}
+
+int bridge_dir_impair(const struct bridge_cfg *cfg, enum bridge_dir d, struct impair_stat_cfg *st,
+		      struct impair_cfg *out, size_t *n, char *err, size_t errlen)
+{
+	const struct opts_impair *m = &cfg->traces.m;
+	size_t k = 0;
+
+	*n = 0;
+	if (bridge_dir_stat(&cfg->impair, d, st, err, errlen) < 0)
+		return -EINVAL;
+	for (unsigned i = 0; i < m->n; i++) {
+		if (!trace_in(&cfg->traces, i, d))
+			continue;
+		memset(&out[k], 0, sizeof(out[k]));
+		out[k].path = m->src[i].path;
+		out[k].filter = m->src[i].filter;
+		out[k].repeat = m->src[i].repeat; /* its own, or the global (opts_impair_check()) */
+		out[k].dflt = m->src[i].dflt;
+		out[k].seed = cfg->seed + (uint64_t)d;
+		k++;
+	}
+	if (impair_stat_active(st)) {
+		memset(&out[k], 0, sizeof(out[k]));
+		out[k].stat = st;
+		out[k].repeat = 1;
+		impair_action_pass(&out[k].dflt);
+		out[k].seed = cfg->seed + (uint64_t)d;
+		k++;
+	}
+	*n = k;
+	return 0;
+}
+
+/* Does @msg name @path as the engine does: at its start or after a blank, a colon after it? */
+static bool names(const char *msg, const char *path)
+{
+	size_t n = strlen(path);
+
+	for (const char *p = msg; n && (p = strstr(p, path)); p++)
+		if ((p == msg || p[-1] == ' ') && p[n] == ':')
+			return true;
+	return false;
+}
+
+const char *bridge_trace_opt(const struct bridge_cfg *cfg, enum bridge_dir d, const char *msg)
+{
+	const struct bridge_traces *tr = &cfg->traces;
+
+	for (unsigned i = 0; i < tr->m.n; i++)
+		if (trace_in(tr, i, d) && names(msg, tr->m.src[i].path))
+			return tr->opt[i];
+	return NULL;
+}
+
 const struct opt_enum bridge_poll_choices[] = {
     {"auto", BRIDGE_POLL_AUTO},	    {"sleep", BRIDGE_POLL_SLEEP},
     {"hybrid", BRIDGE_POLL_HYBRID}, {"busy", BRIDGE_POLL_BUSY},
@@ -169,7 +270,7 @@ static int parse_macs(void *f, const char *arg, char *err, size_t len)
 enum bridge_group { GRP_IMPAIR, GRP_EDIT, GRP_PORTS, GRP_OUTPUT, GRP_MISC, GRP_MAX };
 
 static const char *const group_title[GRP_MAX] = {
-	[GRP_IMPAIR] = ("Impairment (netem's; NAME for both directions, NAME-ab for IF1 -> IF2, NAME-ba "
+	[GRP_IMPAIR] = ("Impairment (netem's, and traces; NAME for both directions, NAME-ab for IF1 -> IF2, NAME-ba "
 			"for IF2 -> IF1)"),
 	[GRP_EDIT] = ("Editing (tcprewrite's; NAME for both directions, where a pair MAC,MAC or --pnat "
 		      "twice gives IF1 -> IF2 the first and IF2 -> IF1 the second; NAME-ab, NAME-ba for "
@@ -193,10 +294,12 @@ static const struct opt_rule not_unidir[] = {
 	    FUNC(impair, struct bridge_clauses, fn##_ba, .name = name_ "-ba", .metavar = mv,       \
 		 .group = GRP_IMPAIR, .help = "as --" name_ ", IF2 -> IF1 only", .rules = not_unidir)
 
-/* "@impairment": any of the impairment options, given (struct opt_cond). */
+/* "@impairment": any of the impairment options or traces, given (struct opt_cond). */
 static bool impaired(const void *cfg)
 {
-	return ((const struct bridge_cfg *)cfg)->impair.n > 0;
+	const struct bridge_cfg *c = cfg;
+
+	return c->impair.n > 0 || c->traces.m.n > 0;
 }
 
 static const struct opt_cond conds[] = {
@@ -217,6 +320,29 @@ static const struct opt_def fixed[] = {
     IMP3(c_rate, "rate", "RATE [OVERHEAD [CELL [CELLOVH]]]",
 	 "netem's rate: at most RATE (bit/s, kbit, mbit...)"),
     IMP3(c_stat, "impair-stat", "SPEC", "netem's words at once, e.g. \"delay 10ms 2ms loss 1%\""),
+    FUNC(traces, struct bridge_traces, t_both, .name = "impair", .metavar = "FILE",
+	 .group = GRP_IMPAIR,
+	 .help = "apply the impairment trace FILE (binary or text) to each direction, each reading "
+		 "it from its start: the n-th frame gets its n-th action (repeatable)"),
+    FUNC(traces, struct bridge_traces, t_ab, .name = "impair-ab", .metavar = "FILE",
+	 .group = GRP_IMPAIR, .help = "as --impair, IF1 -> IF2 only"),
+    FUNC(traces, struct bridge_traces, t_ba, .name = "impair-ba", .metavar = "FILE",
+	 .group = GRP_IMPAIR, .help = "as --impair, IF2 -> IF1 only", .rules = not_unidir),
+    FUNC(traces.m, struct opts_impair, opts_impair_flow, .name = "impair-flow", .metavar = "FILTER",
+	 .group = GRP_IMPAIR,
+	 .help = "only frames matching the libpcap FILTER consume the preceding --impair*'s actions; "
+		 "a frame matched by no trace or model passes untouched"),
+    FUNC(traces.m, struct opts_impair, opts_impair_repeat, .name = "impair-repeat", .metavar = "N",
+	 .group = GRP_IMPAIR,
+	 .help = "play the preceding --impair*'s trace N times (0 = forever; default 1; before any "
+		 "--impair*: every trace's)",
+	 .rules = RULES(NEEDS("impair impair-ab impair-ba", "it repeats an impairment trace"))),
+    FUNC(traces.m, struct opts_impair, opts_impair_default, .name = "impair-default",
+	 .metavar = "ACTION", .group = GRP_IMPAIR,
+	 .help = "the action once the preceding --impair*'s trace is exhausted: pass (default), drop, "
+		 "or any action line (before any --impair*: every trace's)",
+	 .rules = RULES(NEEDS("impair impair-ab impair-ba",
+			      "it is the action once an impairment trace runs out"))),
     UINT(seed, .name = "impair-seed", .min = 0, .max = UINT64_MAX, .metavar = "N",
 	 .group = GRP_IMPAIR, .help = "seed of the models' random draws (same seed, same draws)",
 	 .rules = RULES(NEEDS("@impairment", "it seeds the impairment's random draws"))),
@@ -288,6 +414,7 @@ static const struct bridge_cfg defaults = {
     .method = TX_METHOD_MMSG,
     .buffer_kib = BRIDGE_BUFFER_KIB_DEFAULT,
     .edit = {EDIT_CFG_DEFAULTS, EDIT_CFG_DEFAULTS, EDIT_CFG_DEFAULTS},
+    .traces = {.m = {.repeat = 1}},
 };
 
 static const char epilog[] =
@@ -423,7 +550,7 @@ static int check_edits(const struct bridge_cfg *c, char *err, size_t len)
 	return 0;
 }
 
-static int check(const struct bridge_cfg *c, int argc, char **argv, int first, char *err,
+static int check(struct bridge_cfg *c, int argc, char **argv, int first, char *err,
 		 size_t len)
 {
 	if (c->help || c->version)
@@ -439,6 +566,9 @@ static int check(const struct bridge_cfg *c, int argc, char **argv, int first, c
 		    err, len,
 		    "--method %s: a bridge sends on an interface with a named method (%s)",
 		    c->method == TX_METHOD_FILE ? "file" : "auto", tx_methods());
+	/* Each trace's repeat count and default action: its own, or those given before any. */
+	if (opts_impair_check(&c->traces.m, err, len) < 0)
+		return -EINVAL;
 	if (c->macs.n == 1)
 		return opts_fail(err, len,
 				 "--mac: give both ports' MACs, IF1's and IF2's (--mac twice, or "
@@ -452,8 +582,9 @@ static int check(const struct bridge_cfg *c, int argc, char **argv, int first, c
 		for (unsigned i = 0; i < c->impair.n; i++)
 			given |=
 			    c->impair.c[i].target == BRIDGE_BOTH || c->impair.c[i].target == d + 1;
-		/* A model whose clauses impair nothing ("--loss-ab 0%") is a mistake. */
-		if (given && !impair_stat_active(&st))
+		/* A model whose clauses impair nothing ("--loss-ab 0%") is a mistake, unless a
+		 * trace impairs the direction (as replay's opts_impair_check()). */
+		if (given && !impair_stat_active(&st) && !bridge_dir_ntraces(c, (enum bridge_dir)d))
 			return opts_fail(
 			    err, len,
 			    "the impairment of %s impairs nothing: give a loss, delay, "

@@ -169,6 +169,18 @@ static void say_held(const struct bridge *b, int sig)
 			 ULL(ab->held_at_stop), bridge_name(b, BRIDGE_BA), ULL(ba->held_at_stop));
 }
 
+/* --stats-json must not overwrite an impairment trace (outfile_check()). */
+static int check_paths(const struct bridge_cfg *cfg, char *err, size_t errlen)
+{
+	struct outfile_use u[OPTS_IMPAIR_MAX + 1];
+	size_t n = 0;
+
+	for (unsigned i = 0; i < cfg->traces.m.n; i++)
+		u[n++] = (struct outfile_use){cfg->traces.m.src[i].path, cfg->traces.opt[i], false};
+	u[n++] = (struct outfile_use){cfg->stats_json, "--stats-json", true};
+	return outfile_check(u, n, err, errlen);
+}
+
 int bridge_main(int argc, char **argv)
 {
 	struct bridge_cfg cfg;
@@ -194,6 +206,10 @@ int bridge_main(int argc, char **argv)
 	log_init("replay", cfg.quiet ? LOG_LVL_ERR : level);
 	ifs[0] = argv[first];
 	ifs[1] = argv[first + 1];
+	if (check_paths(&cfg, err, sizeof(err)) < 0) {
+		log_err("%s: %s", argv[0], err);
+		return EXIT_USAGE;
+	}
 	if (bridge_open(&b, &cfg, ifs[0], ifs[1], err, sizeof(err)) < 0) {
 		log_err("bridge: %s", err);
 		goto out;
@@ -204,13 +220,19 @@ int bridge_main(int argc, char **argv)
 			 ifs[0], bridge_port_mtu(b, 0), ifs[1], bridge_port_mtu(b, 1));
 	for (int d = 0; d < dirs(&cfg); d++) {
 		struct impair_stat_cfg st;
+		unsigned nt = bridge_dir_ntraces(&cfg, (enum bridge_dir)d);
 		char spec[512];
 
 		(void)bridge_dir_stat(&cfg.impair, (enum bridge_dir)d, &st, err, sizeof(err));
 		if (impair_stat_active(&st))
 			impair_stat_format(&st, spec, sizeof(spec));
-		log_info("%s: %s", bridge_name(b, (enum bridge_dir)d),
-			 impair_stat_active(&st) ? spec : "not impaired");
+		else
+			snprintf(spec, sizeof(spec), "%s", nt ? "no model" : "not impaired");
+		if (nt)
+			log_info("%s: %u impairment traces, then %s", bridge_name(b, (enum bridge_dir)d),
+				 nt, spec);
+		else
+			log_info("%s: %s", bridge_name(b, (enum bridge_dir)d), spec);
 	}
 	prologue_catch_signals(&stop_signal);
 	if (cfg.unidir)

@@ -3,9 +3,11 @@
  * Fuzz the programs' option parsers: the input, split at NUL bytes, is the
  * argument vector after the program name, given to replay's opts_parse(),
  * to replay bridge's bridge_opts_parse() (whose accepted edits must pass
- * the edit checks in each direction) and to replay-rx's rx_opts_parse().  Each must accept or refuse with a
- * reason -- never crash, read out of bounds, overflow (UBSan) or exit (the
- * parsers return every error; none calls exit()).  An accepted command line
+ * the edit checks in each direction, and whose impairment sources are each
+ * direction's traces, then its model) and to replay-rx's rx_opts_parse().
+ * Each must accept or refuse with a reason -- never crash, read out of
+ * bounds, overflow (UBSan) or exit (the parsers return every error; none
+ * calls exit()).  An accepted command line
  * must round-trip: saved by --save-opts and read back by --load-opts, it
  * gives the same options, compared field by field (impairment sources and
  * their order too).  The same bytes are also a config file read by
@@ -310,11 +312,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0 && (bc->help || bc->version))
 		rc = 1;
 	for (int d = 0; rc == 0 && d < (bc->unidir ? 1 : BRIDGE_DIRS); d++) {
+		static struct impair_cfg ic[OPTS_IMPAIR_MAX + 1];
+		struct impair_stat_cfg st;
 		struct edit_cfg e;
+		unsigned nt = bridge_dir_ntraces(bc, (enum bridge_dir)d);
+		size_t n;
 
 		bridge_dir_edit(bc, (enum bridge_dir)d, &e);
 		if (edit_cfg_check(&e, err, sizeof(err)) < 0)
 			__builtin_trap();
+		/* Accepted: the direction's sources are its traces, each a path, then at most its
+		 * model. */
+		if (nt > OPTS_IMPAIR_MAX ||
+		    bridge_dir_impair(bc, (enum bridge_dir)d, &st, ic, &n, err, sizeof(err)) < 0 ||
+		    n < nt || n > nt + 1)
+			__builtin_trap();
+		for (size_t i = 0; i < n; i++)
+			if (!(i < nt ? ic[i].path && !ic[i].stat : !ic[i].path && ic[i].stat == &st))
+				__builtin_trap();
 	}
 out:
 	free(buf);

@@ -4,7 +4,10 @@
 # IF_M2) -- veth -- B.  A UDP echo answers from B to A and from A to B
 # through the bridge; a replayed trace from A arrives at B frame for frame
 # and byte for byte, and one from B at A; with --loss-ab 100% A's trace is
-# all dropped and B's all arrives; a delay of 20 ms raises the echo's round
+# all dropped and B's all arrives; an impairment trace given with
+# --impair-ab drops exactly its listed frames from A's trace and leaves
+# B's whole, with --impair both lose them, and with --impair-flow only the
+# flow it selects takes its actions; a delay of 20 ms raises the echo's round
 # trip by at least that; a SIGINT with frames held fails them, counted, in
 # one line; a frame the output port's MTU cannot carry fails, said once;
 # with --enet-dmac-ab and --ttl-ba each far side gets exactly its
@@ -239,6 +242,96 @@ test_loss_one_way() {
 	info "A -> B all dropped, B -> A all forwarded"
 }
 
+# imp NAME ab|ba KEY: a direction's impairment count from the bridge's --stats-json ("none"
+# when the direction has no impairment).
+imp() {
+	"$PY" - "$WORK/$1.json" "$2" "$3" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+d = [x for x in j["directions"] if x["direction"] == sys.argv[2]][0]
+print(d["impairment"][sys.argv[3]] if "impairment" in d else "none")
+PY
+}
+
+# An impairment trace that drops packets 3, 7, 50 and 199 of 199 actions (the 200th takes the
+# default, pass): with --impair-ab B gets exactly the other 196, byte for byte, as replay -w
+# --exclude writes them, and A all 200 untouched; with --impair each direction reads the trace
+# from its start, so both lose the same four.  With --impair-flow only the second flow's frames
+# take actions: its 2nd and 4th (packets 4 and 8) dropped, the other flow's frames unmatched.
+test_drop_trace() {
+	local name d
+	"$PY" -c '
+import sys
+for n in range(1, 200):
+    print("drop" if n in (3, 7, 50, 199) else "pass")' >"$WORK/drop.txt"
+	"$REPLAY" -q -w "$WORK/drop-want.pcap" --exclude P:3,7,50,199 "$WORK/t.pcap" ||
+		die "drop trace: replay -w --exclude failed"
+	[ "$(frames "$WORK/drop-want.pcap")" -eq 196 ] || die "drop trace: the expected capture is not 196 frames"
+	for name in drop-ab drop-both; do
+		if [ "$name" = drop-ab ]; then
+			br_start "$name" --impair-ab "$WORK/drop.txt"
+		else
+			br_start "$name" --impair "$WORK/drop.txt"
+		fi
+		tcpdump_start "$WORK/atob.pcap" 2048
+		in_a "$REPLAY" -q -i "$IF_A" "$WORK/t.pcap" || die "the replay from A failed"
+		tcpdump_stop
+		td_start "$NS_A" "$IF_A" "$WORK/btoa.pcap"
+		in_b "$REPLAY" -q -i "$IF_B" "$WORK/t.pcap" || die "the replay from B failed"
+		td_stop
+		br_stop "$name" 130
+		"$PCAPDIFF" "$WORK/drop-want.pcap" "$WORK/atob.pcap" >"$WORK/diff" ||
+			die "$name: A -> B is not the trace without packets 3, 7, 50, 199: $(cat "$WORK/diff")"
+		[ "$(dir "$name" ab received)" -eq 200 ] && [ "$(dir "$name" ab dropped_impair)" -eq 4 ] &&
+			[ "$(dir "$name" ab forwarded)" -eq 196 ] && [ "$(dir "$name" ab failed)" -eq 0 ] &&
+			[ "$(imp "$name" ab from_trace)" -eq 199 ] && [ "$(imp "$name" ab from_default)" -eq 1 ] &&
+			[ "$(imp "$name" ab dropped)" -eq 4 ] && [ "$(imp "$name" ab unmatched)" -eq 0 ] &&
+			[ "$(imp "$name" ab from_model)" -eq 0 ] ||
+			die "$name: ab counts wrong: $(cat "$WORK/$name.json")"
+		accounts "$name"
+	done
+	"$PCAPDIFF" "$WORK/drop-want.pcap" "$WORK/btoa.pcap" >"$WORK/diff" ||
+		die "drop-both: B -> A is not the trace without packets 3, 7, 50, 199: $(cat "$WORK/diff")"
+	[ "$(dir drop-both ba dropped_impair)" -eq 4 ] && [ "$(imp drop-both ba from_trace)" -eq 199 ] ||
+		die "drop-both: ba counts wrong: $(cat "$WORK/drop-both.json")"
+	info "--impair-ab and --impair: packets 3, 7, 50, 199 dropped, the other 196 byte for byte"
+	# Only -ab's direction: B -> A untouched, and without an impairment.  (B -> A of drop-ab's run
+	# was overwritten by drop-both's: run it again.)
+	br_start drop-ab2 --impair-ab "$WORK/drop.txt"
+	td_start "$NS_A" "$IF_A" "$WORK/btoa.pcap"
+	in_b "$REPLAY" -q -i "$IF_B" "$WORK/t.pcap" || die "the replay from B failed"
+	td_stop
+	br_stop drop-ab2 130
+	"$PCAPDIFF" "$WORK/t.pcap" "$WORK/btoa.pcap" >"$WORK/diff" ||
+		die "drop-ab: B -> A differs: $(cat "$WORK/diff")"
+	[ "$(dir drop-ab ba received)" -eq 200 ] && [ "$(dir drop-ab ba forwarded)" -eq 200 ] &&
+		[ "$(dir drop-ab ba dropped_impair)" -eq 0 ] && [ "$(imp drop-ab ba from_trace)" = none ] &&
+		[ "$(dir drop-ab2 ba forwarded)" -eq 200 ] ||
+		die "drop-ab: ba counts wrong: $(cat "$WORK/drop-ab.json" "$WORK/drop-ab2.json")"
+	accounts drop-ab2
+	info "--impair-ab: B -> A all 200 untouched"
+
+	# --impair-flow: the second flow (source port 1025) alone takes the trace's actions.
+	"$GENTRACE" udp -o "$WORK/t2.pcap" --count 200 --size 200 --gap-us 200 --flows 2 >/dev/null
+	printf 'pass\ndrop\npass\ndrop\n' >"$WORK/flow.txt"
+	"$REPLAY" -q -w "$WORK/flow-want.pcap" --exclude P:4,8 "$WORK/t2.pcap" ||
+		die "flow trace: replay -w --exclude failed"
+	br_start drop-flow --impair-ab "$WORK/flow.txt" --impair-flow "udp src port 1025"
+	tcpdump_start "$WORK/atob.pcap" 2048
+	in_a "$REPLAY" -q -i "$IF_A" "$WORK/t2.pcap" || die "the replay from A failed"
+	tcpdump_stop
+	br_stop drop-flow 130
+	"$PCAPDIFF" "$WORK/flow-want.pcap" "$WORK/atob.pcap" >"$WORK/diff" ||
+		die "drop-flow: A -> B is not the trace without packets 4 and 8: $(cat "$WORK/diff")"
+	[ "$(dir drop-flow ab received)" -eq 200 ] && [ "$(dir drop-flow ab dropped_impair)" -eq 2 ] &&
+		[ "$(dir drop-flow ab forwarded)" -eq 198 ] && [ "$(imp drop-flow ab unmatched)" -eq 100 ] &&
+		[ "$(imp drop-flow ab from_trace)" -eq 4 ] && [ "$(imp drop-flow ab from_default)" -eq 96 ] &&
+		[ "$(imp drop-flow ab dropped)" -eq 2 ] ||
+		die "drop-flow: ab counts wrong: $(cat "$WORK/drop-flow.json")"
+	accounts drop-flow
+	info "--impair-flow: the second flow's 2nd and 4th frames dropped, the first flow's untouched"
+}
+
 # A SIGINT with frames held: none sent early, each counted failed, one line for them.
 test_sigint_held() {
 	br_start held --delay-ab 10s
@@ -462,7 +555,17 @@ test_refusals() {
 		--enet-dmac-ab 02:00:00:00:00:01,02:00:00:00:00:02 "$IF_M1" "$IF_M2"
 	expect_fail 1 "nosuchif" ip netns exec "$NS_M" "$REPLAY" bridge "$IF_M1" nosuchif
 	expect_fail 2 "both ports' MACs" ip netns exec "$NS_M" "$REPLAY" bridge --mac 02:00:00:00:00:01 "$IF_M1" "$IF_M2"
+	expect_fail 2 "^replay: bridge: --impair-flow: 'udp': --impair-flow binds to the --impair FILE before it" \
+		ip netns exec "$NS_M" "$REPLAY" bridge --loss 1% --impair-flow udp "$IF_M1" "$IF_M2"
+	expect_fail 1 "^replay: bridge: --impair-ba: $WORK/nosuch.txt: No such file or directory$" \
+		ip netns exec "$NS_M" "$REPLAY" bridge --impair-ba "$WORK/nosuch.txt" "$IF_M1" "$IF_M2"
+	printf 'pass\ndelay forever\n' >"$WORK/bad.txt"
+	expect_fail 1 "^replay: bridge: --impair: $WORK/bad.txt: line 2" \
+		ip netns exec "$NS_M" "$REPLAY" bridge --impair "$WORK/bad.txt" "$IF_M1" "$IF_M2"
+	expect_fail 2 "refusing to overwrite an input" ip netns exec "$NS_M" "$REPLAY" bridge \
+		--impair-ab "$WORK/bad.txt" --stats-json "$WORK/bad.txt" "$IF_M1" "$IF_M2"
+	grep -q "delay forever" "$WORK/bad.txt" || die "--stats-json overwrote an impairment trace"
 }
 
-run_tests test_traces test_echo test_loss_one_way test_sigint_held test_mtu test_edits test_unidir \
+run_tests test_traces test_echo test_loss_one_way test_drop_trace test_sigint_held test_mtu test_edits test_unidir \
 	test_mac test_martians test_poll test_stall test_refusals

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * replay bridge's options (replay/bridge.h): every row against its field,
- * the operands and the checks across options; each direction's model and
- * edits built from the options for both and its own; the edit rows made
- * from replay's; --unidir; the MTU rule for a frame leaving by the other
- * port; and every option documented in man/replay.1, README.md and --help.
+ * the operands and the checks across options; each direction's model,
+ * impairment traces and edits built from the options for both and its
+ * own; the edit rows made from replay's; --unidir; the MTU rule for a
+ * frame leaving by the other port; and every option documented in
+ * man/replay.1, README.md and --help.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -131,6 +132,169 @@ static void test_dir_stat(void **state)
 	assert_int_equal(BRIDGE("a", "b"), 0);
 	assert_int_equal(bridge_dir_stat(&cfg.impair, BRIDGE_AB, &ab, err, sizeof(err)), 0);
 	assert_false(impair_stat_active(&ab));
+}
+
+/* The traces: each --impair* adds one where it applies; what follows it binds to it. */
+static void test_traces(void **state)
+{
+	struct bridge_cfg cfg;
+	char err[400];
+	int first;
+
+	(void)state;
+	assert_int_equal(BRIDGE("--impair", "t0", "--impair-ab", "t1", "--impair-flow", "udp",
+				"--impair-ba", "t2", "--impair-repeat", "3", "--impair-default",
+				"drop", "a", "b"),
+			 0);
+	assert_int_equal(cfg.traces.m.n, 3);
+	assert_string_equal(cfg.traces.m.src[0].path, "t0");
+	assert_int_equal(cfg.traces.target[0], BRIDGE_BOTH);
+	assert_string_equal(cfg.traces.opt[0], "--impair");
+	assert_null(cfg.traces.m.src[0].filter);
+	assert_int_equal(cfg.traces.target[1], BRIDGE_ONLY_AB);
+	assert_string_equal(cfg.traces.opt[1], "--impair-ab");
+	assert_string_equal(cfg.traces.m.src[1].filter, "udp");
+	assert_int_equal(cfg.traces.target[2], BRIDGE_ONLY_BA);
+	assert_null(cfg.traces.m.src[2].filter);
+	/* The repeat and default bound to the last; the others take replay's defaults. */
+	assert_int_equal(cfg.traces.m.src[2].repeat, 3);
+	assert_true(cfg.traces.m.src[2].dflt.drop);
+	assert_int_equal(cfg.traces.m.src[0].repeat, 1);
+	assert_int_equal(cfg.traces.m.src[1].repeat, 1);
+	assert_false(cfg.traces.m.src[1].dflt.drop);
+	/* Given before any trace: every trace's without its own. */
+	assert_int_equal(BRIDGE("--impair-repeat", "0", "--impair-default", "drop", "--impair-ab",
+				"t1", "--impair-ba", "t2", "--impair-repeat", "2", "a", "b"),
+			 0);
+	assert_int_equal(cfg.traces.m.src[0].repeat, 0);
+	assert_true(cfg.traces.m.src[0].dflt.drop);
+	assert_int_equal(cfg.traces.m.src[1].repeat, 2);
+	assert_true(cfg.traces.m.src[1].dflt.drop);
+	/* A trace counts as impairment for --impair-limit and --impair-seed. */
+	assert_int_equal(BRIDGE("--impair-ab", "t1", "--impair-limit", "5", "--impair-seed", "9",
+				"a", "b"),
+			 0);
+	assert_int_equal(cfg.limit, 5);
+	/* A model that impairs nothing is no mistake beside a trace of its direction (replay's rule). */
+	assert_int_equal(BRIDGE("--impair-ab", "t1", "--loss-ab", "0%", "a", "b"), 0);
+	assert_int_equal(BRIDGE("--impair-ba", "t1", "--loss-ab", "0%", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "IF1 -> IF2 impairs nothing"));
+}
+
+static void test_trace_errors(void **state)
+{
+	struct bridge_cfg cfg;
+	char err[400];
+	int first;
+
+	(void)state;
+	/* --impair-flow binds to the --impair* before it: none is an error, as is a second one. */
+	assert_int_equal(BRIDGE("--impair-flow", "udp", "--impair", "t0", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "--impair-flow"));
+	assert_non_null(strstr(err, "before it"));
+	assert_int_equal(BRIDGE("--loss", "1%", "--impair-flow", "udp", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "before it"));
+	assert_int_equal(BRIDGE("--impair-ab", "t0", "--impair-flow", "udp", "--impair-flow", "tcp",
+				"a", "b"),
+			 -EINVAL);
+	assert_non_null(strstr(err, "has a filter already"));
+	assert_int_equal(BRIDGE("--impair-ab", "t0", "--impair-flow", "", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "empty filter"));
+	assert_int_equal(BRIDGE("--impair-ab", "t0", "--impair-repeat", "1", "--impair-repeat", "2",
+				"a", "b"),
+			 -EINVAL);
+	assert_non_null(strstr(err, "repeat count already"));
+	assert_int_equal(BRIDGE("--impair", "t0", "--impair-default", "sometimes", "a", "b"),
+			 -EINVAL);
+	assert_non_null(strstr(err, "--impair-default"));
+	/* --impair-repeat and --impair-default need a trace. */
+	assert_int_equal(BRIDGE("--impair-repeat", "2", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "--impair-repeat needs"));
+	assert_int_equal(BRIDGE("--loss", "1%", "--impair-default", "drop", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "--impair-default needs"));
+	/* IF2 -> IF1 is not forwarded with --unidir. */
+	assert_int_equal(BRIDGE("--unidir", "--impair-ba", "t0", "a", "b"), -EINVAL);
+	assert_non_null(strstr(err, "--impair-ba excludes --unidir"));
+	assert_int_equal(BRIDGE("--unidir", "--impair", "t0", "a", "b"), 0);
+	/* At most OPTS_IMPAIR_MAX traces, as replay. */
+	{
+		char *argv[2 * OPTS_IMPAIR_MAX + 6];
+		int argc = 0;
+
+		argv[argc++] = "bridge";
+		for (int i = 0; i <= OPTS_IMPAIR_MAX; i++) {
+			argv[argc++] = "--impair-ab";
+			argv[argc++] = "t0";
+		}
+		argv[argc++] = "a";
+		argv[argc++] = "b";
+		assert_int_equal(bridge_opts_parse(&cfg, argc, argv, &first, err, sizeof(err)),
+				 -EINVAL);
+		assert_non_null(strstr(err, "at most"));
+	}
+}
+
+/* Each direction's sources: its traces in the order given, then its model; the other's never. */
+static void test_dir_impair(void **state)
+{
+	struct bridge_cfg cfg;
+	struct impair_stat_cfg st;
+	struct impair_cfg *ic = calloc(OPTS_IMPAIR_MAX + 1, sizeof(*ic));
+	char err[400];
+	size_t n;
+	int first;
+
+	(void)state;
+	assert_non_null(ic);
+	assert_int_equal(BRIDGE("--impair-ba", "t2", "--impair", "t0", "--impair-flow", "tcp",
+				"--impair-ab", "t1", "--impair-default", "drop", "--delay-ab", "5ms",
+				"--impair-seed", "7", "a", "b"),
+			 0);
+	assert_int_equal(bridge_dir_ntraces(&cfg, BRIDGE_AB), 2);
+	assert_int_equal(bridge_dir_ntraces(&cfg, BRIDGE_BA), 2);
+	assert_int_equal(bridge_dir_impair(&cfg, BRIDGE_AB, &st, ic, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(ic[0].path, "t0");
+	assert_string_equal(ic[0].filter, "tcp");
+	assert_false(ic[0].dflt.drop);
+	assert_string_equal(ic[1].path, "t1");
+	assert_null(ic[1].filter);
+	assert_true(ic[1].dflt.drop);
+	assert_int_equal(ic[1].repeat, 1);
+	assert_null(ic[2].path);
+	assert_ptr_equal(ic[2].stat, &st);
+	assert_int_equal(st.delay_ns, 5000000);
+	assert_int_equal(ic[2].repeat, 1);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(ic[i].seed, 7);
+	assert_int_equal(bridge_dir_impair(&cfg, BRIDGE_BA, &st, ic, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 2); /* no model: IF2 -> IF1's impairs nothing */
+	assert_string_equal(ic[0].path, "t2");
+	assert_null(ic[0].filter);
+	assert_string_equal(ic[1].path, "t0");
+	assert_string_equal(ic[1].filter, "tcp");
+	assert_null(ic[1].stat);
+	assert_int_equal(ic[0].seed, 8); /* the directions draw apart */
+	/* The option behind an engine's message. */
+	assert_string_equal(bridge_trace_opt(&cfg, BRIDGE_AB, "t1: line 2, column 7: bad"),
+			    "--impair-ab");
+	assert_string_equal(bridge_trace_opt(&cfg, BRIDGE_BA, "t2: No such file or directory"),
+			    "--impair-ba");
+	assert_null(bridge_trace_opt(&cfg, BRIDGE_AB, "impairment model 3: out of memory"));
+	assert_string_equal(bridge_trace_opt(&cfg, BRIDGE_AB, "impairment trace t1: filter 'x': bad"),
+			    "--impair-ab");
+	/* A path that is the start of another's names only itself. */
+	assert_int_equal(BRIDGE("--impair", "t", "--impair-ab", "t1", "a", "b"), 0);
+	assert_string_equal(bridge_trace_opt(&cfg, BRIDGE_AB, "t1: line 2, column 7: bad"),
+			    "--impair-ab");
+	assert_string_equal(bridge_trace_opt(&cfg, BRIDGE_AB, "t: No such file or directory"),
+			    "--impair");
+	assert_null(bridge_trace_opt(&cfg, BRIDGE_BA, "t1: line 2, column 7: bad"));
+	/* Nothing given: no source, the direction passes frames untouched. */
+	assert_int_equal(BRIDGE("a", "b"), 0);
+	assert_int_equal(bridge_dir_impair(&cfg, BRIDGE_AB, &st, ic, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 0);
+	free(ic);
 }
 
 static const uint8_t mac_a[6] = {0x02, 0, 0, 0, 0, 0xaa}, mac_b[6] = {0x02, 0, 0, 0, 0, 0xbb};
@@ -443,7 +607,8 @@ int main(void)
 	    cmocka_unit_test(test_edit_checks), cmocka_unit_test(test_unidir),
 	    cmocka_unit_test(test_edit_rows_are_replays),
 	    cmocka_unit_test(test_frame_fits), cmocka_unit_test(test_documented),
-	    cmocka_unit_test(test_poll_mac),
+	    cmocka_unit_test(test_poll_mac),   cmocka_unit_test(test_traces),
+	    cmocka_unit_test(test_trace_errors), cmocka_unit_test(test_dir_impair),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
