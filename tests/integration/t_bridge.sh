@@ -8,8 +8,9 @@
 # trip by at least that; curl in A fetches files of 1 KiB to 20 MiB from
 # nginx in B byte for byte, every frame either host sends arriving unchanged
 # and counted, and again with 5 ms of delay each way and 1% loss on the
-# files' way (TCP retransmits through the bridge); a SIGINT with frames held
-# fails them, counted, in
+# files' way (TCP retransmits through the bridge); ping's least round trip
+# rises by the delays, 20 ms with --delay 10ms and 10 ms with --delay-ab
+# 10ms, within 1 ms; a SIGINT with frames held fails them, counted, in
 # one line; a frame the output port's MTU cannot carry fails, said once;
 # with --enet-dmac-ab and --ttl-ba each far side gets exactly its
 # direction's edits, as replay -w makes them; with --unidir only A's trace
@@ -471,6 +472,36 @@ test_http() {
 	hosts_down
 }
 
+# ping_min: 20 pings from A to B, 50 ms apart; prints the least round trip, ms.
+ping_min() {
+	local out
+	out=$(in_a ping -q -n -c 20 -i 0.05 -W 2 "$ADDR_B" 2>&1) || die "ping: $out"
+	grep -q "20 packets transmitted, 20 received" <<<"$out" || die "ping: $out"
+	sed -n 's|^rtt min/avg/max/mdev = \([0-9.]*\)/.*|\1|p' <<<"$out"
+}
+
+# ping's least round trip through the plain bridge, then with --delay 10ms (both ways) and
+# --delay-ab 10ms: it rises by the delays, 20 and 10 ms, within 1 ms.  The minimum, not the
+# mean: a loaded machine delays some probes, never all of them.
+test_ping_rtt() {
+	local base got spec
+	need ping || return 0
+	hosts_up
+	br_start ping
+	base=$(ping_min)
+	br_stop ping 130
+	for spec in "--delay 10ms:20" "--delay-ab 10ms:10"; do
+		# shellcheck disable=SC2086 # an option and its value
+		br_start ping-delay ${spec%%:*}
+		got=$(ping_min)
+		br_stop ping-delay 130
+		"$PY" -c "import sys; sys.exit(abs(float('$got') - float('$base') - ${spec##*:}) > 1)" ||
+			die "ping with ${spec%%:*}: least round trip $got ms, the plain bridge's $base ms: not ${spec##*:} ms more, within 1 ms"
+		info "ping with ${spec%%:*}: least round trip $got ms, plain $base ms"
+	done
+	hosts_down
+}
+
 # --loss-ab 100%: A's trace is all dropped at the bridge, B's all arrives at A.
 test_loss_one_way() {
 	br_start loss --loss-ab 100%
@@ -716,6 +747,6 @@ test_refusals() {
 	expect_fail 2 "both ports' MACs" ip netns exec "$NS_M" "$REPLAY" bridge --mac 02:00:00:00:00:01 "$IF_M1" "$IF_M2"
 }
 
-run_tests test_traces test_echo test_http \
+run_tests test_traces test_echo test_http test_ping_rtt \
 	test_loss_one_way test_sigint_held test_mtu test_edits test_unidir \
 	test_mac test_martians test_poll test_stall test_refusals
