@@ -18,7 +18,8 @@ PKGS=(
 	stress-ng # scripts/bench/timing.sh: the loaded variant
 	rt-tests # scripts/bench/timing.sh: cyclictest, the machine's floor
 	libxml2-utils # tests: xmllint checks replay-rx's SVG figures
-	nginx-light curl netcat-openbsd bind9-dnsutils # t_live: replay live and serve against real programs
+	nginx-light curl netcat-openbsd bind9-dnsutils # t_live: replay live and serve against real programs; t_bridge: HTTP through it
+	iputils-ping # t_bridge: ping's round trip through the bridge
 	wrk # scripts/bench/live.sh: what the server can take
 	# packaging (scripts/check-package.sh), running without root (t_caps), completions
 	debhelper dpkg-dev fakeroot lintian build-essential libcap2-bin zsh man-db
