@@ -16,10 +16,16 @@
 unsigned live_if_mtu(const char *ifname);
 
 /*
+ * live_if_merges() - which receive offloads that merge frames are on at
+ * @ifname ("GRO is", "LRO is", "GRO and LRO are"), or NULL: none, or not known.
+ */
+const char *live_if_merges(const char *ifname);
+
+/*
  * live_capture_open() - an activated capture of what arrives on @ifname
  * (src/live/port.c): promiscuous, immediate, nonblocking, nanosecond
  * stamps, only frames in (never what this host sends out of it), Ethernet
- * only; snapshot length the MTU plus LIVE_L2_BYTES (*@snaplen), ring
+ * only, warned about once when the interface merges frames (GRO, LRO); snapshot length the MTU plus LIVE_L2_BYTES (*@snaplen), ring
  * @buffer_kib (0: LIVE_BUFFER_KIB_DEFAULT; *@buffer_bytes).  The handle, or
  * NULL with "@opt IF: why" in @err.
  */

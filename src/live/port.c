@@ -6,6 +6,7 @@
  * live source (src/live/live.c), is live_capture_open().
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +15,13 @@
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/ethtool.h>
 #include <linux/if_packet.h>
+#include <linux/sockios.h>
 
 #include "replay/port.h"
 #include "replay/compiler.h"
+#include "replay/log.h"
 #include "batch.h"
 #include "live_int.h"
 
@@ -46,6 +50,31 @@ unsigned live_if_mtu(const char *ifname)
 		mtu = (unsigned)ifr.ifr_mtu;
 	close(fd);
 	return mtu;
+}
+
+/* Is the ethtool feature @cmd (ETHTOOL_GGRO, ETHTOOL_GFLAGS: @bit) on at @ifname?  Unknown: no. */
+static bool if_feature(int fd, const char *ifname, uint32_t cmd, uint32_t bit)
+{
+	struct ethtool_value v = {.cmd = cmd};
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (char *)&v;
+	return ioctl(fd, SIOCETHTOOL, &ifr) == 0 && (v.data & bit);
+}
+
+const char *live_if_merges(const char *ifname)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool gro, lro;
+
+	if (fd < 0)
+		return NULL;
+	gro = if_feature(fd, ifname, ETHTOOL_GGRO, 1);
+	lro = if_feature(fd, ifname, ETHTOOL_GFLAGS, ETH_FLAG_LRO);
+	close(fd);
+	return gro && lro ? "GRO and LRO are" : gro ? "GRO is" : lro ? "LRO is" : NULL;
 }
 
 /*
@@ -105,6 +134,11 @@ pcap_t *live_capture_open(const char *opt, const char *ifname, unsigned buffer_k
 		}
 	}
 #endif
+	/* A frame the kernel merged is longer than the snapshot: cut, it is never forwarded. */
+	if (live_if_merges(ifname))
+		log_warn("%s %s: receive offload (%s on): TCP segments merged beyond the MTU are "
+			 "captured cut and not forwarded; turn it off: ethtool -K %s gro off lro off",
+			 opt, ifname, live_if_merges(ifname), ifname);
 	dlt = pcap_datalink(pc);
 	if (dlt != DLT_EN10MB) {
 		snprintf(

@@ -22,8 +22,8 @@
 # learned on the other side; --no-martians IPv4 to 0/8, 127/8, 255/8; each
 # --poll mode forwards held frames and stops at SIGINT; a bridge stopped
 # twice under a steady flow, shorter and longer than the delay, loses nothing
-# at its queue; and the refusals.  Each direction's counts are checked in
-# --stats-json.
+# at its queue; GRO on a port is warned about at the start; and the
+# refusals.  Each direction's counts are checked in --stats-json.
 . "$(dirname "$0")/lib.sh"
 : "${PCAPDIFF:?}" "${GENTRACE:?}"
 
@@ -889,6 +889,19 @@ test_refusals() {
 	grep -q "delay forever" "$WORK/bad.txt" || die "--stats-json overwrote an impairment trace"
 }
 
+# GRO on a port: the bridge says at the start, once, that merged frames cannot cross, and how to
+# turn it off; the other port, with GRO off, is not named.
+test_gro() {
+	ip netns exec "$NS_M" ethtool -K "$IF_M1" gro on || die "ethtool cannot turn GRO on at $IF_M1"
+	br_start gro
+	br_stop gro 130
+	ip netns exec "$NS_M" ethtool -K "$IF_M1" gro off
+	[ "$(grep -c "receive offload" "$WORK/gro.err")" = 1 ] &&
+		grep -q "^replay: warning: port $IF_M1: receive offload (GRO is on): .*ethtool -K $IF_M1 gro off lro off$" \
+			"$WORK/gro.err" || die "gro: not one warning naming $IF_M1: $(cat "$WORK/gro.err")"
+	info "GRO on $IF_M1: said once at the start"
+}
+
 run_tests test_traces test_echo test_http test_ping_rtt test_no_doubles \
 	test_loss_one_way test_drop_trace test_sigint_held test_mtu test_edits test_unidir \
-	test_mac test_martians test_poll test_stall test_refusals
+	test_mac test_martians test_poll test_stall test_gro test_refusals
