@@ -404,7 +404,7 @@ for g in "${GROUPS_[@]}"; do
 			"$(jg "$m" latency_p50_ns) $(jg "$m" latency_p99_ns) $(jg "$m" latency_p999_ns)" \
 			"$(jg "$m" latency_stddev_ns) $(jg "$m" latency_min_ns) $(jg "$m" latency_max_ns)" \
 			"$(jg "$m" latency_mean_ns) ${cfg:--} $(jg "$m" duplicated) $(jg "$m" kernel_drops)" \
-			"$(jg "$m" latency_count) $late" >>"$ROWS"
+			"$(jg "$m" latency_count) $late $(jg "$b" latency_stddev_ns)" >>"$ROWS"
 	done
 done
 
@@ -418,10 +418,10 @@ function jstr(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); return "\"" s "\
 BEGIN {
 	printf "%s, %d frames per direction at %d pps (%d s); impairment: %s\n", br, frames, pps, secs, \
 		anchor != "" ? "none (anchor)" : (imp == "" ? "none" : imp)
-	printf "%-4s %-5s %9s %9s %7s | %7s %7s %7s %7s | %8s | %8s %8s %8s %8s %8s %8s | %6s\n", "dir", "mode", "sent", \
-		"received", "lost", "capture", "queue", "impair", "other", "base p50", "p50", "p99", "p99.9", "std", \
-		"min", "max", "config"
-	printf "%-4s %-5s %9s %9s %7s | %31s | %8s | %53s | %6s\n", "", "", "", "", "", "loss (the bridge counts)", \
+	printf "%-4s %-5s %9s %9s %7s | %7s %7s %7s %7s | %8s %8s | %8s %8s %8s %8s %8s %8s | %6s\n", "dir", "mode", "sent", \
+		"received", "lost", "capture", "queue", "impair", "other", "base p50", "base std", "p50", "p99", "p99.9", \
+		"std", "min", "max", "config"
+	printf "%-4s %-5s %9s %9s %7s | %31s | %17s | %53s | %6s\n", "", "", "", "", "", "loss (the bridge counts)", \
 		"ms", "applied delay, ms (arrival - send - base p50)", "ms"
 	printf "{\"bridge\":%s,\"anchor\":%s,\"impairment\":%s,\"bridge_args\":%s,\"bridge_cpu\":%s,\"generator_timer\":%s,\"pps\":%d,\"seconds\":%d,\"frames\":%d,\"directions\":[", \
 		jstr(br), anchor == "" ? "null" : jstr(anchor), jstr(imp), jstr(bargs), bcpu == "none" ? "null" : bcpu, jstr(gtimer), pps, secs, frames >json
@@ -429,18 +429,19 @@ BEGIN {
 {
 	d = $1; mode = $2; sent = $3; recv = $4; lost = $5; cap = $6; que = $7; imp_ = $8; b50 = $9; b99 = $10
 	blost = $11; p50 = $12; p99 = $13; p999 = $14; sd = $15; mn = $16; mx = $17; mean = $18; cfg = $19
-	dup = $20; kd = $21; nlat = $22; l50 = $23; l99 = $24; l999 = $25
+	dup = $20; kd = $21; nlat = $22; l50 = $23; l99 = $24; l999 = $25; bsd = $26
 	known = (cap == "-" ? 0 : cap) + (que == "-" ? 0 : que) + (imp_ == "-" ? 0 : imp_)
 	other = (lost == "-" ? 0 : lost) - known
 	base = b50
 	if (p50 == "-" || b50 == "-" || nlat == "-" || nlat == 0) { p50 = p99 = p999 = mn = mx = mean = b50 = 0; na = 1 } else na = 0
-	printf "%-4s %-5s %9s %9s %7s | %7s %7s %7s %7s | %8s | %8s %8s %8s %8s %8s %8s | %6s\n", d, mode, sent, recv, \
-		lost, cap, que, imp_, other, ms(base), ms(na ? "-" : p50 - b50), ms(na ? "-" : p99 - b50), \
+	printf "%-4s %-5s %9s %9s %7s | %7s %7s %7s %7s | %8s %8s | %8s %8s %8s %8s %8s %8s | %6s\n", d, mode, sent, recv, \
+		lost, cap, que, imp_, other, ms(base), ms(bsd), ms(na ? "-" : p50 - b50), ms(na ? "-" : p99 - b50), \
 		ms(na ? "-" : p999 - b50), ms(na ? "-" : sd), ms(na ? "-" : mn - b50), ms(na ? "-" : mx - b50), ms(cfg)
 	printf "%s{\"direction\":%s,\"mode\":%s,\"sent\":%s,\"received\":%s,\"lost\":%s,\"duplicated\":%s,\"receiver_kernel_drops\":%s,", \
 		(NR > 1 ? "," : ""), jstr(d), jstr(mode), num(sent), num(recv), num(lost), num(dup), num(kd) >json
 	printf "\"loss\":{\"capture\":%s,\"queue\":%s,\"impairment\":%s,\"other\":%d},", num(cap), num(que), num(imp_), other >json
-	printf "\"baseline\":{\"latency_p50_ns\":%s,\"latency_p99_ns\":%s,\"lost\":%s},", num(base), num(b99), num(blost) >json
+	printf "\"baseline\":{\"latency_p50_ns\":%s,\"latency_p99_ns\":%s,\"latency_stddev_ns\":%s,\"lost\":%s},", \
+		num(base), num(b99), num(bsd), num(blost) >json
 	printf "\"bridge_late_ns\":" >json
 	if (l99 == "-" || l99 == "") printf "null," >json
 	else printf "{\"p50\":%s,\"p99\":%s,\"p999\":%s},", l50, l99, l999 >json
