@@ -45,6 +45,9 @@ Bridge:
                          per direction would take the bridge's CPU; the applied delay is
                          measured from each frame's send, so the generators' own timing does
                          not enter it)
+  --gen-late POLICY      the generators' replay --late after a stall (default shift: sending
+                         the frames a stall held back at once is a burst the generator's CPU
+                         made, not the load, and would fill the bridge's queue)
   --bridge-args "ARGS"   replay bridge options for both runs, split at blanks (e.g. "--poll busy -B 4096")
   --bridge-cmd PATH      run tcpbridge at PATH (tcpreplay's) in the measured run instead of
                          replay bridge, with no impairment: its forwarding cost over the baseline
@@ -63,7 +66,7 @@ bad_usage() { echo "bridge-check: $* (try --help)" >&2; exit 2; }
 
 IMPAIR=()
 NCPU=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
-BRIDGE_CPU=$([ "$NCPU" -ge 2 ] && echo $((NCPU - 1)) || echo none) GEN_TIMER=sleep
+BRIDGE_CPU=$([ "$NCPU" -ge 2 ] && echo $((NCPU - 1)) || echo none) GEN_TIMER=sleep GEN_LATE=shift
 PPS=10000 SECS=5 SIZE=64 TRACE="" DIRS="ab ba" BOTH=0 BRIDGE_ARGS="" BRIDGE_CMD="" JSON_OUT="" QUIET=0
 is_uint() { [[ $1 =~ ^[1-9][0-9]{0,8}$ ]]; }
 while [ $# -gt 0 ]; do
@@ -88,6 +91,9 @@ while [ $# -gt 0 ]; do
 	--gen-timer) case ${2:-} in hybrid | sleep | spin | nano | select | gtod) ;; *)
 		bad_usage "--gen-timer needs one of replay's --timer kinds: hybrid, sleep, spin, nano, select, gtod" ;; esac
 		GEN_TIMER=$2; shift 2 ;;
+	--gen-late) case ${2:-} in catchup | shift) ;; *)
+		bad_usage "--gen-late needs one of replay's --late policies: catchup, shift" ;; esac
+		GEN_LATE=$2; shift 2 ;;
 	--bridge-args) [ $# -ge 2 ] || bad_usage "--bridge-args needs its options in one argument"
 		BRIDGE_ARGS=$2; shift 2 ;;
 	--bridge-cmd) [ -n "${2:-}" ] || bad_usage "--bridge-cmd needs the path of tcpbridge"
@@ -322,7 +328,7 @@ run_case() {
 	done
 	for d in "${dirs[@]}"; do
 		read -r ns ifn <<<"$(src_of "$d")"
-		ip netns exec "$ns" "${ON_REST[@]}" "$REPLAY" -q -i "$ifn" --timer "$GEN_TIMER" --pps "$PPS" --send-log "$WORK/$tag.$d.log" \
+		ip netns exec "$ns" "${ON_REST[@]}" "$REPLAY" -q -i "$ifn" --timer "$GEN_TIMER" --late "$GEN_LATE" --pps "$PPS" --send-log "$WORK/$tag.$d.log" \
 			--stats-json "$WORK/$tag.$d.gen.json" "$WORK/$d.pcap" >"$WORK/$tag.$d.gen.out" 2>"$WORK/$tag.$d.gen.err" &
 		genp+=($!)
 		PIDS+=($!)
@@ -404,41 +410,44 @@ for g in "${GROUPS_[@]}"; do
 			"$(jg "$m" latency_p50_ns) $(jg "$m" latency_p99_ns) $(jg "$m" latency_p999_ns)" \
 			"$(jg "$m" latency_stddev_ns) $(jg "$m" latency_min_ns) $(jg "$m" latency_max_ns)" \
 			"$(jg "$m" latency_mean_ns) ${cfg:--} $(jg "$m" duplicated) $(jg "$m" kernel_drops)" \
-			"$(jg "$m" latency_count) $late $(jg "$b" latency_stddev_ns)" >>"$ROWS"
+			"$(jg "$m" latency_count) $late $(jg "$b" latency_stddev_ns)" \
+			"$(jg "$WORK/meas.$mode.$d.gen.json" pps) $(jg "$WORK/meas.$mode.$d.gen.json" late_stalls)" >>"$ROWS"
 	done
 done
 
 # The table, and the JSON, from the rows (fields as echoed above; ns in, ms out).
 bridge_name=$([ -n "$BRIDGE_CMD" ] && echo "tcpbridge" || echo "replay bridge")
 awk -v pps="$PPS" -v secs="$SECS" -v frames="$NFRAMES" -v br="$bridge_name" -v imp="${IMPAIR[*]:-}" -v \
-	bargs="$BRIDGE_ARGS" -v json="$WORK/out.json" -v anchor="$BRIDGE_CMD" -v bcpu="$BRIDGE_CPU" -v gtimer="$GEN_TIMER" '
+	bargs="$BRIDGE_ARGS" -v json="$WORK/out.json" -v anchor="$BRIDGE_CMD" -v bcpu="$BRIDGE_CPU" -v gtimer="$GEN_TIMER" -v glate="$GEN_LATE" '
 function ms(v) { return v == "-" || v == "" ? "-" : sprintf("%.3f", v / 1e6) }
 function num(v) { return v == "-" || v == "" ? "null" : v }
 function jstr(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); return "\"" s "\"" }
 BEGIN {
 	printf "%s, %d frames per direction at %d pps (%d s); impairment: %s\n", br, frames, pps, secs, \
 		anchor != "" ? "none (anchor)" : (imp == "" ? "none" : imp)
-	printf "%-4s %-5s %9s %9s %7s | %7s %7s %7s %7s | %8s %8s | %8s %8s %8s %8s %8s %8s | %6s\n", "dir", "mode", "sent", \
+	printf "%-4s %-5s %9s %9s %7s | %7s %7s %7s %7s | %8s %8s | %8s %8s %8s %8s %8s %8s | %6s | %8s\n", "dir", "mode", "sent", \
 		"received", "lost", "capture", "queue", "impair", "other", "base p50", "base std", "p50", "p99", "p99.9", \
-		"std", "min", "max", "config"
-	printf "%-4s %-5s %9s %9s %7s | %31s | %17s | %53s | %6s\n", "", "", "", "", "", "loss (the bridge counts)", \
-		"ms", "applied delay, ms (arrival - send - base p50)", "ms"
-	printf "{\"bridge\":%s,\"anchor\":%s,\"impairment\":%s,\"bridge_args\":%s,\"bridge_cpu\":%s,\"generator_timer\":%s,\"pps\":%d,\"seconds\":%d,\"frames\":%d,\"directions\":[", \
-		jstr(br), anchor == "" ? "null" : jstr(anchor), jstr(imp), jstr(bargs), bcpu == "none" ? "null" : bcpu, jstr(gtimer), pps, secs, frames >json
+		"std", "min", "max", "config", "gen pps"
+	printf "%-4s %-5s %9s %9s %7s | %31s | %17s | %53s | %6s | %8s\n", "", "", "", "", "", "loss (the bridge counts)", \
+		"ms", "applied delay, ms (arrival - send - base p50)", "ms", "sent at"
+	printf "{\"bridge\":%s,\"anchor\":%s,\"impairment\":%s,\"bridge_args\":%s,\"bridge_cpu\":%s,\"generator_timer\":%s,\"generator_late\":%s,\"pps\":%d,\"seconds\":%d,\"frames\":%d,\"directions\":[", \
+		jstr(br), anchor == "" ? "null" : jstr(anchor), jstr(imp), jstr(bargs), bcpu == "none" ? "null" : bcpu, jstr(gtimer), jstr(glate), pps, secs, frames >json
 }
 {
 	d = $1; mode = $2; sent = $3; recv = $4; lost = $5; cap = $6; que = $7; imp_ = $8; b50 = $9; b99 = $10
 	blost = $11; p50 = $12; p99 = $13; p999 = $14; sd = $15; mn = $16; mx = $17; mean = $18; cfg = $19
-	dup = $20; kd = $21; nlat = $22; l50 = $23; l99 = $24; l999 = $25; bsd = $26
+	dup = $20; kd = $21; nlat = $22; l50 = $23; l99 = $24; l999 = $25; bsd = $26; gpps = $27; gstalls = $28
 	known = (cap == "-" ? 0 : cap) + (que == "-" ? 0 : que) + (imp_ == "-" ? 0 : imp_)
 	other = (lost == "-" ? 0 : lost) - known
 	base = b50
 	if (p50 == "-" || b50 == "-" || nlat == "-" || nlat == 0) { p50 = p99 = p999 = mn = mx = mean = b50 = 0; na = 1 } else na = 0
-	printf "%-4s %-5s %9s %9s %7s | %7s %7s %7s %7s | %8s %8s | %8s %8s %8s %8s %8s %8s | %6s\n", d, mode, sent, recv, \
+	printf "%-4s %-5s %9s %9s %7s | %7s %7s %7s %7s | %8s %8s | %8s %8s %8s %8s %8s %8s | %6s | %8s\n", d, mode, sent, recv, \
 		lost, cap, que, imp_, other, ms(base), ms(bsd), ms(na ? "-" : p50 - b50), ms(na ? "-" : p99 - b50), \
-		ms(na ? "-" : p999 - b50), ms(na ? "-" : sd), ms(na ? "-" : mn - b50), ms(na ? "-" : mx - b50), ms(cfg)
+		ms(na ? "-" : p999 - b50), ms(na ? "-" : sd), ms(na ? "-" : mn - b50), ms(na ? "-" : mx - b50), ms(cfg), \
+		gpps == "-" ? "-" : sprintf("%.0f", gpps)
 	printf "%s{\"direction\":%s,\"mode\":%s,\"sent\":%s,\"received\":%s,\"lost\":%s,\"duplicated\":%s,\"receiver_kernel_drops\":%s,", \
 		(NR > 1 ? "," : ""), jstr(d), jstr(mode), num(sent), num(recv), num(lost), num(dup), num(kd) >json
+	printf "\"generator\":{\"pps\":%s,\"late_stalls\":%s},", num(gpps), num(gstalls) >json
 	printf "\"loss\":{\"capture\":%s,\"queue\":%s,\"impairment\":%s,\"other\":%d},", num(cap), num(que), num(imp_), other >json
 	printf "\"baseline\":{\"latency_p50_ns\":%s,\"latency_p99_ns\":%s,\"latency_stddev_ns\":%s,\"lost\":%s},", \
 		num(base), num(b99), num(bsd), num(blost) >json

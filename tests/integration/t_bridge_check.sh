@@ -60,6 +60,7 @@ both_5ms_checks() {
 	want=$([ "$ncpu" -ge 2 ] && echo $((ncpu - 1)) || echo None)
 	[ "$(py "$out" "r['bridge_cpu']")" = "$want" ] || die "bridge_cpu $(py "$out" "r['bridge_cpu']"), not $want"
 	[ "$(py "$out" "r['generator_timer']")" = sleep ] || die "generator_timer not sleep: $(cat "$out")"
+	[ "$(py "$out" "r['generator_late']")" = shift ] || die "generator_late not shift: $(cat "$out")"
 	grep -qE '^ab +both +10000 +10000 +0 ' "$WORK/both.out" || die "the table lacks the ab row"
 	grep -qE '^ba +both +10000 +10000 +0 ' "$WORK/both.out" || die "the table lacks the ba row"
 }
@@ -107,7 +108,7 @@ test_bridge_cmd() {
 test_bad_options() {
 	local pid
 	for args in "--pps 0" "--pps x" "--seconds 0" "--size 20" "--direction up" "--both --direction ab" \
-		"--frobnicate" "--bridge-cmd /nonexistent" "--bridge-cpu 999" "--bridge-cpu x" "--gen-timer fast" "--bridge-cmd /bin/true --delay 1ms" "eth0"; do
+		"--frobnicate" "--bridge-cmd /nonexistent" "--bridge-cpu 999" "--bridge-cpu x" "--gen-timer fast" "--gen-late never" "--bridge-cmd /bin/true --delay 1ms" "eth0"; do
 		# shellcheck disable=SC2086
 		"$CHECK" $args --json "$WORK/bad.json" >"$WORK/bad.out" 2>"$WORK/bad.err" &
 		pid=$!
