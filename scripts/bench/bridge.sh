@@ -51,7 +51,7 @@ ROWS="$WORK/rows"
 : >"$ROWS"
 
 # one NAME ARGS...: a case through the check; its JSON's rows appended to ROWS as
-# "name dir mode sent received lost capture queue impair other base_p50 p50 p99 p999 std max late_p99 base_std".
+# "name dir mode sent received lost capture queue impair other base_p50 p50 p99 p999 std max late_p99 base_std gen_pps".
 one() {
 	local name=$1 rc=0
 	shift
@@ -70,12 +70,13 @@ one() {
 		ad=$(grep -o '"applied_delay_ns":{[^}]*}' "$j" || true)
 		bl=$(grep -o '"bridge_late_ns":{[^}]*}' "$j" || true)
 		bs=$(grep -o '"baseline":{[^}]*}' "$j" || true)
+		gp=$(grep -o '"generator":{[^}]*}' "$j" || true)
 		a() { local v; v=$(echo "${2:-$ad}" | grep -o "\"$1\":[-0-9][-0-9.e+]*" | cut -d: -f2 || true); echo "${v:--}"; }
 		echo "$name $(grep -o '"direction":"[a-z]*"' "$j" | cut -d'"' -f4) $(grep -o '"mode":"[a-z]*"' "$j" | cut -d'"' -f4)" \
 			"$(g sent) $(g received) $(g lost)" \
 			"$(g capture) $(g queue) $(g impairment) $(g other)" \
 			"$(g latency_p50_ns) $(a p50) $(a p99) $(a p999) $(a stddev) $(a max) $(a p99 "${bl:-x}")" \
-			"$(a latency_stddev_ns "${bs:-x}")" >>"$ROWS"
+			"$(a latency_stddev_ns "${bs:-x}") $(a pps "${gp:-x}")" >>"$ROWS"
 	done
 }
 
@@ -98,13 +99,14 @@ awk -v secs="$SECS" -v limit="$LIMIT" -v reps="$REPS" '
 function ms(v) { return v == "-" ? "-" : sprintf("%.3f", v / 1e6) }
 BEGIN {
 	printf "64-byte UDP, %d s a case, --impair-limit %d, %d round(s); applied delay = arrival - send - base p50\n\n", secs, limit, reps
-	print "| case | dir | sent | received | loss | capture | queue | impair | other | base p50 ms | base std ms | p50 ms | p99 ms | p99.9 ms | std ms | max ms | bridge late p99 ms |"
-	print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	print "| case | dir | sent | received | loss | capture | queue | impair | other | base p50 ms | base std ms | p50 ms | p99 ms | p99.9 ms | std ms | max ms | bridge late p99 ms | gen pps |"
+	print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 }
 {
 	loss = ($4 > 0 && $6 != "-") ? sprintf("%.2e", $6 / $4) : "-"
-	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $4, $5, loss, \
-		$7, $8, $9, $10, ms($11), ms($18), ms($12), ms($13), ms($14), ms($15), ms($16), ms($17)
+	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $4, $5, loss, \
+		$7, $8, $9, $10, ms($11), ms($18), ms($12), ms($13), ms($14), ms($15), ms($16), ms($17), \
+		$19 == "-" ? "-" : sprintf("%.0f", $19)
 	k = $1 " " $2; if (!(k in p99)) order[++n] = k
 	p99[k] = p99[k] " " $13; sd[k] = sd[k] " " $15; bsd[k] = bsd[k] " " $18
 }
