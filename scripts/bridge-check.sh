@@ -45,9 +45,10 @@ Bridge:
                          per direction would take the bridge's CPU; the applied delay is
                          measured from each frame's send, so the generators' own timing does
                          not enter it)
-  --gen-late POLICY      the generators' replay --late after a stall (default shift: sending
-                         the frames a stall held back at once is a burst the generator's CPU
-                         made, not the load, and would fill the bridge's queue)
+  --gen-late POLICY      the generators' replay --late after a stall (default catchup: the frames
+                         a stall held back go at once, so the rate holds, in bursts; shift: no
+                         bursts, but a generator on a busy CPU falls short of --pps, shown as
+                         "sent at")
   --bridge-args "ARGS"   replay bridge options for both runs, split at blanks (e.g. "--poll busy -B 4096")
   --bridge-cmd PATH      run tcpbridge at PATH (tcpreplay's) in the measured run instead of
                          replay bridge, with no impairment: its forwarding cost over the baseline
@@ -66,7 +67,7 @@ bad_usage() { echo "bridge-check: $* (try --help)" >&2; exit 2; }
 
 IMPAIR=()
 NCPU=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
-BRIDGE_CPU=$([ "$NCPU" -ge 2 ] && echo $((NCPU - 1)) || echo none) GEN_TIMER=sleep GEN_LATE=shift
+BRIDGE_CPU=$([ "$NCPU" -ge 2 ] && echo $((NCPU - 1)) || echo none) GEN_TIMER=sleep GEN_LATE=catchup
 PPS=10000 SECS=5 SIZE=64 TRACE="" DIRS="ab ba" BOTH=0 BRIDGE_ARGS="" BRIDGE_CMD="" JSON_OUT="" QUIET=0
 is_uint() { [[ $1 =~ ^[1-9][0-9]{0,8}$ ]]; }
 while [ $# -gt 0 ]; do
