@@ -65,13 +65,12 @@ struct bridge_traces {
 };
 
 /*
- * Each port's capture ring by default, KiB: libpcap's own default (so
- * tcpbridge's).  A larger ring spreads the frames over more pages than the
- * TLB holds; on a paravirtualised machine 64 MiB made the unimpaired
- * one-way delay through the bridge 60 times as long (BENCHMARKS.md, "The
- * bridge at the thesis's rates").
+ * Each port's capture ring by default, KiB: room for a TCP window's burst
+ * while frames are held (libpcap's 2 MiB overflowed behind a 5 ms delay);
+ * the unimpaired delay is the same with 2, 16 and 64 MiB (BENCHMARKS.md,
+ * "The bridge at the thesis's rates").
  */
-#define BRIDGE_BUFFER_KIB_DEFAULT 2048u
+#define BRIDGE_BUFFER_KIB_DEFAULT 16384u
 
 struct bridge_cfg {
 	struct bridge_clauses impair; /* --loss, --delay, ... and their -ab/-ba forms */
