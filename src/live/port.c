@@ -94,6 +94,7 @@ pcap_t *live_capture_open(const char *opt, const char *ifname, unsigned buffer_k
 	char ebuf[PCAP_ERRBUF_SIZE] = "";
 	pcap_t *pc = pcap_create(ifname, ebuf);
 	unsigned mtu = live_if_mtu(ifname);
+	const char *merges;
 	int rc, dlt;
 
 	if (!pc) {
@@ -135,10 +136,11 @@ pcap_t *live_capture_open(const char *opt, const char *ifname, unsigned buffer_k
 	}
 #endif
 	/* A frame the kernel merged is longer than the snapshot: cut, it is never forwarded. */
-	if (live_if_merges(ifname))
+	merges = live_if_merges(ifname);
+	if (merges)
 		log_warn("%s %s: receive offload (%s on): TCP segments merged beyond the MTU are "
 			 "captured cut and not forwarded; turn it off: ethtool -K %s gro off lro off",
-			 opt, ifname, live_if_merges(ifname), ifname);
+			 opt, ifname, merges, ifname);
 	dlt = pcap_datalink(pc);
 	if (dlt != DLT_EN10MB) {
 		snprintf(
