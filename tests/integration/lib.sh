@@ -313,6 +313,51 @@ expect_fail() {
 	grep -qE -- "$pat" "$WORK/err" || die "'$*': stderr lacks /$pat/: $(cat "$WORK/err")"
 }
 
+# nginx_start ADDR DOCROOT: a real nginx (Debian's nginx-light) in B on ADDR:80 serving
+# DOCROOT, its config, pid file, logs and temp files in $WORK/nginx; in NGINX_PID (the caller
+# lists it in TEARDOWN_PIDS).  Returns once it accepts a connection from B itself.
+nginx_start() {
+	local d="$WORK/nginx"
+	mkdir -p "$d"
+	cat >"$d/nginx.conf" <<CONF
+daemon off;
+master_process off;
+worker_processes 1;
+pid $d/nginx.pid;
+error_log $d/error.log;
+events { worker_connections 4096; }
+http {
+	access_log $d/access.log;
+	client_body_temp_path $d/body;
+	proxy_temp_path $d/proxy;
+	fastcgi_temp_path $d/fastcgi;
+	uwsgi_temp_path $d/uwsgi;
+	scgi_temp_path $d/scgi;
+	keepalive_requests 10000;
+	server {
+		listen $1:80;
+		root $2;
+		location / { }
+	}
+}
+CONF
+	ip netns exec "$NS_B" nginx -c "$d/nginx.conf" -p "$d" 2>>"$d/stderr" &
+	NGINX_PID=$!
+	for _ in $(seq 100); do
+		in_b bash -c "exec 3<>/dev/tcp/$1/80" 2>/dev/null && return 0
+		kill -0 "$NGINX_PID" 2>/dev/null || die "nginx did not start: $(cat "$d/stderr" "$d/error.log" 2>/dev/null)"
+		sleep 0.05
+	done
+	die "nginx does not listen: $(cat "$d/stderr" "$d/error.log" 2>/dev/null)"
+}
+
+nginx_stop() {
+	[ -n "${NGINX_PID:-}" ] || return 0
+	kill -TERM "$NGINX_PID" 2>/dev/null || true
+	wait "$NGINX_PID" 2>/dev/null || true
+	NGINX_PID=""
+}
+
 run_tests() {
 	local t
 	for t in "$@"; do

@@ -264,49 +264,6 @@ hosts_down() {
 	ip -n "$NS_B" addr flush dev "$IF_B"
 }
 
-# nginx_start: nginx in B on ADDR_B:80 serving $WORK/www; its config, pid file, logs and temp
-# files in $WORK/nginx.  Returns once it accepts (a connection from B itself, not through the
-# bridge).
-nginx_start() {
-	local d="$WORK/nginx"
-	mkdir -p "$d"
-	cat >"$d/nginx.conf" <<CONF
-daemon off;
-master_process off;
-worker_processes 1;
-pid $d/nginx.pid;
-error_log $d/error.log;
-events { worker_connections 64; }
-http {
-	access_log $d/access.log;
-	client_body_temp_path $d/body;
-	proxy_temp_path $d/proxy;
-	fastcgi_temp_path $d/fastcgi;
-	uwsgi_temp_path $d/uwsgi;
-	scgi_temp_path $d/scgi;
-	server {
-		listen $ADDR_B:80;
-		root $WORK/www;
-		location / { }
-	}
-}
-CONF
-	ip netns exec "$NS_B" nginx -c "$d/nginx.conf" -p "$d" 2>>"$d/stderr" &
-	NGINX_PID=$!
-	for _ in $(seq 100); do
-		in_b bash -c "exec 3<>/dev/tcp/$ADDR_B/80" 2>/dev/null && return 0
-		kill -0 "$NGINX_PID" 2>/dev/null || die "nginx did not start: $(cat "$d/stderr" "$d/error.log" 2>/dev/null)"
-		sleep 0.05
-	done
-	die "nginx does not listen: $(cat "$d/stderr" "$d/error.log" 2>/dev/null)"
-}
-
-nginx_stop() {
-	kill -TERM "$NGINX_PID" 2>/dev/null || true
-	wait "$NGINX_PID" 2>/dev/null || true
-	NGINX_PID=""
-}
-
 # caps_start: every frame in and out of A's and of B's veth, whole, to $WORK/cap-a.pcap and
 # $WORK/cap-b.pcap.  caps_stop: both stopped together once the last frames are written; neither
 # dropped a frame.
@@ -447,7 +404,7 @@ test_http() {
 	head -c $((1 << 20)) /dev/urandom >"$WORK/www/1m.bin"
 	head -c $((20 << 20)) /dev/urandom >"$WORK/www/20m.bin"
 	hosts_up
-	nginx_start
+	nginx_start "$ADDR_B" "$WORK/www"
 	br_start http
 	caps_start
 	fetch http "${files[@]}"

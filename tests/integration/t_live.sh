@@ -35,49 +35,6 @@ ip -n "$NS_B" addr add "$SRV/24" dev "$IF_B"
 in_b sysctl -qw net.ipv4.tcp_max_tw_buckets=0
 in_a ping -c 1 -W 2 "$SRV" >/dev/null 2>&1 || true
 
-# nginx_start DOCROOT: nginx in B, its config, pid file, logs and temp files in $WORK.
-nginx_start() {
-	local d="$WORK/nginx"
-	mkdir -p "$d"
-	cat >"$d/nginx.conf" <<CONF
-daemon off;
-master_process off;
-worker_processes 1;
-pid $d/nginx.pid;
-error_log $d/error.log;
-events { worker_connections 4096; }
-http {
-	access_log $d/access.log;
-	client_body_temp_path $d/body;
-	proxy_temp_path $d/proxy;
-	fastcgi_temp_path $d/fastcgi;
-	uwsgi_temp_path $d/uwsgi;
-	scgi_temp_path $d/scgi;
-	keepalive_requests 10000;
-	server {
-		listen $SRV:80;
-		root $1;
-		location / { }
-	}
-}
-CONF
-	ip netns exec "$NS_B" nginx -c "$d/nginx.conf" -p "$d" 2>>"$d/stderr" &
-	NGINX_PID=$!
-	for _ in $(seq 100); do
-		in_b bash -c "exec 3<>/dev/tcp/$SRV/80" 2>/dev/null && return 0
-		kill -0 "$NGINX_PID" 2>/dev/null || die "nginx did not start: $(cat "$d/stderr" "$d/error.log" 2>/dev/null)"
-		sleep 0.05
-	done
-	die "nginx does not listen"
-}
-
-nginx_stop() {
-	[ -n "$NGINX_PID" ] || return 0
-	kill -TERM "$NGINX_PID" 2>/dev/null || true
-	wait "$NGINX_PID" 2>/dev/null || true
-	NGINX_PID=""
-}
-
 make_docroot() {
 	local d=$1 variant=$2
 	mkdir -p "$d"
@@ -211,7 +168,7 @@ test_replay_other_content() {
 	local js="$WORK/other.json" rc=0
 	nginx_stop
 	make_docroot "$WORK/www2" other
-	nginx_start "$WORK/www2"
+	nginx_start "$SRV" "$WORK/www2"
 	in_a $T "$REPLAY" live "${MASKS[@]}" --mismatch-max 100 --stats-json "$js" "$WORK/rec.pcap" >"$WORK/out" 2>"$WORK/err" || rc=$?
 	[ "$rc" -eq 1 ] || die "replay live against other content exited $rc: $(cat "$WORK/out" "$WORK/err")"
 	# a.txt differs at its byte 1000 (CHANGED!), b.bin is shorter: every conversation that fetched either.
@@ -230,7 +187,7 @@ for c in bad:
     assert "Mismatch: conversation %d " % c["conversation"] in out
 PY
 	nginx_stop
-	nginx_start "$WORK/www"
+	nginx_start "$SRV" "$WORK/www"
 }
 
 test_bad_servers() {
@@ -342,7 +299,7 @@ m = [c["match"] for c in j["conversations"]]
 assert j["role"] == "serve" and len(m) == 5, m
 assert m[:3] == ["exact"] * 3 and m[3:] == ["prefix"] * 2, m
 PY
-	nginx_start "$WORK/www"
+	nginx_start "$SRV" "$WORK/www"
 }
 
 # dns_payloads PCAP: the UDP payloads from port 53 in the capture, hex, one a line.
@@ -427,7 +384,7 @@ test_exact() {
 }
 
 make_docroot "$WORK/www" same
-nginx_start "$WORK/www"
+nginx_start "$SRV" "$WORK/www"
 record
 run_tests ${LIVE_TESTS:-test_replay_same test_source_range test_replay_other_content test_bad_servers test_bad_input \
 	test_exact test_serve_http test_serve_dns}
